@@ -1,0 +1,9 @@
+// Package schemas defines the records of the pyharness trace format,
+// schema "pyharness.trace/v1": one JSON object a line, one file an attempt of
+// a run, told apart by a "type" field (run_start, turn, run_end).
+//
+// The JSON field names are a contract with later stages and outside tools:
+// fields may be added (raising SchemaMinor), never renamed. The published
+// JSON Schema, trace.v1.schema.json, is generated from these types and a
+// test fails when the two drift apart.
+package schemas

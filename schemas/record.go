@@ -1,0 +1,205 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Record is one line of a trace: exactly one of its fields is set.
+type Record struct {
+	RunStart *RunStart
+	Turn     *Turn
+	RunEnd   *RunEnd
+}
+
+// Type returns the record's type, or "" for an empty record.
+func (r Record) Type() string {
+	switch {
+	case r.RunStart != nil:
+		return TypeRunStart
+	case r.Turn != nil:
+		return TypeTurn
+	case r.RunEnd != nil:
+		return TypeRunEnd
+	}
+	return ""
+}
+
+// RunID returns the run id the record belongs to.
+func (r Record) RunID() string {
+	switch {
+	case r.RunStart != nil:
+		return r.RunStart.RunID
+	case r.Turn != nil:
+		return r.Turn.RunID
+	case r.RunEnd != nil:
+		return r.RunEnd.RunID
+	}
+	return ""
+}
+
+// MarshalJSON writes the set record with its "type" field filled in.
+func (r Record) MarshalJSON() ([]byte, error) {
+	switch {
+	case r.RunStart != nil:
+		v := *r.RunStart
+		v.Type = TypeRunStart
+		v.normalize()
+		if v.Schema == "" {
+			v.Schema = Schema
+		}
+		return json.Marshal(v)
+	case r.Turn != nil:
+		v := *r.Turn
+		v.Type = TypeTurn
+		v.normalize()
+		return json.Marshal(v)
+	case r.RunEnd != nil:
+		v := *r.RunEnd
+		v.Type = TypeRunEnd
+		v.normalize()
+		return json.Marshal(v)
+	}
+	return nil, fmt.Errorf("marshal record: no record set")
+}
+
+// UnsupportedSchemaError reports a trace written with a major version this
+// build cannot read.
+type UnsupportedSchemaError struct {
+	Got string
+}
+
+func (e *UnsupportedSchemaError) Error() string {
+	return fmt.Sprintf("unsupported schema %q: this build reads %s (every minor version)", e.Got, Schema)
+}
+
+// FieldError reports a field of a record that could not be decoded.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("field %q: %v", e.Field, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// DecodeRecord decodes one trace line. Unknown fields are ignored; an
+// unknown record type, a field of the wrong type and an unsupported major
+// schema version are errors (a *FieldError or *UnsupportedSchemaError).
+func DecodeRecord(line []byte) (Record, error) {
+	var head struct {
+		Type   *string `json:"type"`
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return Record{}, fieldErr(err)
+	}
+	if head.Type == nil {
+		return Record{}, &FieldError{Field: "type", Err: fmt.Errorf("missing")}
+	}
+	var rec Record
+	var target any
+	switch *head.Type {
+	case TypeRunStart:
+		if head.Schema == nil {
+			return Record{}, &FieldError{Field: "schema", Err: fmt.Errorf("missing")}
+		}
+		if err := CheckSchema(*head.Schema); err != nil {
+			return Record{}, err
+		}
+		rec.RunStart = new(RunStart)
+		target = rec.RunStart
+	case TypeTurn:
+		rec.Turn = new(Turn)
+		target = rec.Turn
+	case TypeRunEnd:
+		rec.RunEnd = new(RunEnd)
+		target = rec.RunEnd
+	default:
+		return Record{}, &FieldError{Field: "type", Err: fmt.Errorf("unknown record type %q (want run_start, turn or run_end)", *head.Type)}
+	}
+	if err := json.Unmarshal(line, target); err != nil {
+		return Record{}, fieldErr(err)
+	}
+	return rec, nil
+}
+
+// CheckSchema accepts every minor version of the major this build reads.
+func CheckSchema(s string) error {
+	name, ver, ok := strings.Cut(s, "/v")
+	if !ok || name != "pyharness.trace" {
+		return &UnsupportedSchemaError{Got: s}
+	}
+	major, err := strconv.Atoi(ver)
+	if err != nil || major != SchemaMajor {
+		return &UnsupportedSchemaError{Got: s}
+	}
+	return nil
+}
+
+func fieldErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &FieldError{Field: te.Field, Err: fmt.Errorf("got JSON %s, want %s", te.Value, te.Type)}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &FieldError{Err: fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)}
+	}
+	return &FieldError{Err: err}
+}
+
+// EncodeRecord returns the record as one line of JSON, newline included.
+func EncodeRecord(r Record) ([]byte, error) {
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b) + 1)
+	buf.Write(b)
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// nonNil returns s, or an empty slice for nil, so that arrays in the
+// contract are written as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (v *RunStart) normalize() {
+	v.Targets, v.Names, v.Scope = nonNil(v.Targets), nonNil(v.Names), nonNil(v.Scope)
+}
+
+func (v *Turn) normalize() {
+	v.Sent.Messages = nonNil(v.Sent.Messages)
+	v.Sent.Elided = nonNil(v.Sent.Elided)
+	v.Reply.ToolCalls = nonNil(v.Reply.ToolCalls)
+	v.Action.Repairs = nonNil(v.Action.Repairs)
+	v.Outcome.FilesChanged = nonNil(v.Outcome.FilesChanged)
+	if v.Action.Shape == "" {
+		v.Action.Shape = "none"
+	}
+	for i := range v.Reply.ToolCalls {
+		if v.Reply.ToolCalls[i].Arguments == nil {
+			v.Reply.ToolCalls[i].Arguments = map[string]any{}
+		}
+	}
+}
+
+func (v *RunEnd) normalize() {
+	v.Writes = nonNil(v.Writes)
+}

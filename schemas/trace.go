@@ -1,0 +1,297 @@
+package schemas
+
+import (
+	"time"
+)
+
+// Schema is the name and major version written on every run_start record.
+const Schema = "pyharness.trace/v1"
+
+// SchemaMajor is the major version this build reads and writes.
+const SchemaMajor = 1
+
+// SchemaMinor is the minor version this build writes. Readers accept every
+// minor of SchemaMajor and ignore fields they do not know.
+const SchemaMinor = 0
+
+// Record types, the value of the "type" field.
+const (
+	TypeRunStart = "run_start"
+	TypeTurn     = "turn"
+	TypeRunEnd   = "run_end"
+)
+
+// Sources of a run.
+const (
+	SourceBench   = "bench"
+	SourceDogfood = "dogfood"
+	SourceAdhoc   = "adhoc"
+)
+
+// Kinds of what the harness sent the model at a turn.
+const (
+	KindOpening        = "opening"
+	KindToolResult     = "tool-result"
+	KindRefusalOrNudge = "refusal-or-nudge"
+	KindParseFailure   = "parse-failure"
+)
+
+// Outcome statuses of a turn.
+const (
+	StatusApplied = "applied"
+	StatusRefused = "refused"
+	StatusFailed  = "failed"
+	StatusStopped = "stopped"
+)
+
+// Verdicts of a run.
+const (
+	VerdictWorked    = "worked"
+	VerdictFailed    = "failed"
+	VerdictError     = "error"
+	VerdictCancelled = "cancelled"
+)
+
+// Failure classes of a failed run.
+const (
+	FailWroteNothing   = "wrote-nothing"
+	FailWrongThing     = "wrong-thing"
+	FailDidNotDoTheJob = "did-not-do-the-job"
+)
+
+// Stop reasons of a run.
+const (
+	StopDone         = "done"
+	StopBudget       = "budget"
+	StopBrokeSuite   = "broke-suite"
+	StopRepeatPatch  = "repeat-patch"
+	StopModelError   = "model-error"
+	StopCancelled    = "cancelled"
+	StopNoModelSteps = "no-model-steps"
+)
+
+// RunStart opens a run's trace: everything a replay of the run needs.
+type RunStart struct {
+	Type        string    `json:"type" jsonschema:"enum=run_start"`
+	Schema      string    `json:"schema" jsonschema:"pattern=^pyharness\\.trace/v[0-9]+$"`
+	SchemaMinor int       `json:"schema_minor" jsonschema:"minimum=0"`
+	RunID       string    `json:"run_id" jsonschema:"minLength=1"`
+	Attempt     int       `json:"attempt" jsonschema:"minimum=1"`
+	Source      string    `json:"source" jsonschema:"enum=bench,enum=dogfood,enum=adhoc"`
+	CaseID      string    `json:"case_id"`
+	Tier        int       `json:"tier"`
+	Pass        int       `json:"pass"`
+	Model       Model     `json:"model"`
+	Harness     Harness   `json:"harness"`
+	Task        string    `json:"task"`
+	Targets     []string  `json:"targets"`
+	Names       []string  `json:"names"`
+	Subject     string    `json:"subject"`
+	Scope       []string  `json:"scope"`
+	Suite       string    `json:"suite"`
+	Python      string    `json:"python"`
+	Repo        Repo      `json:"repo"`
+	MaxSteps    int       `json:"max_steps,omitempty"`
+	NativeTools bool      `json:"native_tools,omitempty"`
+	Interactive bool      `json:"interactive,omitempty"`
+	Tags        []string  `json:"tags,omitempty"`
+	StartedAt   time.Time `json:"started_at"`
+}
+
+// Model names the backend and model of a run and the options sent to it.
+type Model struct {
+	// Backend is ollama, openai, scripted or replay.
+	Backend string `json:"backend" jsonschema:"enum=ollama,enum=openai,enum=scripted,enum=replay"`
+	Name    string `json:"name"`
+	// Digest is the model digest where the server gives one.
+	Digest  string  `json:"digest"`
+	Host    string  `json:"host,omitempty"`
+	Options Options `json:"options"`
+	// ContextLength is the model's trained context as the server reports it.
+	ContextLength int `json:"context_length,omitempty"`
+}
+
+// Options are the sampling and context options sent with every request.
+type Options struct {
+	Seed        int     `json:"seed"`
+	Temperature float64 `json:"temperature"`
+	NumCtx      int     `json:"num_ctx"`
+	NumPredict  int     `json:"num_predict"`
+}
+
+// Harness identifies the build of pyharness that recorded a run.
+type Harness struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Dirty   bool   `json:"dirty"`
+}
+
+// Repo is the repository a run worked on.
+type Repo struct {
+	Path   string `json:"path"`
+	Commit string `json:"commit"`
+	URL    string `json:"url,omitempty"`
+}
+
+// Turn is one step of a run: what was sent, what came back, what the
+// harness did with it.
+type Turn struct {
+	Type      string  `json:"type" jsonschema:"enum=turn"`
+	RunID     string  `json:"run_id" jsonschema:"minLength=1"`
+	Step      int     `json:"step" jsonschema:"minimum=1"`
+	Sent      Sent    `json:"sent"`
+	Reply     Reply   `json:"reply"`
+	Action    Action  `json:"action"`
+	Outcome   Outcome `json:"outcome"`
+	Metrics   Metrics `json:"metrics"`
+	ModelStep bool    `json:"model_step"`
+	// Attempts lists every call to the model server made for this step,
+	// failed ones included, in order.
+	Attempts  []Attempt `json:"attempts,omitempty"`
+	Warnings  []string  `json:"warnings,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+}
+
+// Sent is what the harness sent the model at a turn.
+type Sent struct {
+	Kind string `json:"kind" jsonschema:"enum=opening,enum=tool-result,enum=refusal-or-nudge,enum=parse-failure"`
+	// Code is the guard's stable code for a refusal or nudge, empty otherwise.
+	Code string `json:"code"`
+	// Messages are the messages added since the previous turn's prompt (the
+	// previous reply as sent back, then the harness's answer), or the whole
+	// prompt when Replaced is true.
+	Messages []Message `json:"messages"`
+	// Replaced is true when the harness rewrote earlier context.
+	Replaced bool `json:"replaced"`
+	// PromptHash is PromptHash over the whole prompt as sent.
+	PromptHash string `json:"prompt_hash" jsonschema:"pattern=^sha256:[0-9a-f]{64}$"`
+	// Elided lists what the context budget left out of this prompt.
+	Elided []Elision `json:"elided"`
+	// PromptTokensEstimate is the harness's calibrated estimate of the prompt.
+	PromptTokensEstimate int `json:"prompt_tokens_estimate,omitempty"`
+}
+
+// Message is one chat message.
+type Message struct {
+	Role       string     `json:"role" jsonschema:"enum=system,enum=user,enum=assistant,enum=tool"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a native tool call as the model sent it.
+type ToolCall struct {
+	ID        string         `json:"id,omitempty"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// Elision is one thing the context budget left out or shortened.
+type Elision struct {
+	// What is repo-map, tool-result, file-window or message.
+	What string `json:"what"`
+	// Ref names the path or the step the elided text came from.
+	Ref string `json:"ref"`
+	// Tokens is the estimated size of what was left out.
+	Tokens int `json:"tokens"`
+}
+
+// Reply is what the model answered.
+type Reply struct {
+	Content      string     `json:"content"`
+	Thinking     string     `json:"thinking"`
+	ToolCalls    []ToolCall `json:"tool_calls"`
+	FinishReason string     `json:"finish_reason"`
+}
+
+// Action is the one action the parser read from a reply.
+type Action struct {
+	// Verb is READ, WRITE, PATCH, RUN, SKILL, ASK, DONE, or empty.
+	Verb string `json:"verb"`
+	Path string `json:"path"`
+	// Shape names the parser shape that matched, or "none".
+	Shape string `json:"shape"`
+	// Via is "text" or "tool-call".
+	Via     string   `json:"via,omitempty"`
+	Repairs []string `json:"repairs"`
+}
+
+// Outcome is what the harness did with the action.
+type Outcome struct {
+	Status       string   `json:"status" jsonschema:"enum=applied,enum=refused,enum=failed,enum=stopped"`
+	Code         string   `json:"code"`
+	Message      string   `json:"message"`
+	FilesChanged []string `json:"files_changed"`
+}
+
+// Metrics are the model server's counts and durations for a turn.
+type Metrics struct {
+	PromptTokens int   `json:"prompt_tokens"`
+	OutputTokens int   `json:"output_tokens"`
+	TotalMS      int64 `json:"total_ms"`
+	LoadMS       int64 `json:"load_ms"`
+	PromptEvalMS int64 `json:"prompt_eval_ms"`
+	EvalMS       int64 `json:"eval_ms"`
+	TTFTMS       int64 `json:"ttft_ms"`
+}
+
+// Attempt is one call to the model server.
+type Attempt struct {
+	N int `json:"n" jsonschema:"minimum=1"`
+	// Error is empty for the attempt that answered.
+	Error string `json:"error"`
+	// Status is the HTTP status when one was received.
+	Status int `json:"status,omitempty"`
+	// WaitMS is how long the harness waited before the next attempt.
+	WaitMS int64 `json:"wait_ms,omitempty"`
+}
+
+// RunEnd closes a run's trace with its verdict.
+type RunEnd struct {
+	Type         string      `json:"type" jsonschema:"enum=run_end"`
+	RunID        string      `json:"run_id" jsonschema:"minLength=1"`
+	Verdict      string      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=error,enum=cancelled"`
+	FailureClass string      `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
+	Checks       Checks      `json:"checks"`
+	ClaimedDone  bool        `json:"claimed_done"`
+	StopReason   string      `json:"stop_reason" jsonschema:"enum=done,enum=budget,enum=broke-suite,enum=repeat-patch,enum=model-error,enum=cancelled,enum=no-model-steps"`
+	Steps        int         `json:"steps"`
+	ModelSteps   int         `json:"model_steps"`
+	Writes       []Write     `json:"writes"`
+	SuiteBefore  SuiteCounts `json:"suite_before"`
+	SuiteAfter   SuiteCounts `json:"suite_after"`
+	Patch        string      `json:"patch"`
+	DurationMS   int64       `json:"duration_ms"`
+	// Error is the model server's message when the run ended model-error.
+	Error    string    `json:"error,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
+	EndedAt  time.Time `json:"ended_at"`
+}
+
+// Checks are the hidden (benchmark) or manifest checks of a run.
+type Checks struct {
+	Ran          bool   `json:"ran"`
+	Passed       bool   `json:"passed"`
+	FirstFailure string `json:"first_failure"`
+}
+
+// Write is one file the run changed, with its line counts.
+type Write struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// SuiteCounts are the counts read from one run of the test suite.
+type SuiteCounts struct {
+	Ran         int    `json:"ran"`
+	Passed      int    `json:"passed"`
+	Failed      int    `json:"failed"`
+	Errors      int    `json:"errors"`
+	Skipped     int    `json:"skipped,omitempty"`
+	ImportError string `json:"import_error"`
+	NoTests     bool   `json:"no_tests,omitempty"`
+	TimedOut    bool   `json:"timed_out,omitempty"`
+	ExitCode    int    `json:"exit_code,omitempty"`
+}

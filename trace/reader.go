@@ -1,0 +1,165 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"unicode/utf8"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// ParseError is a trace line that could not be read as a record.
+type ParseError struct {
+	File  string
+	Line  int
+	Field string // the JSON field at fault, when known
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s:%d: field %q: %v", e.File, e.Line, e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// TornLineError is a warning, not a failure: the file's last line was cut
+// short (a crash mid-write). Every complete record before it was read.
+type TornLineError struct {
+	File  string
+	Line  int
+	Bytes int
+}
+
+func (e *TornLineError) Error() string {
+	return fmt.Sprintf("%s:%d: torn last line (%d bytes, no newline) skipped: the writer stopped mid-record", e.File, e.Line, e.Bytes)
+}
+
+// IsWarning reports whether an error yielded by a reader is a warning after
+// which reading went on normally.
+func IsWarning(err error) bool {
+	var torn *TornLineError
+	return errors.As(err, &torn)
+}
+
+// ReadFile streams the records of one trace file; see Read.
+func ReadFile(path string) iter.Seq2[schemas.Record, error] {
+	return func(yield func(schemas.Record, error) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			yield(schemas.Record{}, fmt.Errorf("open trace: %w", err))
+			return
+		}
+		defer f.Close()
+		for rec, err := range Read(f, path) {
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
+}
+
+// Read streams the records of one trace. A bad line yields a *ParseError
+// (file, line, field) and reading goes on with the next line; a torn last
+// line yields a *TornLineError warning; a record of an unsupported major
+// schema version ends the stream, since nothing after it can be trusted.
+func Read(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
+	return func(yield func(schemas.Record, error) bool) {
+		for l := range lines(r, name) {
+			if l.err != nil {
+				if !yield(schemas.Record{}, l.err) {
+					return
+				}
+				continue
+			}
+			rec, err := l.decode()
+			if !yield(rec, err) {
+				return
+			}
+			var ue *schemas.UnsupportedSchemaError
+			if errors.As(err, &ue) {
+				return
+			}
+		}
+	}
+}
+
+// line is one non-blank line of a trace file.
+type line struct {
+	name string
+	no   int
+	body []byte // without the line ending
+	last bool   // the file's last line, with no newline after it
+	err  error  // a line that cannot be read at all (I/O, invalid UTF-8, torn)
+}
+
+// decode decodes the line into a record, turning a failure into a
+// *ParseError, or a *TornLineError when the line is the cut-off last one.
+func (l line) decode() (schemas.Record, error) {
+	rec, err := schemas.DecodeRecord(l.body)
+	if err == nil {
+		return rec, nil
+	}
+	if l.last {
+		return schemas.Record{}, &TornLineError{File: l.name, Line: l.no, Bytes: len(l.body)}
+	}
+	pe := &ParseError{File: l.name, Line: l.no, Err: err}
+	var fe *schemas.FieldError
+	if errors.As(err, &fe) {
+		pe.Field, pe.Err = fe.Field, fe.Err
+	}
+	var ue *schemas.UnsupportedSchemaError
+	if errors.As(err, &ue) {
+		pe.Field = "schema"
+	}
+	return schemas.Record{}, pe
+}
+
+// lines streams the non-blank lines of a trace, checking each is UTF-8.
+func lines(r io.Reader, name string) iter.Seq[line] {
+	return func(yield func(line) bool) {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for no := 1; ; no++ {
+			raw, err := br.ReadBytes('\n')
+			if len(raw) == 0 && err == io.EOF {
+				return
+			}
+			if err != nil && err != io.EOF {
+				yield(line{name: name, no: no, err: &ParseError{File: name, Line: no, Err: fmt.Errorf("read: %w", err)}})
+				return
+			}
+			l := line{name: name, no: no, last: err == io.EOF, body: bytes.TrimRight(raw, "\r\n")}
+			if len(bytes.TrimSpace(l.body)) == 0 {
+				continue
+			}
+			if !utf8.Valid(l.body) {
+				if l.last {
+					l.err = &TornLineError{File: name, Line: no, Bytes: len(l.body)}
+				} else {
+					l.err = &ParseError{File: name, Line: no, Err: fmt.Errorf("not valid UTF-8 (byte %d)", invalidUTF8Offset(l.body))}
+				}
+			}
+			if !yield(l) {
+				return
+			}
+		}
+	}
+}
+
+func invalidUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i + 1
+		}
+		i += n
+	}
+	return 0
+}
