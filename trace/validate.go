@@ -108,6 +108,7 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 		started  bool
 		ended    bool
 		lastStep int
+		foreign  = map[string]bool{}
 	)
 	for l := range lines(r, rep.Path) {
 		if l.err != nil {
@@ -135,8 +136,9 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 		for _, msg := range v.schemaProblems(rec.Type(), l.body) {
 			add(l.no, SeverityError, "%s", msg)
 		}
-		if rep.RunID != "" && rec.RunID() != rep.RunID {
-			add(l.no, SeverityError, "field \"run_id\": %q in the file of run %q", rec.RunID(), rep.RunID)
+		if id := rec.RunID(); rep.RunID != "" && id != rep.RunID && !foreign[id] {
+			foreign[id] = true // said once per id, not on every line
+			add(l.no, SeverityError, "field \"run_id\": %q in the file of run %q", id, rep.RunID)
 		}
 		if ended {
 			add(l.no, SeverityError, "%s record after run_end", rec.Type())

@@ -1,0 +1,68 @@
+// Command pyharness runs coding tasks on Python repositories with local or
+// hosted language models, records every turn, and turns the records into
+// fine-tuning data.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
+	os.Exit(run(ctx, a, os.Args[1:]))
+}
+
+// run executes the command line and decides the exit code, in one place.
+func run(ctx context.Context, a *app, args []string) int {
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(a.stderr, "pyharness:", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(a.stderr, "pyharness:", err)
+	if ctx.Err() != nil {
+		return 130
+	}
+	return 1
+}
+
+// app holds what every command shares: its streams, the clock, the
+// environment. Commands never touch os.Stdout or os.Getenv directly, so
+// tests can run them in-process.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	now            func() time.Time
+	getenv         func(string) string
+}
+
+// exitError carries an exit code other than 1 (or a silent 1 after a
+// report that already said what was wrong).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string {
+	if e.msg == "" {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.msg
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts under testdata/script call `pyharness` as a real
+// command, run in-process by the test binary.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pyharness": func() {
+			a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
+			os.Exit(run(context.Background(), a, os.Args[1:]))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
+			"cut": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: cut FILE N")
+				}
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				path := ts.MkAbs(args[0])
+				b, err := os.ReadFile(path)
+				ts.Check(err)
+				ts.Check(os.WriteFile(path, b[:len(b)-n], 0o644))
+			},
+		},
+	})
+}

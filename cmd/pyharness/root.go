@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// defaultOut is where every command writes and reads unless told otherwise.
+const defaultOut = "pyharness-out"
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "pyharness",
+		Short:         "A coding-agent harness for local language models, and the pipeline from its traces to fine-tuning data",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetIn(a.stdin)
+	root.AddCommand(
+		newVersionCmd(a),
+		newValidateCmd(a),
+		newDemoCmd(a),
+	)
+	return root
+}
