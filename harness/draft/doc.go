@@ -1,0 +1,23 @@
+// Package draft turns one model reply (a draft) into exactly one harness
+// action, reading the shapes chat models actually write rather than only the
+// canonical protocol.
+//
+// Local models rarely emit reliable native tool calls, so the protocol is
+// text, and a draft that parses to nothing costs a whole step. The parser is
+// therefore tolerant of decoration (bold labels, list markers, a reason after
+// the verb, a whole-reply fence, lower-case and call-like verbs, names in
+// brackets, chatter around the action), but it never guesses: a name is taken
+// from the brackets the model put it in, and a signature the model wrote after
+// a path is ignored, never turned into a file name or a body.
+//
+// Every tolerance that applied is recorded in Action.Shape and every
+// mechanical change to the draft in Action.Repairs, as stable codes, so that
+// classification and training-data export can tell a canonical draft from a
+// repaired one. A draft that does not parse yields an *Error whose message
+// tells the model which shapes are accepted.
+//
+// The parser never touches the filesystem and never resolves a path: a path
+// is recorded as the model named it (with slashes, quotes and a leading "./"
+// cleaned), ".." included, because deciding what is in scope is the
+// harness's job and a rewritten path would hide what the model asked for.
+package draft

@@ -1,0 +1,193 @@
+package draft
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// verbWords maps the words a model may open an action line with to verbs.
+// The tool names of the native protocol are here too, because models that
+// were trained on tool calling write them as text ("read_file x.py").
+var verbWords = map[string]string{
+	"read": VerbRead, "read_file": VerbRead,
+	"write": VerbWrite, "write_file": VerbWrite,
+	"patch": VerbPatch, "patch_file": VerbPatch, "edit_file": VerbPatch,
+	"run": VerbRun, "run_tests": VerbRun,
+	"skill": VerbSkill,
+	"ask":   VerbAsk,
+	"done":  VerbDone,
+}
+
+// head is an action line: its verb, how it was decorated, and the text after
+// the verb.
+type head struct {
+	verb   string
+	word   string // the verb as written
+	shapes []string
+	rest   string // after the verb and its separator, trimmed
+	colon  bool   // "Read: x.py"
+	call   bool   // "read_file(...)": rest starts at "("
+}
+
+var (
+	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
+	listRE    = regexp.MustCompile(`^(?:[-*+•]|\d{1,3}[.)]|\(\d{1,3}\))\s+`)
+	labelRE   = regexp.MustCompile(`(?i)^(?:next\s+)?(?:action|command|tool|response|answer|step\s*\d*)\s*(\*\*)?\s*:\s*(\*\*)?\s*`)
+	skillRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+)
+
+// matchHead reads line as an action line. Only the beginning of a line can
+// hold the verb: a verb inside a sentence ("then I will READ x.py") is
+// chatter, and reading it would turn plans into actions.
+func matchHead(line string) (head, bool) {
+	var h head
+	s := strings.TrimSpace(line)
+	bold := false
+	for range 8 {
+		if m := headingRE.FindString(s); m != "" {
+			s, h.shapes = s[len(m):], append(h.shapes, ShapeHeading)
+		} else if strings.HasPrefix(s, ">") {
+			s, h.shapes = strings.TrimSpace(s[1:]), append(h.shapes, ShapeBlockquote)
+		} else if m := listRE.FindString(s); m != "" {
+			s, h.shapes = s[len(m):], append(h.shapes, ShapeListMarker)
+		} else if strings.HasPrefix(s, "**") {
+			s, bold = strings.TrimSpace(s[2:]), true
+		} else if m := labelRE.FindStringSubmatch(s); m != nil {
+			s = s[len(m[0]):]
+			if m[1] != "" || m[2] != "" {
+				bold = true
+			} else if !bold {
+				h.shapes = append(h.shapes, ShapeActionLabel)
+			}
+		} else {
+			break
+		}
+	}
+	if t, ok := unwrapInlineCode(s); ok {
+		s, h.shapes = t, append(h.shapes, ShapeInlineCode)
+	}
+	if bold {
+		h.shapes = append(h.shapes, ShapeBoldLabel)
+	}
+
+	i := 0
+	for i < len(s) && (s[i] == '_' || ('a' <= s[i] && s[i] <= 'z') || ('A' <= s[i] && s[i] <= 'Z')) {
+		i++
+	}
+	h.word = s[:i]
+	verb, ok := verbWords[strings.ToLower(h.word)]
+	if !ok {
+		return head{}, false
+	}
+	h.verb = verb
+	after := s[i:]
+	if bold {
+		after = strings.TrimPrefix(after, "**")
+	}
+	switch {
+	case after == "":
+	case after[0] == '(':
+		h.call = true
+	case after[0] == ':':
+		h.colon = true
+		after = strings.TrimPrefix(strings.TrimSpace(after[1:]), "**")
+	case after[0] == ' ' || after[0] == '\t':
+	case verb == VerbDone && (after[0] == '.' || after[0] == '!'):
+	default:
+		return head{}, false // "Reading", "READ-ONLY", "done_reading"
+	}
+	if h.call {
+		h.rest = after
+		h.shapes = append(h.shapes, ShapeCallSyntax)
+		return h, true
+	}
+	h.rest = strings.TrimSpace(after)
+	if bold {
+		h.rest = strings.TrimSpace(strings.TrimSuffix(h.rest, "**"))
+	}
+	canonical := h.word == verb
+	switch {
+	case canonical:
+	case strings.ToLower(h.word) != strings.ToLower(verb):
+		h.shapes = append(h.shapes, ShapeVerbAlias)
+	default:
+		h.shapes = append(h.shapes, ShapeLowercase)
+	}
+	if h.colon {
+		h.shapes = append(h.shapes, ShapeVerbColon)
+	}
+	if !canonical && !h.colon && !plausible(h) {
+		return head{}, false
+	}
+	return h, true
+}
+
+// plausible decides whether a line that opens with a verb in lower or title
+// case is an action or an English sentence. Capitals or a colon ("Read:")
+// state intent; without them the words after the verb must look like what
+// that verb takes.
+func plausible(h head) bool {
+	words := strings.Fields(h.rest)
+	switch h.verb {
+	case VerbRead, VerbWrite, VerbPatch:
+		return len(words) > 0 && pathLike(words[0])
+	case VerbRun:
+		if h.word == "run_tests" || len(words) == 0 {
+			return true
+		}
+		for _, w := range words {
+			w = strings.ToLower(strings.Trim(w, ".,;:!`"))
+			switch w {
+			case "the", "all", "full", "unit":
+				continue
+			case "tests", "test", "suite", "pytest", "unittest":
+				return true
+			}
+			return false
+		}
+		return false
+	case VerbSkill:
+		return h.word == "skill" && len(words) > 0 && skillRE.MatchString(words[0])
+	case VerbAsk:
+		return strings.HasSuffix(h.rest, "?")
+	case VerbDone:
+		r := strings.TrimLeft(h.rest, " .!")
+		return r == "" || strings.HasPrefix(r, "-") || strings.HasPrefix(r, "—") || strings.HasPrefix(r, "–")
+	}
+	return false
+}
+
+// unwrapInlineCode reads "`READ x.py`" and "`READ` x.py" as the action they
+// quote. A run of backticks of any length must be closed by the same run.
+func unwrapInlineCode(s string) (string, bool) {
+	k := 0
+	for k < len(s) && s[k] == '`' {
+		k++
+	}
+	if k == 0 {
+		return s, false
+	}
+	run := s[:k]
+	j := strings.Index(s[k:], run)
+	if j < 0 {
+		return s, false
+	}
+	inner := strings.TrimSpace(s[k : k+j])
+	w := inner
+	if i := strings.IndexFunc(inner, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r)) }); i >= 0 {
+		w = inner[:i]
+	}
+	if _, ok := verbWords[strings.ToLower(w)]; !ok || w == "" {
+		return s, false
+	}
+	return inner + s[k+j+k:], true
+}
+
+// strictHead is a canonical action line: the verb in capitals at the start
+// (after list markers or bold). It ends an unfenced body, where a looser
+// test would cut a Python file at "run_tests()".
+func strictHead(line string) bool {
+	h, ok := matchHead(line)
+	return ok && h.word == h.verb && !h.call
+}
