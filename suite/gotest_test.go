@@ -1,0 +1,126 @@
+package suite
+
+import (
+	"context"
+	"testing"
+)
+
+const goMod = "module example.com/calc\n\ngo 1.22\n"
+
+func TestRunGoTest(t *testing.T) {
+	requireGo(t)
+	tests := []struct {
+		name         string
+		files        map[string]string
+		want         tally
+		wantPassed   bool
+		wantImport   []string
+		wantFailures []Failure
+		wantFirst    string
+	}{
+		{
+			name: "all pass",
+			files: map[string]string{
+				"go.mod":       goMod,
+				"calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+				"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\nfunc TestZero(t *testing.T) {}\n",
+			},
+			want:       tally{Ran: 2, Passed: 2},
+			wantPassed: true,
+		},
+		{
+			name: "failures skips subtests and a panic in a subpackage",
+			files: map[string]string{
+				"go.mod":  goMod,
+				"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b + 1 }\n",
+				"calc_test.go": `package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if got := Add(1, 2); got != 3 {
+		t.Errorf("Add(1, 2) = %d, want 3", got)
+	}
+}
+
+func TestOK(t *testing.T) {}
+
+func TestLater(t *testing.T) { t.Skip("later") }
+
+func TestTable(t *testing.T) {
+	t.Run("small", func(t *testing.T) {
+		t.Fatal("small broke")
+	})
+	t.Run("large", func(t *testing.T) {})
+}
+`,
+				"store/store.go":      "package store\n\nvar m map[string]int\n\nfunc Put(k string) { m[k] = 1 }\n",
+				"store/store_test.go": "package store\n\nimport \"testing\"\n\nfunc TestPut(t *testing.T) {\n\tPut(\"a\")\n}\n",
+			},
+			want: tally{Ran: 5, Passed: 1, Failed: 3, Skipped: 1, Exit: 1},
+			wantFailures: []Failure{
+				{Test: "TestAdd", File: "calc_test.go", Line: 7, Message: "Add(1, 2) = 4, want 3"},
+				{Test: "TestTable/small", File: "calc_test.go", Line: 17, Message: "small broke"},
+				{Test: "TestPut", File: "store/store.go", Line: 5, Message: "panic: assignment to entry in nil map"},
+			},
+			wantFirst: "Add(1, 2) = 4, want 3",
+		},
+		{
+			name: "package that does not build",
+			files: map[string]string{
+				"go.mod":       goMod,
+				"calc.go":      "package calc\n",
+				"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\t_ = Add(1, 2)\n}\n",
+			},
+			want:       tally{Errors: 1, Exit: 1},
+			wantImport: []string{"example.com/calc", "calc_test.go:6", "undefined: Add"},
+		},
+		{
+			name: "no test files",
+			files: map[string]string{
+				"go.mod":  goMod,
+				"calc.go": "package calc\n",
+			},
+			want:      tally{NoTests: true},
+			wantFirst: "no tests ran",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, tt.files)
+			res, err := Runner{}.Run(context.Background(), dir) // Detect finds go.mod
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			logOnFailure(t, res)
+			if got := tallyOf(res); got != tt.want {
+				t.Errorf("counts = %+v, want %+v", got, tt.want)
+			}
+			if got := res.Passed(); got != tt.wantPassed {
+				t.Errorf("Passed() = %v, want %v", got, tt.wantPassed)
+			}
+			if len(tt.wantImport) == 0 && res.Counts.ImportError != "" {
+				t.Errorf("ImportError = %q, want none", res.Counts.ImportError)
+			}
+			checkContains(t, "ImportError", res.Counts.ImportError, tt.wantImport...)
+			if tt.wantFailures != nil {
+				if len(res.Failures) != len(tt.wantFailures) {
+					t.Errorf("got %d failures, want %d: %+v", len(res.Failures), len(tt.wantFailures), res.Failures)
+				}
+				for i := range min(len(res.Failures), len(tt.wantFailures)) {
+					got := res.Failures[i]
+					want := tt.wantFailures[i]
+					// A panic's message grows suffixes across Go releases
+					// ("[recovered]"); the start is what matters.
+					if got.Test != want.Test || got.File != want.File || got.Line != want.Line || !hasPrefix(got.Message, want.Message) {
+						t.Errorf("failure %d = %+v, want %+v", i, got, want)
+					}
+				}
+			}
+			checkContains(t, "FirstFailure()", res.FirstFailure(), tt.wantFirst)
+		})
+	}
+}
+
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }

@@ -1,0 +1,197 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Defaults for a Runner's zero fields.
+const (
+	DefaultTimeout   = 120 * time.Second
+	DefaultOutputCap = 64 << 10
+)
+
+// waitDelay bounds how long Wait waits for the output pipe to close after
+// the process exited: a grandchild that escaped still holds it.
+const waitDelay = 3 * time.Second
+
+// Runner runs one repository's test suite.
+type Runner struct {
+	// Kind is the runner; empty means Detect.
+	Kind Kind
+	// Command is an explicit command line, split like a shell splits words
+	// (quotes, backslashes; no expansion) and run without a shell; every
+	// "{python}" in it is replaced by the interpreter. Empty means the
+	// default command for Kind.
+	Command string
+	// Python is the interpreter for unittest and pytest; empty means
+	// FindPython's choice.
+	Python string
+	// Timeout is the limit for the whole run; zero means DefaultTimeout.
+	Timeout time.Duration
+	// OutputCap is how many bytes of output are kept; zero means
+	// DefaultOutputCap.
+	OutputCap int
+	// Env is added to the environment, after os.Environ().
+	Env []string
+}
+
+// Run runs the suite in dir and reads its results. It returns an error only
+// when the suite could not be started at all (no interpreter, a bad command,
+// a context already done); a suite that fails, does not import, runs nothing
+// or hangs is a Result.
+func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("run suite: %w", err)
+	}
+	kind := r.Kind
+	if kind == "" {
+		kind = Detect(dir)
+	}
+	argv, err := r.command(ctx, kind, dir)
+	if err != nil {
+		return nil, fmt.Errorf("run suite: %w", err)
+	}
+	timeout := orDefault(r.Timeout, DefaultTimeout)
+	capacity := orDefault(r.OutputCap, DefaultOutputCap)
+
+	// The caller's deadline may come first; then that is the limit the
+	// run had, and the one to report.
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl).Round(time.Millisecond); left < timeout {
+			timeout = left
+		}
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := newCappedOutput(capacity)
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = r.environ(kind)
+	cmd.Stdout = out // one writer for both keeps their order
+	cmd.Stderr = out
+	inOwnProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	cmd.WaitDelay = waitDelay
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run suite: start %s: %w", argv[0], err)
+	}
+	waitErr := cmd.Wait()
+	duration := time.Since(start)
+	// Whatever the suite left running in its group goes with it.
+	_ = killProcessGroup(cmd)
+
+	res := &Result{
+		Output:      out.String(),
+		OutputBytes: out.Total(),
+		Duration:    duration,
+		Command:     argv,
+		Timeout:     timeout,
+	}
+	res.Counts.ExitCode = exitCode(cmd, waitErr)
+	if runCtx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			res.Cancelled = true
+		} else {
+			res.Counts.TimedOut = true
+		}
+	}
+	read(kind, res, dir)
+	return res, nil
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func exitCode(cmd *exec.Cmd, waitErr error) int {
+	if cmd.ProcessState != nil {
+		return cmd.ProcessState.ExitCode()
+	}
+	if waitErr != nil {
+		return -1
+	}
+	return 0
+}
+
+// command builds the argument vector: the explicit Command with {python}
+// replaced, or the runner's default.
+func (r Runner) command(ctx context.Context, kind Kind, dir string) ([]string, error) {
+	if r.Command != "" {
+		argv, err := splitCommand(r.Command)
+		if err != nil {
+			return nil, fmt.Errorf("command %q: %w", r.Command, err)
+		}
+		if !strings.Contains(r.Command, "{python}") {
+			return argv, nil
+		}
+		py, err := FindPython(ctx, r.Python, kind == Pytest)
+		if err != nil {
+			return nil, err
+		}
+		for i, a := range argv {
+			argv[i] = strings.ReplaceAll(a, "{python}", py)
+		}
+		return argv, nil
+	}
+	switch kind {
+	case GoTest:
+		return []string{"go", "test", "-v", "-count=1", "./..."}, nil
+	case Pytest:
+		py, err := FindPython(ctx, r.Python, true)
+		if err != nil {
+			return nil, err
+		}
+		// -q keeps the one-line summary, -rfE lists every failure and error
+		// with its node id, and the cache provider would write into the
+		// repository.
+		return []string{py, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"}, nil
+	case Unittest:
+		py, err := FindPython(ctx, r.Python, false)
+		if err != nil {
+			return nil, err
+		}
+		return append([]string{py, "-m", "unittest", "discover"}, unittestStart(dir)...), nil
+	}
+	return nil, fmt.Errorf("unknown suite kind %q", kind)
+}
+
+// unittestStart picks discover's start directory: the repository itself
+// when it has test*.py files at the top, else a tests/ directory (as a
+// package when it is one). "python -m" puts dir on sys.path either way, so
+// the code under test imports.
+func unittestStart(dir string) []string {
+	if top, _ := filepath.Glob(filepath.Join(dir, "test*.py")); len(top) > 0 {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "tests")); err != nil || !fi.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tests", "__init__.py")); err == nil {
+		return []string{"-s", "tests", "-t", "."}
+	}
+	return []string{"-s", "tests"}
+}
+
+// environ is the process environment plus the Runner's, with bytecode
+// writing off (workspace noise) and Python's stdout unbuffered, so that a
+// test's prints and the runner's stderr summary arrive in the order made.
+func (r Runner) environ(kind Kind) []string {
+	env := os.Environ()
+	if kind != GoTest {
+		env = append(env, "PYTHONUNBUFFERED=1")
+	}
+	env = append(env, r.Env...)
+	return append(env, "PYTHONDONTWRITEBYTECODE=1")
+}
