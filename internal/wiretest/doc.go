@@ -1,0 +1,20 @@
+// Package wiretest runs test servers that speak the real wire protocols of
+// the model servers pyharness talks to, so backend tests check the client
+// against what a server really sends rather than against a fake that only
+// agrees with itself.
+//
+// Everything the servers send is taken from traffic recorded from a real
+// Ollama v0.17.4 server (testdata/ollama, embedded): recorded answers are
+// replayed verbatim (status, Content-Type, body), and generated replies
+// follow the recorded chunk shapes field for field (NDJSON for /api/chat,
+// SSE for /v1/chat/completions). On top of that, each server can be told,
+// request by request, to cut a stream, go silent, answer with an error
+// status or send an error line mid-stream, and it keeps every request body
+// it received so tests can assert what the client sent.
+//
+// The Ollama server also does what the real one decides on its own: it
+// answers 404 for a model it does not have, 400 for tools sent to a model
+// without them, and counts prompt tokens with a tokenizer of its own
+// (CountTokens) to refuse an over-long prompt when truncate is false or to
+// truncate it silently, as Ollama does, when it is not.
+package wiretest

@@ -1,0 +1,333 @@
+package wiretest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// DefaultNumCtx is the context the Ollama test server uses when a request
+// sets none: Ollama's default on a CPU-only host.
+const DefaultNumCtx = 4096
+
+// Ollama is a test server for Ollama's native API (/api/chat, /api/show,
+// /api/tags, /api/ps, /api/version). It has the models of the recorded
+// /api/tags ("tiny:latest").
+type Ollama struct {
+	*server
+	// URL is the server's base URL, for api.NewClient or OLLAMA_HOST.
+	URL string
+	// Tools says whether the model supports tools. The recorded model
+	// does not, so by default tools are refused as it refused them.
+	Tools bool
+
+	models   map[string]bool
+	template api.ChatResponse // the recorded done:true chunk
+}
+
+// NewOllama starts an Ollama test server, closed when t ends.
+func NewOllama(t testing.TB) *Ollama {
+	o := &Ollama{models: map[string]bool{}}
+	var tags api.ListResponse
+	if err := json.Unmarshal(MustLoad("tags").Body, &tags); err != nil {
+		panic(fmt.Sprintf("wiretest: recorded tags: %v", err))
+	}
+	for _, m := range tags.Models {
+		o.models[fullName(m.Name)] = true
+	}
+	units := MustLoad("chat-stream").Units()
+	if err := json.Unmarshal(units[len(units)-1], &o.template); err != nil || !o.template.Done {
+		panic(fmt.Sprintf("wiretest: recorded chat-stream has no done:true last chunk: %v", err))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", o.chat)
+	mux.HandleFunc("POST /api/show", o.show)
+	mux.HandleFunc("GET /api/tags", o.replay("tags"))
+	mux.HandleFunc("GET /api/ps", o.replay("ps"))
+	mux.HandleFunc("GET /api/version", o.replay("version"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		o.record(r)
+		http.NotFound(w, r)
+	})
+	o.server = newServer(t, mux)
+	o.URL = o.http.URL
+	return o
+}
+
+// Push queues steps for the next chat requests.
+func (o *Ollama) Push(steps ...Step) { o.push(steps...) }
+
+// Pending returns how many pushed steps are still unused.
+func (o *Ollama) Pending() int { return o.pending() }
+
+// Requests returns every request received, in order.
+func (o *Ollama) Requests() []Request { return o.log("") }
+
+// ChatRequests returns the /api/chat requests received, in order.
+func (o *Ollama) ChatRequests() []Request { return o.log("/api/chat") }
+
+// Wait blocks until n requests (of any path) have arrived.
+func (o *Ollama) Wait(ctx context.Context, n int) error { return o.wait(ctx, n) }
+
+// Close stops the server; it is also done when the test ends.
+func (o *Ollama) Close() { o.close() }
+
+func (o *Ollama) replay(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		o.record(r)
+		rec := MustLoad(name)
+		answer(w, rec.Status, rec.Header, rec.Body)
+	}
+}
+
+func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
+	body := o.record(r)
+	var req api.ShowRequest
+	json.Unmarshal(body, &req)
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	if !o.models[fullName(name)] {
+		o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name), nil)
+		return
+	}
+	rec := MustLoad("show")
+	answer(w, rec.Status, rec.Header, rec.Body)
+}
+
+// chatRequest is the part of a chat request the server looks at; Truncate
+// and Shift are pointers because absent means true.
+type chatRequest struct {
+	Model    string         `json:"model"`
+	Messages []api.Message  `json:"messages"`
+	Stream   *bool          `json:"stream"`
+	Tools    []any          `json:"tools"`
+	Options  map[string]any `json:"options"`
+	Truncate *bool          `json:"truncate"`
+}
+
+func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
+	body := o.record(r)
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		o.fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	st, ok := o.peek()
+	if !ok || st.generates() {
+		// The server's own checks, in the order Ollama makes them.
+		if !o.models[fullName(req.Model)] {
+			o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model), nil)
+			return
+		}
+		if len(req.Tools) > 0 && !o.Tools {
+			o.fail(w, http.StatusBadRequest, fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", fullName(req.Model)), nil)
+			return
+		}
+		if req.Truncate != nil && !*req.Truncate && o.promptTokens(req, false) > numCtx(req) {
+			rec := MustLoad("chat-overflow-truncate-false")
+			answer(w, rec.Status, rec.Header, rec.Body)
+			return
+		}
+	}
+	if !ok {
+		o.noStep(w, r)
+		return
+	}
+	o.pop()
+	switch {
+	case st.hang:
+		o.hang(r)
+	case st.recording != "":
+		rec := MustLoad(st.recording)
+		o.stream(w, r, st, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, errorLine(st.errMsg))
+	case st.status != 0:
+		o.fail(w, st.status, st.message, st.header)
+	default:
+		units := o.chunks(req, *st.reply)
+		if req.Stream != nil && !*req.Stream {
+			answer(w, http.StatusOK, http.Header{"Content-Type": {"application/json; charset=utf-8"}}, joinChunks(units))
+			return
+		}
+		h := http.Header{"Content-Type": {"application/x-ndjson"}}
+		o.stream(w, r, st, http.StatusOK, h, units, len(units)-1, errorLine(st.errMsg))
+	}
+}
+
+// fail answers in Ollama's error shape, as gin's c.JSON writes it.
+func (o *Ollama) fail(w http.ResponseWriter, status int, message string, extra http.Header) {
+	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	for k, vs := range extra {
+		h[k] = vs
+	}
+	body, _ := json.Marshal(map[string]string{"error": message})
+	answer(w, status, h, body)
+}
+
+// errorLine is the line Ollama sends when generation fails after the
+// output started.
+func errorLine(msg string) []byte {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return append(b, '\n')
+}
+
+// chunks renders a reply as Ollama streams it: thinking, then content, a
+// few bytes per chunk; tool calls in a chunk of their own with done:false;
+// then the done:true chunk with the reason and the metrics (durations from
+// the recording).
+func (o *Ollama) chunks(req chatRequest, rep Reply) [][]byte {
+	var out []api.ChatResponse
+	msg := func(m api.Message) api.ChatResponse {
+		m.Role = "assistant"
+		return api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: m}
+	}
+	limit := numPredict(req)
+	reason := rep.DoneReason
+	generated := 0
+	emit := func(parts []string, thinking bool) {
+		for _, p := range parts {
+			if limit > 0 && generated >= limit {
+				reason = "length"
+				return
+			}
+			generated++
+			if thinking {
+				out = append(out, msg(api.Message{Thinking: p}))
+			} else {
+				out = append(out, msg(api.Message{Content: p}))
+			}
+		}
+	}
+	emit(pieces(rep.Thinking), true)
+	emit(rep.chunks(), false)
+	if len(rep.ToolCalls) > 0 {
+		var calls []api.ToolCall
+		for i, tc := range rep.ToolCalls {
+			calls = append(calls, toolCall(i, tc))
+		}
+		out = append(out, msg(api.Message{ToolCalls: calls}))
+	}
+	if reason == "" {
+		reason = "stop"
+	}
+	last := msg(api.Message{})
+	last.Done, last.DoneReason = true, reason
+	last.Metrics = o.template.Metrics
+	last.PromptEvalCount = o.promptTokens(req, true)
+	if rep.PromptTokens > 0 {
+		last.PromptEvalCount = rep.PromptTokens
+	}
+	last.EvalCount = generated
+	if rep.OutputTokens > 0 {
+		last.EvalCount = rep.OutputTokens
+	}
+	out = append(out, last)
+
+	units := make([][]byte, len(out))
+	for i, c := range out {
+		b, err := json.Marshal(c)
+		if err != nil {
+			panic(fmt.Sprintf("wiretest: encode chunk: %v", err))
+		}
+		units[i] = append(b, '\n')
+	}
+	return units
+}
+
+func toolCall(i int, tc schemas.ToolCall) api.ToolCall {
+	args := api.NewToolCallFunctionArguments()
+	for k, v := range tc.Arguments {
+		args.Set(k, v)
+	}
+	id := tc.ID
+	if id == "" {
+		id = fmt.Sprintf("call_%d", i)
+	}
+	return api.ToolCall{ID: id, Function: api.ToolCallFunction{Index: i, Name: tc.Name, Arguments: args}}
+}
+
+// joinChunks makes the stream:false answer: one object with the joined
+// message and the last chunk's metrics.
+func joinChunks(units [][]byte) []byte {
+	var all api.ChatResponse
+	var content, thinking strings.Builder
+	for _, u := range units {
+		var c api.ChatResponse
+		json.Unmarshal(u, &c)
+		content.WriteString(c.Message.Content)
+		thinking.WriteString(c.Message.Thinking)
+		all.Message.ToolCalls = append(all.Message.ToolCalls, c.Message.ToolCalls...)
+		if c.Done {
+			tc := all.Message.ToolCalls
+			all = c
+			all.Message.ToolCalls = tc
+		}
+	}
+	all.Message.Content, all.Message.Thinking = content.String(), thinking.String()
+	b, _ := json.Marshal(all)
+	return bytes.TrimSpace(b)
+}
+
+// promptTokens counts the prompt as the server does. With truncate
+// allowed, it drops whole old messages (never the system prompt or the
+// last message) until the prompt fits, and a single message still too long
+// is cut in the runner: the count is then num_ctx.
+func (o *Ollama) promptTokens(req chatRequest, mayTruncate bool) int {
+	var contents []string
+	for _, m := range req.Messages {
+		contents = append(contents, m.Content)
+	}
+	n := CountPrompt(contents)
+	limit := numCtx(req)
+	if !mayTruncate || n <= limit {
+		return n
+	}
+	if req.Truncate != nil && !*req.Truncate {
+		return n
+	}
+	kept := append([]api.Message(nil), req.Messages...)
+	for n > limit {
+		i := 0
+		for i < len(kept)-1 && kept[i].Role == "system" {
+			i++
+		}
+		if i >= len(kept)-1 {
+			return limit
+		}
+		n -= CountTokens(kept[i].Content) + PerMessageTokens
+		kept = append(kept[:i], kept[i+1:]...)
+	}
+	return n
+}
+
+func numCtx(req chatRequest) int {
+	if n, ok := req.Options["num_ctx"].(float64); ok && n > 0 {
+		return int(n)
+	}
+	return DefaultNumCtx
+}
+
+func numPredict(req chatRequest) int {
+	if n, ok := req.Options["num_predict"].(float64); ok && n > 0 {
+		return int(n)
+	}
+	return 0
+}
+
+// fullName adds the tag Ollama assumes when a name has none.
+func fullName(name string) string {
+	if i := strings.LastIndex(name, "/"); !strings.Contains(name[i+1:], ":") {
+		return name + ":latest"
+	}
+	return name
+}

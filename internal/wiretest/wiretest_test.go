@@ -1,0 +1,259 @@
+package wiretest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRecordingsLoad(t *testing.T) {
+	names := Names()
+	if len(names) < 14 {
+		t.Fatalf("Names() = %d recordings, want the 14 recorded exchanges", len(names))
+	}
+	for _, name := range names {
+		rec, err := Load(name)
+		if err != nil {
+			t.Errorf("Load(%q): %v", name, err)
+			continue
+		}
+		if rec.Status < 200 || rec.Header.Get("Content-Type") == "" || len(rec.Body) == 0 {
+			t.Errorf("Load(%q) = status %d, Content-Type %q, %d body bytes", name, rec.Status, rec.Header.Get("Content-Type"), len(rec.Body))
+		}
+	}
+	if got := MustLoad("chat-model-not-found").ErrorMessage(); got != "model 'llama3.1:8b' not found" {
+		t.Errorf("chat-model-not-found message = %q", got)
+	}
+	if got := MustLoad("openai-model-not-found").ErrorMessage(); got != "model 'nope' not found" {
+		t.Errorf("openai-model-not-found message = %q", got)
+	}
+	if rec := MustLoad("chat-stream"); rec.Method != "POST" || rec.Path != "/api/chat" || !json.Valid(rec.RequestBody) {
+		t.Errorf("chat-stream request = %s %s %q", rec.Method, rec.Path, rec.RequestBody)
+	}
+}
+
+// post sends body to url and returns the response and its whole body,
+// with the read error (a cut stream shows there).
+func post(t *testing.T, url, body string) (*http.Response, []byte, error) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+func withoutCreatedAt(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("decode %q: %v", line, err)
+	}
+	delete(m, "created_at")
+	return m
+}
+
+// TestOllamaChunksMatchRecording: a generated reply with the recorded
+// pieces is the recorded stream, field for field, but for the timestamps.
+func TestOllamaChunksMatchRecording(t *testing.T) {
+	srv := NewOllama(t)
+	rec := MustLoad("chat-stream")
+	srv.Push(Answer(Reply{Chunks: []string{"}", "~"}, DoneReason: "length", PromptTokens: 76, OutputTokens: 8}))
+	resp, body, err := post(t, srv.URL+"/api/chat", string(rec.RequestBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != rec.Header.Get("Content-Type") {
+		t.Errorf("status %d %q, recorded %d %q", resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, rec.Header.Get("Content-Type"))
+	}
+	got, want := splitAfter(body, []byte("\n")), rec.Units()
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, recorded %d:\n%s", len(got), len(want), body)
+	}
+	for i := range want {
+		if g, w := withoutCreatedAt(t, got[i]), withoutCreatedAt(t, want[i]); !reflect.DeepEqual(g, w) {
+			t.Errorf("line %d:\n got %v\nwant %v", i+1, g, w)
+		}
+	}
+}
+
+// TestOpenAIStreamMatchesRecording: the generated SSE stream is the
+// recorded one byte for byte.
+func TestOpenAIStreamMatchesRecording(t *testing.T) {
+	rec := MustLoad("openai-stream-usage")
+	var req oaiRequest
+	if err := json.Unmarshal(rec.RequestBody, &req); err != nil {
+		t.Fatal(err)
+	}
+	units := streamUnits("chatcmpl-827", 1795991537, req, Reply{Chunks: []string{"Q", "~", "\b", "v"}, DoneReason: "length", PromptTokens: 29})
+	if got := bytes.Join(units, nil); !bytes.Equal(got, rec.Body) {
+		t.Errorf("generated stream:\n%s\nrecorded:\n%s", got, rec.Body)
+	}
+}
+
+func TestOpenAICompletionMatchesRecording(t *testing.T) {
+	rec := MustLoad("openai-nostream")
+	var req oaiRequest
+	if err := json.Unmarshal(rec.RequestBody, &req); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(completion("chatcmpl-675", 1795991537, req, Reply{Chunks: []string{"Q", "~", "\b", "v", "g", "$"}, DoneReason: "length", PromptTokens: 29, OutputTokens: 8}))
+	if want := bytes.TrimSpace(rec.Body); !bytes.Equal(got, want) {
+		t.Errorf("generated:\n%s\nrecorded:\n%s", got, want)
+	}
+}
+
+func TestOllamaServer(t *testing.T) {
+	chat := func(model, content string, opts string, extra string) string {
+		return `{"model":"` + model + `","messages":[{"role":"user","content":"` + content + `"}],"options":` + opts + extra + `}`
+	}
+	long := strings.Repeat("abc def ", 100) // 800 bytes: 267 + 4 tokens
+	tests := []struct {
+		name       string
+		steps      []Step
+		body       string
+		wantStatus int
+		wantBody   string // a substring
+		wantErr    bool   // the body read fails: a cut stream
+		wantLines  int
+	}{
+		{name: "reply", steps: []Step{Text("hello there")}, body: chat("tiny", "hi", `{"num_ctx":256}`, ""), wantStatus: 200, wantBody: `"content":"hel"`, wantLines: 5},
+		{name: "unknown model", body: chat("llama3.1:8b", "hi", `{}`, ""), wantStatus: 404, wantBody: `{"error":"model 'llama3.1:8b' not found"}`},
+		{name: "unknown model keeps the step", steps: []Step{Text("x")}, body: chat("nope", "hi", `{}`, ""), wantStatus: 404},
+		{name: "tools unsupported", body: chat("tiny", "hi", `{}`, `,"tools":[{"type":"function","function":{"name":"f"}}]`), wantStatus: 400, wantBody: `{"error":"registry.ollama.ai/library/tiny:latest does not support tools"}`},
+		{name: "overflow with truncate false", steps: []Step{Text("x")}, body: chat("tiny", long, `{"num_ctx":128}`, `,"truncate":false`), wantStatus: 400, wantBody: `{"error":"the input length exceeds the context length"}`},
+		{name: "silent truncation without it", steps: []Step{Text("x")}, body: chat("tiny", long, `{"num_ctx":128}`, ""), wantStatus: 200, wantBody: `"prompt_eval_count":128`},
+		{name: "prompt counted", steps: []Step{Text("x")}, body: chat("tiny", "abcdefg", `{"num_ctx":128}`, ""), wantStatus: 200, wantBody: `"prompt_eval_count":7`},
+		{name: "num_predict stops with length", steps: []Step{Text("abcdefghijkl")}, body: chat("tiny", "x", `{"num_predict":2}`, ""), wantStatus: 200, wantBody: `"done_reason":"length"`, wantLines: 3},
+		{name: "recorded 500", steps: []Step{Fail(500, "boom")}, body: chat("tiny", "x", `{}`, ""), wantStatus: 500, wantBody: `{"error":"boom"}`},
+		{name: "rate limited", steps: []Step{RateLimited("7")}, body: chat("tiny", "x", `{}`, ""), wantStatus: 429},
+		{name: "recording replayed", steps: []Step{Recorded("chat-single-long-runner-cut")}, body: chat("tiny", "x", `{}`, ""), wantStatus: 200, wantBody: `"prompt_eval_count":128`, wantLines: 4},
+		{name: "cut after a line", steps: []Step{Text("hello there").CutAfter(2)}, body: chat("tiny", "x", `{}`, ""), wantStatus: 200, wantErr: true, wantLines: 2},
+		{name: "cut in a line", steps: []Step{Text("hello there").CutInLine(1)}, body: chat("tiny", "x", `{}`, ""), wantStatus: 200, wantErr: true, wantLines: 2},
+		{name: "without done", steps: []Step{Text("hello there").WithoutDone()}, body: chat("tiny", "x", `{}`, ""), wantStatus: 200, wantLines: 4},
+		{name: "error after output", steps: []Step{Text("hello there").ErrorAfter(1, "runner died")}, body: chat("tiny", "x", `{}`, ""), wantStatus: 200, wantBody: `{"error":"runner died"}`, wantLines: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := NewOllama(t)
+			srv.Push(tt.steps...)
+			resp, body, err := post(t, srv.URL+"/api/chat", tt.body)
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status = %d, want %d (%s)", resp.StatusCode, tt.wantStatus, body)
+			}
+			if (err != nil) != tt.wantErr {
+				t.Errorf("read error = %v, want error: %v", err, tt.wantErr)
+			}
+			if tt.wantErr && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("read error = %v, want io.ErrUnexpectedEOF", err)
+			}
+			if !strings.Contains(string(body), tt.wantBody) {
+				t.Errorf("body does not contain %s:\n%s", tt.wantBody, body)
+			}
+			if tt.wantLines > 0 {
+				if n := len(splitAfter(body, []byte("\n"))); n != tt.wantLines {
+					t.Errorf("%d lines, want %d:\n%s", n, tt.wantLines, body)
+				}
+			}
+			if got := len(srv.ChatRequests()); got != 1 {
+				t.Errorf("%d chat requests logged, want 1", got)
+			}
+			if got := srv.ChatRequests()[0].Body; string(got) != tt.body {
+				t.Errorf("logged body %s, sent %s", got, tt.body)
+			}
+		})
+	}
+}
+
+func TestOllamaMetadata(t *testing.T) {
+	srv := NewOllama(t)
+	for _, path := range []string{"/api/tags", "/api/ps", "/api/version"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		name := strings.TrimPrefix(path, "/api/")
+		if rec := MustLoad(name); resp.StatusCode != 200 || !bytes.Equal(body, rec.Body) {
+			t.Errorf("GET %s = %d %s, want the recording", path, resp.StatusCode, body)
+		}
+	}
+	resp, body, _ := post(t, srv.URL+"/api/show", `{"model":"tiny"}`)
+	if resp.StatusCode != 200 || !bytes.Equal(body, MustLoad("show").Body) {
+		t.Errorf("show tiny = %d, want the recording", resp.StatusCode)
+	}
+	resp, body, _ = post(t, srv.URL+"/api/show", `{"model":"nope"}`)
+	if resp.StatusCode != 404 || string(body) != `{"error":"model 'nope' not found"}` {
+		t.Errorf("show nope = %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestHangAndWait(t *testing.T) {
+	srv := NewOllama(t)
+	srv.Push(Hang())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/api/chat", strings.NewReader(`{"model":"tiny","messages":[]}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	if err := srv.Wait(wctx, 1); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the request ended (%v) while the server hangs", err)
+	default:
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("request error = %v, want context.Canceled", err)
+	}
+}
+
+func TestOpenAIServer(t *testing.T) {
+	srv := NewOpenAI(t)
+	srv.ContextLength = 64
+	srv.Push(Answer(Reply{Content: "READ x.py", ToolCalls: nil}))
+	resp, body, err := post(t, srv.URL+"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`)
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %v %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var events int
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "data: ") {
+			events++
+		}
+	}
+	// READ x.py is 9 bytes: 3 content chunks, finish, usage, [DONE].
+	if events != 6 || !strings.HasSuffix(string(body), "data: [DONE]\n\n") || !strings.Contains(string(body), `"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}`) {
+		t.Errorf("%d events:\n%s", events, body)
+	}
+
+	resp, body, _ = post(t, srv.URL+"/chat/completions", `{"model":"nope","messages":[{"role":"user","content":"x"}]}`)
+	if want := string(MustLoad("openai-model-not-found").Body); resp.StatusCode != 404 || string(body) != want {
+		t.Errorf("unknown model = %d %s, want the recording %s", resp.StatusCode, body, want)
+	}
+	resp, body, _ = post(t, srv.URL+"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"`+strings.Repeat("x", 300)+`"}]}`)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "context_length_exceeded") {
+		t.Errorf("overflow = %d %s", resp.StatusCode, body)
+	}
+}

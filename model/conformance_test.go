@@ -1,0 +1,582 @@
+package model_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/model/ollama"
+	"github.com/pyharness/pyharness/model/openai"
+	"github.com/pyharness/pyharness/model/replay"
+	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// The conformance suite: one set of behaviours, asserted the same way
+// against every backend. Each backend's fixture turns the same list of
+// exchanges into what its server (or script, or recorded run) does.
+
+// exchange is what the model side does at one call.
+type exchange struct {
+	kind       string // one of the kinds below
+	text       string // the reply, for kindReply
+	retryAfter int    // seconds, for kindRateLimited
+}
+
+const (
+	kindReply       = "reply"
+	kindCut         = "cut"         // the connection drops after two chunks
+	kindCutInLine   = "cut-in-line" // … in the middle of the third
+	kindNoDone      = "no-done"     // the stream ends properly, but not the reply
+	kindNotFound    = "not-found"
+	kindRateLimited = "rate-limited"
+	kindServerError = "server-error"
+	kindOverflow    = "overflow"
+	kindHang        = "hang" // nothing comes back
+)
+
+type config struct {
+	retry model.Retry
+	idle  time.Duration
+}
+
+type backend interface {
+	Chat(ctx context.Context, req model.Request) (model.Reply, error)
+	Info(ctx context.Context) (model.Info, error)
+}
+
+// instance is one backend set up for a test.
+type instance struct {
+	backend backend
+	// calls counts the calls that reached the model side.
+	calls func() int
+	// checkSent asserts the options of every call were passed on.
+	checkSent func(t *testing.T, want schemas.Options)
+	// waitCalls blocks until n calls are in flight or done; nil when the
+	// backend has no server to wait for.
+	waitCalls func(ctx context.Context, n int) error
+}
+
+type fixture struct {
+	name string
+	// kinds lists the exchanges the backend can produce.
+	kinds []string
+	// notFound is the message the model side gives for an unknown model.
+	notFound string
+	// metrics is what a reply of text to req must record (TTFT aside).
+	metrics func(req model.Request, text string) schemas.Metrics
+	// measuredTotal says TotalMS is measured by the client, not reported.
+	measuredTotal bool
+	setup         func(t *testing.T, exs []exchange, cfg config) instance
+}
+
+func (f fixture) can(kind string) bool {
+	for _, k := range f.kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func fixtures() []fixture {
+	return []fixture{ollamaFixture(), openaiFixture(), scriptedFixture(), replayFixture()}
+}
+
+var allFaults = []string{kindReply, kindCut, kindCutInLine, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
+
+func ollamaFixture() fixture {
+	// The recorded done:true chunk of chat-stream: durations in ns.
+	return fixture{
+		name:     "ollama",
+		kinds:    allFaults,
+		notFound: wiretest.MustLoad("chat-model-not-found").ErrorMessage(),
+		metrics: func(req model.Request, text string) schemas.Metrics {
+			return schemas.Metrics{
+				PromptTokens: wiretest.CountPrompt(contents(req)),
+				OutputTokens: wiretest.CountTokens(text),
+				TotalMS:      320, LoadMS: 286, PromptEvalMS: 3, EvalMS: 27,
+			}
+		},
+		setup: func(t *testing.T, exs []exchange, cfg config) instance {
+			srv := wiretest.NewOllama(t)
+			for _, ex := range exs {
+				srv.Push(serverStep(ex, "chat-model-not-found", wiretest.Recorded("chat-overflow-truncate-false")))
+			}
+			b, err := ollama.New(ollama.Config{Host: srv.URL, Model: "tiny", IdleTimeout: cfg.idle, Retry: cfg.retry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return instance{
+				backend:   b,
+				calls:     func() int { return len(srv.ChatRequests()) },
+				waitCalls: srv.Wait,
+				checkSent: func(t *testing.T, want schemas.Options) {
+					for i, r := range srv.ChatRequests() {
+						wantOpts := map[string]any{"seed": float64(want.Seed), "temperature": want.Temperature, "num_ctx": float64(want.NumCtx), "num_predict": float64(want.NumPredict)}
+						if got, _ := r.Lookup("options"); !reflect.DeepEqual(got, wantOpts) {
+							t.Errorf("request %d: options = %v, want %v", i+1, got, wantOpts)
+						}
+					}
+				},
+			}
+		},
+	}
+}
+
+func openaiFixture() fixture {
+	return fixture{
+		name:     "openai",
+		kinds:    allFaults,
+		notFound: wiretest.MustLoad("openai-model-not-found").ErrorMessage(),
+		metrics: func(req model.Request, text string) schemas.Metrics {
+			return schemas.Metrics{PromptTokens: wiretest.CountPrompt(contents(req)), OutputTokens: wiretest.CountTokens(text)}
+		},
+		measuredTotal: true,
+		setup: func(t *testing.T, exs []exchange, cfg config) instance {
+			srv := wiretest.NewOpenAI(t)
+			overflow := wiretest.Fail(400, "This model's maximum context length is 128 tokens. However, you requested 300 tokens (296 in the messages, 4 in the completion).")
+			for _, ex := range exs {
+				srv.Push(serverStep(ex, "openai-model-not-found", overflow))
+			}
+			b, err := openai.New(openai.Config{BaseURL: srv.URL, APIKey: "sk-test", Model: "tiny", IdleTimeout: cfg.idle, Retry: cfg.retry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return instance{
+				backend:   b,
+				calls:     func() int { return len(srv.ChatRequests()) },
+				waitCalls: srv.Wait,
+				checkSent: func(t *testing.T, want schemas.Options) {
+					for i, r := range srv.ChatRequests() {
+						for key, w := range map[string]any{"seed": float64(want.Seed), "temperature": want.Temperature, "max_tokens": float64(want.NumPredict)} {
+							if got, ok := r.Lookup(key); !ok || got != w {
+								t.Errorf("request %d: %s = %v (sent: %v), want %v", i+1, key, got, ok, w)
+							}
+						}
+						if got, _ := r.Lookup("stream_options", "include_usage"); got != true {
+							t.Errorf("request %d: stream_options.include_usage = %v, want true", i+1, got)
+						}
+					}
+				},
+			}
+		},
+	}
+}
+
+// serverStep is what a test server does for ex.
+func serverStep(ex exchange, notFound string, overflow wiretest.Step) wiretest.Step {
+	switch ex.kind {
+	case kindReply:
+		return wiretest.Text(ex.text)
+	case kindCut:
+		return wiretest.Text(ex.text).CutAfter(2)
+	case kindCutInLine:
+		return wiretest.Text(ex.text).CutInLine(2)
+	case kindNoDone:
+		return wiretest.Text(ex.text).WithoutDone()
+	case kindNotFound:
+		return wiretest.Recorded(notFound)
+	case kindRateLimited:
+		return wiretest.RateLimited(strconv.Itoa(ex.retryAfter))
+	case kindServerError:
+		return wiretest.Fail(500, "llama runner process has terminated: exit status 2")
+	case kindOverflow:
+		return overflow
+	case kindHang:
+		return wiretest.Hang()
+	}
+	panic("unknown exchange " + ex.kind)
+}
+
+func scriptedFixture() fixture {
+	return fixture{
+		name:     "scripted",
+		kinds:    allFaults,
+		notFound: "model 'llama3.1:8b' not found",
+		metrics: func(req model.Request, text string) schemas.Metrics {
+			m := schemas.Metrics{OutputTokens: (len(text) + 3) / 4}
+			for _, c := range contents(req) {
+				m.PromptTokens += (len(c)+3)/4 + 4
+			}
+			return m
+		},
+		setup: func(t *testing.T, exs []exchange, cfg config) instance {
+			var script strings.Builder
+			for _, ex := range exs {
+				var line map[string]any
+				switch ex.kind {
+				case kindReply:
+					line = map[string]any{"content": ex.text}
+				case kindCut, kindCutInLine, kindNoDone:
+					line = map[string]any{"error": model.CodeStreamCut}
+				case kindNotFound:
+					line = map[string]any{"error": model.CodeModelNotFound, "status": 404, "message": "model 'llama3.1:8b' not found"}
+				case kindRateLimited:
+					line = map[string]any{"error": model.CodeRateLimited, "status": 429, "retry_after_ms": ex.retryAfter * 1000}
+				case kindServerError:
+					line = map[string]any{"error": model.CodeServerError, "status": 500}
+				case kindOverflow:
+					line = map[string]any{"error": model.CodeContextOverflow, "status": 400, "message": "the input length exceeds the context length"}
+				case kindHang:
+					line = map[string]any{"error": model.CodeTimeout}
+				}
+				b, _ := json.Marshal(line)
+				script.Write(append(b, '\n'))
+			}
+			b, err := scripted.NewFromReader(strings.NewReader(script.String()), "conformance.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Retry = cfg.retry
+			played := func() int { return len(exs) - b.Remaining() }
+			return instance{
+				backend: b,
+				calls:   played,
+				checkSent: func(t *testing.T, want schemas.Options) {
+					for i, r := range b.Requests() {
+						if r.Options != want {
+							t.Errorf("request %d: options = %+v, want %+v", i+1, r.Options, want)
+						}
+					}
+				},
+			}
+		},
+	}
+}
+
+func replayFixture() fixture {
+	recorded := schemas.Metrics{PromptTokens: 812, OutputTokens: 41, TotalMS: 2210, LoadMS: 5, PromptEvalMS: 900, EvalMS: 1300, TTFTMS: 910}
+	return fixture{
+		name:    "replay",
+		kinds:   []string{kindReply},
+		metrics: func(model.Request, string) schemas.Metrics { return recorded },
+		setup: func(t *testing.T, exs []exchange, cfg config) instance {
+			dir := t.TempDir()
+			w, err := trace.Create(dir, "run-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			write := func(r schemas.Record) {
+				if err := w.Write(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(schemas.Record{RunStart: &schemas.RunStart{RunID: "run-1", Attempt: 1, Source: schemas.SourceAdhoc,
+				Model: schemas.Model{Backend: model.BackendOllama, Name: "llama3.1:8b", Digest: "sha256:abc"}}})
+			for i, ex := range exs {
+				write(schemas.Record{Turn: &schemas.Turn{RunID: "run-1", Step: i + 1, ModelStep: true,
+					Reply: schemas.Reply{Content: ex.text, FinishReason: "stop"}, Metrics: recorded}})
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := replay.New(filepath.Join(dir, trace.AttemptFileName("run-1", 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return instance{
+				backend: b,
+				calls:   b.Played,
+				checkSent: func(t *testing.T, want schemas.Options) {
+					for i, r := range b.Requests() {
+						if r.Options != want {
+							t.Errorf("request %d: options = %+v, want %+v", i+1, r.Options, want)
+						}
+					}
+				},
+			}
+		},
+	}
+}
+
+func contents(req model.Request) []string {
+	var out []string
+	for _, m := range req.Messages {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
+// sleeps stands in for Retry.Sleep: it records each wait and returns at
+// once, so the suite never waits for real.
+type sleeps struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.waits = append(s.waits, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (s *sleeps) got() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+const base = 10 * time.Millisecond
+
+func request() model.Request {
+	return model.Request{
+		Messages: []schemas.Message{
+			{Role: "system", Content: "You are a coding agent. Answer with one action."},
+			{Role: "user", Content: "Fix the off-by-one in wordcount.py."},
+		},
+		// Zeros on purpose: they must reach the server.
+		Options: schemas.Options{Seed: 0, Temperature: 0, NumCtx: 256, NumPredict: 64},
+	}
+}
+
+const draft = "READ wordcount.py to see the loader"
+
+func wantError(t *testing.T, err error, code string) *model.Error {
+	t.Helper()
+	var e *model.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v (%T), want *model.Error %s", err, err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("error code = %s (%v), want %s", e.Code, e, code)
+	}
+	return e
+}
+
+func TestConformance(t *testing.T) {
+	for _, f := range fixtures() {
+		t.Run(f.name, func(t *testing.T) { runConformance(t, f) })
+	}
+}
+
+func runConformance(t *testing.T, f fixture) {
+	// start sets up f for exs, skipping the test when the backend cannot
+	// produce one of them (replay has no faults to replay).
+	start := func(t *testing.T, cfg config, exs ...exchange) instance {
+		t.Helper()
+		for _, ex := range exs {
+			if !f.can(ex.kind) {
+				t.Skipf("%s cannot produce %s", f.name, ex.kind)
+			}
+		}
+		if cfg.idle == 0 {
+			cfg.idle = 10 * time.Second
+		}
+		return f.setup(t, exs, cfg)
+	}
+	reply := exchange{kind: kindReply, text: draft}
+
+	t.Run("reply gathered whole", func(t *testing.T) {
+		in := start(t, config{}, reply)
+		got, err := in.backend.Chat(context.Background(), request())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Content != draft || got.FinishReason != "stop" {
+			t.Errorf("reply = %q (finish %q), want %q (stop)", got.Content, got.FinishReason, draft)
+		}
+		if want := []schemas.Attempt{{N: 1}}; !reflect.DeepEqual(got.Attempts, want) {
+			t.Errorf("attempts = %+v, want %+v", got.Attempts, want)
+		}
+	})
+
+	t.Run("options passed", func(t *testing.T) {
+		in := start(t, config{}, reply, reply)
+		req := request()
+		for range 2 {
+			if _, err := in.backend.Chat(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := in.calls(); n != 2 {
+			t.Fatalf("%d calls, want 2", n)
+		}
+		in.checkSent(t, req.Options)
+	})
+
+	t.Run("metrics recorded", func(t *testing.T) {
+		in := start(t, config{}, reply)
+		req := request()
+		got, err := in.backend.Chat(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := f.metrics(req, draft)
+		if got.Metrics.TTFTMS < 0 {
+			t.Errorf("ttft = %d ms", got.Metrics.TTFTMS)
+		}
+		if f.name != "replay" {
+			want.TTFTMS = got.Metrics.TTFTMS // measured here, not reported
+		}
+		if f.measuredTotal {
+			want.TotalMS = got.Metrics.TotalMS
+		}
+		if got.Metrics != want {
+			t.Errorf("metrics = %+v, want %+v", got.Metrics, want)
+		}
+	})
+
+	for _, kind := range []string{kindCut, kindCutInLine, kindNoDone} {
+		t.Run("stream "+kind+" retried", func(t *testing.T) {
+			var s sleeps
+			in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kind, text: draft}, reply)
+			got, err := in.backend.Chat(context.Background(), request())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Content != draft {
+				t.Errorf("content = %q, want %q", got.Content, draft)
+			}
+			if len(got.Attempts) != 2 || !strings.HasPrefix(got.Attempts[0].Error, model.CodeStreamCut) || got.Attempts[0].WaitMS != base.Milliseconds() || got.Attempts[1] != (schemas.Attempt{N: 2}) {
+				t.Errorf("attempts = %+v, want a stream-cut then the answer", got.Attempts)
+			}
+			if w := s.got(); !reflect.DeepEqual(w, []time.Duration{base}) {
+				t.Errorf("waits = %v, want [%v]", w, base)
+			}
+		})
+	}
+
+	t.Run("model not found not retried", func(t *testing.T) {
+		var s sleeps
+		in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kindNotFound}, reply)
+		_, err := in.backend.Chat(context.Background(), request())
+		e := wantError(t, err, model.CodeModelNotFound)
+		if e.Message != f.notFound || e.Status != 404 || e.Retryable {
+			t.Errorf("error = %q status %d retryable %v, want %q 404 not retryable", e.Message, e.Status, e.Retryable, f.notFound)
+		}
+		if len(e.Attempts) != 1 || in.calls() != 1 || len(s.got()) != 0 {
+			t.Errorf("attempts %+v, %d calls, waits %v: want one attempt", e.Attempts, in.calls(), s.got())
+		}
+	})
+
+	t.Run("429 waits what Retry-After says", func(t *testing.T) {
+		var s sleeps
+		in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kindRateLimited, retryAfter: 7}, reply)
+		got, err := in.backend.Chat(context.Background(), request())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := s.got(); !reflect.DeepEqual(w, []time.Duration{7 * time.Second}) {
+			t.Errorf("waits = %v, want [7s]", w)
+		}
+		if len(got.Attempts) != 2 || got.Attempts[0].Status != 429 || got.Attempts[0].WaitMS != 7000 || !strings.HasPrefix(got.Attempts[0].Error, model.CodeRateLimited) {
+			t.Errorf("attempts = %+v, want a 429 that waited 7000 ms, then the answer", got.Attempts)
+		}
+	})
+
+	t.Run("500 retried up to Max", func(t *testing.T) {
+		var s sleeps
+		fail := exchange{kind: kindServerError}
+		in := start(t, config{retry: model.Retry{Max: 2, Base: base, Sleep: s.sleep}}, fail, fail, fail, reply)
+		_, err := in.backend.Chat(context.Background(), request())
+		e := wantError(t, err, model.CodeServerError)
+		if !e.Retryable || e.Status != 500 {
+			t.Errorf("error = %+v, want a retryable 500", e)
+		}
+		if len(e.Attempts) != 3 || in.calls() != 3 {
+			t.Errorf("%d attempts, %d calls, want 3 (Max 2 retries)", len(e.Attempts), in.calls())
+		}
+		for i, a := range e.Attempts {
+			if a.N != i+1 || a.Status != 500 || a.Error == "" {
+				t.Errorf("attempt %d = %+v", i+1, a)
+			}
+		}
+		if w := s.got(); !reflect.DeepEqual(w, []time.Duration{base, 2 * base}) {
+			t.Errorf("waits = %v, want [%v %v] (doubling)", w, base, 2*base)
+		}
+	})
+
+	t.Run("context overflow not retried", func(t *testing.T) {
+		var s sleeps
+		in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kindOverflow}, reply)
+		_, err := in.backend.Chat(context.Background(), request())
+		e := wantError(t, err, model.CodeContextOverflow)
+		if e.Retryable || e.Status != 400 || len(e.Attempts) != 1 || in.calls() != 1 {
+			t.Errorf("error = %+v after %d calls, want one 400 not retried", e, in.calls())
+		}
+	})
+
+	t.Run("hang times out and is retried", func(t *testing.T) {
+		var s sleeps
+		in := start(t, config{idle: 100 * time.Millisecond, retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kindHang}, reply)
+		got, err := in.backend.Chat(context.Background(), request())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Content != draft || len(got.Attempts) != 2 || !strings.HasPrefix(got.Attempts[0].Error, model.CodeTimeout) {
+			t.Errorf("reply %q, attempts %+v: want a timeout, then the answer", got.Content, got.Attempts)
+		}
+	})
+
+	t.Run("hang times out", func(t *testing.T) {
+		in := start(t, config{idle: 100 * time.Millisecond, retry: model.Retry{Max: -1}}, exchange{kind: kindHang})
+		_, err := in.backend.Chat(context.Background(), request())
+		if e := wantError(t, err, model.CodeTimeout); !e.Retryable || len(e.Attempts) != 1 {
+			t.Errorf("error = %+v, want one retryable timeout", e)
+		}
+	})
+
+	t.Run("cancelled before the call", func(t *testing.T) {
+		in := start(t, config{}, reply)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := in.backend.Chat(ctx, request())
+		if e := wantError(t, err, model.CodeCancelled); e.Retryable || !errors.Is(err, context.Canceled) {
+			t.Errorf("error = %+v, want cancelled wrapping context.Canceled", e)
+		}
+		if n := in.calls(); n != 0 {
+			t.Errorf("%d calls made after cancel", n)
+		}
+	})
+
+	t.Run("cancelled mid-call", func(t *testing.T) {
+		in := start(t, config{}, exchange{kind: kindHang})
+		if in.waitCalls == nil {
+			t.Skipf("%s has no call in flight to cancel", f.name)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer wcancel()
+			in.waitCalls(wctx, 1)
+			cancel()
+		}()
+		_, err := in.backend.Chat(ctx, request())
+		e := wantError(t, err, model.CodeCancelled)
+		if len(e.Attempts) != 1 || !strings.HasPrefix(e.Attempts[0].Error, model.CodeCancelled) {
+			t.Errorf("attempts = %+v, want the cancelled one", e.Attempts)
+		}
+	})
+
+	t.Run("info", func(t *testing.T) {
+		in := start(t, config{}, reply)
+		info, err := in.backend.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Backend != f.name || info.Name == "" {
+			t.Errorf("info = %+v, want backend %s and a name", info, f.name)
+		}
+	})
+}
+
+// Every backend satisfies the harness's Chatter.
+var (
+	_ backend = (*ollama.Client)(nil)
+	_ backend = (*openai.Client)(nil)
+	_ backend = (*scripted.Backend)(nil)
+	_ backend = (*replay.Backend)(nil)
+)

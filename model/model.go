@@ -1,0 +1,69 @@
+package model
+
+import (
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// Backend names, as recorded in schemas.Model.Backend.
+const (
+	BackendOllama   = "ollama"
+	BackendOpenAI   = "openai"
+	BackendScripted = "scripted"
+	BackendReplay   = "replay"
+)
+
+// Request is one call to a model: the whole prompt and the options it is
+// sampled with.
+type Request struct {
+	Messages []schemas.Message
+	// Options are always sent, zeros included: a temperature or seed of 0
+	// that silently fell back to the server's default would make a run
+	// irreproducible without anyone noticing.
+	Options schemas.Options
+	// Tools are native tool definitions, set only with --native-tools.
+	Tools []Tool
+}
+
+// Tool is a native tool definition offered to the model.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the tool's arguments.
+	Parameters map[string]any
+}
+
+// Reply is a model's whole answer to one Request, gathered across every
+// chunk of the stream, with what it cost and how many attempts it took.
+type Reply struct {
+	schemas.Reply
+	Metrics schemas.Metrics
+	// Attempts lists every call made for this reply, failed ones first,
+	// the one that answered last.
+	Attempts []schemas.Attempt
+	// Truncated is true when the server's prompt count shows it cut the
+	// prompt (prompt_eval_count equal to num_ctx): the model answered a
+	// prompt it never saw whole.
+	Truncated bool
+	// Warnings are stable, human-readable notes for the turn's record.
+	Warnings []string
+}
+
+// Info describes the model a backend talks to, for the run record and the
+// pre-flight check.
+type Info struct {
+	Backend  string
+	Name     string
+	Digest   string
+	Template string
+	Host     string
+	// ContextLength is the model's trained context as the server reports it.
+	ContextLength int
+	// LoadedContextLength is the context in force for a model the server
+	// has loaded (Ollama's /api/ps), 0 when it is not loaded or unknown.
+	LoadedContextLength int
+	Capabilities        []string
+}
+
+// WarnPromptTruncated starts the warning a backend records when the server
+// cut the prompt.
+const WarnPromptTruncated = "prompt-truncated"
