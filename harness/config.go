@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// Chatter is what the harness needs of a model backend.
+type Chatter interface {
+	Chat(ctx context.Context, req model.Request) (model.Reply, error)
+}
+
+// Checker runs the checks that decide a run's verdict when there are any:
+// a benchmark case's hidden checks, or a manifest's check command. It is
+// given the workspace after the agent has ended.
+type Checker interface {
+	Check(ctx context.Context, workspace string) (schemas.Checks, error)
+}
+
+// Asker asks the person at the terminal (run --interactive).
+type Asker func(ctx context.Context, question string) (string, error)
+
+// Config is one run: a task on a repository with a model.
+type Config struct {
+	// RunID names the run; its trace is OutDir/runs/<RunID>.jsonl (or the
+	// next attempt file).
+	RunID string
+	// OutDir receives runs/ and patches/.
+	OutDir string
+
+	Source string // bench, dogfood or adhoc
+	CaseID string
+	Tier   int
+	Pass   int
+	Tags   []string
+
+	Repo    string
+	RepoURL string
+	// RepoLabel is what run_start records as the repository path when Repo
+	// is a temporary copy (a benchmark fixture); Repo when empty.
+	RepoLabel string
+	// InPlace works in Repo itself instead of a copy.
+	InPlace bool
+
+	Task    string
+	Targets []string
+	Names   []string
+	Subject string
+	Scope   []string
+	// Suite is the suite command; empty detects the runner.
+	Suite  string
+	Python string
+
+	// MaxSteps is the step budget (20 when 0).
+	MaxSteps int
+	// Model is recorded on run_start; its Options are sent with every call.
+	Model       schemas.Model
+	NativeTools bool
+	// Ask is set for --interactive; nil means nobody watches the run.
+	Ask Asker
+	// Checks decide the verdict when set (benchmark hidden checks or a
+	// manifest check command).
+	Checks Checker
+
+	SuiteTimeout time.Duration
+	// Log receives one line per step as the run goes; nil for none.
+	Log io.Writer
+	Now func() time.Time
+}
+
+// StepSummary is what one step did, for comparing a replay with the run it
+// replays.
+type StepSummary struct {
+	Step   int
+	Verb   string
+	Path   string
+	Status string
+	Code   string
+}
+
+// Result is what a run produced.
+type Result struct {
+	Start     schemas.RunStart
+	End       schemas.RunEnd
+	TracePath string
+	PatchPath string
+	// BrokeSuite names the file whose write broke a suite that passed at
+	// baseline, when the run stopped for it.
+	BrokeSuite string
+	Warnings   []string
+	Steps      []StepSummary
+}

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// errOutsideScope is a path the run may not touch.
+var errOutsideScope = errors.New("outside scope")
+
+// scope decides which workspace paths a run may read and write.
+type scope struct {
+	root  string // the workspace, symlinks resolved
+	globs []string
+}
+
+func newScope(root string, globs []string) (*scope, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolve workspace: %w", err)
+	}
+	for _, g := range globs {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("scope: invalid glob %q", g)
+		}
+	}
+	return &scope{root: real, globs: globs}, nil
+}
+
+// resolve turns a path the model named into a clean workspace-relative path
+// with forward slashes, refusing anything that leaves the workspace — by
+// "..", by an absolute path, or through a symlink — or that the scope globs
+// do not cover.
+func (s *scope) resolve(name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("no path given")
+	}
+	if strings.ContainsAny(name, "\x00\n") {
+		return "", fmt.Errorf("%w: %q is not a path", errOutsideScope, name)
+	}
+	slashed := strings.ReplaceAll(name, "\\", "/")
+	if path.IsAbs(slashed) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
+		return "", fmt.Errorf("%w: %s is an absolute path; name files relative to the repository root", errOutsideScope, name)
+	}
+	rel := path.Clean(slashed)
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%w: %s leaves the repository", errOutsideScope, name)
+	}
+	first := strings.SplitN(rel, "/", 2)[0]
+	if first == ".git" || first == ".pyharness-git" {
+		return "", fmt.Errorf("%w: %s is version-control data", errOutsideScope, name)
+	}
+	if err := s.checkLinks(rel); err != nil {
+		return "", err
+	}
+	if !s.inGlobs(rel) {
+		return "", fmt.Errorf("%w: %s is not within --scope %s", errOutsideScope, rel, strings.Join(s.globs, ", "))
+	}
+	return rel, nil
+}
+
+// checkLinks resolves the longest existing prefix of rel and refuses it when
+// a symlink takes it out of the workspace.
+func (s *scope) checkLinks(rel string) error {
+	full := filepath.Join(s.root, filepath.FromSlash(rel))
+	probe := full
+	for {
+		if _, err := os.Lstat(probe); err == nil {
+			break
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe || len(parent) < len(s.root) {
+			return nil
+		}
+		probe = parent
+	}
+	real, err := filepath.EvalSymlinks(probe)
+	if err != nil {
+		// A dangling link: where it points is what matters.
+		if target, lerr := os.Readlink(probe); lerr == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(probe), target)
+			}
+			real = filepath.Clean(target)
+		} else {
+			return fmt.Errorf("resolve %s: %w", rel, err)
+		}
+	}
+	if real != s.root && !strings.HasPrefix(real, s.root+string(filepath.Separator)) {
+		return fmt.Errorf("%w: %s is a link that leaves the repository", errOutsideScope, rel)
+	}
+	return nil
+}
+
+func (s *scope) inGlobs(rel string) bool {
+	if len(s.globs) == 0 {
+		return true
+	}
+	for _, g := range s.globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		// A directory glob such as "src" or "src/" covers what is below it.
+		if d := strings.TrimSuffix(g, "/"); !strings.ContainsAny(d, "*?[{") && (rel == d || strings.HasPrefix(rel, d+"/")) {
+			return true
+		}
+	}
+	return false
+}

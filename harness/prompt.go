@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/model"
+)
+
+// systemPrompt is the action protocol and the rules the guards enforce.
+func systemPrompt(cfg Config) string {
+	var b strings.Builder
+	b.WriteString("You are a careful coding agent working in a Python repository. You act one step at a time: each reply is one action, and the harness answers with its result.\n\n")
+	b.WriteString(draft.Accepted())
+	b.WriteString(`
+Rules the harness enforces:
+- READ a file before you PATCH it, and copy FIND blocks from the file as it is now.
+- RUN tests after you change files, and before DONE.
+- Write only the files the task names as targets, and keep the function you were asked to fix.
+- Give new functions names that say what they do.
+- If the code is already correct, DONE must quote the line that makes it so, in backticks.
+`)
+	return b.String()
+}
+
+// openingMessage is the task, its targets and names, and the repository
+// map sized to a share of the budget.
+func (r *runner) openingMessage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task: %s\n", strings.TrimSpace(r.cfg.Task))
+	if len(r.cfg.Targets) > 0 {
+		fmt.Fprintf(&b, "Files to change: %s\n", strings.Join(r.cfg.Targets, ", "))
+	}
+	if len(r.cfg.Names) > 0 {
+		fmt.Fprintf(&b, "Names that must be defined: %s\n", strings.Join(r.cfg.Names, ", "))
+	}
+	if r.cfg.Subject != "" {
+		fmt.Fprintf(&b, "The function to fix: %s (keep it; change its body)\n", r.cfg.Subject)
+	}
+	if len(r.cfg.Scope) > 0 {
+		fmt.Fprintf(&b, "You may read and write only: %s\n", strings.Join(r.cfg.Scope, ", "))
+	}
+	fmt.Fprintf(&b, "Tests: %s\n", suiteBaselineLine(r))
+	b.WriteString("\n")
+	// The map gets a quarter of the budget at most: the rest is for files
+	// and results.
+	m, _ := repoMap(r.ws.dir, r.scope, r.tok, r.budget/4)
+	b.WriteString(m)
+	return b.String()
+}
+
+func suiteBaselineLine(r *runner) string {
+	res := r.suiteBefore
+	switch {
+	case res.Passed():
+		return fmt.Sprintf("the suite (%s) passes now: %d tests.", r.suiteCommand(), res.Counts.Ran)
+	case res.Counts.NoTests:
+		return fmt.Sprintf("the suite (%s) runs no tests yet.", r.suiteCommand())
+	default:
+		return fmt.Sprintf("the suite (%s) does not pass now: %s", r.suiteCommand(), res.FirstFailure())
+	}
+}
+
+// nativeTools are the actions offered as native tools with --native-tools.
+func nativeTools() []model.Tool {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	obj := func(req []string, props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props, "required": req}
+	}
+	return []model.Tool{
+		{Name: "read_file", Description: "Show a file, or a window of it.", Parameters: obj([]string{"path"}, map[string]any{
+			"path": str("path relative to the repository root"), "start": map[string]any{"type": "integer"}, "end": map[string]any{"type": "integer"}})},
+		{Name: "write_file", Description: "Create a file or replace it whole.", Parameters: obj([]string{"path", "content"}, map[string]any{
+			"path": str("path relative to the repository root"), "content": str("the whole file")})},
+		{Name: "patch_file", Description: "Replace one exact piece of a file you have read.", Parameters: obj([]string{"path", "find", "replace"}, map[string]any{
+			"path": str("path"), "find": str("text copied exactly from the file"), "replace": str("what goes in its place")})},
+		{Name: "run_tests", Description: "Run the test suite.", Parameters: obj(nil, map[string]any{})},
+		{Name: "skill", Description: "Run a helper: locate NAME, outline FILE, scaffold-test MODULE.", Parameters: obj([]string{"name"}, map[string]any{
+			"name": str("locate, outline or scaffold-test"), "args": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}})},
+		{Name: "ask", Description: "Ask the person running you, before any file has changed.", Parameters: obj([]string{"question"}, map[string]any{"question": str("the question")})},
+		{Name: "done", Description: "Finish, saying what you changed and how you checked it.", Parameters: obj([]string{"summary"}, map[string]any{"summary": str("summary")})},
+	}
+}

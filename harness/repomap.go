@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// repoMapHeading starts the repository map in the opening message.
+const repoMapHeading = "Repository files"
+
+// listFiles lists the workspace's files within scope, sorted, with forward
+// slashes, leaving out version-control data and interpreter litter.
+func listFiles(root string, sc *scope) []string {
+	var files []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if d.Name() == ".git" || d.Name() == ".pyharness-git" || isNoise(rel) || d.Name() == "node_modules" || d.Name() == ".venv" || d.Name() == "venv" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if sc != nil && !sc.inGlobs(rel) {
+			return nil
+		}
+		files = append(files, rel)
+		return nil
+	})
+	sort.Strings(files)
+	return files
+}
+
+// repoMap describes the repository within a token budget: every file, with
+// the top-level definitions of Python files while they fit, then only the
+// names of files, then a count of what was left out.
+func repoMap(root string, sc *scope, tok *tokenizer, budget int) (string, int) {
+	files := listFiles(root, sc)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n", repoMapHeading, len(files))
+	left := 0
+	withDefs := true
+	for i, f := range files {
+		line := f
+		if withDefs && strings.HasSuffix(f, ".py") {
+			if src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+				var names []string
+				for _, d := range pyDefs(string(src)) {
+					if d.Indent == 0 {
+						names = append(names, d.Kind+" "+d.Name)
+					}
+				}
+				if len(names) > 0 {
+					line += ": " + strings.Join(names, ", ")
+				}
+			}
+		}
+		if tok.text(b.String()+line) > budget {
+			if withDefs {
+				// Out of room with definitions: go on with names only.
+				withDefs = false
+				if tok.text(b.String()+f) <= budget {
+					b.WriteString(f + "\n")
+					continue
+				}
+			}
+			left = len(files) - i
+			fmt.Fprintf(&b, "... and %d more files (use SKILL locate NAME to find a name)\n", left)
+			break
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String(), left
+}

@@ -1,0 +1,892 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/internal/version"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// DefaultMaxSteps is the step budget of a run.
+const DefaultMaxSteps = 20
+
+// Guard codes: the stable codes of what the harness sends back.
+const (
+	CodeParseFailed     = "parse-failed"
+	CodeRunTestsFirst   = "run-tests-first"
+	CodeReadBeforePatch = "read-before-patch"
+	CodeWrongFile       = "wrong-file"
+	CodeFindNotFound    = "find-not-found"
+	CodeRepeatRead      = "repeat-read"
+	CodeRepeatPatch     = "repeat-patch"
+	CodeTooLateToAsk    = "too-late-to-ask"
+	CodeNoAnswer        = "no-answer"
+	CodeSkillRepeated   = "skill-repeated"
+	CodeOutsideScope    = "outside-scope"
+	CodeDeletedSubject  = "deleted-subject"
+	CodeQuoteRequired   = "quote-required"
+	CodeNameMissing     = "name-missing"
+	CodeVagueName       = "vague-name"
+	CodeModuleTwice     = "module-twice"
+	CodeSuiteBroken     = "suite-broken"
+	CodeEmptyReply      = "empty-reply"
+	CodeNoSuchFile      = "no-such-file"
+	CodeBadSkill        = "bad-skill"
+	// Outcome codes that are not guards.
+	CodeBrokeSuite       = "broke-suite"
+	CodeContextTruncated = "context-truncated"
+	CodeContextOverflow  = "context-overflow"
+)
+
+// Repair codes the harness adds to the parser's own.
+const RepairWrapTestClass = "wrap-test-class"
+
+// feedback is what the harness sends back after a step.
+type feedback struct {
+	kind string // schemas.Kind*
+	code string
+	text string
+}
+
+// runner holds the state of one run.
+type runner struct {
+	cfg    Config
+	model  Chatter
+	ws     *workspace
+	scope  *scope
+	suite  suite.Runner
+	w      *trace.Writer
+	tok    *tokenizer
+	budget int
+
+	hist       []*histMsg
+	prevPrompt []schemas.Message
+
+	baseline    map[string]bool   // files present at baseline
+	known       map[string]bool   // files read or written in this run: may be patched
+	lastRead    map[string]string // path+window → content hash when last read
+	applied     map[string]bool   // path+content hashes of writes applied
+	repeats     int
+	newModules  map[string]string // modules created in this run
+	skillsRun   map[string]bool
+	wrote       bool
+	testsRan    bool // a suite run since the last write
+	suiteBefore *suite.Result
+	suiteLatest *suite.Result // nil when files changed since
+	brokenBy    string
+	brokenStep  int
+	nativeTools bool
+	steps       []StepSummary
+	warnings    []string
+	modelSteps  int
+	claimedDone bool
+	stopReason  string
+	modelErr    string
+	pendingStop bool
+	truncWarned bool
+}
+
+// Run drives the model through the task, recording every turn, and returns
+// the run's result. An error means the run could not be set up or recorded
+// (no repository, an unwritable trace); a model that fails is a result with
+// verdict error, and a cancelled context a result with verdict cancelled.
+func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Source == "" {
+		cfg.Source = schemas.SourceAdhoc
+	}
+	if cfg.Model.Options.NumCtx <= 0 {
+		cfg.Model.Options.NumCtx = 8192
+	}
+	if cfg.Model.Options.NumPredict <= 0 {
+		cfg.Model.Options.NumPredict = 1024
+	}
+	if cfg.RunID == "" {
+		return nil, errors.New("run: no run id")
+	}
+	started := cfg.Now()
+	ws, err := newWorkspace(ctx, cfg.Repo, cfg.InPlace)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.close()
+	sc, err := newScope(ws.dir, cfg.Scope)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{
+		cfg: cfg, model: m, ws: ws, scope: sc, tok: newTokenizer(),
+		budget:      cfg.Model.Options.NumCtx - cfg.Model.Options.NumPredict,
+		baseline:    map[string]bool{},
+		known:       map[string]bool{},
+		lastRead:    map[string]string{},
+		applied:     map[string]bool{},
+		newModules:  map[string]string{},
+		skillsRun:   map[string]bool{},
+		nativeTools: cfg.NativeTools,
+	}
+	if r.budget < 512 {
+		return nil, fmt.Errorf("run: num_ctx %d minus num_predict %d leaves %d tokens for the prompt; at least 512 are needed",
+			cfg.Model.Options.NumCtx, cfg.Model.Options.NumPredict, r.budget)
+	}
+	for _, f := range listFiles(ws.dir, nil) {
+		r.baseline[f] = true
+	}
+	r.suite = suite.Runner{Command: cfg.Suite, Python: cfg.Python, Timeout: cfg.SuiteTimeout}
+	if cfg.Suite == "" {
+		r.suite.Kind = suite.Detect(ws.dir)
+	}
+	if r.suite.Kind != suite.GoTest {
+		py, err := suite.FindPython(ctx, cfg.Python, strings.Contains(cfg.Suite, "pytest") || r.suite.Kind == suite.Pytest)
+		if err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		r.suite.Python = py
+	}
+
+	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	r.w = w
+	res := &Result{TracePath: w.Path()}
+	res.Start = schemas.RunStart{
+		Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: cfg.RunID, Attempt: w.Attempt(),
+		Source: cfg.Source, CaseID: cfg.CaseID, Tier: cfg.Tier, Pass: cfg.Pass, Model: cfg.Model,
+		Harness: version.Harness(), Task: cfg.Task, Targets: cfg.Targets, Names: cfg.Names, Subject: cfg.Subject,
+		Scope: cfg.Scope, Suite: r.suiteCommand(), Python: r.suite.Python,
+		Repo: schemas.Repo{Path: cmp.Or(cfg.RepoLabel, ws.source), Commit: ws.commit, URL: cfg.RepoURL}, MaxSteps: cfg.MaxSteps,
+		NativeTools: cfg.NativeTools, Interactive: cfg.Ask != nil, Tags: cfg.Tags, StartedAt: started.UTC(),
+	}
+	if err := w.Write(schemas.Record{RunStart: &res.Start}); err != nil {
+		return nil, err
+	}
+
+	r.suiteBefore, err = r.runSuite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.suiteLatest = r.suiteBefore
+	if err := r.loop(ctx); err != nil {
+		return nil, err
+	}
+	end, err := r.finish(ctx, started)
+	if err != nil {
+		return nil, err
+	}
+	res.End = *end
+	res.BrokeSuite = ""
+	if end.StopReason == schemas.StopBrokeSuite {
+		res.BrokeSuite = r.brokenBy
+	}
+	res.Warnings = r.warnings
+	res.Steps = r.steps
+	if end.Patch != "" {
+		dir := filepath.Join(cfg.OutDir, "patches")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("write patch: %w", err)
+		}
+		res.PatchPath = filepath.Join(dir, cfg.RunID+".diff")
+		if err := os.WriteFile(res.PatchPath, []byte(end.Patch), 0o644); err != nil {
+			return nil, fmt.Errorf("write patch: %w", err)
+		}
+	}
+	if err := w.Write(schemas.Record{RunEnd: end}); err != nil {
+		return nil, err
+	}
+	return res, w.Close()
+}
+
+func (r *runner) suiteCommand() string {
+	if r.cfg.Suite != "" {
+		return r.cfg.Suite
+	}
+	return string(r.suite.Kind)
+}
+
+func (r *runner) abs(rel string) string { return filepath.Join(r.ws.dir, filepath.FromSlash(rel)) }
+
+func (r *runner) runSuite(ctx context.Context) (*suite.Result, error) {
+	res, err := r.suite.Run(ctx, r.ws.dir)
+	if err != nil {
+		return nil, fmt.Errorf("run suite: %w", err)
+	}
+	return res, nil
+}
+
+func (r *runner) logf(format string, args ...any) {
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, format+"\n", args...)
+	}
+}
+
+// loop takes steps until a stop rule, an accepted DONE, or the budget.
+func (r *runner) loop(ctx context.Context) error {
+	r.hist = []*histMsg{
+		{msg: schemas.Message{Role: "system", Content: systemPrompt(r.cfg)}, kind: "system", protects: true},
+	}
+	opening := r.openingMessage()
+	next := feedback{kind: schemas.KindOpening, text: opening}
+	var prevReply *schemas.Reply
+	var prevVia string
+	for step := 1; step <= r.cfg.MaxSteps; step++ {
+		if ctx.Err() != nil {
+			r.stopReason = schemas.StopCancelled
+			return nil
+		}
+		if prevReply != nil {
+			am := schemas.Message{Role: "assistant", Content: prevReply.Content, ToolCalls: prevReply.ToolCalls}
+			r.hist = append(r.hist, &histMsg{msg: am, kind: "reply", ref: fmt.Sprintf("step %d", step-1)})
+		}
+		role := "user"
+		if prevVia == draft.ViaToolCall {
+			role = "tool"
+		}
+		kind := "result"
+		if step == 1 {
+			kind = "opening"
+		}
+		r.hist = append(r.hist, &histMsg{msg: schemas.Message{Role: role, Content: next.text}, kind: kind, ref: fmt.Sprintf("step %d", step-1)})
+
+		turn, fb, err := r.step(ctx, step, next)
+		if err != nil {
+			return err
+		}
+		if err := r.w.Write(schemas.Record{Turn: turn}); err != nil {
+			return err
+		}
+		r.steps = append(r.steps, StepSummary{Step: step, Verb: turn.Action.Verb, Path: turn.Action.Path, Status: turn.Outcome.Status, Code: turn.Outcome.Code})
+		r.logf("step %2d  %-6s %-28s %s %s", step, turn.Action.Verb, turn.Action.Path, turn.Outcome.Status, turn.Outcome.Code)
+		if r.stopReason != "" {
+			return nil
+		}
+		next = fb
+		prevReply = &turn.Reply
+		prevVia = turn.Action.Via
+	}
+	r.stopReason = schemas.StopBudget
+	return nil
+}
+
+// step sends one prompt, reads the reply, and acts on it.
+func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Turn, feedback, error) {
+	t := &schemas.Turn{RunID: r.cfg.RunID, Step: step, StartedAt: r.cfg.Now().UTC(), ModelStep: true}
+	t.Sent.Kind, t.Sent.Code = sent.kind, sent.code
+	prompt, elided, replaced := fit(r.hist, r.tok, r.budget)
+	t.Sent.Elided = elided
+	t.Sent.PromptHash = schemas.PromptHash(prompt)
+	t.Sent.PromptTokensEstimate = r.tok.messages(prompt)
+	if !replaced && len(r.prevPrompt) <= len(prompt) && slices.EqualFunc(r.prevPrompt, prompt[:len(r.prevPrompt)], messageEqual) {
+		t.Sent.Messages = slices.Clone(prompt[len(r.prevPrompt):])
+	} else {
+		t.Sent.Replaced = true
+		t.Sent.Messages = slices.Clone(prompt)
+	}
+	r.prevPrompt = prompt
+
+	req := model.Request{Messages: prompt, Options: r.cfg.Model.Options}
+	if r.nativeTools {
+		req.Tools = nativeTools()
+	}
+	reply, err := r.model.Chat(ctx, req)
+	var merr *model.Error
+	for tries := 0; tries < 3 && err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; tries++ {
+		// The estimate was too loose for this model's tokenizer: tighten
+		// it, fit the prompt again, and resend. The record keeps the
+		// refused attempt and what the refit left out.
+		t.Attempts = append(t.Attempts, merr.Attempts...)
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt estimated at %d tokens; refitted", CodeContextOverflow, r.tok.messages(prompt)))
+		r.tok.bytesPerToken *= 0.75
+		var refit bool
+		prompt, elided, refit = fit(r.hist, r.tok, r.budget)
+		if refit {
+			t.Sent.Replaced = true
+			t.Sent.Messages = slices.Clone(prompt)
+		}
+		t.Sent.Elided = elided
+		t.Sent.PromptHash = schemas.PromptHash(prompt)
+		t.Sent.PromptTokensEstimate = r.tok.messages(prompt)
+		r.prevPrompt = prompt
+		req.Messages = prompt
+		reply, err = r.model.Chat(ctx, req)
+	}
+	if err != nil && errors.As(err, &merr) && merr.Code == model.CodeToolsUnsupported && r.nativeTools {
+		// The server cannot take tools: say so once and go on in text.
+		r.nativeTools = false
+		r.warnings = append(r.warnings, "the model does not support native tools: fell back to the text protocol")
+		t.Warnings = append(t.Warnings, "tools-unsupported: fell back to the text protocol")
+		t.Attempts = append(t.Attempts, merr.Attempts...)
+		req.Tools = nil
+		reply, err = r.model.Chat(ctx, req)
+	}
+	t.Attempts = append(t.Attempts, reply.Attempts...)
+	t.Reply = reply.Reply
+	t.Metrics = reply.Metrics
+	t.Warnings = append(t.Warnings, reply.Warnings...)
+	if err != nil {
+		t.EndedAt = r.cfg.Now().UTC()
+		t.Action = schemas.Action{Shape: "none"}
+		code, msg := "model-error", err.Error()
+		if errors.As(err, &merr) {
+			code = merr.Code
+			t.Attempts = append(t.Attempts, merr.Attempts...)
+		}
+		if ctx.Err() != nil {
+			r.stopReason = schemas.StopCancelled
+			t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: "cancelled", Message: "the run was cancelled"}
+			return t, feedback{}, nil
+		}
+		r.stopReason = schemas.StopModelError
+		r.modelErr = msg
+		t.Outcome = schemas.Outcome{Status: schemas.StatusFailed, Code: code, Message: msg}
+		return t, feedback{}, nil
+	}
+	r.modelSteps++
+	if reply.Metrics.PromptTokens > 0 && !reply.Truncated {
+		r.tok.calibrate(prompt, reply.Metrics.PromptTokens)
+	}
+	truncated := reply.Truncated || (reply.Metrics.PromptTokens > 0 && reply.Metrics.PromptTokens >= r.cfg.Model.Options.NumCtx)
+	if truncated {
+		// The server cut the prompt: the model answered something it never
+		// saw whole. Tighten the estimate so the next prompt fits.
+		r.tok.bytesPerToken *= 0.8
+		if !r.truncWarned {
+			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, reply.Metrics.PromptTokens, r.cfg.Model.Options.NumCtx))
+			r.truncWarned = true
+		}
+		t.Warnings = append(t.Warnings, CodeContextTruncated)
+	}
+
+	fb := r.act(ctx, t)
+	if truncated && t.Outcome.Code == "" {
+		t.Outcome.Code = CodeContextTruncated
+	}
+	t.EndedAt = r.cfg.Now().UTC()
+	return t, fb, nil
+}
+
+func messageEqual(a, b schemas.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == len(b.ToolCalls)
+}
+
+// act parses the reply, applies the action through the guards, fills in
+// the turn's action and outcome, and returns what to send back.
+func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
+	if strings.TrimSpace(t.Reply.Content) == "" && len(t.Reply.ToolCalls) == 0 {
+		t.Action = schemas.Action{Shape: "none"}
+		msg := "Your reply was empty"
+		if t.Reply.Thinking != "" {
+			msg += " (you spent it thinking)"
+		}
+		msg += ". Reply with one action, e.g. READ path or RUN tests."
+		return r.refuse(t, CodeEmptyReply, msg)
+	}
+	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
+	t.Action = draft.Record(a, err)
+	if err != nil {
+		t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: err.Error()}
+		return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: err.Error()}
+	}
+	fb := r.apply(ctx, t, a)
+	if r.brokenBy != "" && r.stopReason == "" && t.Step > r.brokenStep {
+		// The step after the suite broke: it must be restored by now.
+		res := r.suiteLatest
+		if res == nil {
+			var err error
+			if res, err = r.runSuite(ctx); err == nil {
+				r.suiteLatest = res
+			}
+		}
+		if res != nil && !res.Passed() {
+			r.stopReason = schemas.StopBrokeSuite
+			t.Outcome.Status = schemas.StatusStopped
+			t.Outcome.Code = CodeBrokeSuite
+			t.Outcome.Message = fmt.Sprintf("the suite passed at baseline and still fails after %s broke it: %s", r.brokenBy, res.FirstFailure())
+		} else {
+			r.brokenBy = ""
+			fb.text += "\nThe test suite passes again."
+		}
+	}
+	return fb
+}
+
+func (r *runner) refuse(t *schemas.Turn, code, msg string) feedback {
+	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: code, Message: msg}
+	return feedback{kind: schemas.KindRefusalOrNudge, code: code, text: fmt.Sprintf("REFUSED (%s): %s", code, msg)}
+}
+
+func (r *runner) result(t *schemas.Turn, text string) feedback {
+	t.Outcome.Status = schemas.StatusApplied
+	return feedback{kind: schemas.KindToolResult, text: text}
+}
+
+func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) feedback {
+	switch a.Verb {
+	case draft.VerbRead:
+		return r.read(t, a)
+	case draft.VerbWrite:
+		return r.write(ctx, t, a.Path, a.Body, "", false)
+	case draft.VerbPatch:
+		return r.patch(ctx, t, a)
+	case draft.VerbRun:
+		return r.runTests(ctx, t)
+	case draft.VerbSkill:
+		key := a.Skill + " " + strings.Join(a.Args, " ")
+		if r.skillsRun[key] {
+			return r.refuse(t, CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
+		}
+		out, err := r.runSkill(a.Skill, a.Args)
+		if err != nil {
+			if errors.Is(err, errOutsideScope) {
+				return r.refuse(t, CodeOutsideScope, err.Error())
+			}
+			return r.refuse(t, CodeBadSkill, err.Error())
+		}
+		r.skillsRun[key] = true
+		return r.result(t, out)
+	case draft.VerbAsk:
+		if r.wrote {
+			return r.refuse(t, CodeTooLateToAsk, "files have already changed; it is too late to ask. Finish the task with what you know.")
+		}
+		if r.cfg.Ask == nil {
+			return r.refuse(t, CodeNoAnswer, "nobody is watching this run, so no one can answer. Decide for yourself and go on.")
+		}
+		answer, err := r.cfg.Ask(ctx, a.Text)
+		if err != nil || strings.TrimSpace(answer) == "" {
+			return r.refuse(t, CodeNoAnswer, "no answer came. Decide for yourself and go on.")
+		}
+		return r.result(t, "The person answered: "+answer)
+	case draft.VerbDone:
+		return r.done(t, a)
+	}
+	return r.refuse(t, CodeParseFailed, "unknown action "+a.Verb)
+}
+
+// read shows a file, or a window of a long one.
+func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
+	rel, err := r.scope.resolve(a.Path)
+	if err != nil {
+		return r.refuseScope(t, err)
+	}
+	t.Action.Path = rel
+	src, err := os.ReadFile(r.abs(rel))
+	if err != nil {
+		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))
+	}
+	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	start, end := a.Start, a.End
+	if start <= 0 {
+		start = 1
+	}
+	// A window holds what a quarter of the prompt budget allows.
+	maxLines := 400
+	if per := r.tok.text(string(src)) / max(len(lines), 1); per > 0 {
+		maxLines = min(maxLines, max(40, r.budget/4/per))
+	}
+	if end <= 0 || end > len(lines) {
+		end = len(lines)
+	}
+	if end-start+1 > maxLines {
+		end = start + maxLines - 1
+	}
+	if start > len(lines) {
+		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s has %d lines; there is no line %d.", rel, len(lines), start))
+	}
+	key := fmt.Sprintf("%s:%d-%d", rel, start, end)
+	sum := hashString(string(src))
+	if r.lastRead[key] == sum {
+		return r.refuse(t, CodeRepeatRead, fmt.Sprintf("you already read %s and it has not changed since. Use what you read.", key))
+	}
+	r.lastRead[key] = sum
+	r.known[rel] = true
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (lines %d-%d of %d):\n```%s\n%s\n```", rel, start, end, len(lines), langTag(rel), strings.Join(lines[start-1:end], "\n"))
+	if end < len(lines) {
+		fmt.Fprintf(&b, "\nThe file goes on: READ %s:%d-%d for more.", rel, end+1, min(len(lines), end+maxLines))
+	}
+	return r.result(t, b.String())
+}
+
+func langTag(rel string) string {
+	switch filepath.Ext(rel) {
+	case ".py":
+		return "python"
+	case ".go":
+		return "go"
+	}
+	return ""
+}
+
+func (r *runner) nearNames(rel string) string {
+	base := filepath.Base(rel)
+	var near []string
+	for _, f := range listFiles(r.ws.dir, r.scope) {
+		if filepath.Base(f) == base || strings.Contains(f, strings.TrimSuffix(base, filepath.Ext(base))) {
+			near = append(near, f)
+		}
+	}
+	if len(near) == 0 {
+		return "Names are relative to the repository root; see the repository map."
+	}
+	if len(near) > 5 {
+		near = near[:5]
+	}
+	return "Did you mean " + strings.Join(near, ", ") + "?"
+}
+
+func (r *runner) refuseScope(t *schemas.Turn, err error) feedback {
+	if errors.Is(err, errOutsideScope) {
+		return r.refuse(t, CodeOutsideScope, err.Error())
+	}
+	return r.refuse(t, CodeNoSuchFile, err.Error())
+}
+
+func hashString(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return string(h[:])
+}
+
+// patch applies a FIND/REPLACE to a file the model has read.
+func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) feedback {
+	rel, err := r.scope.resolve(a.Path)
+	if err != nil {
+		return r.refuseScope(t, err)
+	}
+	t.Action.Path = rel
+	// The same patch again (seed #340: one block appended over and over):
+	// refused, and a second repeat ends the run.
+	draftKey := "patch\x00" + rel + "\x00" + a.Find + "\x00" + a.Replace
+	if r.applied[draftKey] {
+		return r.repeat(t, rel)
+	}
+	if !r.known[rel] {
+		return r.refuse(t, CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a FIND block must be copied from the file as it is now.", rel))
+	}
+	src, err := os.ReadFile(r.abs(rel))
+	if err != nil {
+		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
+	}
+	old := string(src)
+	find := a.Find
+	idx := strings.Index(old, find)
+	if idx < 0 || find == "" {
+		// Tolerate trailing-space differences only: anything more is a FIND
+		// block written from memory.
+		if i, n := indexLoose(old, find); i >= 0 && find != "" {
+			idx, find = i, old[i:i+n]
+			t.Action.Repairs = append(t.Action.Repairs, "find-trailing-space")
+		} else {
+			return r.refuse(t, CodeFindNotFound, fmt.Sprintf("the FIND block is not in %s. Copy it exactly from the file as it is now (READ %s to see it).", rel, rel))
+		}
+	}
+	updated := old[:idx] + a.Replace + old[idx+len(find):]
+	fb := r.write(ctx, t, rel, updated, old, true)
+	if len(t.Outcome.FilesChanged) > 0 {
+		r.applied[draftKey] = true
+	}
+	return fb
+}
+
+// repeat refuses a change already applied, and stops the run at the
+// second repeat: the model is going round in circles.
+func (r *runner) repeat(t *schemas.Turn, rel string) feedback {
+	r.repeats++
+	if r.repeats >= 2 {
+		r.stopReason = schemas.StopRepeatPatch
+		t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: CodeRepeatPatch,
+			Message: fmt.Sprintf("the same change to %s was sent again after being refused as a repeat: the run stops here", rel)}
+		return feedback{}
+	}
+	return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this exact change to %s is already applied. Do something else: RUN tests, or DONE if the task is done.", rel))
+}
+
+// indexLoose finds needle in s ignoring trailing spaces on each line,
+// returning the byte offset and length of the match in s.
+func indexLoose(s, needle string) (int, int) {
+	trim := func(x string) string {
+		ls := strings.Split(x, "\n")
+		for i := range ls {
+			ls[i] = strings.TrimRight(ls[i], " \t")
+		}
+		return strings.Join(ls, "\n")
+	}
+	n := trim(needle)
+	if n == "" {
+		return -1, 0
+	}
+	lines := strings.Split(s, "\n")
+	nl := strings.Count(n, "\n") + 1
+	off := 0
+	for i := 0; i+nl <= len(lines); i++ {
+		chunk := strings.Join(lines[i:i+nl], "\n")
+		if trim(chunk) == n {
+			return off, len(chunk)
+		}
+		off += len(lines[i]) + 1
+	}
+	return -1, 0
+}
+
+// write checks a new file content against the guards and writes it.
+func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old string, haveOld bool) feedback {
+	rel, err := r.scope.resolve(name)
+	if err != nil {
+		return r.refuseScope(t, err)
+	}
+	t.Action.Path = rel
+	if len(r.cfg.Targets) > 0 && !slices.Contains(r.cfg.Targets, rel) {
+		return r.refuse(t, CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", ")))
+	}
+	if !haveOld {
+		if b, err := os.ReadFile(r.abs(rel)); err == nil {
+			old = string(b)
+		}
+	}
+	if fixed, ok := wrapTestClass(rel, body); ok {
+		body = fixed
+		t.Action.Repairs = append(t.Action.Repairs, RepairWrapTestClass)
+	}
+	key := rel + "\x00" + hashString(body)
+	if r.applied[key] {
+		return r.repeat(t, rel)
+	}
+	if body == old && old != "" {
+		return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
+	}
+	if strings.HasSuffix(rel, ".py") {
+		if r.cfg.Subject != "" && topLevelNames(old)[r.cfg.Subject] && !definesName(body, r.cfg.Subject) {
+			return r.refuse(t, CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
+		}
+		if vague := newVagueNames(old, body); len(vague) > 0 {
+			return r.refuse(t, CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
+		}
+		if !r.baseline[rel] && !isTestFile(rel) {
+			for other, src := range r.newModules {
+				if other == rel {
+					continue
+				}
+				if shared := sameDefinitions(src, body); shared != nil {
+					return r.refuse(t, CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
+				}
+			}
+		}
+	}
+	full := r.abs(rel)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return r.failed(t, fmt.Sprintf("create the folder of %s: %v", rel, err))
+	}
+	if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+		return r.failed(t, fmt.Sprintf("write %s: %v", rel, err))
+	}
+	r.applied[key] = true
+	if !r.baseline[rel] && strings.HasSuffix(rel, ".py") && !isTestFile(rel) {
+		r.newModules[rel] = body
+	}
+	r.wrote, r.testsRan, r.known[rel] = true, false, true
+	r.suiteLatest = nil
+	t.Outcome.FilesChanged = []string{rel}
+	added, removed := lineDelta(old, body)
+	verb := "Wrote"
+	if !haveOld && old == "" {
+		verb = "Created"
+	}
+	fb := r.result(t, fmt.Sprintf("%s %s (+%d -%d lines). RUN tests to check it.", verb, rel, added, removed))
+	if r.suiteBefore.Passed() && r.brokenBy == "" {
+		res, err := r.runSuite(ctx)
+		if err == nil {
+			r.suiteLatest = res
+			if !res.Passed() {
+				r.brokenBy, r.brokenStep = rel, t.Step
+				t.Outcome.Code = CodeSuiteBroken
+				t.Outcome.Message = fmt.Sprintf("the suite passed before this write and fails after it: %s", res.FirstFailure())
+				return feedback{kind: schemas.KindRefusalOrNudge, code: CodeSuiteBroken,
+					text: fmt.Sprintf("%s\nSUITE BROKEN (%s): the test suite passed before you wrote %s and fails now:\n%s\nRestore it in your next step, or the run stops.",
+						fb.text, CodeSuiteBroken, rel, suiteReport(res))}
+			}
+		}
+	}
+	return fb
+}
+
+func (r *runner) failed(t *schemas.Turn, msg string) feedback {
+	t.Outcome = schemas.Outcome{Status: schemas.StatusFailed, Message: msg}
+	return feedback{kind: schemas.KindToolResult, text: "FAILED: " + msg}
+}
+
+func definesName(src, name string) bool { return topLevelNames(src)[name] }
+
+// lineDelta counts lines added and removed between two versions, by
+// multiset difference of lines (good enough for a one-line summary; the
+// patch is exact).
+func lineDelta(old, new string) (added, removed int) {
+	count := map[string]int{}
+	if old != "" {
+		for _, l := range strings.Split(strings.TrimSuffix(old, "\n"), "\n") {
+			count[l]++
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(new, "\n"), "\n") {
+		if count[l] > 0 {
+			count[l]--
+		} else {
+			added++
+		}
+	}
+	for _, n := range count {
+		removed += n
+	}
+	return added, removed
+}
+
+func (r *runner) runTests(ctx context.Context, t *schemas.Turn) feedback {
+	res := r.suiteLatest
+	if res == nil {
+		var err error
+		if res, err = r.runSuite(ctx); err != nil {
+			return r.failed(t, err.Error())
+		}
+		r.suiteLatest = res
+	}
+	r.testsRan = true
+	return r.result(t, suiteReport(res))
+}
+
+// suiteReport is what the model is told of a suite run: the counts, the
+// failures, and the head and tail of the output.
+func suiteReport(res *suite.Result) string {
+	c := res.Counts
+	var b strings.Builder
+	switch {
+	case res.Passed():
+		fmt.Fprintf(&b, "Tests: %d ran, all passed.", c.Ran)
+	case c.TimedOut:
+		fmt.Fprintf(&b, "Tests: %s.", res.FirstFailure())
+	case c.NoTests:
+		b.WriteString("Tests: no tests ran (a suite that ran nothing has not passed).")
+	case c.ImportError != "":
+		fmt.Fprintf(&b, "Tests: import failed: %s", c.ImportError)
+	default:
+		fmt.Fprintf(&b, "Tests: %d ran, %d failed, %d errors.", c.Ran, c.Failed, c.Errors)
+	}
+	for i, f := range res.Failures {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(res.Failures)-5)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s", f.String())
+	}
+	if !res.Passed() {
+		out := headTail(strings.TrimSpace(res.Output), 3000)
+		fmt.Fprintf(&b, "\nOutput:\n```\n%s\n```", out)
+	}
+	return b.String()
+}
+
+// done decides whether a DONE can end the run.
+func (r *runner) done(t *schemas.Turn, a draft.Action) feedback {
+	if r.wrote && !r.testsRan {
+		return r.refuse(t, CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
+	}
+	if missing := r.missingNames(); len(missing) > 0 {
+		return r.refuse(t, CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
+	}
+	if !r.wrote && !r.quotesFile(a.Text) {
+		return r.refuse(t, CodeQuoteRequired, "you changed nothing. If the code is already correct, quote the line that makes it so, in backticks, exactly as it is in the file.")
+	}
+	r.claimedDone = true
+	r.stopReason = schemas.StopDone
+	t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: "", Message: "DONE accepted"}
+	return feedback{}
+}
+
+// nameFiles are where required names must be defined: the Python targets,
+// or every Python file the run wrote when the task names no targets.
+func (r *runner) nameFiles() []string {
+	var files []string
+	for _, f := range r.cfg.Targets {
+		if strings.HasSuffix(f, ".py") && !isTestFile(f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		for f := range r.known {
+			if strings.HasSuffix(f, ".py") {
+				files = append(files, f)
+			}
+		}
+		slices.Sort(files)
+	}
+	return files
+}
+
+func (r *runner) missingNames() []string {
+	defined := map[string]bool{}
+	for _, f := range r.nameFiles() {
+		if src, err := os.ReadFile(r.abs(f)); err == nil {
+			for n := range topLevelNames(string(src)) {
+				defined[n] = true
+			}
+		}
+	}
+	var missing []string
+	for _, n := range r.cfg.Names {
+		if !defined[n] {
+			missing = append(missing, n)
+		}
+	}
+	return missing
+}
+
+// quotesFile reports whether a DONE summary quotes (in backticks or a fence)
+// a line that is really in a target or a file the run read.
+func (r *runner) quotesFile(summary string) bool {
+	var quotes []string
+	for _, part := range strings.Split(summary, "`") {
+		for _, l := range strings.Split(part, "\n") {
+			if l = strings.TrimSpace(l); len(l) >= 6 {
+				quotes = append(quotes, l)
+			}
+		}
+	}
+	files := append([]string(nil), r.cfg.Targets...)
+	for f := range r.known {
+		files = append(files, f)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(r.abs(f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			line = strings.TrimSpace(line)
+			if len(line) < 6 {
+				continue
+			}
+			for _, q := range quotes {
+				if q == line {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,210 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// noise is what a run leaves behind that is never a write.
+var noise = []string{"__pycache__/", "*.pyc", ".pytest_cache/", ".mypy_cache/", "*.egg-info/"}
+
+// isNoise reports whether a workspace path is interpreter or tool litter.
+func isNoise(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		switch {
+		case part == "__pycache__", part == ".pytest_cache", part == ".mypy_cache", strings.HasSuffix(part, ".egg-info"):
+			return true
+		}
+	}
+	return strings.HasSuffix(rel, ".pyc")
+}
+
+// workspace is the isolated copy of a repository a run works in. It is a git
+// repository of its own whose first commit is the baseline, so the patch of
+// the run is `git diff` against it.
+type workspace struct {
+	dir     string
+	source  string
+	inPlace bool
+	commit  string // the source repository's HEAD, when it is a git repository
+}
+
+// newWorkspace copies src into a new temporary directory (never writing
+// src), or, with inPlace, works in src itself.
+func newWorkspace(ctx context.Context, src string, inPlace bool) (*workspace, error) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("open repository: %s is not a directory", src)
+	}
+	ws := &workspace{source: abs, inPlace: inPlace}
+	if out, err := gitOutput(ctx, abs, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+		ws.commit = strings.TrimSpace(out)
+	}
+	if inPlace {
+		ws.dir = abs
+		return ws, ws.snapshot(ctx)
+	}
+	dir, err := os.MkdirTemp("", "pyharness-ws-")
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	ws.dir = dir
+	if err := copyTree(abs, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("copy repository into workspace: %w", err)
+	}
+	if err := ws.snapshot(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return ws, nil
+}
+
+// gitDir is where the workspace's own baseline repository lives: outside the
+// user's tree for --in-place, so their .git is never touched.
+func (w *workspace) gitArgs(args ...string) []string {
+	return append([]string{"--git-dir", filepath.Join(w.dir, ".pyharness-git"), "--work-tree", w.dir}, args...)
+}
+
+// snapshot records the baseline commit of the workspace.
+func (w *workspace) snapshot(ctx context.Context) error {
+	gitDir := filepath.Join(w.dir, ".pyharness-git")
+	if _, err := gitOutput(ctx, w.dir, "init", "-q", "--bare", gitDir); err != nil {
+		return fmt.Errorf("snapshot workspace: %w", err)
+	}
+	exclude := ".pyharness-git/\n.git/\n" + strings.Join(noise, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), []byte(exclude), 0o644); err != nil {
+		return fmt.Errorf("snapshot workspace: %w", err)
+	}
+	for _, args := range [][]string{
+		{"add", "-A"},
+		{"-c", "user.name=pyharness", "-c", "user.email=pyharness@localhost", "-c", "commit.gpgsign=false",
+			"commit", "-q", "--allow-empty", "--no-verify", "-m", "baseline"},
+	} {
+		if _, err := gitOutput(ctx, w.dir, w.gitArgs(args...)...); err != nil {
+			return fmt.Errorf("snapshot workspace: %w", err)
+		}
+	}
+	return nil
+}
+
+// changes returns the run's writes and its patch against the baseline.
+func (w *workspace) changes(ctx context.Context) ([]schemas.Write, string, error) {
+	if _, err := gitOutput(ctx, w.dir, w.gitArgs("add", "-A")...); err != nil {
+		return nil, "", fmt.Errorf("diff workspace: %w", err)
+	}
+	numstat, err := gitOutput(ctx, w.dir, w.gitArgs("diff", "--cached", "--numstat", "--no-renames", "HEAD")...)
+	if err != nil {
+		return nil, "", fmt.Errorf("diff workspace: %w", err)
+	}
+	var writes []schemas.Write
+	for _, line := range strings.Split(strings.TrimSpace(numstat), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 || isNoise(f[2]) {
+			continue
+		}
+		added, _ := strconv.Atoi(f[0])
+		removed, _ := strconv.Atoi(f[1])
+		writes = append(writes, schemas.Write{Path: f[2], Added: added, Removed: removed})
+	}
+	patch, err := gitOutput(ctx, w.dir, w.gitArgs("diff", "--cached", "--no-renames", "--no-color", "HEAD")...)
+	if err != nil {
+		return nil, "", fmt.Errorf("diff workspace: %w", err)
+	}
+	return writes, patch, nil
+}
+
+// close removes the workspace copy (and, in place, only pyharness's own
+// baseline repository).
+func (w *workspace) close() error {
+	if w.inPlace {
+		return os.RemoveAll(filepath.Join(w.dir, ".pyharness-git"))
+	}
+	return os.RemoveAll(w.dir)
+}
+
+func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// copyTree copies a repository's files, keeping symlinks as links (so that a
+// link pointing out of the tree stays one the scope guard refuses), and
+// leaving out .git and interpreter litter.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil || rel == "." {
+			return err
+		}
+		slashed := filepath.ToSlash(rel)
+		if d.Name() == ".git" || d.Name() == ".pyharness-git" || isNoise(slashed) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(path, target)
+		}
+		return nil // sockets, devices: not part of a repository
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,203 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/suite"
+)
+
+// Status of a check.
+const (
+	OK   = "ok"
+	Warn = "warn"
+	Fail = "FAIL"
+)
+
+// Check is one thing the pre-flight looked at.
+type Check struct {
+	Name   string
+	Status string
+	Detail string
+}
+
+// InfoFunc asks a backend about its model (model.Info).
+type InfoFunc func(ctx context.Context) (model.Info, error)
+
+// Options say what to check.
+type Options struct {
+	// Backend is the model backend's name; Info asks it about the model
+	// (nil for scripted and replay, which need no server).
+	Backend string
+	Model   string
+	Info    InfoFunc
+	// NumCtx is the context the job will send, checked against the model's.
+	NumCtx int
+	// Python is the interpreter asked for, if any.
+	Python string
+	// OutDir is where the job writes; its disk must have MinFreeBytes.
+	OutDir       string
+	MinFreeBytes uint64
+}
+
+// Result is every check, and whether the job can go on.
+type Result struct {
+	Checks []Check
+	// Digest and ContextLength are what the server said of the model.
+	Info model.Info
+}
+
+// Failed reports whether any check failed.
+func (r *Result) Failed() bool {
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// Write prints the checks as a table.
+func (r *Result) Write(w io.Writer) {
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "%-5s %-18s %s\n", c.Status, c.Name, c.Detail)
+	}
+}
+
+// Run makes every check; it never stops at the first failure, so one run
+// says everything that needs fixing.
+func Run(ctx context.Context, o Options) *Result {
+	res := &Result{}
+	add := func(name, status, format string, args ...any) {
+		res.Checks = append(res.Checks, Check{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case o.Info == nil:
+		add("model", OK, "%s backend: no server needed (drafts are not from a model, and every record says so)", o.Backend)
+	default:
+		info, err := o.Info(ctx)
+		res.Info = info
+		var merr *model.Error
+		switch {
+		case err == nil:
+			detail := fmt.Sprintf("%s at %s", info.Name, info.Host)
+			if info.Digest != "" {
+				detail += ", digest " + shortDigest(info.Digest)
+			}
+			if info.ContextLength > 0 {
+				detail += fmt.Sprintf(", trained context %d", info.ContextLength)
+			}
+			add("model", OK, "%s", detail)
+			if info.ContextLength > 0 && o.NumCtx > info.ContextLength {
+				add("context", Warn, "--num-ctx %d is above the model's trained context %d: the server caps it silently", o.NumCtx, info.ContextLength)
+			}
+			if o.Backend == model.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
+				add("native tools", Warn, "the model's template has no tools: --native-tools will fall back to text")
+			}
+		case errors.As(err, &merr) && merr.Code == model.CodeModelNotFound:
+			hint := ""
+			if o.Backend == model.BackendOllama {
+				hint = fmt.Sprintf(" (ollama pull %s)", o.Model)
+			}
+			add("model", Fail, "the server does not have %s%s: %v", o.Model, hint, err)
+		case errors.As(err, &merr) && (merr.Code == model.CodeConnectionRefused || merr.Code == model.CodeTimeout):
+			hint := ""
+			if o.Backend == model.BackendOllama {
+				hint = " (is `ollama serve` running? OLLAMA_HOST or --base-url names the server)"
+			}
+			add("server", Fail, "cannot reach the %s server%s: %v", o.Backend, hint, err)
+		default:
+			add("server", Fail, "the %s server did not answer about %s: %v", o.Backend, o.Model, err)
+		}
+	}
+
+	py, err := suite.FindPython(ctx, o.Python, false)
+	if err != nil {
+		add("python", Fail, "%v", err)
+	} else {
+		add("python", OK, "%s (%s)", py, pythonVersion(ctx, py))
+	}
+	if pt, err := suite.FindPython(ctx, "", true); err != nil {
+		add("pytest", Warn, "no interpreter has pytest: pytest suites cannot run (on Debian: apt-get install python3-pytest)")
+	} else {
+		add("pytest", OK, "%s has pytest", pt)
+	}
+	if p, err := exec.LookPath("git"); err != nil {
+		add("git", Fail, "git is not on PATH: the harness diffs each run with git")
+	} else {
+		add("git", OK, "%s", p)
+	}
+	if o.OutDir != "" {
+		free, dir, err := freeBytes(o.OutDir)
+		switch {
+		case err != nil:
+			add("disk", Warn, "cannot tell the free space of %s: %v", o.OutDir, err)
+		case o.MinFreeBytes > 0 && free < o.MinFreeBytes:
+			add("disk", Fail, "%s has %s free, less than the %s a job needs", dir, human(free), human(o.MinFreeBytes))
+		default:
+			add("disk", OK, "%s free at %s", human(free), dir)
+		}
+	}
+	return res
+}
+
+func shortDigest(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}
+
+func pythonVersion(ctx context.Context, py string) string {
+	out, err := exec.CommandContext(ctx, py, "--version").CombinedOutput()
+	if err != nil {
+		return "version unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// freeBytes is the free space of the file system holding path, or its
+// nearest existing parent.
+func freeBytes(path string) (uint64, string, error) {
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		return 0, "", err
+	}
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, dir, err
+	}
+	return st.Bavail * uint64(st.Bsize), dir, nil
+}
+
+func human(b uint64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := uint64(unit), 0
+	for n := b / unit; n >= unit; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
+}
