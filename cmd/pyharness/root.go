@@ -21,6 +21,8 @@ func newRootCmd(a *app) *cobra.Command {
 		newVersionCmd(a),
 		newValidateCmd(a),
 		newDemoCmd(a),
+		newRunCmd(a),
+		newDoctorCmd(a),
 	)
 	return root
 }

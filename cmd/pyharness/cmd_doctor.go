@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+type doctorOptions struct {
+	python string
+	out    string
+	model  modelFlags
+}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	opts := doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the model server, the model, Python, git and disk before a long job",
+		Long: `Checks that the model server answers and has the model (its digest, trained
+context and template), which Python interpreters there are and which has
+pytest, that git is there, and that the output directory's disk has room.
+bench and collect run the same checks first. Exits 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDoctor(cmd.Context(), a, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.python, "python", "", "the Python interpreter to check")
+	cmd.Flags().StringVar(&opts.out, "out", defaultOut, "output directory whose disk is checked")
+	opts.model.register(cmd)
+	return cmd
+}
+
+func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
+	spec, err := parseModelSpec(o.model.spec)
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	if spec.backend == "scripted" && spec.arg == "" {
+		spec.arg = "each case's own scripts"
+	}
+	be := &backend{}
+	if spec.backend == "ollama" || spec.backend == "openai" {
+		if be, err = openBackend(ctx, a, spec, &o.model); err != nil {
+			return err
+		}
+	} else {
+		be.info.Backend, be.info.Name = spec.backend, spec.arg
+	}
+	res := be.preflight(ctx, &o.model, o.python, o.out)
+	res.Write(a.stdout)
+	if res.Failed() {
+		return &exitError{code: 1, msg: "doctor: a check failed; fix it before a long job"}
+	}
+	return nil
+}

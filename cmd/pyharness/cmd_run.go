@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+type runOptions struct {
+	repo        string
+	task        string
+	targets     []string
+	names       []string
+	subject     string
+	scope       []string
+	suite       string
+	python      string
+	steps       int
+	interactive bool
+	nativeTools bool
+	inPlace     bool
+	out         string
+	model       modelFlags
+}
+
+func newRunCmd(a *app) *cobra.Command {
+	opts := runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run --repo DIR --task TEXT",
+		Short: "Run one task on one repository with one model, recording every turn",
+		Long: `Runs one task on a copy of a Python repository (the repository itself is never
+written unless --in-place), step by step, records every turn under OUT/runs/,
+writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validateRunOptions(opts); err != nil {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			return runRun(cmd.Context(), a, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.repo, "repo", "", "the repository to work on")
+	fs.StringVar(&opts.task, "task", "", "the task, as a person would write it")
+	fs.StringArrayVar(&opts.targets, "target", nil, "a file the task may write (repeatable)")
+	fs.StringArrayVar(&opts.names, "name", nil, "a name the task must define (repeatable)")
+	fs.StringVar(&opts.subject, "subject", "", "the function the task fixes (a write that deletes it is refused)")
+	fs.StringArrayVar(&opts.scope, "scope", nil, "a glob the run may read and write (repeatable; default everything)")
+	fs.StringVar(&opts.suite, "suite", "", "the suite command (default: detected: unittest, pytest or go test)")
+	fs.StringVar(&opts.python, "python", "", "the Python interpreter (default: python3, or one that has pytest when pytest is wanted)")
+	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget")
+	fs.BoolVar(&opts.interactive, "interactive", false, "answer the model's ASK at the terminal")
+	fs.BoolVar(&opts.nativeTools, "native-tools", false, "offer the actions as native tool calls (falls back to text if the model cannot)")
+	fs.BoolVar(&opts.inPlace, "in-place", false, "work in the repository itself instead of a copy")
+	fs.StringVar(&opts.out, "out", defaultOut, "output directory")
+	opts.model.register(cmd)
+	return cmd
+}
+
+// validateRunOptions checks what can be checked before anything runs.
+func validateRunOptions(o runOptions) error {
+	switch {
+	case o.repo == "":
+		return fmt.Errorf("run: --repo is required")
+	case strings.TrimSpace(o.task) == "":
+		return fmt.Errorf("run: --task is required")
+	case o.steps < 1:
+		return fmt.Errorf("run: --steps must be at least 1")
+	case o.model.numPredict >= o.model.numCtx:
+		return fmt.Errorf("run: --num-predict %d leaves no room for a prompt in --num-ctx %d", o.model.numPredict, o.model.numCtx)
+	}
+	spec, err := parseModelSpec(o.model.spec)
+	if err != nil {
+		return err
+	}
+	if spec.backend == model.BackendScripted && spec.arg == "" {
+		return fmt.Errorf("run: --model scripted needs a script file (scripted:FILE)")
+	}
+	return nil
+}
+
+func runRun(ctx context.Context, a *app, o runOptions) error {
+	spec, _ := parseModelSpec(o.model.spec)
+	be, err := openBackend(ctx, a, spec, &o.model)
+	if err != nil {
+		return err
+	}
+	if be.ask != nil {
+		// The digest goes on run_start; a server that is down shows as the
+		// run's model error, with every attempt recorded.
+		if info, err := be.ask(ctx); err == nil {
+			be.info.Digest, be.info.ContextLength = info.Digest, info.ContextLength
+		}
+	}
+	cfg := harness.Config{
+		RunID: adhocRunID(o, a), OutDir: o.out, Source: schemas.SourceAdhoc,
+		Repo: o.repo, InPlace: o.inPlace, Task: o.task, Targets: o.targets, Names: o.names,
+		Subject: o.subject, Scope: o.scope, Suite: o.suite, Python: o.python, MaxSteps: o.steps,
+		Model: be.info, NativeTools: o.nativeTools, Log: a.stderr, Now: a.now,
+	}
+	if o.interactive {
+		cfg.Ask = terminalAsker(a.stdin, a.stderr)
+	}
+	res, err := harness.Run(ctx, cfg, be.chat)
+	if err != nil {
+		return err
+	}
+	printSummary(a.stdout, res)
+	if res.End.Verdict == schemas.VerdictError {
+		return &exitError{code: 3}
+	}
+	return nil
+}
+
+// adhocRunID names an ad-hoc run by what it is and when it started.
+func adhocRunID(o runOptions, a *app) string {
+	h := sha256.Sum256([]byte(strings.Join([]string{o.repo, o.task, o.model.spec, fmt.Sprint(o.model.options())}, "\x00")))
+	return fmt.Sprintf("adhoc-%s-%s", hex.EncodeToString(h[:4]), a.now().UTC().Format("20060102T150405"))
+}
+
+func terminalAsker(in io.Reader, out io.Writer) harness.Asker {
+	sc := bufio.NewScanner(in)
+	return func(ctx context.Context, q string) (string, error) {
+		fmt.Fprintf(out, "\nThe model asks: %s\nyour answer> ", q)
+		if !sc.Scan() {
+			return "", sc.Err()
+		}
+		return sc.Text(), nil
+	}
+}
+
+// printSummary prints the one-screen summary of a run. A broken suite is
+// its first line: it is the worst thing a run can do to a repository.
+func printSummary(w io.Writer, res *harness.Result) {
+	e := res.End
+	if e.StopReason == schemas.StopBrokeSuite {
+		fmt.Fprintf(w, "SUITE BROKEN: the suite passed before the run and fails after it; %s broke it, and the run stopped.\n", res.BrokeSuite)
+	}
+	verdict := e.Verdict
+	if e.FailureClass != "" {
+		verdict += " (" + e.FailureClass + ")"
+	}
+	fmt.Fprintf(w, "verdict:  %s, stop reason %s, %d steps (%d model steps)\n", verdict, e.StopReason, e.Steps, e.ModelSteps)
+	if e.Error != "" {
+		fmt.Fprintf(w, "model error: %s\n", e.Error)
+	}
+	if res.Start.Model.Backend == model.BackendScripted || res.Start.Model.Backend == model.BackendReplay {
+		fmt.Fprintf(w, "model:    %s %s (no model was called: drafts came from a %s)\n", res.Start.Model.Backend, res.Start.Model.Name,
+			map[string]string{"scripted": "script", "replay": "recorded run"}[res.Start.Model.Backend])
+	} else {
+		fmt.Fprintf(w, "model:    %s %s\n", res.Start.Model.Backend, res.Start.Model.Name)
+	}
+	if len(e.Writes) == 0 {
+		fmt.Fprintln(w, "written:  nothing")
+	}
+	for i, wr := range e.Writes {
+		label := "written: "
+		if i > 0 {
+			label = "         "
+		}
+		fmt.Fprintf(w, "%s %s (+%d -%d)\n", label, wr.Path, wr.Added, wr.Removed)
+	}
+	fmt.Fprintf(w, "suite:    before %s; after %s\n", countsLine(e.SuiteBefore), countsLine(e.SuiteAfter))
+	if e.Checks.Ran {
+		status := "passed"
+		if !e.Checks.Passed {
+			status = "failed: " + e.Checks.FirstFailure
+		}
+		fmt.Fprintf(w, "checks:   %s\n", status)
+	}
+	if res.PatchPath != "" {
+		fmt.Fprintf(w, "patch:    %s\n", res.PatchPath)
+	}
+	fmt.Fprintf(w, "trace:    %s\n", res.TracePath)
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(w, "warning:  %s\n", warn)
+	}
+}
+
+func countsLine(c schemas.SuiteCounts) string {
+	switch {
+	case c.TimedOut:
+		return "timed out"
+	case c.ImportError != "":
+		return "import error: " + c.ImportError
+	case c.NoTests || c.Ran == 0:
+		return "no tests ran"
+	}
+	return fmt.Sprintf("%d/%d passed", c.Passed, c.Ran)
+}

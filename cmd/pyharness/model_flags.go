@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/model/ollama"
+	"github.com/pyharness/pyharness/model/openai"
+	"github.com/pyharness/pyharness/model/replay"
+	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/preflight"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// defaultModel is the model every command uses unless --model says.
+const defaultModel = "ollama:llama3.1:8b"
+
+// modelFlags are the model flags shared by run, bench, collect and doctor.
+type modelFlags struct {
+	spec        string
+	baseURL     string
+	apiKeyEnv   string
+	seed        int
+	temperature float64
+	numCtx      int
+	numPredict  int
+}
+
+func (f *modelFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.spec, "model", defaultModel, "model: ollama:NAME, openai:NAME, scripted:FILE or replay:TRACE")
+	fs.StringVar(&f.baseURL, "base-url", "", "server base URL (ollama: default $OLLAMA_HOST; openai: required, e.g. http://host:8000/v1)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the openai backend's API key")
+	fs.IntVar(&f.seed, "seed", 0, "sampling seed")
+	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
+	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
+	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+}
+
+// modelSpec is a parsed --model value.
+type modelSpec struct {
+	backend string // ollama, openai, scripted, replay
+	arg     string // model name, script file or trace path
+}
+
+// parseModelSpec reads BACKEND:ARG. A bare name without a known backend is
+// an Ollama model ("llama3.1:8b" is ollama:llama3.1:8b); "scripted" alone
+// means each benchmark case's own scripts.
+func parseModelSpec(s string) (modelSpec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return modelSpec{}, fmt.Errorf("--model is empty: want ollama:NAME, openai:NAME, scripted:FILE or replay:TRACE")
+	}
+	if s == model.BackendScripted {
+		return modelSpec{backend: model.BackendScripted}, nil
+	}
+	backend, arg, ok := strings.Cut(s, ":")
+	switch backend {
+	case model.BackendOllama, model.BackendOpenAI, model.BackendScripted, model.BackendReplay:
+		if !ok || arg == "" {
+			return modelSpec{}, fmt.Errorf("--model %s: the %s backend needs a %s after the colon", s, backend, map[string]string{
+				"ollama": "model name", "openai": "model name", "scripted": "script file", "replay": "trace file or directory"}[backend])
+		}
+		return modelSpec{backend: backend, arg: arg}, nil
+	}
+	return modelSpec{backend: model.BackendOllama, arg: s}, nil
+}
+
+func (f *modelFlags) options() schemas.Options {
+	return schemas.Options{Seed: f.seed, Temperature: f.temperature, NumCtx: f.numCtx, NumPredict: f.numPredict}
+}
+
+// backend is a model backend with the description recorded on run_start.
+type backend struct {
+	chat harness.Chatter
+	info schemas.Model
+	// replay is set for the replay backend, to report divergences.
+	replay *replay.Backend
+	// ask asks the server about the model; nil for backends without one.
+	ask preflight.InfoFunc
+}
+
+// preflight checks the server, the model, the interpreters and the disk,
+// and records what the server said of the model (its digest goes on every
+// run_start).
+func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
+	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
+		NumCtx: f.numCtx, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+	if res.Info.Digest != "" {
+		b.info.Digest = res.Info.Digest
+	}
+	if res.Info.ContextLength > 0 {
+		b.info.ContextLength = res.Info.ContextLength
+	}
+	return res
+}
+
+// openBackend builds the backend a spec names; the choice of
+// implementation is made here, in one switch.
+func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
+	info := schemas.Model{Backend: spec.backend, Name: spec.arg, Options: f.options()}
+	switch spec.backend {
+	case model.BackendOllama:
+		c, err := ollama.New(ollama.Config{Host: f.baseURL, Model: spec.arg})
+		if err != nil {
+			return nil, err
+		}
+		info.Host = c.Host()
+		return &backend{chat: c, info: info, ask: c.Info}, nil
+	case model.BackendOpenAI:
+		if f.baseURL == "" {
+			return nil, fmt.Errorf("--model %s:%s needs --base-url (the endpoint's /v1 URL)", spec.backend, spec.arg)
+		}
+		c, err := openai.New(openai.Config{BaseURL: f.baseURL, APIKey: a.getenv(f.apiKeyEnv), Model: spec.arg})
+		if err != nil {
+			return nil, err
+		}
+		info.Host = f.baseURL
+		return &backend{chat: c, info: info, ask: c.Info}, nil
+	case model.BackendScripted:
+		if spec.arg == "" {
+			return nil, fmt.Errorf("--model scripted needs a script file here (scripted:FILE); plain 'scripted' is for bench and collect")
+		}
+		c, err := scripted.New(spec.arg)
+		if err != nil {
+			return nil, err
+		}
+		return &backend{chat: c, info: info}, nil
+	case model.BackendReplay:
+		c, err := replay.New(spec.arg)
+		if err != nil {
+			return nil, err
+		}
+		if mi, err := c.Info(ctx); err == nil {
+			info.Name = mi.Name
+		}
+		return &backend{chat: c, info: info, replay: c}, nil
+	}
+	return nil, fmt.Errorf("unknown backend %q", spec.backend)
+}
