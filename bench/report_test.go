@@ -1,0 +1,158 @@
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+var update = flag.Bool("update", false, "rewrite report.schema.json")
+
+func TestReportSchemaMatchesGoTypes(t *testing.T) {
+	got, err := GenerateReportSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		os.WriteFile("report.schema.json", got, 0o644)
+		return
+	}
+	if !bytes.Equal(got, ReportSchema) {
+		t.Fatal("bench/report.schema.json is out of date: go test ./bench -run TestReportSchemaMatchesGoTypes -update")
+	}
+}
+
+func outcome(c string, tier, pass int, verdict, class string) Outcome {
+	o := Outcome{Case: c, Tier: tier, Pass: pass, Verdict: verdict, FailureClass: class, ModelSteps: 3, Writes: []schemas.Write{{Path: "x.py", Added: 1}}}
+	if class == schemas.FailWroteNothing {
+		o.Writes = nil
+	}
+	return o
+}
+
+func TestResolutionStatement(t *testing.T) {
+	tests := []struct {
+		name   string
+		totals []int // worked per pass, of 3 cases
+		want   string
+		gap    int
+	}{
+		{"identical passes", []int{2, 2, 2}, "This sample resolves a gap of 1 case(s) or more. Identical code scored 2–2 across 3 passes, so a difference of 0 or fewer is noise", 1},
+		{"spread of one", []int{1, 2, 2, 1, 2}, "This sample resolves a gap of 2 case(s) or more. Identical code scored 1–2 across 5 passes, so a difference of 1 or fewer is noise and must not be reported as a result.", 2},
+		{"spread capped at the cases", []int{0, 3}, "resolves a gap of 3 case(s) or more. Identical code scored 0–3 across 2 passes", 3},
+		{"one pass", []int{2}, "no resolution can be computed", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs []Outcome
+			for p, worked := range tt.totals {
+				for c := 0; c < 3; c++ {
+					v, class := schemas.VerdictFailed, schemas.FailDidNotDoTheJob
+					if c < worked {
+						v, class = schemas.VerdictWorked, ""
+					}
+					runs = append(runs, outcome(string(rune('a'+c)), 1, p+1, v, class))
+				}
+			}
+			// An error run is in no total.
+			runs = append(runs, Outcome{Case: "a", Tier: 1, Pass: 1, Verdict: schemas.VerdictError})
+			r := NewReport(runs, 3, len(tt.totals))
+			if !strings.Contains(r.Resolution.Statement, tt.want) {
+				t.Errorf("statement %q does not say %q", r.Resolution.Statement, tt.want)
+			}
+			if r.Resolution.Gap != tt.gap {
+				t.Errorf("gap %d, want %d", r.Resolution.Gap, tt.gap)
+			}
+			if r.Resolution.Computed && (r.Resolution.BootstrapLow > r.Resolution.BootstrapHigh ||
+				r.Resolution.BootstrapLow < float64(r.Resolution.Min) || r.Resolution.BootstrapHigh > float64(r.Resolution.Max)) {
+				t.Errorf("bootstrap interval %.2f–%.2f outside the totals %d–%d", r.Resolution.BootstrapLow, r.Resolution.BootstrapHigh, r.Resolution.Min, r.Resolution.Max)
+			}
+			if r.NotJudged.Error != 1 {
+				t.Errorf("not judged %+v, want the error run counted apart", r.NotJudged)
+			}
+		})
+	}
+}
+
+func TestFailureTableAndTiers(t *testing.T) {
+	runs := []Outcome{
+		outcome("a", 1, 1, schemas.VerdictWorked, ""),
+		outcome("b", 1, 1, schemas.VerdictFailed, schemas.FailWroteNothing),
+		outcome("a", 1, 2, schemas.VerdictWorked, ""),
+		outcome("b", 1, 2, schemas.VerdictFailed, schemas.FailWrongThing),
+		outcome("c", 2, 1, schemas.VerdictFailed, schemas.FailDidNotDoTheJob),
+		outcome("c", 2, 2, schemas.VerdictWorked, ""),
+		{Case: "c", Tier: 2, Pass: 3, Verdict: schemas.VerdictCancelled},
+	}
+	runs[1].ClaimedDone = true
+	runs[4].ClaimedDone = true
+	r := NewReport(runs, 3, 2)
+	f := r.Failures
+	if f.Worked != 3 || f.Failed != 3 || f.WroteNothing != 1 || f.WrongThing != 1 || f.DidNotDoTheJob != 1 || f.ClaimedDone != 2 || f.ClaimedDoneNoop != 1 {
+		t.Errorf("failure table %+v", f)
+	}
+	if len(r.Tiers) != 2 || r.Tiers[0].Worked != 2 || r.Tiers[0].Judged != 4 || r.Tiers[0].Weakest != "b" || r.Tiers[0].WeakestWorked != 0 {
+		t.Errorf("tiers %+v", r.Tiers)
+	}
+	if r.NotJudged.Cancelled != 1 {
+		t.Errorf("not judged %+v", r.NotJudged)
+	}
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	for _, want := range []string{"1 · one small component", "2 / 4", "b 0/2", "1 not judged: 0 error, 1 cancelled", "ended by claiming DONE", "1 of them wrote nothing"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	mk := func(differ int) ([]Outcome, []Outcome) {
+		var a, b []Outcome
+		for c := 0; c < 15; c++ {
+			for p := 1; p <= 5; p++ {
+				id := string(rune('a' + c))
+				a = append(a, outcome(id, 1, p, schemas.VerdictWorked, ""))
+				v, class := schemas.VerdictWorked, ""
+				if c < differ {
+					v, class = schemas.VerdictFailed, schemas.FailDidNotDoTheJob
+				}
+				b = append(b, outcome(id, 1, p, v, class))
+			}
+		}
+		return a, b
+	}
+	a, b := mk(1)
+	if c := Compare("A", a, "B", b, 0.05); c.Resolved || !strings.HasPrefix(c.Sentence, "within the noise") || c.OnlyA != 5 {
+		t.Errorf("one case apart: %+v", c)
+	}
+	a, b = mk(6)
+	if c := Compare("A", a, "B", b, 0.05); !c.Resolved || !strings.HasPrefix(c.Sentence, "resolved") || c.P >= 0.001 {
+		t.Errorf("six cases apart: %+v", c)
+	}
+	if p := mcnemarExact(0, 0); p != 1 {
+		t.Errorf("no discordant pairs: p = %v", p)
+	}
+	if p := mcnemarExact(0, 5); p < 0.0624 || p > 0.0626 {
+		t.Errorf("0 vs 5: p = %v, want 0.0625", p)
+	}
+}
+
+func TestVariantIsDeterministicAndMixes(t *testing.T) {
+	variants := []string{"chatty", "clean", "other-failure", "plausible-wrong"}
+	seen := map[string]bool{}
+	for p := 1; p <= 20; p++ {
+		v := Variant("wordcount", p, variants)
+		if v != Variant("wordcount", p, variants) {
+			t.Fatal("not deterministic")
+		}
+		seen[v] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("20 passes used only %v", seen)
+	}
+}

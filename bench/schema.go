@@ -1,0 +1,28 @@
+package bench
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/invopop/jsonschema"
+)
+
+// ReportSchema is the JSON Schema of `pyharness bench --json`, published as
+// bench/report.schema.json.
+//
+//go:embed report.schema.json
+var ReportSchema []byte
+
+// GenerateReportSchema reflects the Report type into its JSON Schema.
+func GenerateReportSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{}
+	s := r.Reflect(&Report{})
+	s.ID = "https://pyharness.dev/schemas/bench-report.schema.json"
+	s.Title = "pyharness bench --json"
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("generate report schema: %w", err)
+	}
+	return append(b, '\n'), nil
+}
