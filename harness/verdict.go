@@ -130,7 +130,7 @@ func (r *runner) targetImportFails(ctx context.Context) bool {
 		return false
 	}
 	for _, t := range r.cfg.Targets {
-		if !strings.HasSuffix(t, ".py") || isTestFile(t) {
+		if !strings.HasSuffix(t, ".py") {
 			continue
 		}
 		if _, err := os.Stat(r.abs(t)); err != nil {

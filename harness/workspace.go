@@ -208,3 +208,7 @@ func copyFile(src, dst string) error {
 	}
 	return out.Close()
 }
+
+// CopyRepo copies a repository's working tree as a run's workspace would
+// hold it (no .git, no interpreter litter, links kept as links).
+func CopyRepo(src, dst string) error { return copyTree(src, dst) }

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/model/replay"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+type benchOptions struct {
+	repeat    int
+	tier      int
+	cases     []string
+	jobs      int
+	out       string
+	json      bool
+	fixedSeed bool
+	python    string
+	steps     int
+	model     modelFlags
+}
+
+func newBenchCmd(a *app) *cobra.Command {
+	opts := benchOptions{}
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run the fifteen embedded cases for N passes and say what worked, what failed and why",
+		Long: `Runs the embedded benchmark (fifteen cases in six tiers) for --repeat passes,
+records every run under OUT/runs/ (source: bench), and prints a row per run,
+the tier table, the failure table, the runs settled with no model step, and the
+resolution statement: how big a gap this sample can tell from noise.
+
+--model scripted plays each case's own scripted drafts (no model is called);
+--model replay:DIR re-drives each run of a recorded benchmark with its own
+drafts and says where today's harness diverged.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBench(cmd.Context(), a, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&opts.repeat, "repeat", 5, "passes over the cases")
+	fs.IntVar(&opts.tier, "tier", 0, "run only this tier")
+	fs.StringArrayVar(&opts.cases, "case", nil, "run only this case (repeatable)")
+	fs.IntVar(&opts.jobs, "jobs", 2, "runs at once (a local Ollama serves one request at a time unless told otherwise)")
+	fs.StringVar(&opts.out, "out", defaultOut, "output directory")
+	fs.BoolVar(&opts.json, "json", false, "print the report as one JSON document")
+	fs.BoolVar(&opts.fixedSeed, "fixed-seed", false, "send the same seed in every pass (default: --seed + pass)")
+	fs.StringVar(&opts.python, "python", "", "the Python interpreter")
+	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
+	opts.model.register(cmd)
+	cmd.AddCommand(newBenchCompareCmd(a))
+	return cmd
+}
+
+// selectCases picks the cases of --tier and --case.
+func selectCases(all []datasets.Case, tier int, ids []string) ([]datasets.Case, error) {
+	var out []datasets.Case
+	for _, c := range all {
+		if tier != 0 && c.Tier != tier {
+			continue
+		}
+		if len(ids) > 0 && !slices.Contains(ids, c.ID) {
+			continue
+		}
+		out = append(out, c)
+	}
+	for _, id := range ids {
+		if !slices.ContainsFunc(all, func(c datasets.Case) bool { return c.ID == id }) {
+			var known []string
+			for _, c := range all {
+				known = append(known, c.ID)
+			}
+			return nil, fmt.Errorf("no case %q; the cases are %v", id, known)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no case matches --tier %d and --case %v", tier, ids)
+	}
+	return out, nil
+}
+
+func runBench(ctx context.Context, a *app, o benchOptions) error {
+	if o.repeat < 1 {
+		return &exitError{code: 2, msg: "bench: --repeat must be at least 1"}
+	}
+	spec, err := parseModelSpec(o.model.spec)
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	all, err := datasets.Cases()
+	if err != nil {
+		return err
+	}
+	cases, err := selectCases(all, o.tier, o.cases)
+	if err != nil {
+		return &exitError{code: 2, msg: "bench: " + err.Error()}
+	}
+	factory, pre, err := benchModel(ctx, a, spec, &o.model, o.python, o.out)
+	if err != nil {
+		return err
+	}
+	if pre != nil {
+		pre.Write(a.stderr)
+		if pre.Failed() {
+			return &exitError{code: 1, msg: "bench: the pre-flight failed; nothing was run"}
+		}
+	}
+	total := len(cases) * o.repeat
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("bench"),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+	outcomes, err := bench.Run(ctx, bench.Options{
+		Cases: cases, Passes: o.repeat, Jobs: o.jobs, OutDir: o.out, Model: factory, Options: o.model.options(),
+		FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now,
+		Progress: func(done, total, worked int) {
+			bar.Describe(fmt.Sprintf("bench (%d worked)", worked))
+			bar.Set(done)
+		},
+	})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	rep := bench.NewReport(outcomes, len(cases), o.repeat)
+	if spec.backend == model.BackendReplay {
+		n := 0
+		for _, oc := range outcomes {
+			if oc.Divergence != "" {
+				n++
+			}
+		}
+		rep.Diverged = &n
+	}
+	if o.json {
+		return writeJSON(a.stdout, rep)
+	}
+	rep.WriteText(a.stdout)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// benchModel returns the backend of each planned run, and the pre-flight
+// result when the backend has a server.
+func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (bench.Model, interface {
+	Write(io.Writer)
+	Failed() bool
+}, error) {
+	switch {
+	case spec.backend == model.BackendScripted && spec.arg == "":
+		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
+			return caseScript(it.Case, it.Pass, opts)
+		}, nil, nil
+	case spec.backend == model.BackendReplay:
+		index, err := recordedBench(spec.arg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
+			rec, ok := index[benchKey{it.Case.ID, it.Pass}]
+			if !ok {
+				return nil, schemas.Model{}, fmt.Errorf("replay: %s holds no run of case %s pass %d", spec.arg, it.Case.ID, it.Pass)
+			}
+			m, err := replay.New(rec.File.Path)
+			if err != nil {
+				return nil, schemas.Model{}, err
+			}
+			info := rec.Start.Model
+			info.Backend, info.Name = model.BackendReplay, rec.Start.Model.Backend+":"+rec.Start.Model.Name
+			return m, info, nil
+		}, nil, nil
+	}
+	be, err := openBackend(ctx, a, spec, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	pre := be.preflight(ctx, f, python, out)
+	return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
+		info := be.info
+		info.Options = opts
+		return be.chat, info, nil
+	}, pre, nil
+}
+
+type benchKey struct {
+	caseID string
+	pass   int
+}
+
+// recordedBench indexes the last attempt of every benchmark run in a
+// trace directory by case and pass.
+func recordedBench(dir string) (map[benchKey]*trace.Run, error) {
+	index := map[benchKey]*trace.Run{}
+	for run, err := range trace.Runs(dir) {
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		if run.Start == nil || run.Start.Source != schemas.SourceBench || run.Start.Model.Backend == model.BackendReplay {
+			continue // a replay is not a recording to replay
+		}
+		index[benchKey{run.Start.CaseID, run.Start.Pass}] = run
+	}
+	if len(index) == 0 {
+		return nil, fmt.Errorf("replay: no benchmark runs in %s", dir)
+	}
+	return index, nil
+}

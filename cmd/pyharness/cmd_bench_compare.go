@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pyharness/pyharness/bench"
+)
+
+func newBenchCompareCmd(a *app) *cobra.Command {
+	var asJSON bool
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "compare OUT_A OUT_B",
+		Short: "Put two recorded benchmarks side by side and say whether the difference is resolved",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchCompare(cmd.Context(), a, args[0], args[1], alpha, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the paired test")
+	return cmd
+}
+
+func runBenchCompare(ctx context.Context, a *app, dirA, dirB string, alpha float64, asJSON bool) error {
+	oa, err := bench.ReadOutcomes(dirA)
+	if err != nil {
+		return err
+	}
+	ob, err := bench.ReadOutcomes(dirB)
+	if err != nil {
+		return err
+	}
+	c := bench.Compare(dirA, oa, dirB, ob, alpha)
+	if asJSON {
+		return writeJSON(a.stdout, c)
+	}
+	c.WriteText(a.stdout)
+	return nil
+}
