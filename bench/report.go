@@ -18,11 +18,11 @@ import (
 type Report struct {
 	// Backend and Model name what drafted the runs; Scripted is true when
 	// no model was called (scripted or replay backends).
-	Backend  string `json:"backend"`
-	Model    string `json:"model"`
-	Scripted bool   `json:"scripted"`
-	Cases    int    `json:"cases"`
-	Passes   int    `json:"passes"`
+	Backend  string       `json:"backend"`
+	Model    string       `json:"model"`
+	Scripted bool         `json:"scripted"`
+	Cases    int          `json:"cases"`
+	Passes   int          `json:"passes"`
 	Runs     []Outcome    `json:"runs"`
 	Tiers    []TierScore  `json:"tiers"`
 	Failures FailureTable `json:"failures"`
