@@ -23,6 +23,8 @@ func newRootCmd(a *app) *cobra.Command {
 		newDemoCmd(a),
 		newRunCmd(a),
 		newDoctorCmd(a),
+		newBenchCmd(a),
+		newCollectCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,257 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"go.yaml.in/yaml/v3"
+)
+
+// Entry is one dogfood repository and task of a manifest.
+type Entry struct {
+	ID string `yaml:"id"`
+	// Repo is a local path (relative to the manifest) or a git URL.
+	Repo    string   `yaml:"repo"`
+	Task    string   `yaml:"task"`
+	Targets []string `yaml:"targets"`
+	Names   []string `yaml:"names"`
+	Subject string   `yaml:"subject"`
+	Scope   []string `yaml:"scope"`
+	Suite   string   `yaml:"suite"`
+	// Check is a command run in the workspace after the agent ends; exit 0
+	// means the task is done. It decides the verdict instead of the suite.
+	Check string `yaml:"check"`
+	// Script is a scripted-backend draft file for this entry (relative to
+	// the manifest), used with --model scripted.
+	Script string   `yaml:"script"`
+	Tags   []string `yaml:"tags"`
+
+	// Line is where the entry starts in the manifest.
+	Line int `yaml:"-"`
+	// Dir is the local repository the entry runs on (cloned for a URL).
+	Dir string `yaml:"-"`
+	// URL is set when Repo is a git URL.
+	URL string `yaml:"-"`
+}
+
+// ManifestError lists every bad entry of a manifest, each with its line.
+type ManifestError struct {
+	File     string
+	Problems []Problem
+}
+
+// Problem is one thing wrong with one entry.
+type Problem struct {
+	Line  int
+	Entry string
+	Msg   string
+}
+
+func (e *ManifestError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d problem(s):", e.File, len(e.Problems))
+	for _, p := range e.Problems {
+		if p.Entry != "" {
+			fmt.Fprintf(&b, "\n  %s:%d: entry %q: %s", e.File, p.Line, p.Entry, p.Msg)
+		} else {
+			fmt.Fprintf(&b, "\n  %s:%d: %s", e.File, p.Line, p.Msg)
+		}
+	}
+	return b.String()
+}
+
+var entryKeys = []string{"id", "repo", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags"}
+
+// ParseManifest reads a manifest: a YAML list of entries (or a mapping
+// with an `entries` list). It checks the shape of every entry — keys,
+// required fields, unique ids — and reports every problem with its line.
+func ParseManifest(file string, data []byte) ([]Entry, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	merr := &ManifestError{File: file}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: the manifest is empty", file)
+	}
+	list := doc.Content[0]
+	if list.Kind == yaml.MappingNode {
+		var found *yaml.Node
+		for i := 0; i+1 < len(list.Content); i += 2 {
+			if list.Content[i].Value == "entries" {
+				found = list.Content[i+1]
+			} else {
+				merr.Problems = append(merr.Problems, Problem{Line: list.Content[i].Line, Msg: fmt.Sprintf("unknown top-level key %q (want a list of entries, or entries:)", list.Content[i].Value)})
+			}
+		}
+		if found == nil {
+			merr.Problems = append(merr.Problems, Problem{Line: list.Line, Msg: "no entries: list"})
+			return nil, merr
+		}
+		list = found
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: want a list of entries", file, list.Line)
+	}
+	var entries []Entry
+	seen := map[string]int{}
+	for _, item := range list.Content {
+		if item.Kind != yaml.MappingNode {
+			merr.Problems = append(merr.Problems, Problem{Line: item.Line, Msg: "an entry must be a mapping (id:, repo:, task:, …)"})
+			continue
+		}
+		bad := false
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if k := item.Content[i].Value; !slices.Contains(entryKeys, k) {
+				merr.Problems = append(merr.Problems, Problem{Line: item.Content[i].Line, Entry: idOf(item), Msg: fmt.Sprintf("unknown key %q (known: %s)", k, strings.Join(entryKeys, ", "))})
+				bad = true
+			}
+		}
+		var e Entry
+		if err := item.Decode(&e); err != nil {
+			merr.Problems = append(merr.Problems, Problem{Line: item.Line, Entry: idOf(item), Msg: err.Error()})
+			continue
+		}
+		e.Line = item.Line
+		for _, req := range []struct{ name, val string }{{"id", e.ID}, {"repo", e.Repo}, {"task", e.Task}} {
+			if strings.TrimSpace(req.val) == "" {
+				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: "missing " + req.name})
+				bad = true
+			}
+		}
+		if e.ID != "" {
+			if first, dup := seen[e.ID]; dup {
+				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: fmt.Sprintf("duplicate id (first at line %d)", first)})
+				bad = true
+			}
+			seen[e.ID] = e.Line
+		}
+		for _, g := range e.Scope {
+			if !doublestar.ValidatePattern(g) {
+				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: fmt.Sprintf("scope %q is not a valid glob", g)})
+				bad = true
+			}
+		}
+		if !bad {
+			entries = append(entries, e)
+		}
+	}
+	if len(merr.Problems) > 0 {
+		return entries, merr
+	}
+	return entries, nil
+}
+
+func idOf(item *yaml.Node) string {
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		if item.Content[i].Value == "id" {
+			return item.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// isGitURL reports whether a repo value names a remote to clone.
+func isGitURL(s string) bool {
+	return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") || strings.HasSuffix(s, ".git") && !isLocal(s)
+}
+
+func isLocal(s string) bool {
+	_, err := os.Stat(s)
+	return err == nil
+}
+
+// Resolve finds each entry's repository on disk — a local path relative to
+// the manifest, or a git URL cloned (shallow) into cacheDir — and checks it
+// is a git repository whose scope matches files. Entries that cannot be
+// used are returned as problems with their lines; the rest are ready.
+func Resolve(ctx context.Context, file string, entries []Entry, cacheDir string) ([]Entry, []Problem) {
+	base := filepath.Dir(file)
+	var ok []Entry
+	var problems []Problem
+	for _, e := range entries {
+		if err := resolveOne(ctx, base, &e, cacheDir); err != nil {
+			problems = append(problems, Problem{Line: e.Line, Entry: e.ID, Msg: err.Error()})
+			continue
+		}
+		ok = append(ok, e)
+	}
+	return ok, problems
+}
+
+func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) error {
+	if isGitURL(e.Repo) {
+		h := sha256.Sum256([]byte(e.Repo))
+		dir := filepath.Join(cacheDir, hex.EncodeToString(h[:8]))
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+			os.RemoveAll(dir)
+			if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+				return fmt.Errorf("clone %s: %w", e.Repo, err)
+			}
+			if out, err := gitCmd(ctx, "", "clone", "--quiet", "--depth", "1", e.Repo, dir); err != nil {
+				return fmt.Errorf("cannot clone %s: %v: %s", e.Repo, err, strings.TrimSpace(out))
+			}
+		}
+		e.Dir, e.URL = dir, e.Repo
+	} else {
+		dir := e.Repo
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		st, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("repository %s does not exist", e.Repo)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("repository %s is not a directory", e.Repo)
+		}
+		if _, err := gitCmd(ctx, dir, "rev-parse", "--is-inside-work-tree"); err != nil {
+			return fmt.Errorf("repository %s is not a git repository (git init it, or point at a clone)", e.Repo)
+		}
+		e.Dir = dir
+	}
+	if e.Script != "" && !filepath.IsAbs(e.Script) {
+		e.Script = filepath.Join(base, e.Script)
+	}
+	if len(e.Scope) > 0 {
+		out, err := gitCmd(ctx, e.Dir, "ls-files")
+		if err != nil {
+			return fmt.Errorf("list files of %s: %w", e.Repo, err)
+		}
+		files := strings.Split(strings.TrimSpace(out), "\n")
+		for _, g := range e.Scope {
+			if !slices.ContainsFunc(files, func(f string) bool {
+				m, _ := doublestar.Match(g, f)
+				return m || strings.HasPrefix(f, strings.TrimSuffix(g, "/")+"/")
+			}) {
+				return fmt.Errorf("scope %q matches no file of the repository", g)
+			}
+		}
+	}
+	return nil
+}
+
+func gitCmd(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	if dir != "" {
+		cmd.Dir = dir
+	}
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return out.String(), ctx.Err()
+	}
+	return out.String(), err
+}

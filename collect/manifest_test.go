@@ -1,0 +1,180 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// gitRepo makes a git repository of files.
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestManifestProblemsNameTheirLines(t *testing.T) {
+	good := gitRepo(t, map[string]string{"m.py": "x = 1\n", "test_m.py": "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n"})
+	notGit := t.TempDir()
+	noTests := gitRepo(t, map[string]string{"m.py": "x = 1\n"})
+	broken := gitRepo(t, map[string]string{"test_m.py": "import not_there\n"})
+	manifest := `- id: ok
+  repo: ` + good + `
+  task: do it
+- id: missing
+  repo: /nowhere/at/all
+  task: do it
+- id: notgit
+  repo: ` + notGit + `
+  task: do it
+- id: typo
+  repo: ` + good + `
+  task: do it
+  targts: [m.py]
+- id: ok
+  repo: ` + good + `
+  task: again
+- id: scope
+  repo: ` + good + `
+  task: do it
+  scope: ["src/**"]
+- id: notests
+  repo: ` + noTests + `
+  task: do it
+- id: broken
+  repo: ` + broken + `
+  task: do it
+- repo: ` + good + `
+  task: no id
+`
+	file := filepath.Join(t.TempDir(), "dogfood.yaml")
+	entries, err := ParseManifest(file, []byte(manifest))
+	var merr *ManifestError
+	if err == nil || !asManifestError(err, &merr) {
+		t.Fatalf("want a ManifestError, got %v", err)
+	}
+	problems := merr.Problems
+	ok, more := Resolve(context.Background(), file, entries, t.TempDir())
+	problems = append(problems, more...)
+	ok, more, _ = Baseline(context.Background(), ok, "")
+	problems = append(problems, more...)
+	want := []struct {
+		line int
+		text string
+	}{
+		{4, `repository /nowhere/at/all does not exist`},
+		{7, `is not a git repository`},
+		{13, `unknown key "targts"`},
+		{14, `duplicate id (first at line 1)`},
+		{17, `scope "src/**" matches no file`},
+		{21, `runs no test at baseline`},
+		{24, `does not import at baseline`},
+		{27, `missing id`},
+	}
+	for _, w := range want {
+		found := false
+		for _, p := range problems {
+			if p.Line == w.line && strings.Contains(p.Msg, w.text) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no problem at line %d saying %q; got %+v", w.line, w.text, problems)
+		}
+	}
+	if len(ok) != 1 || ok[0].ID != "ok" {
+		t.Errorf("usable entries %+v, want only the first", ok)
+	}
+}
+
+func asManifestError(err error, target **ManifestError) bool {
+	m, ok := err.(*ManifestError)
+	if ok {
+		*target = m
+	}
+	return ok
+}
+
+// A dogfood manifest pointing at a real repository with a real suite — a
+// copy of CPython's textwrap module and its own unittest tests — runs with
+// a scripted model and records the suite counts before and after.
+func TestDogfoodOnARealRepository(t *testing.T) {
+	files := map[string]string{}
+	for _, n := range []string{"textwrap.py", "test_textwrap.py"} {
+		b, err := os.ReadFile(filepath.Join("..", "harness", "testdata", "textwrap", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[n] = string(b)
+	}
+	repo := gitRepo(t, files)
+	dir := t.TempDir()
+	drafts := []string{
+		"READ textwrap.py:400-430",
+		"PATCH textwrap.py\nFIND:\n```\ndef shorten(text, width, **kwargs):\n```\nREPLACE:\n```\ndef shorten(text, width, **kwargs):  # collapse and truncate\n```",
+		"RUN tests",
+		"DONE marked shorten; the 66 tests still pass",
+	}
+	var script strings.Builder
+	for _, d := range drafts {
+		b, _ := json.Marshal(map[string]string{"content": d})
+		script.Write(append(b, '\n'))
+	}
+	os.WriteFile(filepath.Join(dir, "textwrap.jsonl"), []byte(script.String()), 0o644)
+	manifest := "entries:\n  - id: textwrap-shorten\n    repo: " + repo + "\n    task: Note in shorten() what it does\n    targets: [textwrap.py]\n    suite: \"{python} -m unittest test_textwrap\"\n    script: textwrap.jsonl\n    tags: [stdlib]\n"
+	file := filepath.Join(dir, "dogfood.yaml")
+	os.WriteFile(file, []byte(manifest), 0o644)
+	entries, err := ParseManifest(file, []byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, problems := Resolve(context.Background(), file, entries, t.TempDir())
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	out := t.TempDir()
+	sum, err := Run(context.Background(), Options{Entries: entries, Passes: 1, OutDir: out,
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+			m, err := scripted.New(it.Entry.Script)
+			return m, schemas.Model{Backend: "scripted", Name: it.Entry.ID, Options: opts}, err
+		}})
+	if err != nil || sum.Worked != 1 {
+		t.Fatalf("summary %+v, err %v", sum, err)
+	}
+	for run, err := range trace.Runs(out) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Start.Source != schemas.SourceDogfood || run.Start.CaseID != "textwrap-shorten" || run.Start.Repo.Commit == "" {
+			t.Errorf("run_start %+v", run.Start)
+		}
+		b, a := run.End.SuiteBefore, run.End.SuiteAfter
+		if b.Ran != 66 || b.Passed != 66 || a.Ran != 66 || a.Passed != 66 {
+			t.Errorf("suite before %+v after %+v, want 66 tests passing both times", b, a)
+		}
+		if run.End.Verdict != schemas.VerdictWorked {
+			t.Errorf("verdict %s %s", run.End.Verdict, run.End.FailureClass)
+		}
+	}
+}
