@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/bench"
@@ -120,19 +118,13 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 			return &exitError{code: 1, msg: "bench: the pre-flight failed; nothing was run"}
 		}
 	}
-	total := len(cases) * o.repeat
-	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("bench"),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+	bar := newProgress(a, "bench")
 	outcomes, err := bench.Run(ctx, bench.Options{
 		Cases: cases, Passes: o.repeat, Jobs: o.jobs, OutDir: o.out, Model: factory, Options: o.model.options(),
 		FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now,
-		Progress: func(done, total, worked int) {
-			bar.Describe(fmt.Sprintf("bench (%d worked)", worked))
-			bar.Set(done)
-		},
+		Progress: bar.update,
 	})
-	bar.Finish()
+	bar.finish()
 	if err != nil {
 		return err
 	}

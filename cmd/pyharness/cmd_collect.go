@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/collect"
@@ -134,17 +132,10 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if opts.Jobs == 0 {
 		opts.Jobs = jobs
 	}
-	bar := progressbar.NewOptions(-1, progressbar.OptionSetWriter(a.stderr), progressbar.OptionSetDescription("collect"),
-		progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
-		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-	start := a.now()
-	opts.Progress = func(done, total, worked int) {
-		bar.ChangeMax(total)
-		bar.Describe(fmt.Sprintf("collect (%d worked, %s)", worked, a.now().Sub(start).Round(time.Second)))
-		bar.Set(done)
-	}
+	bar := newProgress(a, "collect")
+	opts.Progress = bar.update
 	sum, err := collect.Run(ctx, opts)
-	bar.Finish()
+	bar.finish()
 	if sum != nil {
 		printCollectSummary(a, sum, o)
 	}
