@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/internal/version"
+	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
 
 type demoOptions struct {
-	out string
+	out    string
+	passes int
 }
 
 func newDemoCmd(a *app) *cobra.Command {
@@ -22,60 +25,71 @@ func newDemoCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the main job on the embedded default, with no model server needed",
-		Long: `Writes a sample trace of the embedded default (a scripted run: no model
-is called, and the trace says so) under OUT/runs/ and validates it.`,
+		Long: `Runs the pipeline on the embedded benchmark with the scripted backend (each
+case's own drafts; no model is called, and every record says so): a collect of
+four passes, validation of every trace, and the benchmark's tables. With Ollama
+running, pyharness collect --passes 4 does the same with a real model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDemo(cmd.Context(), a, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.out, "out", defaultOut, "output directory")
+	cmd.Flags().StringVar(&opts.out, "out", filepath.Join(defaultOut, "demo"), "output directory (kept apart from real collections)")
+	cmd.Flags().IntVar(&opts.passes, "passes", 4, "passes over the benchmark")
 	return cmd
 }
 
-func runDemo(ctx context.Context, a *app, opts demoOptions) error {
-	dir := filepath.Join(opts.out, trace.RunsDir)
-	runID := "demo-" + a.now().UTC().Format("20060102T150405")
-	w, err := trace.Create(dir, runID)
+func runDemo(ctx context.Context, a *app, o demoOptions) error {
+	w := a.stdout
+	fmt.Fprintln(w, "pyharness demo: the model is SCRIPTED — each benchmark case plays its own recorded-style drafts, and no model is called.")
+	fmt.Fprintln(w, "With Ollama running, `pyharness collect --passes 4` does the same with a real model (default ollama:llama3.1:8b).")
+	fmt.Fprintln(w)
+	cases, err := datasets.Cases()
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	for _, rec := range sampleRecords(runID, w.Attempt(), a.now()) {
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
+	bar := newProgress(a, "collect")
+	sum, err := collect.Run(ctx, collect.Options{
+		Cases: cases, Passes: o.passes, Jobs: 2, OutDir: o.out, Resume: true, Now: a.now, Progress: bar.update,
+		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+			return caseScript(*it.Case, pass, opts)
+		},
+	})
+	bar.finish()
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "wrote a sample scripted trace (no model was called): %s\n\n", w.Path())
-	return runValidate(ctx, a.stdout, []string{w.Path()})
-}
+	fmt.Fprintf(w, "1. collect: %d runs planned, %d already there, %d run now (%d worked, %d failed)\n",
+		sum.Planned, sum.Skipped, sum.Ran, sum.Worked, sum.Failed)
 
-// sampleRecords is a two-step scripted run on the initials case.
-func sampleRecords(runID string, attempt int, now time.Time) []schemas.Record {
-	sys := schemas.Message{Role: "system", Content: "You are a coding agent. Answer with one action: READ path, WRITE path, PATCH path, RUN tests, DONE summary."}
-	task := schemas.Message{Role: "user", Content: "Task: write initials(name) in initials.py that returns 'A. L.' for 'Ada Lovelace'.\n\nRepository:\ninitials.py\ntests/test_initials.py"}
-	asst := schemas.Message{Role: "assistant", Content: "READ initials.py"}
-	res := schemas.Message{Role: "user", Content: "initials.py (lines 1-2 of 2):\n```\ndef initials(name):\n    raise NotImplementedError\n```"}
-	return []schemas.Record{
-		{RunStart: &schemas.RunStart{Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: runID, Attempt: attempt,
-			Source: schemas.SourceAdhoc, CaseID: "initials", Tier: 1,
-			Model:   schemas.Model{Backend: "scripted", Name: "demo", Options: schemas.Options{NumCtx: 8192, NumPredict: 1024}},
-			Harness: version.Harness(), Task: task.Content, Targets: []string{"initials.py"}, Names: []string{"initials"},
-			Scope: []string{"**"}, Suite: "python3 -m unittest", Python: "python3", StartedAt: now}},
-		{Turn: &schemas.Turn{RunID: runID, Step: 1,
-			Sent:    schemas.Sent{Kind: schemas.KindOpening, Messages: []schemas.Message{sys, task}, PromptHash: schemas.PromptHash([]schemas.Message{sys, task})},
-			Reply:   schemas.Reply{Content: asst.Content, FinishReason: "stop"},
-			Action:  schemas.Action{Verb: "READ", Path: "initials.py", Shape: "canonical", Via: "text"},
-			Outcome: schemas.Outcome{Status: schemas.StatusApplied}, ModelStep: true, StartedAt: now, EndedAt: now}},
-		{Turn: &schemas.Turn{RunID: runID, Step: 2,
-			Sent:    schemas.Sent{Kind: schemas.KindToolResult, Messages: []schemas.Message{asst, res}, PromptHash: schemas.PromptHash([]schemas.Message{sys, task, asst, res})},
-			Reply:   schemas.Reply{Content: "DONE", FinishReason: "stop"},
-			Action:  schemas.Action{Verb: "DONE", Shape: "canonical", Via: "text"},
-			Outcome: schemas.Outcome{Status: schemas.StatusStopped}, ModelStep: true, StartedAt: now, EndedAt: now}},
-		{RunEnd: &schemas.RunEnd{RunID: runID, Verdict: schemas.VerdictFailed, FailureClass: schemas.FailWroteNothing,
-			ClaimedDone: true, StopReason: schemas.StopDone, Steps: 2, ModelSteps: 2, EndedAt: now}},
+	v, err := trace.NewValidator()
+	if err != nil {
+		return err
 	}
+	files, err := trace.ListFiles(o.out)
+	if err != nil {
+		return err
+	}
+	records, bad := 0, 0
+	for _, f := range files {
+		rep := v.ValidateFile(f.Path)
+		records += rep.Records
+		if rep.Errors() > 0 {
+			bad++
+		}
+	}
+	fmt.Fprintf(w, "2. validate: %d trace files, %d records, %d with errors\n", len(files), records, bad)
+
+	outcomes, err := bench.ReadOutcomes(o.out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "3. the benchmark's tables:\n\n")
+	bench.NewReport(outcomes, len(cases), o.passes).WriteText(w)
+	fmt.Fprintf(w, "\nOutputs:\n  traces     %s\n  plan       %s\n  patches    %s\n",
+		filepath.Join(o.out, trace.RunsDir), sum.PlanPath, filepath.Join(o.out, "patches"))
+	if bad > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
+	}
+	return nil
 }
