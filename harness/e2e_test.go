@@ -280,3 +280,61 @@ func TestTwentyStepsStayWithinTheContext(t *testing.T) {
 	}
 	t.Logf("%d elisions over %d steps; last prompt %d tokens of %d", elided, len(run.Turns), run.Turns[len(run.Turns)-1].Metrics.PromptTokens, numCtx-numPredict)
 }
+
+// --native-tools against a model that cannot take tools: the harness falls
+// back to the text protocol once, records it, and the run goes on.
+func TestNativeToolsFallBackToText(t *testing.T) {
+	srv := wiretest.NewOllama(t) // the recorded model has no tools in its template
+	for _, d := range []string{readGreet, writeInitOK, runTests, doneSummary} {
+		srv.Push(wiretest.Text(d))
+	}
+	repo := t.TempDir()
+	writeTree(t, repo, fixture)
+	cfg := Config{RunID: "tools", OutDir: t.TempDir(), Repo: repo, Task: "Add initials", Targets: []string{"initials.py"},
+		Names: []string{"initials"}, NativeTools: true, Model: schemas.Model{Backend: "ollama", Name: "tiny"}}
+	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End.Verdict != schemas.VerdictWorked {
+		t.Fatalf("verdict %s (%s)", res.End.Verdict, res.End.Error)
+	}
+	run, _ := trace.ReadRun(trace.File{RunID: "tools", Path: res.TracePath})
+	fellBack := 0
+	for _, turn := range run.Turns {
+		for _, w := range turn.Warnings {
+			if strings.Contains(w, "tools-unsupported") {
+				fellBack++
+			}
+		}
+	}
+	if fellBack != 1 {
+		t.Errorf("the fallback was recorded %d times, want once", fellBack)
+	}
+	reqs := srv.ChatRequests()
+	if _, ok := reqs[0].Lookup("tools"); !ok {
+		t.Error("the first request offered no tools")
+	}
+	if _, ok := reqs[len(reqs)-1].Lookup("tools"); ok {
+		t.Error("tools were offered again after the server refused them")
+	}
+}
+
+// run --interactive: an ASK before any change goes to the person, and the
+// answer to the model.
+func TestInteractiveAsk(t *testing.T) {
+	var asked string
+	cfg := Config{Targets: []string{"initials.py"}, Names: []string{"initials"},
+		Ask: func(ctx context.Context, q string) (string, error) { asked = q; return "with dots", nil }}
+	out := runScripted(t, fixture, cfg, "ASK Should initials have dots?", writeInitOK, runTests, doneSummary)
+	if asked != "Should initials have dots?" {
+		t.Errorf("the person was asked %q", asked)
+	}
+	if o := out.turns[0].Outcome; o.Status != schemas.StatusApplied || o.Code != "" {
+		t.Errorf("ASK outcome %+v", o)
+	}
+	msgs := out.turns[1].Sent.Messages
+	if !strings.Contains(msgs[len(msgs)-1].Content, "The person answered: with dots") {
+		t.Errorf("the answer did not reach the model: %+v", msgs)
+	}
+}
