@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
@@ -116,6 +117,13 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 		return err
 	}
 	printSummary(a.stdout, res)
+	if be.replay != nil {
+		if d := bench.Diverged(be.replay, res.Steps); d != "" {
+			fmt.Fprintf(a.stdout, "replay:   diverged from the recorded run at %s\n", d)
+		} else {
+			fmt.Fprintln(a.stdout, "replay:   no divergence: every step did what the recorded run did")
+		}
+	}
 	if res.End.Verdict == schemas.VerdictError {
 		return &exitError{code: 3}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // defaultModel is the model every command uses unless --model says.
@@ -135,7 +137,11 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		}
 		return &backend{chat: c, info: info}, nil
 	case model.BackendReplay:
-		c, err := replay.New(spec.arg)
+		path, err := replayFile(spec.arg)
+		if err != nil {
+			return nil, err
+		}
+		c, err := replay.New(path)
 		if err != nil {
 			return nil, err
 		}
@@ -160,4 +166,25 @@ func caseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatte
 		return nil, schemas.Model{}, err
 	}
 	return m, schemas.Model{Backend: model.BackendScripted, Name: c.ID + "/" + variant, Options: opts}, nil
+}
+
+// replayFile is the trace to replay: the file named, or the one run of a
+// trace directory (its last attempt).
+func replayFile(arg string) (string, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	if !st.IsDir() {
+		return arg, nil
+	}
+	files, err := trace.ListFiles(arg)
+	if err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	latest, _ := trace.LatestAttempts(files)
+	if len(latest) != 1 {
+		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, len(latest))
+	}
+	return latest[0].Path, nil
 }
