@@ -181,7 +181,9 @@ func unwrapInlineCode(s string) (string, bool) {
 	if _, ok := verbWords[strings.ToLower(w)]; !ok || w == "" {
 		return s, false
 	}
-	return inner + s[k+j+k:], true
+	// A space keeps what follows the closing run from gluing onto the
+	// quoted path ("`READ x.py`s" is x.py, not x.pys).
+	return inner + " " + s[k+j+k:], true
 }
 
 // strictHead is a canonical action line: the verb in capitals at the start
