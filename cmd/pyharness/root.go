@@ -25,6 +25,9 @@ func newRootCmd(a *app) *cobra.Command {
 		newDoctorCmd(a),
 		newBenchCmd(a),
 		newCollectCmd(a),
+		newClassifyCmd(a),
+		newStatsCmd(a),
+		newReportCmd(a),
 	)
 	return root
 }

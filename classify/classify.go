@@ -1,0 +1,435 @@
+package classify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// Result says what a classify did.
+type Result struct {
+	// Dataset and Traces are the directories written and read.
+	Dataset string `json:"dataset"`
+	Traces  string `json:"traces"`
+	// Runs counts the runs found (the last attempt of each run id);
+	// SetAside the earlier attempts left out.
+	Runs     int `json:"runs"`
+	SetAside int `json:"set_aside"`
+	// Classified are runs new to the dataset; Reclassified runs whose rows
+	// were replaced (a newer attempt, or an incomplete run that grew);
+	// Unchanged runs already in the dataset as they are.
+	Classified   int `json:"classified"`
+	Reclassified int `json:"reclassified"`
+	Unchanged    int `json:"unchanged"`
+	// Incomplete counts the runs written without a run_end.
+	Incomplete int `json:"incomplete"`
+	// Turns counts the turn rows written, and Kinds them by kind.
+	Turns int            `json:"turns"`
+	Kinds map[string]int `json:"kinds"`
+	// RulesLabelled counts the turns labelled by the text rules.
+	RulesLabelled int `json:"rules_labelled"`
+	// Skipped counts trace files that could not be classified at all (no
+	// run_start).
+	Skipped int `json:"skipped"`
+	// Problems are the bad lines and files met, as file:line: message.
+	Problems []string `json:"problems"`
+	// Parts are the part files written.
+	Parts []string `json:"parts"`
+}
+
+// WriteText prints the result for a person.
+func (r *Result) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "Classified %s into %s\n", r.Traces, r.Dataset)
+	fmt.Fprintf(w, "runs: %d found (%d earlier attempt(s) set aside): %d new, %d reclassified, %d already classified",
+		r.Runs, r.SetAside, r.Classified, r.Reclassified, r.Unchanged)
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, ", %d unreadable", r.Skipped)
+	}
+	fmt.Fprintln(w)
+	if r.Incomplete > 0 {
+		fmt.Fprintf(w, "  %d run(s) have no run_end yet: written as verdict %q, and classified again when their trace grows\n", r.Incomplete, VerdictIncomplete)
+	}
+	fmt.Fprintf(w, "turns written: %d", r.Turns)
+	if r.Turns > 0 {
+		var parts []string
+		for _, k := range kindOrder {
+			if n := r.Kinds[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, n))
+			}
+		}
+		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w)
+	if r.RulesLabelled > 0 {
+		fmt.Fprintf(w, "  %d turn(s) had no recorded kind and were labelled by the text rules\n", r.RulesLabelled)
+	}
+	fmt.Fprintf(w, "part files written: %d\n", len(r.Parts))
+	if len(r.Problems) > 0 {
+		fmt.Fprintf(w, "problems (%d): every good record was kept\n", len(r.Problems))
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+}
+
+var kindOrder = []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
+
+// Classify labels every run of the trace directory in and writes the turns
+// and runs tables into the dataset out. It reads one run at a time, so its
+// memory does not grow with the number of traces (beyond a few bytes of
+// state per run), and it is incremental: a run already in the dataset at
+// the same attempt is not read again; a run with a newer attempt, or an
+// incomplete run whose trace grew, has its rows replaced. Problems in trace
+// files are reported in the result and do not stop it; every good record is
+// kept.
+func Classify(ctx context.Context, in, out string) (*Result, error) {
+	res := &Result{Dataset: out, Traces: in, Kinds: map[string]int{}, Problems: []string{}, Parts: []string{}}
+	files, err := trace.ListFiles(in)
+	if err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
+	}
+	latest, setAside := trace.LatestAttempts(files)
+	res.Runs, res.SetAside = len(latest), setAside
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	st, err := loadState(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeOrphans(out, st); err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(in); err == nil && !slices.Contains(st.Traces, abs) {
+		st.Traces = append(st.Traces, abs)
+	}
+
+	// Decide what to do with each run before writing anything.
+	type job struct {
+		f    trace.File
+		size int64
+		seen bool // the dataset holds an older classification of the run
+	}
+	var jobs []job
+	drop := map[string]bool{} // run ids whose old rows go
+	for _, f := range latest {
+		info, err := os.Stat(f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		old, seen := st.Runs[f.RunID]
+		if seen && old.Attempt == f.Attempt && (old.Complete || old.Size == info.Size()) {
+			res.Unchanged++
+			continue
+		}
+		if seen {
+			drop[f.RunID] = true
+		}
+		jobs = append(jobs, job{f, info.Size(), seen})
+	}
+
+	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[TurnRow]{}, runs: map[int]*partWriter[RunRow]{}}
+	committed := false
+	defer func() {
+		if !committed {
+			b.abort()
+		}
+	}()
+	if len(drop) > 0 {
+		if err := b.rewrite(ctx, drop); err != nil {
+			return nil, err
+		}
+	}
+	for _, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		run, err := trace.ReadRun(j.f)
+		for _, w := range run.Warnings {
+			res.Problems = append(res.Problems, w.Error())
+		}
+		if err != nil {
+			res.Problems = append(res.Problems, problemLines(err)...)
+		}
+		if run.Start == nil {
+			res.Skipped++
+			if drop[j.f.RunID] {
+				delete(st.Runs, j.f.RunID) // the old rows are gone and nothing replaces them
+			}
+			continue
+		}
+		if j.seen {
+			res.Reclassified++
+		} else {
+			res.Classified++
+		}
+		part, runRow, turns := Rows(run)
+		p := st.partition(part.Dir())
+		if err := b.writeRun(p, runRow, turns); err != nil {
+			return nil, err
+		}
+		st.Runs[runRow.RunID] = runState{Attempt: j.f.Attempt, Complete: run.Complete(), Size: j.size, Batch: b.n, Part: p}
+		if !run.Complete() {
+			res.Incomplete++
+		}
+		res.Turns += len(turns)
+		for _, t := range turns {
+			res.Kinds[t.Kind]++
+			if t.LabelFrom == FromRules {
+				res.RulesLabelled++
+			}
+		}
+	}
+	if err := b.commit(); err != nil {
+		return nil, err
+	}
+	committed = true
+	res.Parts = b.written
+	return res, nil
+}
+
+// problemLines splits the joined errors of a trace file into one line each.
+func problemLines(err error) []string {
+	var out []string
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		for _, e := range joined.Unwrap() {
+			out = append(out, problemLines(e)...)
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+// batch is the part files one classify writes, committed together.
+type batch struct {
+	root    string
+	st      *state
+	n       int
+	seq     int
+	turns   map[int]*partWriter[TurnRow]
+	runs    map[int]*partWriter[RunRow]
+	written []string // new part files, closed or open
+	retired []string // live part files replaced by this batch
+}
+
+func (b *batch) partName(table string, p int) string {
+	b.seq++
+	return fmt.Sprintf("%s/%s/part-%06d-%04d.parquet", table, b.st.Partitions[p], b.n, b.seq)
+}
+
+func (b *batch) writeRun(p int, run RunRow, turns []TurnRow) error {
+	if err := writeTo(b, b.runs, RunsTable, p, []RunRow{run}); err != nil {
+		return err
+	}
+	return writeTo(b, b.turns, TurnsTable, p, turns)
+}
+
+// writeTo appends rows to the partition's open part of a table, starting a
+// new part file when the open one is full.
+func writeTo[T any](b *batch, open map[int]*partWriter[T], table string, p int, rows []T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	w := open[p]
+	if w != nil && w.rows >= rowsPerFile {
+		if err := w.close(); err != nil {
+			return err
+		}
+		w = nil
+	}
+	if w == nil {
+		var err error
+		if w, err = createPart[T](b.root, b.partName(table, p)); err != nil {
+			return err
+		}
+		open[p] = w
+		b.written = append(b.written, w.rel)
+	}
+	return w.write(rows)
+}
+
+// rewrite copies the live part files that hold rows of the dropped runs
+// into this batch without those rows, and retires them.
+func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
+	type key struct{ batch, part int }
+	affected := map[key]bool{}
+	for id := range drop {
+		if rs, ok := b.st.Runs[id]; ok {
+			affected[key{rs.Batch, rs.Part}] = true
+		}
+	}
+	for _, rel := range slices.Clone(b.st.Parts) {
+		table, p, n, ok := b.parsePart(rel)
+		if !ok || !affected[key{n, p}] {
+			continue
+		}
+		var kept []string
+		var err error
+		switch table {
+		case TurnsTable:
+			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *TurnRow) string { return r.RunID }, drop)
+		case RunsTable:
+			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *RunRow) string { return r.RunID }, drop)
+		}
+		if err != nil {
+			return err
+		}
+		for _, id := range kept {
+			if rs, ok := b.st.Runs[id]; ok {
+				rs.Batch = b.n
+				b.st.Runs[id] = rs
+			}
+		}
+		b.retired = append(b.retired, rel)
+	}
+	return nil
+}
+
+// parsePart reads the table, partition index and batch of a part path.
+func (b *batch) parsePart(rel string) (table string, p, n int, ok bool) {
+	dir, name := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel)
+	table, pdir, ok := strings.Cut(dir, "/")
+	if !ok {
+		return "", 0, 0, false
+	}
+	p = slices.Index(b.st.Partitions, pdir)
+	var seq int
+	if _, err := fmt.Sscanf(name, "part-%06d-%04d.parquet", &n, &seq); err != nil || p < 0 {
+		return "", 0, 0, false
+	}
+	return table, p, n, true
+}
+
+// copyPart copies the rows of one part file whose run is not dropped into
+// this batch's writer of the partition, and returns the run ids kept.
+func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T], table string, p int, rel string, runID func(*T) string, drop map[string]bool) ([]string, error) {
+	f, err := os.Open(filepath.Join(b.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, fmt.Errorf("rewrite %s: %w", rel, err)
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[T](f)
+	defer r.Close()
+	kept := map[string]bool{}
+	buf := make([]T, 256)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("rewrite %s: %w", rel, err)
+		}
+		clear(buf)
+		n, err := r.Read(buf)
+		var rows []T
+		for i := range buf[:n] {
+			if id := runID(&buf[i]); !drop[id] {
+				rows = append(rows, buf[i])
+				kept[id] = true
+			}
+		}
+		if werr := writeTo(b, open, table, p, rows); werr != nil {
+			return nil, werr
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rewrite %s: %w", rel, err)
+		}
+	}
+	ids := make([]string, 0, len(kept))
+	for id := range kept {
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// commit closes the part files, records them and the runs in the state,
+// and removes the part files this batch replaced.
+func (b *batch) commit() error {
+	for _, w := range b.turns {
+		if err := w.close(); err != nil {
+			return err
+		}
+	}
+	for _, w := range b.runs {
+		if err := w.close(); err != nil {
+			return err
+		}
+	}
+	b.turns, b.runs = nil, nil
+	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
+	b.st.Parts = append(parts, b.written...)
+	b.st.Batch = b.n
+	if err := b.st.save(b.root); err != nil {
+		return err
+	}
+	for _, rel := range b.retired {
+		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove replaced part: %w", err)
+		}
+	}
+	return nil
+}
+
+// abort closes and removes what this batch wrote; the dataset stays as the
+// last commit left it.
+func (b *batch) abort() {
+	for _, w := range b.turns {
+		w.close()
+	}
+	for _, w := range b.runs {
+		w.close()
+	}
+	for _, rel := range b.written {
+		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
+	}
+}
+
+// removeOrphans deletes part files that no commit recorded: the leftovers
+// of a classify that crashed before it committed.
+func removeOrphans(root string, st *state) error {
+	live := map[string]bool{}
+	for _, p := range st.Parts {
+		live[p] = true
+	}
+	for _, table := range []string{TurnsTable, RunsTable} {
+		dir := filepath.Join(root, table)
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() || !strings.HasPrefix(d.Name(), "part-") || !strings.HasSuffix(d.Name(), ".parquet") {
+				return nil
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			if !live[filepath.ToSlash(rel)] {
+				return os.Remove(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
+		}
+	}
+	return nil
+}

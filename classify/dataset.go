@@ -1,0 +1,138 @@
+package classify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// IsDataset reports whether dir holds a classified dataset: a state file,
+// or Parquet files under turns/ or runs/.
+func IsDataset(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+		return true
+	}
+	parts, err := listParts(dir, RunsTable)
+	return err == nil && len(parts) > 0
+}
+
+// Partitioned is a row of a table with the partition it was read from.
+type Partitioned[T any] struct {
+	Partition Partition
+	Row       T
+}
+
+// Turns streams the turns table of a dataset, part file by part file.
+func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], error] {
+	return readTable[TurnRow](ctx, dir, TurnsTable)
+}
+
+// Runs streams the runs table of a dataset, part file by part file.
+func Runs(ctx context.Context, dir string) iter.Seq2[Partitioned[RunRow], error] {
+	return readTable[RunRow](ctx, dir, RunsTable)
+}
+
+// listParts lists a table's live part files, relative to the dataset: those
+// the state records, or every .parquet file under the table when there is
+// no state (a dataset copied without it).
+func listParts(dir, table string) ([]string, error) {
+	st, err := loadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Parts) > 0 {
+		var parts []string
+		for _, p := range st.Parts {
+			if strings.HasPrefix(p, table+"/") {
+				parts = append(parts, p)
+			}
+		}
+		return parts, nil
+	}
+	var parts []string
+	err = filepath.WalkDir(filepath.Join(dir, table), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".parquet") {
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s parts: %w", table, err)
+	}
+	slices.Sort(parts)
+	return parts, nil
+}
+
+func readTable[T any](ctx context.Context, dir, table string) iter.Seq2[Partitioned[T], error] {
+	return func(yield func(Partitioned[T], error) bool) {
+		parts, err := listParts(dir, table)
+		if err != nil {
+			yield(Partitioned[T]{}, err)
+			return
+		}
+		for _, rel := range parts {
+			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
+			part, err := ParsePartitionDir(pdir)
+			if err != nil {
+				if !yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", rel, err)) {
+					return
+				}
+				continue
+			}
+			if !readPart(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield) {
+				return
+			}
+		}
+	}
+}
+
+// readPart yields the rows of one part file; it returns false when the
+// consumer stopped.
+func readPart[T any](ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[T](f)
+	defer r.Close()
+	buf := make([]T, 256)
+	for {
+		if err := ctx.Err(); err != nil {
+			yield(Partitioned[T]{}, err)
+			return false
+		}
+		clear(buf) // the reader may reuse the slices of rows it is given; yielded rows keep theirs
+		n, err := r.Read(buf)
+		for i := range buf[:n] {
+			if !yield(Partitioned[T]{Partition: part, Row: buf[i]}, nil) {
+				return false
+			}
+		}
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package classify
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/pyharness/pyharness/internal/version"
+)
+
+// Tables and their directories under a dataset.
+const (
+	TurnsTable = "turns"
+	RunsTable  = "runs"
+)
+
+// rowsPerGroup bounds what a writer holds in memory before it flushes a row
+// group: a turn row holds at most a prompt's worth of text.
+const rowsPerGroup = 1024
+
+// rowsPerFile starts a new part file past this many rows, so that a rewrite
+// (when a run gains a newer attempt) copies a bounded file.
+const rowsPerFile = 200_000
+
+// hiveDefault is the partition value Hive and DuckDB read as NULL.
+const hiveDefault = "__HIVE_DEFAULT_PARTITION__"
+
+// EscapePartition escapes a Hive partition value the way DuckDB and Arrow
+// unescape it: every byte outside A-Z a-z 0-9 - _ . as %XX, so that model
+// names holding / and : make one directory level.
+func EscapePartition(v string) string {
+	if v == "" {
+		return hiveDefault
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// UnescapePartition reverses EscapePartition.
+func UnescapePartition(v string) (string, error) {
+	if v == hiveDefault {
+		return "", nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '%' {
+			b.WriteByte(v[i])
+			continue
+		}
+		if i+2 >= len(v) {
+			return "", fmt.Errorf("unescape partition value %q: a %% without two hex digits", v)
+		}
+		var c byte
+		if _, err := fmt.Sscanf(v[i+1:i+3], "%02X", &c); err != nil {
+			return "", fmt.Errorf("unescape partition value %q: %w", v, err)
+		}
+		b.WriteByte(c)
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// Dir is the partition's directory under a table: source=…/model=….
+func (p Partition) Dir() string {
+	return "source=" + EscapePartition(p.Source) + "/model=" + EscapePartition(p.Model)
+}
+
+// ParsePartitionDir reads a partition back from its directory (relative to
+// the table, with forward or native slashes).
+func ParsePartitionDir(dir string) (Partition, error) {
+	var p Partition
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	if len(parts) != 2 {
+		return p, fmt.Errorf("partition %q: want source=…/model=…", dir)
+	}
+	for _, kv := range parts {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("partition %q: %q is not key=value", dir, kv)
+		}
+		val, err := UnescapePartition(v)
+		if err != nil {
+			return p, err
+		}
+		switch k {
+		case "source":
+			p.Source = val
+		case "model":
+			p.Model = val
+		default:
+			return p, fmt.Errorf("partition %q: unknown key %q", dir, k)
+		}
+	}
+	return p, nil
+}
+
+// partWriter writes rows of one table into one part file.
+type partWriter[T any] struct {
+	rel  string // path under the dataset
+	f    *os.File
+	w    *parquet.GenericWriter[T]
+	rows int
+}
+
+func writerOptions[T any]() []parquet.WriterOption {
+	var zero T
+	return []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.MaxRowsPerRowGroup(rowsPerGroup),
+		parquet.CreatedBy("pyharness", version.Harness().Version, ""),
+		parquet.KeyValueMetadata("ARROW:schema", arrowSchemaMetadata(reflect.TypeOf(zero))),
+	}
+}
+
+func createPart[T any](root, rel string) (*partWriter[T], error) {
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return nil, fmt.Errorf("create part: %w", err)
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create part: %w", err)
+	}
+	return &partWriter[T]{rel: rel, f: f, w: parquet.NewGenericWriter[T](f, writerOptions[T]()...)}, nil
+}
+
+func (p *partWriter[T]) write(rows []T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := p.w.Write(rows); err != nil {
+		return fmt.Errorf("write %s: %w", p.rel, err)
+	}
+	p.rows += len(rows)
+	return nil
+}
+
+// close finishes the file and syncs it.
+func (p *partWriter[T]) close() error {
+	err := p.w.Close()
+	if err == nil {
+		err = p.f.Sync()
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("close %s: %w", p.rel, err)
+	}
+	return nil
+}
+
+// arrowSchemaMetadata is the ARROW:schema key Arrow writers store in a
+// Parquet file: the Arrow schema of the rows, as an IPC message, in base64.
+// It is what makes Arrow readers (pqarrow, pyarrow) read the codes back as
+// dictionary strings and the times as UTC timestamps without being told.
+func arrowSchemaMetadata(t reflect.Type) string {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(ArrowSchema(t)))
+	if err := w.Close(); err != nil {
+		panic(fmt.Sprintf("serialize arrow schema of %s: %v", t, err)) // the types are fixed: a bug, not input
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+// ArrowSchema is the Arrow schema of a row type of this package, read from
+// its parquet tags: "dict" strings are dictionary<int32, utf8>, timestamps
+// are timestamp[us, UTC], "list" slices are lists with "element" items.
+func ArrowSchema(t reflect.Type) *arrow.Schema {
+	return arrow.NewSchema(arrowFields(t, false), nil)
+}
+
+// arrowFields maps the fields of a struct; nested fields (the items of a
+// list) keep dictionary strings plain, as Arrow readers read nested
+// dictionaries as plain strings anyway.
+func arrowFields(t reflect.Type, nested bool) []arrow.Field {
+	var fields []arrow.Field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := strings.Split(sf.Tag.Get("parquet"), ",")
+		if tag[0] == "-" {
+			continue
+		}
+		opts := map[string]bool{}
+		for _, o := range tag[1:] {
+			opts[o] = true
+		}
+		if nested {
+			delete(opts, "dict")
+		}
+		fields = append(fields, arrow.Field{Name: tag[0], Type: arrowType(sf.Type, opts), Nullable: opts["optional"]})
+	}
+	return fields
+}
+
+func arrowType(t reflect.Type, opts map[string]bool) arrow.DataType {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType:
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	case t.Kind() == reflect.String && opts["dict"]:
+		return &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	case t.Kind() == reflect.String:
+		return arrow.BinaryTypes.String
+	case t.Kind() == reflect.Bool:
+		return arrow.FixedWidthTypes.Boolean
+	case t.Kind() == reflect.Int32:
+		return arrow.PrimitiveTypes.Int32
+	case t.Kind() == reflect.Int64:
+		return arrow.PrimitiveTypes.Int64
+	case t.Kind() == reflect.Float64:
+		return arrow.PrimitiveTypes.Float64
+	case t.Kind() == reflect.Slice:
+		return arrow.ListOfField(arrow.Field{Name: "element", Type: arrowType(t.Elem(), nil)})
+	case t.Kind() == reflect.Struct:
+		return arrow.StructOf(arrowFields(t, true)...)
+	}
+	panic(fmt.Sprintf("no arrow type for %s", t)) // the row types are fixed
+}

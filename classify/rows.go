@@ -1,0 +1,270 @@
+package classify
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// TurnRow is one row of the turns table: one step of one run, labelled by
+// what the model was sent, with the messages sent at that step (the delta,
+// not the whole context), the draft it answered and what the harness did.
+// The partition columns source and model are in the directory names, not in
+// the files.
+type TurnRow struct {
+	RunID   string `parquet:"run_id,dict"`
+	Attempt int32  `parquet:"attempt"`
+	Step    int32  `parquet:"step"`
+	CaseID  string `parquet:"case_id,dict"`
+	Tier    int32  `parquet:"tier"`
+	Pass    int32  `parquet:"pass"`
+	// Kind and Code label what the model was sent; LabelFrom says whether
+	// the record carried them or the text rules gave them.
+	Kind      string `parquet:"kind,dict"`
+	Code      string `parquet:"code,dict"`
+	LabelFrom string `parquet:"label_from,dict"`
+	// Messages are the messages added at this step (the whole prompt when
+	// Replaced), as recorded.
+	Messages             []Message `parquet:"messages,list"`
+	Replaced             bool      `parquet:"replaced"`
+	PromptHash           string    `parquet:"prompt_hash"`
+	PromptTokensEstimate int32     `parquet:"prompt_tokens_estimate"`
+	ElidedTokens         int32     `parquet:"elided_tokens"`
+	// Draft is the model's reply text; ReplyToolCalls its native tool
+	// calls as JSON ("" when there were none).
+	Draft          string   `parquet:"draft"`
+	Thinking       string   `parquet:"thinking"`
+	ReplyToolCalls string   `parquet:"reply_tool_calls"`
+	FinishReason   string   `parquet:"finish_reason,dict"`
+	Verb           string   `parquet:"verb,dict"`
+	Path           string   `parquet:"path"`
+	Shape          string   `parquet:"shape,dict"`
+	Via            string   `parquet:"via,dict"`
+	Repairs        []string `parquet:"repairs,list"`
+	Status         string   `parquet:"status,dict"`
+	OutcomeCode    string   `parquet:"outcome_code,dict"`
+	OutcomeMessage string   `parquet:"outcome_message"`
+	FilesChanged   []string `parquet:"files_changed,list"`
+	ModelStep      bool     `parquet:"model_step"`
+	// ModelCalls counts the calls to the model server for this step,
+	// failed ones included.
+	ModelCalls   int32      `parquet:"model_calls"`
+	PromptTokens int32      `parquet:"prompt_tokens"`
+	OutputTokens int32      `parquet:"output_tokens"`
+	TotalMS      int64      `parquet:"total_ms"`
+	LoadMS       int64      `parquet:"load_ms"`
+	PromptEvalMS int64      `parquet:"prompt_eval_ms"`
+	EvalMS       int64      `parquet:"eval_ms"`
+	TTFTMS       int64      `parquet:"ttft_ms"`
+	StartedAt    *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
+	EndedAt      *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
+}
+
+// Message is one chat message of a turn's delta.
+type Message struct {
+	Role    string `parquet:"role,dict"`
+	Content string `parquet:"content"`
+	// ToolCalls are the message's native tool calls as JSON, "" for none.
+	ToolCalls  string `parquet:"tool_calls"`
+	ToolCallID string `parquet:"tool_call_id"`
+}
+
+// RunRow is one row of the runs table: one run (its last attempt), with its
+// verdict, failure class, how it stopped and the suite counts.
+type RunRow struct {
+	RunID   string `parquet:"run_id"`
+	Attempt int32  `parquet:"attempt"`
+	CaseID  string `parquet:"case_id,dict"`
+	Tier    int32  `parquet:"tier"`
+	Pass    int32  `parquet:"pass"`
+	// Backend and ModelName are the model as recorded; the model partition
+	// is ModelLabel of the two.
+	Backend        string  `parquet:"backend,dict"`
+	ModelName      string  `parquet:"model_name,dict"`
+	ModelDigest    string  `parquet:"model_digest,dict"`
+	Seed           int64   `parquet:"seed"`
+	Temperature    float64 `parquet:"temperature"`
+	NumCtx         int32   `parquet:"num_ctx"`
+	NumPredict     int32   `parquet:"num_predict"`
+	HarnessVersion string  `parquet:"harness_version,dict"`
+	HarnessCommit  string  `parquet:"harness_commit,dict"`
+	Task           string  `parquet:"task"`
+	// Complete is false for a run whose trace has no run_end: its verdict
+	// is "incomplete" and it is in no score.
+	Complete     bool   `parquet:"complete"`
+	Verdict      string `parquet:"verdict,dict"`
+	FailureClass string `parquet:"failure_class,dict"`
+	ClaimedDone  bool   `parquet:"claimed_done"`
+	StopReason   string `parquet:"stop_reason,dict"`
+	Steps        int32  `parquet:"steps"`
+	ModelSteps   int32  `parquet:"model_steps"`
+	// Turns counts the turn records read, which is Steps for a complete
+	// run.
+	Turns        int32   `parquet:"turns"`
+	Writes       []Write `parquet:"writes,list"`
+	ChecksRan    bool    `parquet:"checks_ran"`
+	ChecksPassed bool    `parquet:"checks_passed"`
+	FirstFailure string  `parquet:"first_failure"`
+
+	SuiteBeforeRan         int32  `parquet:"suite_before_ran"`
+	SuiteBeforePassed      int32  `parquet:"suite_before_passed"`
+	SuiteBeforeFailed      int32  `parquet:"suite_before_failed"`
+	SuiteBeforeErrors      int32  `parquet:"suite_before_errors"`
+	SuiteBeforeImportError string `parquet:"suite_before_import_error"`
+	SuiteAfterRan          int32  `parquet:"suite_after_ran"`
+	SuiteAfterPassed       int32  `parquet:"suite_after_passed"`
+	SuiteAfterFailed       int32  `parquet:"suite_after_failed"`
+	SuiteAfterErrors       int32  `parquet:"suite_after_errors"`
+	SuiteAfterImportError  string `parquet:"suite_after_import_error"`
+
+	DurationMS int64      `parquet:"duration_ms"`
+	StartedAt  *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
+	EndedAt    *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
+	// TraceFile is the trace file's name under the trace directory, where
+	// dedupe and export read the full text.
+	TraceFile string `parquet:"trace_file"`
+}
+
+// Write is one file a run changed.
+type Write struct {
+	Path    string `parquet:"path"`
+	Added   int32  `parquet:"added"`
+	Removed int32  `parquet:"removed"`
+}
+
+// VerdictIncomplete is the verdict of a run whose trace has no run_end.
+const VerdictIncomplete = "incomplete"
+
+// Partition names the Hive partition a run's rows go to.
+type Partition struct {
+	Source string
+	Model  string
+}
+
+// ModelLabel is the model partition value of a run: backend:name as the
+// --model flag spells it ("ollama:llama3.1:8b"), and "scripted" for the
+// scripted backend, whose recorded names are per-case scripts, not models.
+func ModelLabel(m schemas.Model) string {
+	switch {
+	case m.Backend == "scripted":
+		return "scripted"
+	case m.Backend == "":
+		return m.Name
+	case m.Name == "":
+		return m.Backend
+	}
+	return m.Backend + ":" + m.Name
+}
+
+// Rows classifies one run: its runs row, its partition, and a turns row per
+// turn read. run.Start must not be nil.
+func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
+	s := run.Start
+	part := Partition{Source: s.Source, Model: ModelLabel(s.Model)}
+	r := RunRow{
+		RunID: s.RunID, Attempt: int32(s.Attempt), CaseID: s.CaseID, Tier: int32(s.Tier), Pass: int32(s.Pass),
+		Backend: s.Model.Backend, ModelName: s.Model.Name, ModelDigest: s.Model.Digest,
+		Seed: int64(s.Model.Options.Seed), Temperature: s.Model.Options.Temperature,
+		NumCtx: int32(s.Model.Options.NumCtx), NumPredict: int32(s.Model.Options.NumPredict),
+		HarnessVersion: s.Harness.Version, HarnessCommit: s.Harness.Commit, Task: s.Task,
+		Turns: int32(len(run.Turns)), Writes: []Write{}, StartedAt: timePtr(s.StartedAt),
+		TraceFile: filepath.Base(run.File.Path),
+	}
+	if r.RunID == "" {
+		r.RunID = run.File.RunID
+	}
+	if e := run.End; e != nil {
+		r.Complete = true
+		r.Verdict, r.FailureClass, r.ClaimedDone, r.StopReason = e.Verdict, e.FailureClass, e.ClaimedDone, e.StopReason
+		r.Steps, r.ModelSteps = int32(e.Steps), int32(e.ModelSteps)
+		for _, w := range e.Writes {
+			r.Writes = append(r.Writes, Write{Path: w.Path, Added: int32(w.Added), Removed: int32(w.Removed)})
+		}
+		r.ChecksRan, r.ChecksPassed, r.FirstFailure = e.Checks.Ran, e.Checks.Passed, e.Checks.FirstFailure
+		b, a := e.SuiteBefore, e.SuiteAfter
+		r.SuiteBeforeRan, r.SuiteBeforePassed, r.SuiteBeforeFailed, r.SuiteBeforeErrors, r.SuiteBeforeImportError =
+			int32(b.Ran), int32(b.Passed), int32(b.Failed), int32(b.Errors), b.ImportError
+		r.SuiteAfterRan, r.SuiteAfterPassed, r.SuiteAfterFailed, r.SuiteAfterErrors, r.SuiteAfterImportError =
+			int32(a.Ran), int32(a.Passed), int32(a.Failed), int32(a.Errors), a.ImportError
+		r.DurationMS, r.EndedAt = e.DurationMS, timePtr(e.EndedAt)
+	} else {
+		r.Verdict = VerdictIncomplete
+		r.Steps = int32(len(run.Turns))
+		for _, t := range run.Turns {
+			if t.ModelStep {
+				r.ModelSteps++
+			}
+		}
+	}
+	turns := make([]TurnRow, 0, len(run.Turns))
+	for _, t := range run.Turns {
+		turns = append(turns, turnRow(r, t))
+	}
+	return part, r, turns
+}
+
+func turnRow(r RunRow, t *schemas.Turn) TurnRow {
+	l := LabelTurn(t)
+	row := TurnRow{
+		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
+		Kind: l.Kind, Code: l.Code, LabelFrom: l.From,
+		Messages: make([]Message, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
+		PromptTokensEstimate: int32(t.Sent.PromptTokensEstimate),
+		Draft:                t.Reply.Content, Thinking: t.Reply.Thinking, ReplyToolCalls: toolCallsJSON(t.Reply.ToolCalls),
+		FinishReason: t.Reply.FinishReason,
+		Verb:         t.Action.Verb, Path: t.Action.Path, Shape: t.Action.Shape, Via: t.Action.Via, Repairs: nonNil(t.Action.Repairs),
+		Status: t.Outcome.Status, OutcomeCode: t.Outcome.Code, OutcomeMessage: t.Outcome.Message,
+		FilesChanged: nonNil(t.Outcome.FilesChanged), ModelStep: t.ModelStep, ModelCalls: int32(len(t.Attempts)),
+		PromptTokens: int32(t.Metrics.PromptTokens), OutputTokens: int32(t.Metrics.OutputTokens),
+		TotalMS: t.Metrics.TotalMS, LoadMS: t.Metrics.LoadMS, PromptEvalMS: t.Metrics.PromptEvalMS,
+		EvalMS: t.Metrics.EvalMS, TTFTMS: t.Metrics.TTFTMS,
+		StartedAt: timePtr(t.StartedAt), EndedAt: timePtr(t.EndedAt),
+	}
+	for _, e := range t.Sent.Elided {
+		row.ElidedTokens += int32(e.Tokens)
+	}
+	for _, m := range t.Sent.Messages {
+		row.Messages = append(row.Messages, Message{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
+	}
+	return row
+}
+
+// Feedback returns what the harness said at this turn (see Feedback).
+func (t *TurnRow) Feedback() string {
+	msgs := make([]schemas.Message, len(t.Messages))
+	for i, m := range t.Messages {
+		msgs[i] = schemas.Message{Role: m.Role, Content: m.Content}
+	}
+	return Feedback(msgs)
+}
+
+func toolCallsJSON(calls []schemas.ToolCall) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(calls)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// timePtr keeps a recorded time in UTC at the microsecond the table stores,
+// and leaves an unrecorded one null.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

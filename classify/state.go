@@ -1,0 +1,123 @@
+package classify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// StateFile is the file in a dataset that records which runs (and which
+// attempt of each) are in it, and which part files are live, so that a
+// second classify of a directory that gained runs classifies only the new
+// ones.
+const StateFile = "classify-state.json"
+
+const stateVersion = 1
+
+// state is the contents of StateFile.
+type state struct {
+	Version int `json:"version"`
+	// Batch is the number of the last classify that committed.
+	Batch int `json:"batch"`
+	// Traces are the trace directories classified into the dataset.
+	Traces []string `json:"traces"`
+	// Partitions are the partition directories; runs refer to them by index.
+	Partitions []string `json:"partitions"`
+	// Parts are the live part files, relative to the dataset. A part file
+	// not listed is the leftover of a classify that did not commit.
+	Parts []string `json:"parts"`
+	// Runs maps a run id to what was classified of it.
+	Runs map[string]runState `json:"runs"`
+}
+
+// runState is what a dataset holds of one run.
+type runState struct {
+	Attempt int `json:"a"`
+	// Complete is true when the run had its run_end when classified; an
+	// incomplete run is classified again when its file grows.
+	Complete bool `json:"c,omitempty"`
+	// Size is the trace file's size when classified.
+	Size int64 `json:"s"`
+	// Batch and Part say which part files hold the run's rows: those of the
+	// batch in the partition Partitions[Part].
+	Batch int `json:"b"`
+	Part  int `json:"p"`
+}
+
+func newState() *state {
+	return &state{Version: stateVersion, Traces: []string{}, Partitions: []string{}, Parts: []string{}, Runs: map[string]runState{}}
+}
+
+func loadState(dir string) (*state, error) {
+	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read classify state: %w", err)
+	}
+	st := newState()
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, StateFile), err)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, StateFile), st.Version, stateVersion)
+	}
+	if st.Runs == nil {
+		st.Runs = map[string]runState{}
+	}
+	return st, nil
+}
+
+// save writes the state through a temporary file and a rename, so that a
+// crash leaves the old state or the new one, never half of either.
+func (st *state) save(dir string) error {
+	slices.Sort(st.Parts)
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	tmp := filepath.Join(dir, StateFile+".tmp")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, StateFile)); err != nil {
+		return fmt.Errorf("write classify state: %w", err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // not every system lets a directory be opened; the rename stands
+	}
+	defer d.Close()
+	_ = d.Sync()
+	return nil
+}
+
+// partition returns the index of a partition directory, adding it.
+func (st *state) partition(dir string) int {
+	if i := slices.Index(st.Partitions, dir); i >= 0 {
+		return i
+	}
+	st.Partitions = append(st.Partitions, dir)
+	return len(st.Partitions) - 1
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pyharness/pyharness/stats"
+)
+
+type statsOptions struct {
+	in   string
+	json bool
+	by   string
+}
+
+func newStatsCmd(a *app) *cobra.Command {
+	opts := statsOptions{}
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Print what worked, what failed and why, and what the model is told, from traces or a classified dataset",
+		Long: `Reads a trace directory or a classified dataset (it says which) and prints:
+runs worked and failed, and how many were not judged (error, cancelled,
+incomplete); why runs failed, by failure class; failures by tier; worked per
+pass; turns, turns per run and the share of each turn kind; the refusals,
+nudges and parse failures sent most often, with their message; the failures
+that ended claiming DONE and how many of them wrote nothing; and the runs
+settled with no model step. --by adds a breakdown by model, tier, case or
+source; --json prints the same numbers as one JSON document.
+
+Bad lines and files in a trace directory are listed as file:line after the
+tables, which hold every good record.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStats(cmd.Context(), a, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset")
+	fs.BoolVar(&opts.json, "json", false, "print the numbers as one JSON document")
+	fs.StringVar(&opts.by, "by", "", "break the numbers down by model, tier, case or source")
+	return cmd
+}
+
+func runStats(ctx context.Context, a *app, o statsOptions) error {
+	opts := stats.Options{By: o.by}
+	if err := stats.CheckOptions(opts); err != nil {
+		return &exitError{code: 2, msg: "stats: " + err.Error()}
+	}
+	s, err := stats.Load(ctx, o.in, opts)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		return nil
+	}
+	if err := s.WriteText(a.stdout); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	return nil
+}

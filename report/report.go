@@ -1,0 +1,211 @@
+package report
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+
+	"github.com/pyharness/pyharness/stats"
+)
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct":        stats.Pct,
+	"kindTitle":  stats.KindTitle,
+	"classTitle": stats.ClassTitle,
+	"share": func(n, of int) float64 {
+		if of == 0 {
+			return 0
+		}
+		return float64(n) / float64(of)
+	},
+	"dash": func(s string) string {
+		if s == "" {
+			return "—"
+		}
+		return s
+	},
+	"perRun": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+}).Parse(pageTemplate))
+
+// Options are what a report says about itself.
+type Options struct {
+	// Title heads the page.
+	Title string
+	// Generated is printed as the time the report was made; empty for none.
+	Generated string
+}
+
+// Chart names, the id of each chart's figure in the page.
+const (
+	ChartKinds    = "turn-kinds"
+	ChartTiers    = "tier-pass-rate"
+	ChartClasses  = "failure-classes"
+	ChartPasses   = "worked-per-pass"
+	ChartTurnsRun = "turns-per-run"
+)
+
+// ExpectedBars is the number of bars each chart of a summary's report
+// draws: one per turn kind, tier, failure class, pass and histogram bin.
+func ExpectedBars(s *stats.Summary) map[string]int {
+	return map[string]int{
+		ChartKinds:    len(s.Kinds),
+		ChartTiers:    len(s.Tiers),
+		ChartClasses:  len(s.FailureClasses),
+		ChartPasses:   len(s.Passes),
+		ChartTurnsRun: len(s.TurnsPerRun),
+	}
+}
+
+// Write renders a summary as one self-contained HTML page: inline CSS,
+// inline SVG charts, no script, and a content security policy that lets
+// the page load nothing from anywhere.
+func Write(ctx context.Context, w io.Writer, s *stats.Summary, o Options) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if o.Title == "" {
+		o.Title = "pyharness report"
+	}
+	data := struct {
+		Options
+		S      *stats.Summary
+		Charts []chart
+	}{o, s, charts(s)}
+	if err := page.Execute(w, data); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// chart is one bar chart, laid out for SVG.
+type chart struct {
+	ID, Title, Note string
+	Width, Height   int
+	Vertical        bool
+	Bars            []bar
+	// Axis is the y of the baseline of a vertical chart.
+	Axis int
+}
+
+// bar is one bar with its geometry and labels.
+type bar struct {
+	Label, Value  string
+	X, Y, W, H    int
+	LabelX, TextX int
+	LabelY, TextY int
+	Class         string
+}
+
+const (
+	chartWidth = 660
+	barHeight  = 22
+	barGap     = 8
+	labelWidth = 300
+	valueWidth = 100
+)
+
+// horizontal lays out labelled bars from left to right; frac is each bar's
+// length as a share of the longest possible.
+func horizontal(id, title, note string, labels, values []string, frac []float64, class func(int) string) chart {
+	c := chart{ID: id, Title: title, Note: note, Width: chartWidth}
+	span := chartWidth - labelWidth - valueWidth
+	for i := range labels {
+		y := 10 + i*(barHeight+barGap)
+		w := int(frac[i]*float64(span) + 0.5)
+		c.Bars = append(c.Bars, bar{Label: labels[i], Value: values[i], X: labelWidth, Y: y, W: w, H: barHeight,
+			LabelX: labelWidth - 8, LabelY: y + barHeight/2 + 5, TextX: labelWidth + w + 6, TextY: y + barHeight/2 + 5, Class: class(i)})
+	}
+	c.Height = 20 + len(labels)*(barHeight+barGap)
+	return c
+}
+
+// vertical lays out bars side by side over a baseline.
+func vertical(id, title, note string, labels, values []string, frac []float64, class func(int) string) chart {
+	const plot, top = 180, 24
+	c := chart{ID: id, Title: title, Note: note, Width: chartWidth, Vertical: true, Axis: top + plot}
+	n := max(len(labels), 1)
+	slot := (chartWidth - 40) / n
+	w := max(min(slot-6, 60), 4)
+	for i := range labels {
+		h := int(frac[i]*plot + 0.5)
+		x := 20 + i*slot + (slot-w)/2
+		c.Bars = append(c.Bars, bar{Label: labels[i], Value: values[i], X: x, Y: top + plot - h, W: w, H: h,
+			LabelX: x + w/2, LabelY: top + plot + 16, TextX: x + w/2, TextY: top + plot - h - 5, Class: class(i)})
+	}
+	c.Height = top + plot + 26
+	return c
+}
+
+func charts(s *stats.Summary) []chart {
+	plain := func(int) string { return "" }
+	var out []chart
+
+	var labels, values []string
+	var frac []float64
+	for _, k := range s.Kinds {
+		labels = append(labels, stats.KindTitle(k.Name))
+		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(k.Share, s.Turns.Total), k.Count))
+		frac = append(frac, k.Share)
+	}
+	out = append(out, horizontal(ChartKinds, "What the model is sent", fmt.Sprintf("%d turns over %d runs", s.Turns.Total, s.Turns.Runs),
+		labels, values, frac, func(i int) string { return "k-" + s.Kinds[i].Name }))
+
+	labels, values, frac = nil, nil, nil
+	for _, t := range s.Tiers {
+		labels = append(labels, strconv.Itoa(t.Tier))
+		r := share(t.Worked, t.Judged)
+		values = append(values, fmt.Sprintf("%d/%d", t.Worked, t.Judged))
+		frac = append(frac, r)
+	}
+	out = append(out, vertical(ChartTiers, "Pass rate per tier", "worked of judged runs; the bar is the share",
+		labels, values, frac, plain))
+
+	labels, values, frac = nil, nil, nil
+	for _, c := range s.FailureClasses {
+		labels = append(labels, stats.ClassTitle(c.Name))
+		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(c.Share, s.Runs.Failed), c.Count))
+		frac = append(frac, c.Share)
+	}
+	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs", s.Runs.Failed, s.Runs.Judged),
+		labels, values, frac, func(int) string { return "fail" }))
+
+	labels, values, frac = nil, nil, nil
+	most := 1
+	for _, p := range s.Passes {
+		most = max(most, p.Judged)
+	}
+	for _, p := range s.Passes {
+		labels = append(labels, strconv.Itoa(p.Pass))
+		values = append(values, strconv.Itoa(p.Worked))
+		frac = append(frac, float64(p.Worked)/float64(most))
+	}
+	out = append(out, vertical(ChartPasses, "Worked per pass", "the spread across passes is what the resolution statement reads",
+		labels, values, frac, plain))
+
+	labels, values, frac = nil, nil, nil
+	most = 1
+	for _, b := range s.TurnsPerRun {
+		most = max(most, b.Runs)
+	}
+	for _, b := range s.TurnsPerRun {
+		labels = append(labels, strconv.Itoa(b.Turns))
+		values = append(values, strconv.Itoa(b.Runs))
+		frac = append(frac, float64(b.Runs)/float64(most))
+	}
+	out = append(out, vertical(ChartTurnsRun, "Turns per run", "runs by number of turns",
+		labels, values, frac, plain))
+	return out
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}

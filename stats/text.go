@@ -1,0 +1,205 @@
+package stats
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// ClassTitle says what a failure class means, in the seeds' words.
+func ClassTitle(class string) string {
+	switch class {
+	case schemas.FailWrongThing:
+		return "wrote something, but not the thing asked for"
+	case schemas.FailWroteNothing:
+		return "wrote nothing at all"
+	case schemas.FailDidNotDoTheJob:
+		return "wrote something, it did not do the job"
+	case "":
+		return "no failure class recorded"
+	}
+	return class
+}
+
+// KindTitle says what a turn kind means, in the seeds' words.
+func KindTitle(kind string) string {
+	switch kind {
+	case schemas.KindToolResult:
+		return "a tool result"
+	case schemas.KindRefusalOrNudge:
+		return "a refusal or a nudge"
+	case schemas.KindOpening:
+		return "the opening turn"
+	case schemas.KindParseFailure:
+		return "the draft did not parse"
+	}
+	return kind
+}
+
+// Pct formats a share as a whole percentage, "—" for a share of nothing.
+func Pct(share float64, of int) string {
+	if of == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*share)
+}
+
+// WriteText prints the summary's tables the way the second seed sets them
+// out: aligned columns, counts and whole percentages.
+func (s *Summary) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	s.writeText(ew)
+	return ew.err
+}
+
+func (s *Summary) writeText(w io.Writer) {
+	r := s.Runs
+	what := "trace directory"
+	if s.Kind == InputDataset {
+		what = "classified dataset"
+	}
+	fmt.Fprintf(w, "Read the %s %s: %d run(s)", what, s.Input, r.Read)
+	if r.SetAside > 0 {
+		fmt.Fprintf(w, " (%d earlier attempt(s) set aside)", r.SetAside)
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "\nRuns")
+	tw := table(w)
+	fmt.Fprintf(tw, "worked\t%d\n", r.Worked)
+	fmt.Fprintf(tw, "failed\t%d of %d judged (%s)\n", r.Failed, r.Judged, Pct(r.FailedShare, r.Judged))
+	fmt.Fprintf(tw, "not judged\t%d: %d error, %d cancelled, %d incomplete; in no score or total\n", r.NotJudged, r.Error, r.Cancelled, r.Incomplete)
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nWhy runs failed (%d failures)\n", r.Failed)
+	tw = table(w)
+	fmt.Fprintln(tw, "class\tshare\truns")
+	for _, c := range s.FailureClasses {
+		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", ClassTitle(c.Name), dash(c.Name), Pct(c.Share, r.Failed), c.Count)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nFailures by tier")
+	tw = table(w)
+	fmt.Fprintln(tw, "tier\tfailed\tworked")
+	for _, t := range s.Tiers {
+		fmt.Fprintf(tw, "%d · %s\t%d of %d\t%d\n", t.Tier, t.Title, t.Failed, t.Judged, t.Worked)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nWorked per pass")
+	tw = table(w)
+	fmt.Fprintln(tw, "pass\tworked")
+	for _, p := range s.Passes {
+		fmt.Fprintf(tw, "%d\t%d of %d\n", p.Pass, p.Worked, p.Judged)
+	}
+	tw.Flush()
+
+	t := s.Turns
+	fmt.Fprintf(w, "\nTurns: %d over %d runs, %.1f a run\n", t.Total, t.Runs, t.PerRun)
+	if t.RulesLabelled > 0 {
+		fmt.Fprintf(w, "(%d turn(s) recorded without a kind were labelled by the text rules)\n", t.RulesLabelled)
+	}
+	tw = table(w)
+	fmt.Fprintln(tw, "what the model is sent\tshare\tturns")
+	for _, k := range s.Kinds {
+		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", KindTitle(k.Name), k.Name, Pct(k.Share, t.Total), k.Count)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nTurns per run")
+	tw = table(w)
+	fmt.Fprintln(tw, "turns\truns")
+	for _, b := range s.TurnsPerRun {
+		if b.Runs > 0 {
+			fmt.Fprintf(tw, "%d\t%d\n", b.Turns, b.Runs)
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nWhat it is told, most often")
+	if len(s.Nudges) == 0 {
+		fmt.Fprintln(w, "  nothing: no refusal, nudge or parse failure was sent")
+	}
+	tw = table(w)
+	for _, n := range s.Nudges {
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", n.Count, n.Code, truncate(n.Message, 90))
+	}
+	tw.Flush()
+
+	cd := s.ClaimedDone
+	fmt.Fprintf(w, "\nFailures that ended claiming DONE: %d of %d; %d of them wrote nothing\n", cd.Claimed, cd.Failures, cd.WroteNothing)
+	tw = table(w)
+	for i, e := range cd.Examples {
+		if i == 10 {
+			break
+		}
+		name := e.Case
+		if name == "" {
+			name = e.RunID
+		}
+		fmt.Fprintf(tw, "%s\twrites=%d\t%s\n", name, e.Writes, truncate(e.FirstFailure, 70))
+	}
+	tw.Flush()
+	if cd.Claimed > 10 {
+		fmt.Fprintf(w, "… and %d more\n", cd.Claimed-10)
+	}
+
+	fmt.Fprintf(w, "\nRuns with no model steps: %d, of which correct: %d\n", s.NoModelSteps.Runs, s.NoModelSteps.Correct)
+
+	if s.By != nil {
+		fmt.Fprintf(w, "\nBy %s\n", s.By.Dimension)
+		tw = table(w)
+		fmt.Fprintf(tw, "%s\truns\tworked\tfailed\tnot judged\tturns\trefusals and nudges\n", s.By.Dimension)
+		for _, g := range s.By.Groups {
+			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", dash(g.Value), g.Runs, g.Worked, g.Judged,
+				g.Failed, Pct(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, Pct(g.RefusalsShare, g.Turns))
+		}
+		tw.Flush()
+	}
+
+	if len(s.Problems) > 0 {
+		fmt.Fprintf(w, "\nProblems (%d); every good record was read:\n", len(s.Problems))
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+}
+
+func table(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// errWriter keeps the first write error, so the printing code can stay
+// straight-line.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, nil
+}
