@@ -155,7 +155,9 @@ type Turn struct {
 
 // Sent is what the harness sent the model at a turn.
 type Sent struct {
-	Kind string `json:"kind" jsonschema:"enum=opening,enum=tool-result,enum=refusal-or-nudge,enum=parse-failure"`
+	// Kind is empty only in traces converted from harnesses that do not
+	// record it; classify then labels the turn by its text.
+	Kind string `json:"kind" jsonschema:"enum=opening,enum=tool-result,enum=refusal-or-nudge,enum=parse-failure,enum="`
 	// Code is the guard's stable code for a refusal or nudge, empty otherwise.
 	Code string `json:"code"`
 	// Messages are the messages added since the previous turn's prompt (the

@@ -24,6 +24,8 @@ func newRootCmd(a *app) *cobra.Command {
 		newRunCmd(a),
 		newDoctorCmd(a),
 		newBenchCmd(a),
+		newDedupeCmd(a),
+		newExportCmd(a),
 		newCollectCmd(a),
 		newClassifyCmd(a),
 		newStatsCmd(a),

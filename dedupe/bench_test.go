@@ -1,0 +1,104 @@
+package dedupe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// benchPair is a turn shaped like a real one: a system prompt, a task, a
+// file shown to the model and a tool result, then a write. The text is this
+// package's own source: code, as the traces hold.
+func benchPair(b *testing.B) ([]schemas.Message, schemas.Reply, []byte) {
+	b.Helper()
+	src, err := os.ReadFile("index.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	code := string(src)
+	prompt := []schemas.Message{
+		{Role: "system", Content: code[:2000]},
+		{Role: "user", Content: "Task: make the index smaller.\n" + code[2000:2600]},
+		{Role: "assistant", Content: "READ index.go"},
+		{Role: "user", Content: "index.go (lines 1-200 of 300):\n```go\n" + code[2600:7600] + "\n```\nRan 12 tests in 0.031s\n"},
+	}
+	draft := schemas.Reply{Content: "WRITE index.go\n```go\n" + code[7600:8800] + "\n```"}
+	var raw []byte
+	for _, m := range prompt {
+		raw = append(raw, m.Role...)
+		raw = append(raw, m.Content...)
+	}
+	raw = append(raw, draft.Content...)
+	return prompt, draft, raw
+}
+
+// BenchmarkExactKey is the normalise-and-hash key of one pair; compare its
+// MB/s with BenchmarkXXHashRaw, the bare hash of the same bytes.
+func BenchmarkExactKey(b *testing.B) {
+	prompt, draft, raw := benchPair(b)
+	var buf []byte
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = AppendKeyText(buf[:0], prompt, draft)
+		_ = Key(buf)
+	}
+}
+
+func BenchmarkXXHashRaw(b *testing.B) {
+	_, _, raw := benchPair(b)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		_ = xxhash.Sum64(raw)
+	}
+}
+
+// BenchmarkMinHash is the near-duplicate signature of one pair: shingles of
+// the draft and the message it answered, NumPerm minima, Bands band hashes.
+func BenchmarkMinHash(b *testing.B) {
+	prompt, draft, _ := benchPair(b)
+	near := AppendNearText(nil, prompt, draft)
+	var sh []uint64
+	b.SetBytes(int64(len(near)))
+	b.ReportAllocs()
+	for b.Loop() {
+		sh = Shingles(sh[:0], near)
+		sig := Signature(sh)
+		_ = BandHashes(&sig)
+	}
+}
+
+// BenchmarkIndexMemory adds distinct pairs (every one its own cluster, the
+// worst case) and reports the heap the index holds per unique pair.
+func BenchmarkIndexMemory(b *testing.B) {
+	const n = 20000
+	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
+	keys := make([][]byte, n)
+	nears := make([][]byte, n)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "key text %d", i)
+		nears[i] = fmt.Appendf(nil, "draft %d answers message %d of case %d", i, i*7, i%15)
+	}
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		ix := NewIndex(0, texts)
+		for i := range keys {
+			if _, err := ix.Add(context.Background(), Item{Ref: Ref{Run: int32(i)}, Group: fmt.Sprint(i % 15)}, keys[i], nears[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ix.keyBuf, ix.nearBuf, ix.shA, ix.shB, ix.cands = nil, nil, nil, nil, nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/unique")
+		runtime.KeepAlive(ix)
+	}
+}

@@ -1,0 +1,95 @@
+package dedupe
+
+import (
+	"encoding/binary"
+	"encoding/json"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// KeyVersion is hashed at the head of every exact key: a change to the
+// normal form or to the layout below changes it, so keys made by different
+// versions never compare equal.
+const KeyVersion = "pyharness.dedupe.key/v1"
+
+// AppendKeyText appends the bytes an exact key hashes: the version tag, the
+// number of messages, each message's role, normalised content and tool calls,
+// then the draft's normalised content and tool calls, every field prefixed
+// with its length. Only training text goes in, never run metadata (run id,
+// model, times), so the same pair recorded by two runs keys the same.
+func AppendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
+	dst = appendField(dst, KeyVersion, false)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
+	for _, m := range prompt {
+		dst = appendField(dst, m.Role, false)
+		dst = appendField(dst, m.Content, true)
+		dst = appendCalls(dst, m.ToolCalls)
+	}
+	dst = appendField(dst, draft.Content, true)
+	return appendCalls(dst, draft.ToolCalls)
+}
+
+// Key is the exact key of a key text: xxhash64 of its bytes.
+func Key(text []byte) uint64 { return xxhash.Sum64(text) }
+
+// AppendNearText appends the text near-duplicates are found on: the
+// normalised draft, then the normalised last message it answered. The rest
+// of the context is left out: the system prompt and the task would make
+// every turn of a case look alike.
+func AppendNearText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
+	dst = AppendNormalizedString(dst, draft.Content)
+	dst = appendCallText(dst, draft.ToolCalls)
+	if len(prompt) > 0 {
+		last := prompt[len(prompt)-1]
+		dst = append(dst, '\n')
+		dst = AppendNormalizedString(dst, last.Content)
+		dst = appendCallText(dst, last.ToolCalls)
+	}
+	return dst
+}
+
+// appendField appends a 4-byte length and the field, normalised if asked.
+// The length is written after the field, into the room kept for it, so the
+// field is normalised straight into dst with no copy.
+func appendField(dst []byte, field string, normalise bool) []byte {
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	if normalise {
+		dst = AppendNormalizedString(dst, field)
+	} else {
+		dst = append(dst, field...)
+	}
+	binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	return dst
+}
+
+// appendCalls appends the tool calls as one length-prefixed field (empty
+// when there are none).
+func appendCalls(dst []byte, calls []schemas.ToolCall) []byte {
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = appendCallText(dst, calls)
+	binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	return dst
+}
+
+// appendCallText writes each call as name(JSON arguments), one a line. The
+// call id is left out: servers make it up per request.
+func appendCallText(dst []byte, calls []schemas.ToolCall) []byte {
+	for i, c := range calls {
+		if i > 0 {
+			dst = append(dst, '\n')
+		}
+		dst = append(dst, c.Name...)
+		args, err := json.Marshal(c.Arguments) // map keys marshal sorted
+		if err != nil {
+			args = []byte("{}")
+		}
+		dst = append(dst, '(')
+		dst = AppendNormalized(dst, args)
+		dst = append(dst, ')')
+	}
+	return dst
+}

@@ -1,0 +1,144 @@
+package dedupe
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// The banding of the near-duplicate index: 14 bands of 8 rows, as
+// datatrove runs it for FineWeb (reference/dedupe.md). A pair with Jaccard
+// similarity s becomes a candidate with probability 1 − (1 − s^8)^14:
+// 0.57 at 0.7, 0.92 at 0.8, about 1 at 0.9.
+const (
+	Bands   = 14
+	Rows    = 8
+	NumPerm = Bands * Rows
+	// ShingleSize is the number of tokens in a shingle (BigCode's 5-grams).
+	ShingleSize = 5
+)
+
+// permSeeds are the seeds of the NumPerm hash functions, fixed so that
+// signatures are the same on every machine and every run.
+var permSeeds = func() (s [NumPerm]uint64) {
+	x := uint64(0x7079686172_6e6573) // "pyharnes"
+	for i := range s {
+		x += 0x9e3779b97f4a7c15
+		s[i] = mix64(x)
+	}
+	return s
+}()
+
+// mix64 is the splitmix64 finaliser: a fast bijection whose outputs for
+// nearby inputs look independent.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// Shingles appends to dst the sorted, distinct hashes of the token 5-grams
+// of text, tokens being runs of [A-Za-z_0-9] with case kept (BigCode's
+// tokenisation for code). A text of fewer than five tokens is one shingle of
+// all of them, so that "RUN tests" still has a signature.
+func Shingles(dst []uint64, text []byte) []uint64 {
+	start := len(dst)
+	var window [ShingleSize]uint64
+	n := 0
+	for i := 0; i < len(text); {
+		if !word[text[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && word[text[j]] {
+			j++
+		}
+		tok := xxhash.Sum64(text[i:j])
+		i = j
+		copy(window[:], window[1:])
+		window[ShingleSize-1] = tok
+		n++
+		if n >= ShingleSize {
+			dst = append(dst, shingleHash(window[:]))
+		}
+	}
+	if n > 0 && n < ShingleSize {
+		dst = append(dst, shingleHash(window[ShingleSize-n:]))
+	}
+	s := dst[start:]
+	slices.Sort(s)
+	return dst[:start+len(slices.Compact(s))]
+}
+
+func shingleHash(toks []uint64) uint64 {
+	var b [8 * ShingleSize]byte
+	for i, t := range toks {
+		binary.LittleEndian.PutUint64(b[8*i:], t)
+	}
+	return xxhash.Sum64(b[:8*len(toks)])
+}
+
+// Signature is the MinHash signature of a shingle set: for each of NumPerm
+// hash functions, the least value over the set. An empty set has every
+// value at the maximum, so empty texts band together.
+func Signature(shingles []uint64) (sig [NumPerm]uint64) {
+	for i := range sig {
+		sig[i] = math.MaxUint64
+	}
+	for _, s := range shingles {
+		for i, seed := range permSeeds {
+			if h := mix64(s ^ seed); h < sig[i] {
+				sig[i] = h
+			}
+		}
+	}
+	return sig
+}
+
+// BandHashes folds a signature into one hash per band. The band number is
+// hashed in, so equal rows in different bands never meet in the index.
+func BandHashes(sig *[NumPerm]uint64) (bands [Bands]uint64) {
+	var b [8 * (Rows + 1)]byte
+	for band := range bands {
+		binary.LittleEndian.PutUint64(b[:], uint64(band))
+		for r := 0; r < Rows; r++ {
+			binary.LittleEndian.PutUint64(b[8*(r+1):], sig[band*Rows+r])
+		}
+		bands[band] = xxhash.Sum64(b[:])
+	}
+	return bands
+}
+
+// Jaccard is |a ∩ b| / |a ∪ b| of two sorted, distinct shingle sets; two
+// empty sets are alike (1).
+func Jaccard(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// CandidateProbability is the chance that a pair of Jaccard similarity s
+// shares at least one band: 1 − (1 − s^Rows)^Bands.
+func CandidateProbability(s float64) float64 {
+	return 1 - math.Pow(1-math.Pow(s, Rows), Bands)
+}

@@ -1,0 +1,84 @@
+package dedupe
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestShingles(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"!!! ---", 0},
+		{"RUN tests", 1},
+		{"a b c d", 1},
+		{"a b c d e", 1},
+		{"a b c d e f", 2},
+		{"a b c d e a b c d e", 5}, // 6 windows, one repeated
+		{"Case Kept case kept x", 1},
+	}
+	for _, tt := range tests {
+		if got := len(Shingles(nil, []byte(tt.text))); got != tt.want {
+			t.Errorf("Shingles(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+	if Jaccard(Shingles(nil, []byte("Foo bar baz qux quux")), Shingles(nil, []byte("foo bar baz qux quux"))) != 0 {
+		t.Error("case is not kept")
+	}
+}
+
+func TestJaccard(t *testing.T) {
+	tests := []struct {
+		a, b []uint64
+		want float64
+	}{
+		{nil, nil, 1},
+		{[]uint64{1}, nil, 0},
+		{[]uint64{1, 2, 3}, []uint64{1, 2, 3}, 1},
+		{[]uint64{1, 2, 3, 4}, []uint64{3, 4, 5, 6}, 2.0 / 6},
+		{[]uint64{1, 2}, []uint64{3, 4}, 0},
+	}
+	for _, tt := range tests {
+		if got := Jaccard(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// The signature estimates the Jaccard similarity: the share of equal
+// minima is close to the exact value.
+func TestSignatureEstimatesJaccard(t *testing.T) {
+	var words []string
+	for i := range 400 {
+		words = append(words, fmt.Sprintf("w%d", i))
+	}
+	a := Shingles(nil, []byte(strings.Join(words, " ")))
+	for _, cut := range []int{0, 40, 100, 200} {
+		b := Shingles(nil, []byte(strings.Join(words[cut:], " ")+" "+strings.Join(words[:cut], "_")))
+		exact := Jaccard(a, b)
+		sa, sb := Signature(a), Signature(b)
+		eq := 0
+		for i := range sa {
+			if sa[i] == sb[i] {
+				eq++
+			}
+		}
+		est := float64(eq) / NumPerm
+		if math.Abs(est-exact) > 0.12 {
+			t.Errorf("cut %d: estimate %.2f, exact %.2f", cut, est, exact)
+		}
+	}
+}
+
+func TestCandidateProbability(t *testing.T) {
+	// reference/dedupe.md: 14×8 gives P(0.7) ≈ 0.57, P(0.8) ≈ 0.92, P(0.9) ≈ 1.0.
+	for _, tt := range []struct{ s, want float64 }{{0.7, 0.57}, {0.8, 0.92}, {0.9, 1.0}} {
+		if got := CandidateProbability(tt.s); math.Abs(got-tt.want) > 0.01 {
+			t.Errorf("P(%.1f) = %.3f, want ≈ %.2f", tt.s, got, tt.want)
+		}
+	}
+}

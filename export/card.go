@@ -1,0 +1,319 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// cardYAML is the front matter of the dataset card: the Hugging Face
+// `configs` that drive loading, and the split sizes (which `datasets`
+// checks against the files it reads).
+type cardYAML struct {
+	PrettyName     string       `yaml:"pretty_name"`
+	Tags           []string     `yaml:"tags"`
+	TaskCategories []string     `yaml:"task_categories"`
+	Configs        []cardConfig `yaml:"configs"`
+	DatasetInfo    cardInfo     `yaml:"dataset_info"`
+}
+
+type cardConfig struct {
+	ConfigName string         `yaml:"config_name"`
+	DataFiles  []cardDataFile `yaml:"data_files"`
+}
+
+type cardDataFile struct {
+	Split string `yaml:"split"`
+	Path  string `yaml:"path"`
+}
+
+type cardInfo struct {
+	Splits []cardSplit `yaml:"splits"`
+}
+
+type cardSplit struct {
+	Name        string `yaml:"name"`
+	NumExamples int    `yaml:"num_examples"`
+}
+
+// cardTitle heads every card; an export only ever replaces a README.md
+// that has it.
+const cardTitle = "# pyharness export"
+
+// writeCard writes README.md: YAML configs and split sizes, then what the
+// export holds and how it was made, and the lines each trainer needs.
+func writeCard(w io.Writer, s *Summary, files []string) error {
+	o := s.opts
+	front := cardYAML{PrettyName: "pyharness " + s.Format + " export", Tags: []string{"pyharness", "code", "agent"},
+		TaskCategories: []string{"text-generation"}}
+	cfg := cardConfig{ConfigName: "default"}
+	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+		sc, ok := s.Splits[sp]
+		if !ok {
+			continue
+		}
+		p := jsonlNames[sp]
+		if s.Format == FormatParquet {
+			p = "data/" + sp + "-*"
+		}
+		cfg.DataFiles = append(cfg.DataFiles, cardDataFile{Split: sp, Path: p})
+		front.DatasetInfo.Splits = append(front.DatasetInfo.Splits, cardSplit{Name: sp, NumExamples: sc.Rows})
+	}
+	front.Configs = []cardConfig{cfg}
+	if s.Format == FormatDPO {
+		front.Tags = append(front.Tags, "dpo")
+	} else {
+		front.Tags = append(front.Tags, "sft")
+	}
+	var y strings.Builder
+	enc := yaml.NewEncoder(&y)
+	enc.SetIndent(2)
+	if err := enc.Encode(front); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\n%s---\n\n", y.String())
+
+	kind := "supervised pairs (SFT)"
+	if s.Format == FormatDPO {
+		kind = "preference pairs (DPO)"
+	}
+	fmt.Fprintf(&b, "%s: %s, %s\n\n", cardTitle, kind, s.Format)
+	fmt.Fprintf(&b, "Made by `%s` from the traces in `%s`: %d runs read, %d considered.\n\n", commandLine(o), s.In, s.Runs, s.RunsConsidered)
+	if s.ScriptedRuns > 0 {
+		fmt.Fprintf(&b, "> **Scripted runs included.** %d of the runs considered are from the scripted or replay backend "+
+			"(`--include-scripted`): their drafts were written by hand to exercise the pipeline, not produced by a model. "+
+			"Use this export to check a training setup, not to train a model you mean to keep.\n\n", s.ScriptedRuns)
+	}
+
+	b.WriteString("## Counts\n\n| split | file | groups | pairs | rows |\n|---|---|---:|---:|---:|\n")
+	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+		sc, ok := s.Splits[sp]
+		if !ok {
+			continue
+		}
+		f := jsonlNames[sp]
+		if s.Format == FormatParquet {
+			f = "data/" + sp + "-*.parquet"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", sp, f, sc.Groups, sc.Pairs, sc.Rows)
+	}
+	b.WriteString("\n")
+	switch s.Format {
+	case FormatJSONL:
+		b.WriteString("Rows are `{\"messages\": [...]}` and nothing else: the system prompt first, then user and assistant " +
+			"alternating, the last message the assistant draft to learn. `meta.jsonl` has one line per row, in order " +
+			"(split, row, run id, step, case, weight, copy, key).\n\n")
+	case FormatParquet:
+		b.WriteString("Columns: `messages` (list of struct role, content), `weight`, `case_id`, `group`, `run_id`, `step`, " +
+			"`source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, `cluster_turns`. One row per distinct pair; the weight is a column.\n\n")
+	case FormatDPO:
+		b.WriteString("Rows are `{\"prompt\": [...], \"chosen\": [assistant], \"rejected\": [assistant]}`, TRL DPOTrainer's " +
+			"conversational form. Both drafts answered the identical prompt (the same prompt hash). `meta.jsonl` names the runs " +
+			"and steps of both sides.\n\n")
+	}
+
+	b.WriteString("## Selection\n\n")
+	if s.Format == FormatDPO {
+		b.WriteString("- chosen: a draft that parsed and was applied (or a DONE the harness accepted) in a run that worked;\n" +
+			"- rejected: a different draft for the same prompt that was refused, or came from a failed run;\n")
+	} else {
+		b.WriteString("- a pair is the exact prompt a turn was sent (rebuilt from the trace and checked against its prompt hash) " +
+			"and the draft that answered it;\n- the draft parsed and was applied (or was a DONE the harness accepted)")
+		if o.IncludeFailedRuns {
+			b.WriteString(", in a run that worked or failed (`--include-failed-runs`);\n")
+		} else {
+			b.WriteString(", in a run that worked;\n")
+		}
+	}
+	fmt.Fprintf(&b, "- filters: %s;\n", filterText(o))
+	if o.KeepToolCalls {
+		b.WriteString("- native tool calls kept as OpenAI-style `tool_calls` and `tool` messages (`--keep-tool-calls`).\n")
+	} else {
+		b.WriteString("- native tool calls rendered as the text protocol's actions, tool results as user messages.\n")
+	}
+	b.WriteString("\nLeft out, and why:\n\n")
+	lines := append(s.RunsLeftOut.Lines(runWhys), s.TurnsLeftOut.Lines(turnWhys)...)
+	if len(lines) == 0 {
+		b.WriteString("- nothing\n")
+	}
+	for i, l := range lines {
+		unit := "runs"
+		if i >= len(s.RunsLeftOut.Lines(runWhys)) {
+			unit = "turns"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", unit, l)
+	}
+	b.WriteString("\n")
+
+	if s.Format != FormatDPO {
+		d := s.Dedupe
+		b.WriteString("## Variety\n\n")
+		fmt.Fprintf(&b, "| selected turns | exact-unique | near-unique clusters | groups | variety ratio |\n|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %.2f |\n\n",
+			d.RawTurns, d.ExactUnique, d.Clusters, d.Groups, d.VarietyRatio)
+		fmt.Fprintf(&b, "Exact duplicates share an xxhash64 key over the normalised training text (confirmed byte for byte); "+
+			"near-duplicates have a Jaccard similarity of %.2f or more over token 5-grams of the draft and the message it answered "+
+			"(MinHash, 14 bands × 8 rows), within a group. One pair is kept per cluster: from a run that worked, then the newest.\n\n", o.Threshold)
+		b.WriteString("## Weighting\n\n")
+		fmt.Fprintf(&b, "A group is a benchmark case or a dogfood task. A pair in a group of K clusters weighs s·K^(α−1) with α = %g, "+
+			"at most %g (`--cap`), s chosen so the weights have mean 1 over the export: a group weighs K^α in all, so a case with many "+
+			"distinct pairs does not drown the others. ", o.Alpha, o.Cap)
+		if s.Format == FormatJSONL {
+			fmt.Fprintf(&b, "No trainer takes a per-row weight, so in `train.jsonl` a pair of weight w is written ⌊w⌋ times and once more "+
+				"with probability frac(w), drawn from `--seed %d`; validation and test hold each pair once. The weight is in `meta.jsonl`.\n\n", o.Seed)
+		} else {
+			b.WriteString("The weight is the `weight` column, not materialised: sample or repeat by it.\n\n")
+		}
+		b.WriteString("| group | split | pairs | weight | rows |\n|---|---|---:|---:|---:|\n")
+		for _, g := range s.Groups {
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %d |\n", g.Group, g.Split, g.Pairs, g.Weight, g.Rows)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("## Groups\n\n| group | split | pairs |\n|---|---|---:|\n")
+		for _, g := range s.Groups {
+			fmt.Fprintf(&b, "| %s | %s | %d |\n", g.Group, g.Split, g.Pairs)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Splits are by group, never by turn: no case is in two splits. Groups are ordered by a hash of `--seed %d` and their name; "+
+		"%g of them go to validation (at least one when there are two or more)", o.Seed, o.Valid)
+	if o.Test > 0 {
+		fmt.Fprintf(&b, ", %g to test", o.Test)
+	}
+	b.WriteString(".")
+	if s.Splits[SplitValidation].Groups == 0 {
+		fmt.Fprintf(&b, " With %d group(s), there is no validation split: collect on more cases or repositories.", len(s.Groups))
+	}
+	b.WriteString("\n\n")
+
+	b.WriteString("## Redaction\n\n")
+	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
+		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, Redacted)
+
+	b.WriteString("## Loading it\n\n")
+	writeLoading(&b, s, files)
+
+	fmt.Fprintf(&b, "## Source runs\n\n%d runs contributed rows:\n\n", len(s.SourceRuns))
+	const most = 200
+	for i, id := range s.SourceRuns {
+		if i == most {
+			fmt.Fprintf(&b, "- … and %d more (meta.jsonl or the run_id column names every one)\n", len(s.SourceRuns)-most)
+			break
+		}
+		fmt.Fprintf(&b, "- `%s`\n", id)
+	}
+	b.WriteString("\nFiles: ")
+	for i, f := range files {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "`%s`", f)
+	}
+	b.WriteString(".\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func filterText(o Options) string {
+	var parts []string
+	add := func(flag string, vals []string) {
+		if len(vals) > 0 {
+			parts = append(parts, fmt.Sprintf("--%s %s", flag, strings.Join(vals, ",")))
+		}
+	}
+	add("model", o.Models)
+	add("source", o.Sources)
+	add("case", o.Cases)
+	var tiers []string
+	for _, t := range o.Tiers {
+		tiers = append(tiers, fmt.Sprint(t))
+	}
+	add("tier", tiers)
+	add("kind", o.Kinds)
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// commandLine is the export command that made the card, without paths.
+func commandLine(o Options) string {
+	parts := []string{"pyharness export --format " + o.Format}
+	if f := filterText(o); f != "none" {
+		parts = append(parts, f)
+	}
+	if o.IncludeScripted {
+		parts = append(parts, "--include-scripted")
+	}
+	if o.IncludeFailedRuns {
+		parts = append(parts, "--include-failed-runs")
+	}
+	if o.KeepToolCalls {
+		parts = append(parts, "--keep-tool-calls")
+	}
+	parts = append(parts, fmt.Sprintf("--alpha %g --cap %g --valid %g", o.Alpha, o.Cap, o.Valid))
+	if o.Test > 0 {
+		parts = append(parts, fmt.Sprintf("--test %g", o.Test))
+	}
+	parts = append(parts, fmt.Sprintf("--seed %d", o.Seed))
+	return strings.Join(parts, " ")
+}
+
+// writeLoading writes the lines each trainer needs, per format, as the
+// trainers document them (docs/export.md cites where).
+func writeLoading(b *strings.Builder, s *Summary, files []string) {
+	switch s.Format {
+	case FormatJSONL:
+		b.WriteString("Taken as it is by:\n\n" +
+			"- **TRL** `SFTTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
+			"set `assistant_only_loss=True` to train on the drafts only.\n" +
+			"- **mlx-lm**: `mlx_lm.lora --train --data DIR` (reads `train.jsonl`, `valid.jsonl`, `test.jsonl`); `--mask-prompt` trains the last message only.\n" +
+			"- **Unsloth**: read `examples[\"messages\"]` and apply the tokenizer's chat template (no `standardize_sharegpt` needed).\n" +
+			"- **Axolotl**: `datasets: [{path: DIR/train.jsonl, ds_type: json, type: chat_template}]` (`field_messages: messages` is the default).\n\n" +
+			"**LLaMA-Factory** needs an entry in `dataset_info.json`:\n\n```json\n" +
+			"{\n  \"pyharness\": {\n    \"file_name\": \"train.jsonl\",\n    \"formatting\": \"sharegpt\",\n" +
+			"    \"columns\": {\"messages\": \"messages\"},\n    \"tags\": {\"role_tag\": \"role\", \"content_tag\": \"content\", " +
+			"\"user_tag\": \"user\", \"assistant_tag\": \"assistant\", \"system_tag\": \"system\"}\n  }\n}\n```\n\n" +
+			"with `mask_history: true` to train on the last turn only.\n\n" +
+			"**torchtune** needs its chat dataset configured:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n" +
+			"  source: json\n  data_files: train.jsonl\n  conversation_column: messages\n  conversation_style: openai\n  split: train\n```\n\n")
+	case FormatParquet:
+		var train []string
+		for _, f := range files {
+			if strings.HasPrefix(f, "data/"+SplitTrain+"-") {
+				train = append(train, f)
+			}
+		}
+		shard := "data/train-00000-of-00001.parquet"
+		if len(train) > 0 {
+			shard = train[0]
+		}
+		b.WriteString("- **Hugging Face `datasets`**: `load_dataset(\"DIR\")` reads the splits from the `configs` above.\n" +
+			"- **TRL** `SFTTrainer` takes the `messages` column and drops the others.\n" +
+			"- **Axolotl**: `datasets: [" + axolotlEntries(train) + "]`.\n\n" +
+			"**LLaMA-Factory** (`dataset_info.json`; one entry per training shard):\n\n```json\n" +
+			"{\n  \"pyharness\": {\n    \"file_name\": \"" + shard + "\",\n    \"formatting\": \"sharegpt\",\n" +
+			"    \"columns\": {\"messages\": \"messages\"},\n    \"tags\": {\"role_tag\": \"role\", \"content_tag\": \"content\", " +
+			"\"user_tag\": \"user\", \"assistant_tag\": \"assistant\", \"system_tag\": \"system\"}\n  }\n}\n```\n\n" +
+			"**torchtune**:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n  source: parquet\n" +
+			"  data_dir: DIR/data\n  conversation_column: messages\n  conversation_style: openai\n  split: train\n```\n\n")
+	case FormatDPO:
+		b.WriteString("- **TRL** `DPOTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
+			"the prompt, chosen and rejected columns are its conversational preference format.\n\n")
+	}
+}
+
+// axolotlEntries is one Axolotl dataset entry per training shard.
+func axolotlEntries(shards []string) string {
+	var out []string
+	for _, sh := range shards {
+		out = append(out, "{path: DIR/"+sh+", ds_type: parquet, type: chat_template}")
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,112 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// Formats of an export.
+const (
+	FormatJSONL   = "jsonl"
+	FormatParquet = "parquet"
+	FormatDPO     = "dpo"
+)
+
+// Options choose what is exported and how.
+type Options struct {
+	// In is the trace directory (DIR/runs/*.jsonl or DIR/*.jsonl).
+	In string
+	// Out is the directory the export is written to.
+	Out    string
+	Format string
+
+	// Filters; empty means all. Models match the model name, the backend,
+	// or backend:name.
+	Models  []string
+	Sources []string
+	Cases   []string
+	Tiers   []int
+	// Kinds are the kinds of what the model was sent (schemas.Kind*).
+	Kinds []string
+	// IncludeFailedRuns takes SFT pairs from failed runs too (never from
+	// runs that ended error or cancelled).
+	IncludeFailedRuns bool
+	// IncludeScripted takes runs of the scripted and replay backends, whose
+	// drafts were written by hand, not by a model.
+	IncludeScripted bool
+	// KeepToolCalls keeps native tool calls as OpenAI-style tool_calls and
+	// tool messages instead of rendering them in the text protocol.
+	KeepToolCalls bool
+
+	// Alpha is the variety exponent: a group of K distinct clusters weighs
+	// K^Alpha in all, each pair K^(Alpha−1).
+	Alpha float64
+	// Cap is the most a pair may weigh (copies in the training split).
+	Cap float64
+	// Valid and Test are the shares of groups held out for the validation
+	// and test splits.
+	Valid, Test float64
+	// Seed draws the splits and the fractional copies.
+	Seed uint64
+	// Threshold is the near-duplicate Jaccard threshold.
+	Threshold float64
+	// ShardRows is the most rows in one Parquet shard.
+	ShardRows int
+}
+
+// DefaultOptions are the documented defaults of `pyharness export`.
+func DefaultOptions() Options {
+	return Options{Format: FormatJSONL, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
+}
+
+var kinds = []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
+
+var sources = []string{schemas.SourceBench, schemas.SourceDogfood, schemas.SourceAdhoc}
+
+// Validate checks the options before anything is read.
+func (o Options) Validate() error {
+	var errs []error
+	if o.In == "" {
+		errs = append(errs, errors.New("no input directory"))
+	}
+	if o.Out == "" {
+		errs = append(errs, errors.New("no output directory"))
+	}
+	if !slices.Contains([]string{FormatJSONL, FormatParquet, FormatDPO}, o.Format) {
+		errs = append(errs, fmt.Errorf("format %q: want jsonl, parquet or dpo", o.Format))
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(kinds, k) {
+			errs = append(errs, fmt.Errorf("kind %q: want one of %v", k, kinds))
+		}
+	}
+	for _, s := range o.Sources {
+		if !slices.Contains(sources, s) {
+			errs = append(errs, fmt.Errorf("source %q: want one of %v", s, sources))
+		}
+	}
+	if math.IsNaN(o.Alpha) || o.Alpha < 0 || o.Alpha > 1 {
+		errs = append(errs, fmt.Errorf("alpha %g: want 0 (equal weight per group) to 1 (weight by size)", o.Alpha))
+	}
+	if math.IsNaN(o.Cap) || o.Cap < 1 {
+		errs = append(errs, fmt.Errorf("cap %g: want at least 1 (weights have mean 1)", o.Cap))
+	}
+	if math.IsNaN(o.Valid) || o.Valid < 0 || o.Valid >= 1 || math.IsNaN(o.Test) || o.Test < 0 || o.Test >= 1 || o.Valid+o.Test >= 1 {
+		errs = append(errs, fmt.Errorf("valid %g, test %g: want shares of groups in [0, 1) that leave some for training", o.Valid, o.Test))
+	}
+	if math.IsNaN(o.Threshold) || o.Threshold <= 0 || o.Threshold > 1 {
+		errs = append(errs, fmt.Errorf("threshold %g: want a Jaccard similarity in (0, 1]", o.Threshold))
+	}
+	if o.ShardRows < 1 {
+		errs = append(errs, fmt.Errorf("shard rows %d: want at least 1", o.ShardRows))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("check export options: %w", err)
+	}
+	return nil
+}

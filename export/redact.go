@@ -1,0 +1,280 @@
+package export
+
+import (
+	"bufio"
+	"cmp"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Redacted replaces every secret in an export.
+const Redacted = "[REDACTED]"
+
+// Redactor replaces secrets in exported text: the values of environment
+// files (and of environment-style assignments in the text itself) that look
+// like secrets, and strings shaped like the API keys and tokens of the
+// common services. It counts what it replaced.
+type Redactor struct {
+	values []string // sorted longest first, so a value is never cut by a shorter one
+	seen   map[string]bool
+	sorted bool
+	// Count is the number of replacements made.
+	Count int
+}
+
+// NewRedactor returns a redactor that knows no values yet; token shapes are
+// always replaced.
+func NewRedactor() *Redactor { return &Redactor{seen: map[string]bool{}} }
+
+// tokenShapes are the shapes of credentials that are secret wherever they
+// appear. Groups 1 and 2, when present, are kept around the replacement:
+// they are the label and the delimiter, not the secret.
+var tokenShapes = []*regexp.Regexp{
+	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`),
+	regexp.MustCompile(`\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{20,}`),
+	regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}`),
+	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`),
+	regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
+	regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`),
+	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+	regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
+	regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`),
+	regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`),
+	regexp.MustCompile(`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`),
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`),
+	regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9_\-.=+/]{20,}`),
+	regexp.MustCompile(`(://[^/\s:@'"]+:)[^@\s/'"]+(@)`),
+}
+
+// secretWords mark a variable whose value is a secret.
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PASS", "CREDENTIAL", "AUTH",
+	"PRIVATE", "SESSION", "COOKIE", "SALT", "SIGNATURE", "DSN", "WEBHOOK", "CONNECTION_STRING", "DATABASE_URL"}
+
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// literal reports whether v reads as a literal value rather than code: no
+// spaces, calls, indexing or quotes left in it.
+func literal(v string) bool {
+	return v != "" && !strings.ContainsAny(v, " \t()[]{}'\"`,;<>$")
+}
+
+func classes(v string) (letters, digits, symbols bool) {
+	for _, c := range v {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters = true
+		case c >= '0' && c <= '9':
+			digits = true
+		default:
+			symbols = true
+		}
+	}
+	return
+}
+
+// codeLike reports a value made of letters, underscores and dots only: a
+// name or a dotted path (django.contrib.auth, basic), which is code, not a
+// secret, whatever the variable is called.
+func codeLike(v string) bool {
+	for _, c := range []byte(v) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretValue decides whether the value of name=value is a secret: a
+// literal of six characters or more under a secret-sounding name, unless
+// it reads as a name or a dotted path; or a long literal that mixes letters
+// and digits under any name.
+func secretValue(name, value string) bool {
+	if !literal(value) || strings.Contains(value, Redacted) {
+		return false
+	}
+	letters, digits, _ := classes(value)
+	if secretName(name) && len(value) >= 6 && !codeLike(value) {
+		return true
+	}
+	return len(value) >= 16 && letters && digits
+}
+
+// envName matches NAME (upper case, as environment variables are written).
+func envName(s string) bool {
+	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] == '_') {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// assignment reads NAME=value, NAME = "value" or export NAME=value from a
+// line; ok is false for anything else.
+func assignment(line string) (name, value string, ok bool) {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(line, "export ")
+	name, value, ok = strings.Cut(line, "=")
+	if !ok || strings.HasPrefix(value, "=") {
+		return "", "", false
+	}
+	name = strings.TrimSpace(name)
+	if !envName(name) {
+		return "", "", false
+	}
+	value = strings.TrimSpace(value)
+	if i := strings.Index(value, " #"); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
+		value = value[1 : len(value)-1]
+	}
+	return name, value, true
+}
+
+// add records a secret value.
+func (r *Redactor) add(v string) {
+	if !r.seen[v] {
+		r.seen[v] = true
+		r.values = append(r.values, v)
+		r.sorted = false
+	}
+}
+
+// AddEnvFile learns the secret values of an environment file's content.
+func (r *Redactor) AddEnvFile(content string) {
+	sc := bufio.NewScanner(strings.NewReader(content))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		if name, value, ok := assignment(sc.Text()); ok && secretValue(name, value) {
+			r.add(value)
+		}
+	}
+}
+
+// ScanText learns the secret values assigned in a message or draft: an
+// environment file shown to the model, or written by it, is read like one.
+func (r *Redactor) ScanText(s string) {
+	if !strings.Contains(s, "=") {
+		return
+	}
+	for line := range strings.Lines(s) {
+		if name, value, ok := assignment(line); ok && secretValue(name, value) {
+			r.add(value)
+		}
+	}
+}
+
+// IsEnvFile reports whether a file name is an environment file: .env,
+// .env.*, *.env or .envrc.
+func IsEnvFile(name string) bool {
+	base := path.Base(name)
+	return base == ".env" || base == ".envrc" || strings.HasPrefix(base, ".env.") || strings.HasSuffix(base, ".env")
+}
+
+// skipDirs are never searched for environment files.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
+	".mypy_cache": true, ".pytest_cache": true, ".tox": true}
+
+// AddRepo learns the secret values of every environment file in a
+// repository, three levels deep at most.
+func (r *Redactor) AddRepo(fsys fs.FS) error {
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable corners do not stop an export
+		}
+		if d.IsDir() {
+			if p != "." && (skipDirs[d.Name()] || strings.Count(p, "/") >= 3) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !IsEnvFile(p) || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err == nil && len(b) < 1<<20 {
+			r.AddEnvFile(string(b))
+		}
+		return nil
+	})
+}
+
+// Redact returns s with every known value and token-shaped string replaced,
+// adding the replacements to Count.
+func (r *Redactor) Redact(s string) string {
+	if !r.sorted {
+		slices.SortFunc(r.values, func(a, b string) int {
+			if c := cmp.Compare(len(b), len(a)); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		r.sorted = true
+	}
+	for _, v := range r.values {
+		s = r.replaceWord(s, v)
+	}
+	for _, re := range tokenShapes {
+		if !re.MatchString(s) {
+			continue
+		}
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			r.Count++
+			sub := re.FindStringSubmatch(m)
+			out := Redacted
+			if len(sub) > 1 {
+				out = sub[1] + out
+			}
+			if len(sub) > 2 {
+				out += sub[2]
+			}
+			return out
+		})
+	}
+	return s
+}
+
+// replaceWord replaces v where it stands as a whole value: not inside a
+// longer identifier, so a value like "hunter22" does not eat "hunter222".
+func (r *Redactor) replaceWord(s, v string) string {
+	if !strings.Contains(s, v) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, v)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(v)
+		if (i > 0 && isIdent(s[i-1])) || (end < len(s) && isIdent(s[end])) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(Redacted)
+		r.Count++
+		s = s[end:]
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

@@ -1,0 +1,204 @@
+package export
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// Why a run or a turn was left out. The order is the order they are
+// checked in and printed.
+const (
+	whyNoStart     = "no run_start record"
+	whyIncomplete  = "incomplete: no run_end record"
+	whySource      = "source not in --source"
+	whyCase        = "case not in --case"
+	whyTier        = "tier not in --tier"
+	whyModel       = "model not in --model"
+	whyScripted    = "scripted or replay backend: drafts written by hand, not by a model, would teach nothing true (--include-scripted takes them)"
+	whyNotJudged   = "not judged: ended error or cancelled"
+	whyFailed      = "failed run (--include-failed-runs takes its applied drafts)"
+	whyNoModel     = "settled without the model: no draft"
+	whyNotRebuilt  = "prompt did not rebuild to its prompt_hash"
+	whyKind        = "kind not in --kind"
+	whyNotParsed   = "draft did not parse"
+	whyNotApplied  = "not applied (refused, failed or stopped)"
+	whyAlternation = "messages do not alternate user/assistant after the system prompt"
+	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
+)
+
+var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyModel, whyScripted, whyNotJudged, whyFailed}
+
+var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNeither}
+
+// Tally counts what was left out, and why.
+type Tally map[string]int
+
+// Lines returns "N reason" lines in the fixed order of the reasons.
+func (t Tally) Lines(order []string) []string {
+	var out []string
+	for _, why := range order {
+		if n := t[why]; n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", n, why))
+		}
+	}
+	return out
+}
+
+// Total is the number of things left out.
+func (t Tally) Total() int {
+	n := 0
+	for _, v := range t {
+		n += v
+	}
+	return n
+}
+
+func isScripted(m schemas.Model) bool {
+	return m.Backend == "scripted" || m.Backend == "replay"
+}
+
+func modelMatches(m schemas.Model, want []string) bool {
+	for _, w := range want {
+		if w == m.Name || w == m.Backend || w == m.Backend+":"+m.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// runWhy says why a run is left out, or "" when its turns are considered.
+// forDPO keeps failed runs: their drafts are the rejected side.
+func (o Options) runWhy(r *dedupe.RebuiltRun, forDPO bool) string {
+	s := r.Start
+	switch {
+	case s == nil:
+		return whyNoStart
+	case r.End == nil:
+		return whyIncomplete
+	case len(o.Sources) > 0 && !slices.Contains(o.Sources, s.Source):
+		return whySource
+	case len(o.Cases) > 0 && !slices.Contains(o.Cases, s.CaseID):
+		return whyCase
+	case len(o.Tiers) > 0 && !slices.Contains(o.Tiers, s.Tier):
+		return whyTier
+	case len(o.Models) > 0 && !modelMatches(s.Model, o.Models):
+		return whyModel
+	case isScripted(s.Model) && !o.IncludeScripted:
+		return whyScripted
+	case r.End.Verdict != schemas.VerdictWorked && r.End.Verdict != schemas.VerdictFailed:
+		return whyNotJudged
+	case r.End.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
+		return whyFailed
+	}
+	return ""
+}
+
+// accepted reports whether the harness took a draft: applied, or a DONE it
+// accepted (which ends the run, so it is recorded as stopped).
+func accepted(t *schemas.Turn) bool {
+	switch t.Outcome.Status {
+	case schemas.StatusApplied:
+		return true
+	case schemas.StatusStopped:
+		return t.Action.Verb == "DONE" && t.Outcome.Code == ""
+	}
+	return false
+}
+
+func parsed(t *schemas.Turn) bool {
+	return t.Action.Verb != "" && t.Action.Shape != "none"
+}
+
+// turnWhy says why turn i of a considered run is no SFT pair, or "".
+func (o Options) turnWhy(r *dedupe.RebuiltRun, i int) string {
+	t := r.Turns[i]
+	switch {
+	case !t.ModelStep:
+		return whyNoModel
+	case r.Prompts[i] == nil:
+		return whyNotRebuilt
+	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+		return whyKind
+	case !parsed(t):
+		return whyNotParsed
+	case !accepted(t):
+		return whyNotApplied
+	case !alternates(r.Prompts[i]):
+		return whyAlternation
+	}
+	return ""
+}
+
+// side is which side of a preference pair a draft can be.
+type side int
+
+const (
+	sideNone side = iota
+	sideChosen
+	sideRejected
+)
+
+// dpoSide says which side of a preference pair turn i can be, or why none.
+func (o Options) dpoSide(r *dedupe.RebuiltRun, i int) (side, string) {
+	t := r.Turns[i]
+	switch {
+	case !t.ModelStep:
+		return sideNone, whyNoModel
+	case r.Prompts[i] == nil:
+		return sideNone, whyNotRebuilt
+	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+		return sideNone, whyKind
+	case !alternates(r.Prompts[i]):
+		return sideNone, whyAlternation
+	case r.Worked() && parsed(t) && accepted(t):
+		return sideChosen, ""
+	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed:
+		return sideRejected, ""
+	}
+	return sideNone, whyNeither
+}
+
+// alternates reports whether a prompt is what every trainer takes before
+// the draft: an optional system message, then user (or tool) and assistant
+// messages alternating, ending with a user or tool message, so that the
+// draft makes the last message an assistant turn (LLaMA-Factory's
+// converter.py skips anything else).
+func alternates(prompt []schemas.Message) bool {
+	msgs := prompt
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		msgs = msgs[1:]
+	}
+	if len(msgs) == 0 {
+		return false
+	}
+	for i, m := range msgs {
+		user := m.Role == "user" || m.Role == "tool"
+		if (i%2 == 0) != user || (!user && m.Role != "assistant") {
+			return false
+		}
+	}
+	return len(msgs)%2 == 1
+}
+
+// nothingWhy builds the sentence that says why nothing was exported.
+func nothingWhy(runs int, runTally, turnTally Tally, pairs int) string {
+	var b strings.Builder
+	switch {
+	case runs == 0:
+		b.WriteString("no runs were read")
+	case runTally.Total() == runs:
+		fmt.Fprintf(&b, "all %d runs were left out: %s", runs, strings.Join(runTally.Lines(runWhys), "; "))
+	case pairs == 0:
+		fmt.Fprintf(&b, "no turn of the %d runs considered is a pair: %s", runs-runTally.Total(), strings.Join(turnTally.Lines(turnWhys), "; "))
+		if lines := runTally.Lines(runWhys); len(lines) > 0 {
+			fmt.Fprintf(&b, " (and runs left out: %s)", strings.Join(lines, "; "))
+		}
+	default:
+		b.WriteString("no preference pairs: no prompt was answered both by a draft applied in a worked run and by a different draft refused or from a failed run")
+	}
+	return b.String()
+}

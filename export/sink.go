@@ -1,0 +1,362 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/internal/version"
+)
+
+// Meta is the provenance of one exported row, written to meta.jsonl (one
+// line per row of the data files, in the same order) or as Parquet columns,
+// never into a training row where trainers would trip over it.
+type Meta struct {
+	Split string `json:"split"`
+	// Row is the row's number in its split's file, from 0.
+	Row     int    `json:"row"`
+	RunID   string `json:"run_id"`
+	Step    int    `json:"step"`
+	CaseID  string `json:"case_id"`
+	Group   string `json:"group"`
+	Tier    int    `json:"tier"`
+	Source  string `json:"source"`
+	Model   string `json:"model"`
+	Verdict string `json:"verdict"`
+	Kind    string `json:"kind"`
+	Code    string `json:"code,omitempty"`
+	// Weight is the pair's variety weight (mean 1 over the export); Copy
+	// and Copies say which of its materialised copies this row is.
+	Weight float64 `json:"weight"`
+	Copy   int     `json:"copy"`
+	Copies int     `json:"copies"`
+	// Key is the exact key of the pair (xxhash64, hex); Multiplicity the
+	// raw turns with that key; ClusterTurns the raw turns of its
+	// near-duplicate cluster.
+	Key          string `json:"key"`
+	Multiplicity int    `json:"multiplicity"`
+	ClusterTurns int    `json:"cluster_turns"`
+	// Rejected* name the rejected draft of a preference pair.
+	RejectedRunID string `json:"rejected_run_id,omitempty"`
+	RejectedStep  int    `json:"rejected_step,omitempty"`
+	PromptHash    string `json:"prompt_hash,omitempty"`
+}
+
+// row is one exported pair: an SFT conversation or a preference pair.
+type row struct {
+	messages []Message
+	// prompt, chosen and rejected are set for a preference pair.
+	prompt, chosen, rejected []Message
+	meta                     Meta
+}
+
+// sink receives the rows of an export, split by split, and writes them.
+// Each format is one sink; the conformance test runs every one.
+type sink interface {
+	write(r *row) error
+	// close finishes the files and returns their paths relative to the
+	// export directory.
+	close() ([]string, error)
+	// abort removes what was started.
+	abort()
+}
+
+// Data file names, as the trainers look for them: mlx-lm reads train,
+// valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
+var jsonlNames = map[string]string{SplitTrain: "train.jsonl", SplitValidation: "valid.jsonl", SplitTest: "test.jsonl"}
+
+// atomicFile is written beside its final name and renamed into place on
+// commit, so a failed export never leaves a half-written file under a
+// name a trainer reads.
+type atomicFile struct {
+	f    *os.File
+	w    *bufio.Writer
+	path string
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create export directory: %w", err)
+	}
+	f, err := os.Create(path + ".partial")
+	if err != nil {
+		return nil, fmt.Errorf("create export file: %w", err)
+	}
+	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 256<<10), path: path}, nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
+
+func (a *atomicFile) commit() error {
+	err := a.w.Flush()
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return fmt.Errorf("write %s: %w", a.path, err)
+	}
+	return nil
+}
+
+func (a *atomicFile) abort() {
+	a.f.Close()
+	os.Remove(a.f.Name())
+}
+
+// jsonlSink writes train.jsonl, valid.jsonl (test.jsonl) and meta.jsonl.
+// With dpo set the rows are preference pairs, else SFT conversations.
+type jsonlSink struct {
+	dir    string
+	dpo    bool
+	splits []string
+	files  map[string]*atomicFile
+	encs   map[string]*json.Encoder
+	rows   map[string]int
+	meta   *atomicFile
+	menc   *json.Encoder
+}
+
+func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
+	s := &jsonlSink{dir: dir, dpo: dpo, splits: splits, files: map[string]*atomicFile{}, encs: map[string]*json.Encoder{}, rows: map[string]int{}}
+	for _, sp := range splits {
+		f, err := createAtomic(filepath.Join(dir, jsonlNames[sp]))
+		if err != nil {
+			s.abort()
+			return nil, err
+		}
+		s.files[sp], s.encs[sp] = f, newEncoder(f)
+	}
+	f, err := createAtomic(filepath.Join(dir, "meta.jsonl"))
+	if err != nil {
+		s.abort()
+		return nil, err
+	}
+	s.meta, s.menc = f, newEncoder(f)
+	return s, nil
+}
+
+func newEncoder(f *atomicFile) *json.Encoder {
+	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false) // code is full of < > &: keep it readable
+	return enc
+}
+
+// sftLine is a training row: the one key every trainer reads, nothing else
+// (mlx-lm picks the format from the first row's keys; Unsloth and TRL read
+// "messages").
+type sftLine struct {
+	Messages []Message `json:"messages"`
+}
+
+// dpoLine is a preference row in TRL DPOTrainer's conversational form.
+type dpoLine struct {
+	Prompt   []Message `json:"prompt"`
+	Chosen   []Message `json:"chosen"`
+	Rejected []Message `json:"rejected"`
+}
+
+func (s *jsonlSink) write(r *row) error {
+	enc, ok := s.encs[r.meta.Split]
+	if !ok {
+		return fmt.Errorf("write row: no %s split", r.meta.Split)
+	}
+	var line any = sftLine{Messages: r.messages}
+	if s.dpo {
+		line = dpoLine{Prompt: r.prompt, Chosen: r.chosen, Rejected: r.rejected}
+	}
+	copies := max(r.meta.Copies, 0)
+	if s.dpo || r.meta.Split != SplitTrain {
+		copies = 1
+	}
+	for c := 1; c <= copies; c++ {
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("write row: %w", err)
+		}
+		m := r.meta
+		m.Row, m.Copy = s.rows[r.meta.Split], c
+		s.rows[r.meta.Split]++
+		if err := s.menc.Encode(m); err != nil {
+			return fmt.Errorf("write row metadata: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *jsonlSink) close() ([]string, error) {
+	var names []string
+	var errs []error
+	for _, sp := range s.splits {
+		errs = append(errs, s.files[sp].commit())
+		names = append(names, jsonlNames[sp])
+	}
+	errs = append(errs, s.meta.commit())
+	names = append(names, "meta.jsonl")
+	return names, errors.Join(errs...)
+}
+
+func (s *jsonlSink) abort() {
+	for _, f := range s.files {
+		f.abort()
+	}
+	if s.meta != nil {
+		s.meta.abort()
+	}
+}
+
+// parquetMessage is the chat struct every trainer's template expects:
+// exactly role and content, in every row.
+type parquetMessage struct {
+	Role    string `parquet:"role"`
+	Content string `parquet:"content"`
+}
+
+// parquetToolMessage keeps tool calls (--keep-tool-calls) as a JSON string:
+// older datasets versions have no JSON type, and a struct of optional keys
+// comes back null-filled.
+type parquetToolMessage struct {
+	Role       string `parquet:"role"`
+	Content    string `parquet:"content"`
+	ToolCalls  string `parquet:"tool_calls"`
+	ToolCallID string `parquet:"tool_call_id"`
+}
+
+// parquetRow is one row of a Hugging Face Parquet split: the messages and
+// the provenance columns, weight included (not materialised).
+type parquetRow[M any] struct {
+	Messages     []M     `parquet:"messages,list"`
+	Weight       float64 `parquet:"weight"`
+	CaseID       string  `parquet:"case_id"`
+	Group        string  `parquet:"group"`
+	RunID        string  `parquet:"run_id"`
+	Step         int64   `parquet:"step"`
+	Source       string  `parquet:"source"`
+	Model        string  `parquet:"model"`
+	Verdict      string  `parquet:"verdict"`
+	Kind         string  `parquet:"kind"`
+	Key          string  `parquet:"key"`
+	Multiplicity int64   `parquet:"multiplicity"`
+	ClusterTurns int64   `parquet:"cluster_turns"`
+}
+
+func toParquetRow[M any](r *row, conv func(Message) M) parquetRow[M] {
+	msgs := make([]M, len(r.messages))
+	for i, m := range r.messages {
+		msgs[i] = conv(m)
+	}
+	m := r.meta
+	return parquetRow[M]{Messages: msgs, Weight: m.Weight, CaseID: m.CaseID, Group: m.Group, RunID: m.RunID, Step: int64(m.Step),
+		Source: m.Source, Model: m.Model, Verdict: m.Verdict, Kind: m.Kind, Key: m.Key, Multiplicity: int64(m.Multiplicity), ClusterTurns: int64(m.ClusterTurns)}
+}
+
+func plainMessage(m Message) parquetMessage { return parquetMessage{Role: m.Role, Content: m.Content} }
+
+func toolMessage(m Message) parquetToolMessage {
+	calls := ""
+	if len(m.ToolCalls) > 0 {
+		b, _ := json.Marshal(m.ToolCalls)
+		calls = string(b)
+	}
+	return parquetToolMessage{Role: m.Role, Content: m.Content, ToolCalls: calls, ToolCallID: m.ToolCallID}
+}
+
+// ParquetShardName is the Hugging Face name of shard i of n of a split.
+func ParquetShardName(split string, i, n int) string {
+	return fmt.Sprintf("data/%s-%05d-of-%05d.parquet", split, i, n)
+}
+
+// parquetSink writes data/<split>-0000i-of-0000N.parquet, rows already
+// counted per split so that N is known before the first shard is opened.
+type parquetSink[M any] struct {
+	dir       string
+	counts    map[string]int
+	shardRows int
+	conv      func(Message) M
+	open      map[string]*parquetShard[M]
+	written   map[string]int
+	names     []string
+}
+
+type parquetShard[M any] struct {
+	f *atomicFile
+	w *parquet.GenericWriter[parquetRow[M]]
+}
+
+func newParquetSink[M any](dir string, counts map[string]int, shardRows int, conv func(Message) M) *parquetSink[M] {
+	return &parquetSink[M]{dir: dir, counts: counts, shardRows: shardRows, conv: conv,
+		open: map[string]*parquetShard[M]{}, written: map[string]int{}}
+}
+
+func (s *parquetSink[M]) shards(split string) int {
+	return max(1, (s.counts[split]+s.shardRows-1)/s.shardRows)
+}
+
+func (s *parquetSink[M]) write(r *row) error {
+	sp := r.meta.Split
+	n := s.written[sp]
+	sh := s.open[sp]
+	if sh == nil || n%s.shardRows == 0 && n > 0 {
+		if sh != nil {
+			if err := sh.finish(); err != nil {
+				return err
+			}
+		}
+		name := ParquetShardName(sp, n/s.shardRows, s.shards(sp))
+		f, err := createAtomic(filepath.Join(s.dir, filepath.FromSlash(name)))
+		if err != nil {
+			return err
+		}
+		sh = &parquetShard[M]{f: f, w: parquet.NewGenericWriter[parquetRow[M]](f,
+			parquet.CreatedBy("pyharness", version.Harness().Version, ""), parquet.Compression(&parquet.Snappy))}
+		s.open[sp] = sh
+		s.names = append(s.names, name)
+	}
+	if _, err := sh.w.Write([]parquetRow[M]{toParquetRow(r, s.conv)}); err != nil {
+		return fmt.Errorf("write parquet row: %w", err)
+	}
+	s.written[sp]++
+	return nil
+}
+
+func (sh *parquetShard[M]) finish() error {
+	if err := sh.w.Close(); err != nil {
+		sh.f.abort()
+		return fmt.Errorf("close parquet shard: %w", err)
+	}
+	return sh.f.commit()
+}
+
+func (s *parquetSink[M]) close() ([]string, error) {
+	var errs []error
+	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+		if sh := s.open[sp]; sh != nil {
+			errs = append(errs, sh.finish())
+			delete(s.open, sp)
+		}
+	}
+	slices.Sort(s.names)
+	return s.names, errors.Join(errs...)
+}
+
+func (s *parquetSink[M]) abort() {
+	for _, sh := range s.open {
+		sh.f.abort()
+	}
+}
+
+var (
+	_ sink = (*jsonlSink)(nil)
+	_ sink = (*parquetSink[parquetMessage])(nil)
+)

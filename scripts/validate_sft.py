@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Check a pyharness JSONL export against the rules the trainers document.
+
+    python3 scripts/validate_sft.py DIR...          # SFT exports (--format jsonl)
+    python3 scripts/validate_sft.py --dpo DIR...    # preference exports (--format dpo)
+
+Standard library only, so it runs wherever the trainers' Python does, with
+nothing installed. Every rule names where the trainer documents it (as
+collected in reference/trainers.md); a broken rule is printed as
+FILE:LINE: RULE: what is wrong, and the exit status is 1. Exit 0 means every
+row of every split passed and the counts match the dataset card.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+# Each rule: (id, what it demands, where the trainers document it).
+RULES = {
+    "json-object": (
+        "each line is one JSON object",
+        "JSON Lines as every trainer reads it: mlx_lm/tuner/datasets.py, "
+        "TRL dataset formats doc",
+    ),
+    "messages-only": (
+        'the only top-level key is "messages"',
+        "mlx_lm/tuner/datasets.py picks the format from the first row's keys "
+        "(prompt+completion, then messages, then text); unsloth/chat_templates.py "
+        'and trl/trainer/sft_trainer.py read the "messages" column',
+    ),
+    "messages-list": (
+        '"messages" is a non-empty list',
+        "trl/trainer/sft_trainer.py (conversational format)",
+    ),
+    "role-content": (
+        "each message is an object with exactly the string keys role and content",
+        "unsloth/chat_templates.py standardize_sharegpt asserts exactly two "
+        "string keys per message",
+    ),
+    "known-role": (
+        "roles are system, user, assistant (or tool)",
+        "LLaMA-Factory data/README.md tags (role_tag/user_tag/assistant_tag/"
+        "system_tag); torchtune/datasets/_chat.py openai style",
+    ),
+    "string-content": (
+        "content is a string, never null",
+        "torchtune/datasets/_chat.py (null content breaks it)",
+    ),
+    "system-first": (
+        "the first message is the system prompt",
+        "LLaMA-Factory src/llamafactory/data/converter.py (system_tag, system "
+        "only first)",
+    ),
+    "alternating": (
+        "after the system prompt, user (or tool) and assistant alternate, user first",
+        "LLaMA-Factory src/llamafactory/data/converter.py skips rows that do "
+        "not alternate, with only a warning",
+    ),
+    "last-assistant": (
+        "the last message is the assistant turn to learn",
+        "mlx_lm/tuner/datasets.py (--mask-prompt trains the last message); "
+        "LLaMA-Factory mask_history",
+    ),
+    "valid-split": (
+        "valid.jsonl exists and holds at least one row",
+        "mlx_lm/tuner/datasets.py loads train.jsonl and valid.jsonl from --data DIR",
+    ),
+    "card-counts": (
+        "each split's rows equal num_examples in README.md",
+        "Hugging Face dataset card YAML (configs, dataset_info.splits) that "
+        "drives load_dataset",
+    ),
+    "meta-rows": (
+        "meta.jsonl has one line per data row, in order (split, row)",
+        "pyharness docs/export.md: provenance kept out of the training rows",
+    ),
+    "dpo-shape": (
+        "prompt is a message list; chosen and rejected are one assistant message "
+        "each, different from each other",
+        "TRL DPOTrainer conversational preference format (trl/trainer/dpo_trainer.py)",
+    ),
+}
+
+SPLIT_FILES = {"train": "train.jsonl", "validation": "valid.jsonl", "test": "test.jsonl"}
+MAX_REPORTED = 50
+
+
+class Checker:
+    def __init__(self, tool_calls):
+        self.tool_calls = tool_calls
+        self.problems = []
+
+    def fail(self, where, rule, msg):
+        self.problems.append("%s: %s: %s (%s)" % (where, rule, msg, RULES[rule][1]))
+
+    def message(self, where, i, m):
+        if not isinstance(m, dict):
+            self.fail(where, "role-content", "message %d is not an object" % i)
+            return None
+        keys = set(m)
+        allowed = {"role", "content"}
+        if self.tool_calls:
+            allowed |= {"tool_calls", "tool_call_id"}
+        if not {"role", "content"} <= keys or not keys <= allowed:
+            self.fail(where, "role-content", "message %d has keys %s" % (i, sorted(keys)))
+        if "tool_calls" in m and not isinstance(m["tool_calls"], list):
+            self.fail(where, "role-content", "message %d tool_calls is not a list" % i)
+        role = m.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            self.fail(where, "known-role", "message %d has role %r" % (i, role))
+        if not isinstance(m.get("content"), str):
+            self.fail(where, "string-content", "message %d content is %s" % (i, type(m.get("content")).__name__))
+        return role
+
+    def conversation(self, where, msgs, want_last_assistant=True):
+        if not isinstance(msgs, list) or not msgs:
+            self.fail(where, "messages-list", "not a non-empty list")
+            return
+        roles = [self.message(where, i, m) for i, m in enumerate(msgs)]
+        if roles[0] != "system":
+            self.fail(where, "system-first", "first role is %r" % roles[0])
+        rest = roles[1:] if roles[0] == "system" else roles
+        for i, role in enumerate(rest):
+            user_turn = i % 2 == 0
+            if user_turn and role not in ("user", "tool") or not user_turn and role != "assistant":
+                self.fail(where, "alternating", "message %d is %r where %s was due" % (
+                    i + (len(roles) - len(rest)), role, "user" if user_turn else "assistant"))
+                break
+        if want_last_assistant and roles[-1] != "assistant":
+            self.fail(where, "last-assistant", "last role is %r" % roles[-1])
+
+    def sft_row(self, where, row):
+        if set(row) != {"messages"}:
+            self.fail(where, "messages-only", "top-level keys are %s" % sorted(row))
+        self.conversation(where, row.get("messages"))
+
+    def dpo_row(self, where, row):
+        if set(row) != {"prompt", "chosen", "rejected"}:
+            self.fail(where, "dpo-shape", "top-level keys are %s" % sorted(row))
+            return
+        prompt = row["prompt"]
+        if isinstance(prompt, list) and prompt and isinstance(prompt[-1], dict) and prompt[-1].get("role") == "assistant":
+            self.fail(where, "dpo-shape", "the prompt ends with an assistant message")
+        self.conversation(where, prompt, want_last_assistant=False)
+        for side in ("chosen", "rejected"):
+            v = row[side]
+            if not isinstance(v, list) or len(v) != 1:
+                self.fail(where, "dpo-shape", "%s is not a list of one message" % side)
+                continue
+            if self.message(where, 0, v[0]) != "assistant":
+                self.fail(where, "dpo-shape", "%s is not an assistant message" % side)
+        if row["chosen"] == row["rejected"]:
+            self.fail(where, "dpo-shape", "chosen and rejected are the same")
+
+
+def read_jsonl(path, checker):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip():
+                checker.fail("%s:%d" % (path, no), "json-object", "blank line")
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as e:
+                checker.fail("%s:%d" % (path, no), "json-object", str(e))
+                continue
+            if not isinstance(row, dict):
+                checker.fail("%s:%d" % (path, no), "json-object", "not an object")
+                continue
+            rows.append((no, row))
+    return rows
+
+
+def card_counts(path):
+    """num_examples per split from the card's YAML front matter."""
+    counts = {}
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    if not m:
+        return None
+    in_info, name = False, None
+    for line in m.group(1).splitlines():
+        if re.match(r"^\S", line):
+            in_info = line.startswith("dataset_info:")
+            continue
+        if not in_info:
+            continue
+        nm = re.match(r"^\s*-\s+name:\s*(\S+)\s*$", line)
+        if nm:
+            name = nm.group(1).strip("'\"")
+            continue
+        ne = re.match(r"^\s*num_examples:\s*(\d+)\s*$", line)
+        if ne and name:
+            counts[name] = int(ne.group(1))
+    return counts
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+", metavar="DIR")
+    ap.add_argument("--dpo", action="store_true", help="preference pairs (export --format dpo)")
+    ap.add_argument("--tool-calls", action="store_true", help="allow tool_calls/tool_call_id (export --keep-tool-calls)")
+    args = ap.parse_args(argv)
+    status = 0
+    for d in args.dirs:
+        status |= check_dir(d, args.dpo, args.tool_calls)
+    return status
+
+
+def check_dir(directory, dpo, tool_calls):
+    """Check one export directory; print its verdict; return the exit status."""
+    ck = Checker(tool_calls)
+    counts = {}
+    for split, name in SPLIT_FILES.items():
+        path = os.path.join(directory, name)
+        if not os.path.exists(path):
+            if split != "test":
+                where = path
+                ck.fail(where, "valid-split" if split == "validation" else "json-object", "missing")
+            continue
+        rows = read_jsonl(path, ck)
+        counts[split] = len(rows)
+        for no, row in rows:
+            where = "%s:%d" % (path, no)
+            if dpo:
+                ck.dpo_row(where, row)
+            else:
+                ck.sft_row(where, row)
+    if counts.get("validation", 0) == 0 and os.path.exists(os.path.join(directory, "valid.jsonl")):
+        ck.fail(os.path.join(directory, "valid.jsonl"), "valid-split", "no rows")
+
+    card = os.path.join(directory, "README.md")
+    if not os.path.exists(card):
+        ck.fail(card, "card-counts", "no dataset card")
+    else:
+        declared = card_counts(card)
+        if declared is None:
+            ck.fail(card, "card-counts", "no YAML front matter")
+        elif declared != counts:
+            ck.fail(card, "card-counts", "card declares %s, files hold %s" % (
+                json.dumps(declared, sort_keys=True), json.dumps(counts, sort_keys=True)))
+
+    meta = os.path.join(directory, "meta.jsonl")
+    if os.path.exists(meta):
+        lines = read_jsonl(meta, ck)
+        want = [(s, r) for s in SPLIT_FILES for r in range(counts.get(s, 0))]
+        got = [(m.get("split"), m.get("row")) for _, m in lines]
+        if got != want:
+            ck.fail(meta, "meta-rows", "%d metadata lines for %d data rows, or out of order" % (len(got), len(want)))
+    else:
+        ck.fail(meta, "meta-rows", "missing")
+
+    if ck.problems:
+        for p in ck.problems[:MAX_REPORTED]:
+            print(p)
+        if len(ck.problems) > MAX_REPORTED:
+            print("... and %d more" % (len(ck.problems) - MAX_REPORTED))
+        print("FAIL: %d problem(s) in %s" % (len(ck.problems), directory))
+        return 1
+    kind = "preference" if dpo else "SFT"
+    print("ok: %s export %s: %s; %d rules checked" % (
+        kind, directory, ", ".join("%s %d rows" % (s, n) for s, n in counts.items()), len(RULES)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
