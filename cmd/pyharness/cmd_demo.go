@@ -1,17 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/report"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -25,10 +34,13 @@ func newDemoCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the main job on the embedded default, with no model server needed",
-		Long: `Runs the pipeline on the embedded benchmark with the scripted backend (each
-case's own drafts; no model is called, and every record says so): a collect of
-four passes, validation of every trace, and the benchmark's tables. With Ollama
-running, pyharness collect --passes 4 does the same with a real model.`,
+		Long: `Runs the whole pipeline on the embedded benchmark with the scripted backend
+(each case's own drafts; no model is called, and every record says so): a
+collect of four passes, validation of every trace, the benchmark's tables,
+classify, dedupe, export to JSONL and Parquet (with --include-scripted, which
+the dataset card states), stats and the HTML report; then it prints where each
+output is. With Ollama running, pyharness collect --passes 4 does the same
+with a real model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDemo(cmd.Context(), a, opts)
@@ -86,10 +98,100 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	}
 	fmt.Fprintf(w, "3. the benchmark's tables:\n\n")
 	bench.NewReport(outcomes, len(cases), o.passes).WriteText(w)
-	fmt.Fprintf(w, "\nOutputs:\n  traces     %s\n  plan       %s\n  patches    %s\n",
-		filepath.Join(o.out, trace.RunsDir), sum.PlanPath, filepath.Join(o.out, "patches"))
+
+	dataset := filepath.Join(o.out, "dataset")
+	cres, err := classify.Classify(ctx, o.out, dataset)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n4. classify: %d runs (%d new) into %s\n", cres.Runs, cres.Classified, dataset)
+
+	fmt.Fprintf(w, "\n5. dedupe:\n")
+	if _, err := dedupe.Run(ctx, o.out, dedupe.Options{}, indent(w)); err != nil {
+		return err
+	}
+	exports := map[string]string{}
+	for i, format := range []string{export.FormatJSONL, export.FormatParquet} {
+		eo := export.DefaultOptions()
+		eo.In, eo.Format, eo.IncludeScripted = o.out, format, true
+		eo.Out = filepath.Join(o.out, "export", format)
+		if err := os.RemoveAll(eo.Out); err != nil {
+			return err
+		}
+		sum, err := export.Run(ctx, eo, io.Discard)
+		if err != nil {
+			return fmt.Errorf("demo: export %s: %w", format, err)
+		}
+		exports[format] = eo.Out
+		fmt.Fprintf(w, "\n%d. export --format %s --include-scripted: %s", 6+i, format, splitsLine(sum))
+		fmt.Fprintf(w, " (scripted drafts, for the demo only: the dataset card says so)\n")
+	}
+
+	st, err := stats.FromTraces(ctx, o.out, stats.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n8. stats:\n\n")
+	if err := st.WriteText(w); err != nil {
+		return err
+	}
+	reportPath := filepath.Join(o.out, "report.html")
+	f, err := os.Create(reportPath)
+	if err != nil {
+		return fmt.Errorf("demo: write report: %w", err)
+	}
+	if err := report.Write(ctx, f, st, report.Options{Title: "pyharness demo (scripted model)"}); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("demo: write report: %w", err)
+	}
+	fmt.Fprintf(w, "\n9. report: %s\n", reportPath)
+
+	fmt.Fprintf(w, "\nOutputs (the model was scripted throughout):\n")
+	fmt.Fprintf(w, "  traces    %s\n  plan      %s\n  patches   %s\n  dataset   %s\n  jsonl     %s\n  parquet   %s\n  report    %s\n",
+		filepath.Join(o.out, trace.RunsDir), sum.PlanPath, filepath.Join(o.out, "patches"), dataset,
+		exports[export.FormatJSONL], exports[export.FormatParquet], reportPath)
 	if bad > 0 {
 		return &exitError{code: 1, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
 	}
 	return nil
+}
+
+// splitsLine says how many rows each split of an export holds.
+func splitsLine(s *export.Summary) string {
+	var parts []string
+	for _, name := range []string{"train", "validation", "test"} {
+		if c, ok := s.Splits[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d rows (%d group(s))", name, c.Rows, c.Groups))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// indent writes through to w with each line indented.
+func indent(w io.Writer) io.Writer { return &indentWriter{w: w, start: true} }
+
+type indentWriter struct {
+	w     io.Writer
+	start bool
+}
+
+func (iw *indentWriter) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if iw.start {
+			if _, err := iw.w.Write([]byte("   ")); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := iw.w.Write(line); err != nil {
+			return 0, err
+		}
+		iw.start = line[len(line)-1] == '\n'
+	}
+	return len(p), nil
 }
