@@ -310,6 +310,7 @@ func runPlanned(ctx context.Context, o Options, p *Planned, slot int) (*harness.
 			Scope: e.Scope, Suite: e.Suite, Python: o.Python}
 		if e.Check != "" {
 			cfg.Checks = CommandCheck{Command: e.Check}
+			cfg.SettleFirst = true // a task whose check already passes needs no model
 		}
 	}
 	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.Now

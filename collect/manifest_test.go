@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -177,4 +178,41 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 			t.Errorf("verdict %s %s", run.End.Verdict, run.End.FailureClass)
 		}
 	}
+}
+
+// A dogfood task whose check already passes is settled by the harness with
+// no model step, recorded as such, and correct.
+func TestCheckThatAlreadyPassesNeedsNoModel(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"m.py": "def answer():\n    return 42\n",
+		"test_m.py": "import unittest\nfrom m import answer\n\n\nclass T(unittest.TestCase):\n    def test_answer(self):\n        self.assertEqual(answer(), 42)\n"})
+	e := Entry{ID: "already-done", Repo: repo, Dir: repo, Task: "make answer() return 42", Check: "python3 -c 'import m; assert m.answer() == 42'", Line: 1}
+	out := t.TempDir()
+	called := false
+	sum, err := Run(context.Background(), Options{Entries: []Entry{e}, Passes: 1, OutDir: out,
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+			m, err := scripted.NewFromReader(strings.NewReader(""), "empty")
+			return chatSpy{m, &called}, schemas.Model{Backend: "scripted", Name: "empty", Options: opts}, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Worked != 1 || called {
+		t.Fatalf("summary %+v, model called %v", sum, called)
+	}
+	for run := range trace.Runs(out) {
+		e := run.End
+		if e.StopReason != schemas.StopNoModelSteps || e.ModelSteps != 0 || e.Steps != 0 || !e.Checks.Passed || e.Verdict != schemas.VerdictWorked {
+			t.Errorf("run_end %+v", e)
+		}
+	}
+}
+
+type chatSpy struct {
+	harness.Chatter
+	called *bool
+}
+
+func (c chatSpy) Chat(ctx context.Context, req model.Request) (model.Reply, error) {
+	*c.called = true
+	return c.Chatter.Chat(ctx, req)
 }

@@ -65,6 +65,10 @@ type Config struct {
 	// Checks decide the verdict when set (benchmark hidden checks or a
 	// manifest check command).
 	Checks Checker
+	// SettleFirst runs Checks before the first model step: when they
+	// already pass, the run ends with no model step (stop_reason
+	// no-model-steps), judged like any other.
+	SettleFirst bool
 
 	SuiteTimeout time.Duration
 	// Log receives one line per step as the run goes; nil for none.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/internal/version"
@@ -22,6 +23,10 @@ import (
 
 // DefaultMaxSteps is the step budget of a run.
 const DefaultMaxSteps = 20
+
+// MaxWriteBytes is the largest file a WRITE or PATCH may leave: more is no
+// source file a model writes, and would fill the trace and the patch.
+const MaxWriteBytes = 1 << 20
 
 // Guard codes: the stable codes of what the harness sends back.
 const (
@@ -45,6 +50,9 @@ const (
 	CodeEmptyReply      = "empty-reply"
 	CodeNoSuchFile      = "no-such-file"
 	CodeBadSkill        = "bad-skill"
+	CodeFindAmbiguous   = "find-ambiguous"
+	CodeTooLarge        = "too-large"
+	CodeNotText         = "not-text"
 	// Outcome codes that are not guards.
 	CodeBrokeSuite       = "broke-suite"
 	CodeContextTruncated = "context-truncated"
@@ -186,7 +194,13 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		return nil, err
 	}
 	r.suiteLatest = r.suiteBefore
-	if err := r.loop(ctx); err != nil {
+	settled, err := r.settledAtBaseline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if settled {
+		r.stopReason = schemas.StopNoModelSteps
+	} else if err := r.loop(ctx); err != nil {
 		return nil, err
 	}
 	end, err := r.finish(ctx, started)
@@ -214,6 +228,21 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		return nil, err
 	}
 	return res, w.Close()
+}
+
+// settledAtBaseline reports whether the harness's own checks settle the
+// run before any model step: with SettleFirst, a task whose check command
+// already passes, on a suite that passes and with every required name
+// defined, has nothing left to do.
+func (r *runner) settledAtBaseline(ctx context.Context) (bool, error) {
+	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames()) > 0 {
+		return false, nil
+	}
+	c, err := r.cfg.Checks.Check(ctx, r.ws.dir)
+	if err != nil {
+		return false, fmt.Errorf("run checks at baseline: %w", err)
+	}
+	return c.Passed, nil
 }
 
 func (r *runner) suiteCommand() string {
@@ -478,7 +507,8 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 	case draft.VerbDone:
 		return r.done(t, a)
 	}
-	return r.refuse(t, CodeParseFailed, "unknown action "+a.Verb)
+	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: "unknown action " + a.Verb}
+	return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: "unknown action " + a.Verb}
 }
 
 // read shows a file, or a window of a long one.
@@ -488,7 +518,7 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 		return r.refuseScope(t, err)
 	}
 	t.Action.Path = rel
-	src, err := os.ReadFile(r.abs(rel))
+	src, err := readRegular(r.abs(rel))
 	if err != nil {
 		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))
 	}
@@ -581,12 +611,15 @@ func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 	if !r.known[rel] {
 		return r.refuse(t, CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a FIND block must be copied from the file as it is now.", rel))
 	}
-	src, err := os.ReadFile(r.abs(rel))
+	src, err := readRegular(r.abs(rel))
 	if err != nil {
 		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
 	}
 	old := string(src)
 	find := a.Find
+	if n := strings.Count(old, find); n > 1 && find != "" {
+		return r.refuse(t, CodeFindAmbiguous, fmt.Sprintf("the FIND block is in %s %d times; copy more lines around the place to change, so that it matches once.", rel, n))
+	}
 	idx := strings.Index(old, find)
 	if idx < 0 || find == "" {
 		// Tolerate trailing-space differences only: anything more is a FIND
@@ -656,8 +689,14 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 	if len(r.cfg.Targets) > 0 && !slices.Contains(r.cfg.Targets, rel) {
 		return r.refuse(t, CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", ")))
 	}
+	if len(body) > MaxWriteBytes {
+		return r.refuse(t, CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes))
+	}
+	if strings.ContainsRune(body, 0) || !utf8.ValidString(body) {
+		return r.refuse(t, CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel))
+	}
 	if !haveOld {
-		if b, err := os.ReadFile(r.abs(rel)); err == nil {
+		if b, err := readRegular(r.abs(rel)); err == nil {
 			old = string(b)
 		}
 	}
@@ -841,7 +880,7 @@ func (r *runner) nameFiles() []string {
 func (r *runner) missingNames() []string {
 	defined := map[string]bool{}
 	for _, f := range r.nameFiles() {
-		if src, err := os.ReadFile(r.abs(f)); err == nil {
+		if src, err := readRegular(r.abs(f)); err == nil {
 			for n := range topLevelNames(string(src)) {
 				defined[n] = true
 			}
@@ -872,7 +911,7 @@ func (r *runner) quotesFile(summary string) bool {
 		files = append(files, f)
 	}
 	for _, f := range files {
-		src, err := os.ReadFile(r.abs(f))
+		src, err := readRegular(r.abs(f))
 		if err != nil {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -73,9 +72,10 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Result) (string, string) {
 	suiteOK := suiteHeld(r.suiteBefore, after)
 	worked := false
-	if r.cfg.Checks != nil {
+	switch {
+	case r.cfg.Checks != nil: // a run settled at baseline (no-model-steps) included
 		worked = end.Checks.Passed && suiteOK
-	} else {
+	default:
 		worked = r.claimedDone && len(end.Writes) > 0 && len(r.missingNames()) == 0 && suiteOK
 		if b := r.suiteBefore.Counts; worked && (b.Failed+b.Errors > 0 || b.ImportError != "") {
 			a := after.Counts
@@ -136,11 +136,17 @@ func (r *runner) targetImportFails(ctx context.Context) bool {
 		if _, err := os.Stat(r.abs(t)); err != nil {
 			continue
 		}
+		// Importing runs the model's code: in the suite's sandbox (isolated
+		// too when ctx asks for it, see suite.WithIsolation).
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		cmd := exec.CommandContext(cctx, r.suite.Python, "-c", "import importlib, sys; sys.path.insert(0, '.'); importlib.import_module(sys.argv[1])", moduleName(t))
-		cmd.Dir = r.ws.dir
-		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-		err := cmd.Run()
+		cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, r.ws.dir,
+			[]string{r.suite.Python, "-c", "import importlib, sys; sys.path.insert(0, '.'); importlib.import_module(sys.argv[1])", moduleName(t)})
+		if err != nil {
+			cancel()
+			continue // no sandbox, no verdict on the import
+		}
+		err = cmd.Run()
+		done()
 		cancel()
 		if err != nil {
 			return true
