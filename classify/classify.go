@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -154,11 +156,32 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 	}
-	for _, j := range jobs {
+	// Reading and labelling a run is most of the work and needs nothing
+	// from the others: it runs on every core, and the rows are written in
+	// run order as before.
+	type labelled struct {
+		run    *trace.Run
+		err    error
+		part   Partition
+		runRow RunRow
+		turns  []TurnRow
+	}
+	label := func(j job) labelled {
+		if ctx.Err() != nil {
+			return labelled{}
+		}
+		run, err := trace.ReadRun(j.f)
+		l := labelled{run: run, err: err}
+		if run.Start != nil {
+			l.part, l.runRow, l.turns = Rows(run)
+		}
+		return l
+	}
+	for k, l := range ordered.Map(jobs, runtime.GOMAXPROCS(0), label) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		run, err := trace.ReadRun(j.f)
+		j, run, err := jobs[k], l.run, l.err
 		for _, w := range run.Warnings {
 			res.Problems = append(res.Problems, w.Error())
 		}
@@ -177,7 +200,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		} else {
 			res.Classified++
 		}
-		part, runRow, turns := Rows(run)
+		part, runRow, turns := l.part, l.runRow, l.turns
 		p := st.partition(part.Dir())
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err

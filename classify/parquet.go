@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/pyharness/pyharness/internal/version"
 )
@@ -124,7 +123,7 @@ type partWriter[T any] struct {
 func writerOptions[T any]() []parquet.WriterOption {
 	var zero T
 	return []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(pageCodec),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
 		parquet.CreatedBy("pyharness", version.Harness().Version, ""),
 		parquet.KeyValueMetadata("ARROW:schema", arrowSchemaMetadata(reflect.TypeOf(zero))),

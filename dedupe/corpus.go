@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"iter"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -97,6 +99,24 @@ func (c *Corpus) Load(i int) (*RebuiltRun, error) {
 			return r, nil
 		}
 	}
+	r, err := c.read(i)
+	if r != nil {
+		c.keep(r)
+	}
+	return r, err
+}
+
+// keep puts a run at the recent end of the cache.
+func (c *Corpus) keep(r *RebuiltRun) {
+	if len(c.cache) >= cacheRuns {
+		c.cache = slices.Delete(c.cache, 0, 1)
+	}
+	c.cache = append(c.cache, r)
+}
+
+// read reads and rebuilds run i, touching nothing of c but its file list,
+// so that several runs can be read at once.
+func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	tr, err := trace.ReadRun(c.files[i])
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
@@ -113,24 +133,39 @@ func (c *Corpus) Load(i int) (*RebuiltRun, error) {
 		}
 		r.Prompts[k] = slices.Clip(msgs)
 	}
-	if len(c.cache) >= cacheRuns {
-		c.cache = slices.Delete(c.cache, 0, 1)
-	}
-	c.cache = append(c.cache, r)
 	return r, nil
 }
 
 // Runs streams every run in order. A file that cannot be read at all is
-// yielded as an error and the stream goes on.
+// yielded as an error and the stream goes on. Runs are read and rebuilt
+// ahead on every core (reading, decoding and hashing the prompts is most
+// of a dedupe or an export) and handed over in order.
 func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
 	return func(yield func(*RebuiltRun, error) bool) {
-		for i := range c.files {
+		type loaded struct {
+			r   *RebuiltRun
+			err error
+		}
+		idx := make([]int, len(c.files))
+		for i := range idx {
+			idx[i] = i
+		}
+		read := func(i int) loaded {
+			if ctx.Err() != nil {
+				return loaded{}
+			}
+			r, err := c.read(i)
+			return loaded{r, err}
+		}
+		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), read) {
 			if err := ctx.Err(); err != nil {
 				yield(nil, err)
 				return
 			}
-			r, err := c.Load(i)
-			if !yield(r, err) {
+			if l.r != nil {
+				c.keep(l.r)
+			}
+			if !yield(l.r, l.err) {
 				return
 			}
 		}

@@ -30,6 +30,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newClassifyCmd(a),
 		newStatsCmd(a),
 		newReportCmd(a),
+		newGenCorpusCmd(a),
 	)
 	return root
 }

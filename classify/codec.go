@@ -1,0 +1,54 @@
+package classify
+
+import (
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// zstdWindow bounds the history an encoder keeps. A page is compressed on
+// its own and is far smaller than zstd's default 8 MiB window, so the
+// bound costs nothing in ratio and saves allocating (and zeroing) that
+// window each time an encoder is made.
+const zstdWindow = 1 << 20
+
+// zstdCodec compresses pages with zstd at the default level, keeping its
+// encoders for the life of the process. parquet-go's own codec keeps them
+// in a sync.Pool, which every garbage collection empties: classify
+// allocates fast, so it was making (and zeroing) an 8 MiB window per page.
+type zstdCodec struct {
+	encoders chan *zstd.Encoder
+	decode   pqzstd.Codec
+}
+
+var _ compress.Codec = (*zstdCodec)(nil)
+
+// pageCodec is shared by every part writer.
+var pageCodec = &zstdCodec{encoders: make(chan *zstd.Encoder, 8)}
+
+func (c *zstdCodec) String() string { return "ZSTD" }
+
+func (c *zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
+
+func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	var e *zstd.Encoder
+	select {
+	case e = <-c.encoders:
+	default:
+		var err error
+		e, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false), zstd.WithWindowSize(zstdWindow))
+		if err != nil {
+			return dst, err
+		}
+	}
+	out := e.EncodeAll(src, dst[:0])
+	select {
+	case c.encoders <- e:
+	default: // more writers at once than the channel holds: let this one go
+	}
+	return out, nil
+}
+
+func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return c.decode.Decode(dst, src) }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Measures the pipeline on a generated corpus (docs/performance.md):
+#   scripts/perf.sh [TURNS] [WORKDIR]
+# TURNS defaults to 1000000, WORKDIR to ${TMPDIR:-/tmp}/pyharness-perf-TURNS.
+# It builds pyharness, generates TURNS turns with gen-corpus, then runs
+# classify, dedupe, export --format parquet, export --format jsonl and stats
+# under /usr/bin/time -v, and the same turn-kind-share query with DuckDB
+# over the classified Parquet and with jq over the raw JSONL. It prints one
+# table: stage, wall seconds, turns/s, peak RSS (and CPU seconds, user +
+# system: on a shared machine wall time says as much about the neighbours). WORKDIR is removed at the
+# end unless KEEP=1. Needs /usr/bin/time (apt-get install -y time), jq
+# (apt-get install -y jq), and node and npm for DuckDB
+# (scripts/install-duckdb.sh, run by this script).
+set -euo pipefail
+turns="${1:-1000000}"
+work="${2:-${TMPDIR:-/tmp}/pyharness-perf-$turns}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+[ -x /usr/bin/time ] || { echo "perf: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "perf: jq is missing (apt-get install -y jq)" >&2; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work"
+bin="$work/pyharness"
+(cd "$root" && go build -o "$bin" ./cmd/pyharness)
+corpus="$work/corpus"
+dataset="$work/dataset"
+log="$work/log"
+mkdir -p "$log"
+rows=()
+
+# measure NAME CMD...: runs CMD under /usr/bin/time -v, its output in
+# $log/NAME.out, and adds a row to the table.
+measure() {
+  local name="$1"; shift
+  if ! /usr/bin/time -v -o "$log/$name.time" "$@" >"$log/$name.out" 2>"$log/$name.err"; then
+    echo "perf: $name failed:" >&2
+    tail -20 "$log/$name.err" >&2
+    exit 1
+  fi
+  local wall rss cpu
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$log/$name.time")
+  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log/$name.time")
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$log/$name.time")
+  rows+=("$(awk -v n="$name" -v w="$wall" -v r="$rss" -v t="$turns" -v c="$cpu" 'BEGIN {
+    tps = (w > 0) ? t / w : 0
+    printf "%-16s %9.2f %10.0f %10.1f %9.2f", n, w, tps, r / 1024, c }')")
+}
+
+measure gen-corpus "$bin" gen-corpus --turns "$turns" --out "$corpus"
+measure classify "$bin" classify --in "$corpus" --out "$dataset"
+measure dedupe "$bin" dedupe --in "$corpus"
+# The corpus is labelled ollama/gen-corpus:synthetic, so export selects it
+# as a real model's runs: no --include-scripted.
+measure export-parquet "$bin" export --in "$corpus" --format parquet --out "$work/export-parquet"
+measure export-jsonl "$bin" export --in "$corpus" --format jsonl --out "$work/export-jsonl"
+measure stats-dataset "$bin" stats --in "$dataset" --json
+measure stats-traces "$bin" stats --in "$corpus" --json
+
+# The same question three ways: the share of each turn kind.
+duck="${PYHARNESS_DUCKDB_DIR:-${TMPDIR:-/tmp}/pyharness-duckdb}"
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  "$root/scripts/install-duckdb.sh" "$duck" >/dev/null
+  cat >"$work/kinds.js" <<'JS'
+const { createRequire } = require('node:module');
+const req = createRequire(process.argv[2] + '/');
+const { DuckDBInstance } = req('@duckdb/node-api');
+(async () => {
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const r = await con.runAndReadAll(`SELECT kind, count(*) AS turns,
+    round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct
+    FROM read_parquet('${process.argv[3]}/turns/**/*.parquet', hive_partitioning = true)
+    GROUP BY kind ORDER BY turns DESC, kind`);
+  process.stdout.write(JSON.stringify(r.getRowObjectsJson()) + '\n');
+})().catch((e) => { console.error(String(e)); process.exit(1); });
+JS
+  measure duckdb-kinds node "$work/kinds.js" "$duck" "$dataset"
+else
+  echo "perf: node and npm are not installed: the DuckDB query was not timed (apt-get install -y nodejs npm)" >&2
+fi
+measure jq-kinds sh -c "find '$corpus/runs' -name '*.jsonl' -print0 | xargs -0 cat | jq -c -n 'reduce (inputs | select(.type == \"turn\") | .sent.kind) as \$k ({}; .[\$k] += 1)'"
+
+echo "pyharness perf: $turns turns, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+echo "corpus: $(du -sh "$corpus/runs" | cut -f1) of traces, $(du -sh "$dataset" | cut -f1) classified"
+printf "%-16s %9s %10s %10s %9s\n" stage "wall s" "turns/s" "peak MiB" "CPU s"
+for r in "${rows[@]}"; do echo "$r"; done
+echo
+echo "turn kinds: stats $(jq -c '[.kinds[] | {(.name): .count}] | add' "$log/stats-dataset.out")"
+[ -f "$log/duckdb-kinds.out" ] && echo "            duckdb $(jq -c 'map({(.kind): (.turns | tonumber)}) | add' "$log/duckdb-kinds.out")"
+echo "            jq $(cat "$log/jq-kinds.out")"
+echo "dedupe: $(grep -E 'raw turns|exact-unique|near-unique' "$log/dedupe.out" | awk '{$1=$1}1' | paste -sd ';' -)"
+
+if [ "${KEEP:-0}" != 1 ]; then
+  rm -rf "$work"
+else
+  echo "kept $work"
+fi
