@@ -1,16 +1,16 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
 )
 
 // CommandCheck is a manifest's check command: run with sh in the workspace
@@ -28,12 +28,16 @@ func (c CommandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", c.Command)
-	cmd.Dir = workspace
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	// The check runs the model's code: in the suite's sandbox (scrubbed
+	// environment, its own HOME and process group, isolated when ctx says).
+	cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, workspace, []string{"sh", "-c", c.Command})
+	if err != nil {
+		return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.Command, err)
+	}
+	out := &tail{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Run()
+	done()
 	res := schemas.Checks{Ran: true, Passed: err == nil}
 	var ee *exec.ExitError
 	switch {
@@ -59,4 +63,28 @@ func lastLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// tail keeps the last max bytes written to it: a check that prints
+// megabytes costs a fixed amount, and its last line is what is reported.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
 }

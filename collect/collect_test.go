@@ -118,6 +118,10 @@ func completeOnce(t *testing.T, out string, plan []*Planned) {
 }
 
 func TestMain(m *testing.M) {
+	if out := os.Getenv(faultChildOut); out != "" {
+		faultChild(out)
+		return
+	}
 	if out := os.Getenv("PYHARNESS_COLLECT_CHILD_OUT"); out != "" {
 		collectChild(out)
 		return

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -41,7 +42,7 @@ func (s *scope) resolve(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("no path given")
 	}
-	if strings.ContainsAny(name, "\x00\n") {
+	if strings.ContainsAny(name, "\x00\n") || !utf8.ValidString(name) {
 		return "", fmt.Errorf("%w: %q is not a path", errOutsideScope, name)
 	}
 	slashed := strings.ReplaceAll(name, "\\", "/")
@@ -56,13 +57,49 @@ func (s *scope) resolve(name string) (string, error) {
 	if first == ".git" || first == ".pyharness-git" {
 		return "", fmt.Errorf("%w: %s is version-control data", errOutsideScope, name)
 	}
+	for _, part := range strings.Split(rel, "/") {
+		if isDeviceName(part) {
+			return "", fmt.Errorf("%w: %s is a device name on Windows, where no file can have it; choose another name", errOutsideScope, part)
+		}
+	}
 	if err := s.checkLinks(rel); err != nil {
 		return "", err
 	}
 	if !s.inGlobs(rel) {
 		return "", fmt.Errorf("%w: %s is not within --scope %s", errOutsideScope, rel, strings.Join(s.globs, ", "))
 	}
+	// A pipe (which a suite can make) blocks whoever reads or writes it.
+	if st, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(rel))); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return "", fmt.Errorf("%w: %s is not a regular file (a pipe, socket or device)", errOutsideScope, rel)
+	}
 	return rel, nil
+}
+
+// isDeviceName reports whether a path segment is one of the names Windows
+// reserves for devices (CON, PRN, AUX, NUL, COM1-9, LPT1-9), with or
+// without an extension: a patch that creates one cannot be applied there.
+func isDeviceName(part string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(part), ".")
+	base = strings.TrimRight(base, " ")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) && base[3] >= '1' && base[3] <= '9'
+}
+
+// readRegular reads a workspace file, refusing anything but a regular file
+// (after links): reading a pipe a suite left behind would block the run, and
+// a device would never end.
+func readRegular(name string) ([]byte, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file", name)
+	}
+	return os.ReadFile(name)
 }
 
 // checkLinks resolves the longest existing prefix of rel and refuses it when

@@ -13,7 +13,9 @@ import (
 const repoMapHeading = "Repository files"
 
 // listFiles lists the workspace's files within scope, sorted, with forward
-// slashes, leaving out version-control data and interpreter litter.
+// slashes, leaving out version-control data and interpreter litter, and
+// anything that is not a regular file inside the workspace: a link that
+// leaves it, a pipe, a socket or a device.
 func listFiles(root string, sc *scope) []string {
 	var files []string
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -32,6 +34,9 @@ func listFiles(root string, sc *scope) []string {
 			return nil
 		}
 		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() && !linkToRegularInside(root, p) {
 			return nil
 		}
 		if sc != nil && !sc.inGlobs(rel) {
@@ -56,7 +61,7 @@ func repoMap(root string, sc *scope, tok *tokenizer, budget int) (string, int) {
 	for i, f := range files {
 		line := f
 		if withDefs && strings.HasSuffix(f, ".py") {
-			if src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+			if src, err := readRegular(filepath.Join(root, filepath.FromSlash(f))); err == nil {
 				var names []string
 				for _, d := range pyDefs(string(src)) {
 					if d.Indent == 0 {
@@ -84,4 +89,23 @@ func repoMap(root string, sc *scope, tok *tokenizer, budget int) (string, int) {
 		b.WriteString(line + "\n")
 	}
 	return b.String(), left
+}
+
+// linkToRegularInside reports whether p is a symlink to a regular file
+// inside root.
+func linkToRegularInside(root, p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil || !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+		return false
+	}
+	st, err = os.Stat(real)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,7 +26,7 @@ func (r *runner) runSkill(name string, args []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		src, err := os.ReadFile(r.abs(rel))
+		src, err := readRegular(r.abs(rel))
 		if err != nil {
 			return "", fmt.Errorf("outline %s: no such file", rel)
 		}
@@ -54,7 +53,7 @@ func (r *runner) locate(name string) string {
 		if !strings.HasSuffix(f, ".py") {
 			continue
 		}
-		src, err := os.ReadFile(r.abs(f))
+		src, err := readRegular(r.abs(f))
 		if err != nil {
 			continue
 		}
@@ -106,7 +105,7 @@ func (r *runner) scaffoldTest(module string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src, err := os.ReadFile(r.abs(rel))
+	src, err := readRegular(r.abs(rel))
 	if err != nil {
 		return "", fmt.Errorf("scaffold-test %s: no module %s", module, rel)
 	}

@@ -13,16 +13,20 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
 )
 
-// noise is what a run leaves behind that is never a write.
-var noise = []string{"__pycache__/", "*.pyc", ".pytest_cache/", ".mypy_cache/", "*.egg-info/"}
+// noise is what a run leaves behind that is never a write; the sandbox's
+// HOME is removed after every suite, but a process that escaped may leave
+// it behind.
+var noise = []string{"__pycache__/", "*.pyc", ".pytest_cache/", ".mypy_cache/", "*.egg-info/", suite.HomePrefix + "*/"}
 
 // isNoise reports whether a workspace path is interpreter or tool litter.
 func isNoise(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
 		switch {
-		case part == "__pycache__", part == ".pytest_cache", part == ".mypy_cache", strings.HasSuffix(part, ".egg-info"):
+		case part == "__pycache__", part == ".pytest_cache", part == ".mypy_cache", strings.HasSuffix(part, ".egg-info"),
+			strings.HasPrefix(part, suite.HomePrefix):
 			return true
 		}
 	}
@@ -37,6 +41,10 @@ type workspace struct {
 	source  string
 	inPlace bool
 	commit  string // the source repository's HEAD, when it is a git repository
+	// gitDir is the baseline repository, outside the workspace: a suite
+	// that cleans its working directory cannot take the run's patch with it,
+	// and --in-place writes nothing of the harness's into the user's tree.
+	gitDir string
 }
 
 // newWorkspace copies src into a new temporary directory (never writing
@@ -57,35 +65,43 @@ func newWorkspace(ctx context.Context, src string, inPlace bool) (*workspace, er
 	if out, err := gitOutput(ctx, abs, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		ws.commit = strings.TrimSpace(out)
 	}
+	if ws.gitDir, err = os.MkdirTemp("", "pyharness-git-"); err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
 	if inPlace {
 		ws.dir = abs
-		return ws, ws.snapshot(ctx)
+		if err := ws.snapshot(ctx); err != nil {
+			ws.close()
+			return nil, err
+		}
+		return ws, nil
 	}
 	dir, err := os.MkdirTemp("", "pyharness-ws-")
 	if err != nil {
+		os.RemoveAll(ws.gitDir)
 		return nil, fmt.Errorf("create workspace: %w", err)
 	}
 	ws.dir = dir
 	if err := copyTree(abs, dir); err != nil {
-		os.RemoveAll(dir)
+		ws.close()
 		return nil, fmt.Errorf("copy repository into workspace: %w", err)
 	}
 	if err := ws.snapshot(ctx); err != nil {
-		os.RemoveAll(dir)
+		ws.close()
 		return nil, err
 	}
 	return ws, nil
 }
 
-// gitDir is where the workspace's own baseline repository lives: outside the
-// user's tree for --in-place, so their .git is never touched.
+// gitArgs runs git on the workspace's own baseline repository, never on a
+// .git of the user's.
 func (w *workspace) gitArgs(args ...string) []string {
-	return append([]string{"--git-dir", filepath.Join(w.dir, ".pyharness-git"), "--work-tree", w.dir}, args...)
+	return append([]string{"--git-dir", w.gitDir, "--work-tree", w.dir}, args...)
 }
 
 // snapshot records the baseline commit of the workspace.
 func (w *workspace) snapshot(ctx context.Context) error {
-	gitDir := filepath.Join(w.dir, ".pyharness-git")
+	gitDir := w.gitDir
 	if _, err := gitOutput(ctx, w.dir, "init", "-q", "--bare", gitDir); err != nil {
 		return fmt.Errorf("snapshot workspace: %w", err)
 	}
@@ -131,13 +147,16 @@ func (w *workspace) changes(ctx context.Context) ([]schemas.Write, string, error
 	return writes, patch, nil
 }
 
-// close removes the workspace copy (and, in place, only pyharness's own
-// baseline repository).
+// close removes the baseline repository and the workspace copy (in place,
+// the user's tree stays).
 func (w *workspace) close() error {
-	if w.inPlace {
-		return os.RemoveAll(filepath.Join(w.dir, ".pyharness-git"))
+	err := os.RemoveAll(w.gitDir)
+	if !w.inPlace && w.dir != "" {
+		if rerr := os.RemoveAll(w.dir); err == nil {
+			err = rerr
+		}
 	}
-	return os.RemoveAll(w.dir)
+	return err
 }
 
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {

@@ -38,8 +38,11 @@ type Runner struct {
 	// OutputCap is how many bytes of output are kept; zero means
 	// DefaultOutputCap.
 	OutputCap int
-	// Env is added to the environment, after os.Environ().
+	// Env is added to the sandbox's scrubbed environment (see Sandbox).
 	Env []string
+	// Isolate runs the suite with no network, in namespaces of its own (see
+	// Sandbox); a context from WithIsolation does the same.
+	Isolate bool
 }
 
 // Run runs the suite in dir and reads its results. It returns an error only
@@ -71,23 +74,22 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := newCappedOutput(capacity)
-	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = r.environ(kind)
+	cmd, cleanup, err := Sandbox{Env: r.environ(kind), Isolate: r.Isolate}.Command(runCtx, dir, argv)
+	if err != nil {
+		return nil, fmt.Errorf("run suite: %w", err)
+	}
 	cmd.Stdout = out // one writer for both keeps their order
 	cmd.Stderr = out
-	inOwnProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
-	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		cleanup()
 		return nil, fmt.Errorf("run suite: start %s: %w", argv[0], err)
 	}
 	waitErr := cmd.Wait()
 	duration := time.Since(start)
 	// Whatever the suite left running in its group goes with it.
-	_ = killProcessGroup(cmd)
+	cleanup()
 
 	res := &Result{
 		Output:      out.String(),
@@ -184,11 +186,12 @@ func unittestStart(dir string) []string {
 	return []string{"-s", "tests"}
 }
 
-// environ is the process environment plus the Runner's, with bytecode
-// writing off (workspace noise) and Python's stdout unbuffered, so that a
-// test's prints and the runner's stderr summary arrive in the order made.
+// environ is what the Runner adds to the sandbox's environment: its own
+// Env, with bytecode writing off (workspace noise) and Python's stdout
+// unbuffered, so that a test's prints and the runner's stderr summary arrive
+// in the order made.
 func (r Runner) environ(kind Kind) []string {
-	env := os.Environ()
+	var env []string
 	if kind != GoTest {
 		env = append(env, "PYTHONUNBUFFERED=1")
 	}

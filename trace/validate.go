@@ -179,7 +179,9 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 	rep.Complete = ended
 	switch {
 	case rep.Records == 0 && len(rep.Problems) == 0:
-		add(0, SeverityError, "empty trace: no records")
+		// Nothing was lost: the writer stopped between creating the file
+		// and its first record (a crash, a kill), as a torn line is.
+		add(0, SeverityWarning, "empty trace: no records (the writer stopped before its first record)")
 	case !started && rep.Records > 0:
 		add(0, SeverityError, "no run_start record")
 	case !ended && started:

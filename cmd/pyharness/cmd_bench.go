@@ -16,6 +16,7 @@ import (
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/replay"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -34,6 +35,7 @@ type benchOptions struct {
 
 func newBenchCmd(a *app) *cobra.Command {
 	opts := benchOptions{}
+	isolate := false
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run the fifteen embedded cases for N passes and say what worked, what failed and why",
@@ -47,7 +49,13 @@ resolution statement: how big a gap this sample can tell from noise.
 drafts and says where today's harness diverged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd.Context(), a, opts)
+			ctx := cmd.Context()
+			if isolate {
+				ctx = suite.WithIsolation(ctx)
+			}
+			// The key's variable never reaches a suite, whatever its name.
+			ctx = suite.WithSecrets(ctx, opts.model.apiKeyEnv)
+			return runBench(ctx, a, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -60,6 +68,7 @@ drafts and says where today's harness diverged.`,
 	fs.BoolVar(&opts.fixedSeed, "fixed-seed", false, "send the same seed in every pass (default: --seed + pass)")
 	fs.StringVar(&opts.python, "python", "", "the Python interpreter")
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
+	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
 	cmd.AddCommand(newBenchCompareCmd(a))
 	return cmd

@@ -18,6 +18,7 @@ import (
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
 )
 
 type collectOptions struct {
@@ -40,6 +41,7 @@ type collectOptions struct {
 
 func newCollectCmd(a *app) *cobra.Command {
 	opts := collectOptions{}
+	isolate := false
 	cmd := &cobra.Command{
 		Use:   "collect",
 		Short: "Run the benchmark and dogfood repositories for N passes, keeping every turn",
@@ -56,7 +58,13 @@ of n disjoint parts of the same plan (merge shards by copying directories).`,
 			if err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
-			return runCollect(cmd.Context(), a, opts, k, n)
+			ctx := cmd.Context()
+			if isolate {
+				ctx = suite.WithIsolation(ctx)
+			}
+			// The key's variable never reaches a suite, whatever its name.
+			ctx = suite.WithSecrets(ctx, opts.model.apiKeyEnv)
+			return runCollect(ctx, a, opts, k, n)
 		},
 	}
 	fs := cmd.Flags()
@@ -74,6 +82,7 @@ of n disjoint parts of the same plan (merge shards by copying directories).`,
 	fs.IntVar(&opts.tier, "tier", 0, "collect on the benchmark cases of this tier only")
 	fs.StringArrayVar(&opts.cases, "case", nil, "collect on this benchmark case only (repeatable)")
 	fs.StringArrayVar(&opts.ollamaHosts, "ollama-host", nil, "an Ollama server to spread runs over (repeatable)")
+	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/suite"
 )
 
 type runOptions struct {
@@ -34,8 +35,12 @@ type runOptions struct {
 	model       modelFlags
 }
 
+// isolateUsage is the help of --isolate, the same on run, bench and collect.
+const isolateUsage = "run suites and checks with no network, in namespaces of their own (Linux, unprivileged unshare); an error where that cannot be done"
+
 func newRunCmd(a *app) *cobra.Command {
 	opts := runOptions{}
+	isolate := false
 	cmd := &cobra.Command{
 		Use:   "run --repo DIR --task TEXT",
 		Short: "Run one task on one repository with one model, recording every turn",
@@ -47,7 +52,13 @@ writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.`,
 			if err := validateRunOptions(opts); err != nil {
 				return &exitError{code: 2, msg: err.Error()}
 			}
-			return runRun(cmd.Context(), a, opts)
+			ctx := cmd.Context()
+			if isolate {
+				ctx = suite.WithIsolation(ctx)
+			}
+			// The key's variable never reaches a suite, whatever its name.
+			ctx = suite.WithSecrets(ctx, opts.model.apiKeyEnv)
+			return runRun(ctx, a, opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -63,6 +74,7 @@ writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.`,
 	fs.BoolVar(&opts.interactive, "interactive", false, "answer the model's ASK at the terminal")
 	fs.BoolVar(&opts.nativeTools, "native-tools", false, "offer the actions as native tool calls (falls back to text if the model cannot)")
 	fs.BoolVar(&opts.inPlace, "in-place", false, "work in the repository itself instead of a copy")
+	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	fs.StringVar(&opts.out, "out", defaultOut, "output directory")
 	opts.model.register(cmd)
 	return cmd

@@ -1,0 +1,108 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// wipeMarker marks the directories the vandal suite below may wipe: it
+// deletes nothing unless the directory, or one above it, holds this file,
+// so that a mistake in the test can never reach beyond the test's own
+// temporary directories.
+const wipeMarker = "PYHARNESS-TEST-MAY-WIPE-THIS"
+
+// The suite row "deletes files outside its repo": a test suite that deletes
+// every file under its working directory and under HOME leaves the user's
+// repository and the user's HOME as they were, because it runs in a
+// workspace copy with a HOME of its own; and the run still ends with its
+// verdict and patch, because the harness keeps its baseline repository
+// outside the workspace. (A suite that climbs out with ../ or names an
+// absolute path reaches whatever the user can: see docs/reliability.md.)
+// Not parallel: it sets HOME and TMPDIR.
+func TestSuiteThatDeletesFilesLeavesTheRepositoryAlone(t *testing.T) {
+	repo, out, userHome, scratch := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	writeTree(t, userHome, map[string]string{".ssh/id_ed25519": "PRIVATE KEY\n", ".config/tool.toml": "token = 1\n", wipeMarker: ""})
+	writeTree(t, scratch, map[string]string{wipeMarker: ""})
+	t.Setenv("HOME", userHome)
+	t.Setenv("TMPDIR", scratch) // the workspace copy is made in scratch
+	// The vandal runs when the suite imports it, before any test.
+	vandal := `import os, unittest
+
+MARKER = "` + wipeMarker + `"
+
+
+def allowed(top):
+    d = os.path.abspath(top)
+    while True:
+        if os.path.exists(os.path.join(d, MARKER)):
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+
+
+def wipe(top):
+    if not allowed(top):
+        return
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            if name != MARKER:
+                try:
+                    os.remove(os.path.join(root, name))
+                except OSError:
+                    pass
+
+
+wipe(os.path.expanduser("~"))
+wipe(".")
+
+
+class Vandal(unittest.TestCase):
+    def test_nothing(self):
+        pass
+`
+	files := map[string]string{
+		"greet.py":             fixture["greet.py"],
+		"tests/__init__.py":    "",
+		"tests/test_greet.py":  fixture["tests/test_greet.py"],
+		"tests/test_vandal.py": vandal,
+	}
+	writeTree(t, repo, files)
+	beforeRepo, beforeHome := snapshotTree(t, repo), snapshotTree(t, userHome)
+	cfg := Config{RunID: "vandal", OutDir: out, Repo: repo, Task: "Make greet strip the name",
+		Targets: []string{"greet.py"}, SuiteTimeout: time.Minute, MaxSteps: 2, Model: schemas.Model{Backend: "scripted", Name: "vandal"}}
+	res, err := Run(context.Background(), cfg, script(t, runTests, runTests))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End.SuiteBefore.Ran == 0 {
+		t.Fatalf("the suite did not run at baseline: %+v", res.End.SuiteBefore)
+	}
+	if !strings.Contains(res.End.Patch, "deleted file mode") {
+		t.Errorf("the suite deleted nothing in its workspace; the test proves nothing (patch %q)", res.End.Patch)
+	}
+	for name, snap := range map[string]struct {
+		dir    string
+		before map[string][]byte
+	}{"repository": {repo, beforeRepo}, "HOME": {userHome, beforeHome}} {
+		after := snapshotTree(t, snap.dir)
+		if len(after) != len(snap.before) {
+			t.Errorf("the user's %s had %d files and has %d after the run", name, len(snap.before), len(after))
+		}
+		for f, b := range snap.before {
+			if !bytes.Equal(after[f], b) {
+				t.Errorf("the suite changed %s in the user's %s", f, name)
+			}
+		}
+	}
+	if res.End.Verdict == "" || res.End.StopReason != schemas.StopBudget {
+		t.Errorf("verdict %q stop %s, want the run judged at the end of its budget", res.End.Verdict, res.End.StopReason)
+	}
+	checkTraceValid(t, res.TracePath, true)
+}
