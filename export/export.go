@@ -54,8 +54,12 @@ type Summary struct {
 	SetAside int    `json:"earlier_attempts_set_aside"`
 	// FilesWithErrors are trace files with bad lines; their good records
 	// were used.
-	FilesWithErrors int   `json:"files_with_errors"`
-	RunsLeftOut     Tally `json:"runs_left_out"`
+	FilesWithErrors int `json:"files_with_errors"`
+	// Problems are the bad lines of those files, each as file:line: what
+	// (at most maxProblems; ProblemsLeft counts the rest).
+	Problems     []string `json:"problems,omitempty"`
+	ProblemsLeft int      `json:"problems_left,omitempty"`
+	RunsLeftOut  Tally    `json:"runs_left_out"`
 	// RunsConsidered passed the run filters; ScriptedRuns of them are from
 	// the scripted or replay backends (--include-scripted).
 	RunsConsidered int   `json:"runs_considered"`
@@ -132,10 +136,12 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedup
 				return err
 			}
 			e.sum.FilesWithErrors++
+			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
 			continue
 		}
 		if run.ReadErr != nil {
 			e.sum.FilesWithErrors++
+			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)
@@ -607,7 +613,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	if s.FilesWithErrors > 0 {
-		fmt.Fprintf(&b, "%d trace file(s) have bad lines (pyharness validate says which); their good records were used\n", s.FilesWithErrors)
+		fmt.Fprintf(&b, "%d trace file(s) have bad lines; their good records were used:\n", s.FilesWithErrors)
+		for _, p := range s.Problems {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+		if s.ProblemsLeft > 0 {
+			fmt.Fprintf(&b, "  ... and %d more (pyharness validate lists them all)\n", s.ProblemsLeft)
+		}
 	}
 	if s.Why != "" {
 		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)

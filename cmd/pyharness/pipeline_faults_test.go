@@ -142,12 +142,12 @@ func TestPipelineOnDamagedTraces(t *testing.T) {
 			want: []string{"runs: 100 found (1 earlier attempt(s) set aside)", "every good record was kept"},
 		},
 		{
-			name: "export", args: []string{"export", "--in", dir, "--out", "OUT", "--include-scripted"},
+			name: "export", args: []string{"export", "--in", dir, "--out", "OUT", "--include-scripted"}, wantCut: true,
 			want:      []string{"runs read: 100 (1 earlier attempts set aside)", "1 incomplete", fmt.Sprintf("%d trace file(s) have bad lines", len(cut))},
 			wantFiles: []string{"train.jsonl", "valid.jsonl"},
 		},
 		{
-			name: "dedupe", args: []string{"dedupe", "--in", dir},
+			name: "dedupe", args: []string{"dedupe", "--in", dir}, wantCut: true,
 			want: []string{"100 runs (1 earlier attempts set aside)", fmt.Sprintf("%d trace file(s) have bad lines", len(cut))},
 		},
 	}
