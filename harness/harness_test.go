@@ -181,3 +181,18 @@ func TestGuards(t *testing.T) {
 		})
 	}
 }
+
+func TestIsVague(t *testing.T) {
+	tests := []struct {
+		name  string
+		vague bool
+	}{
+		{"foo", true}, {"helper2", true}, {"new_function", true}, {"func1", true}, {"do_stuff", true}, {"_tmp", true},
+		{"initials", false}, {"count_words", false}, {"process", false}, {"handle", false}, {"parse_duration", false}, {"Helper", true},
+	}
+	for _, tt := range tests {
+		if got := isVague(tt.name); got != tt.vague {
+			t.Errorf("isVague(%q) = %v, want %v", tt.name, got, tt.vague)
+		}
+	}
+}

@@ -56,12 +56,14 @@ func topLevelNames(src string) map[string]bool {
 	return names
 }
 
-// vagueNames are names that say nothing about what a thing does.
+// vagueNames are names that say nothing about what a thing does. Short
+// generic verbs (process, handle) are left out: real code uses them in
+// context, and a refusal there would block a correct draft.
 var vagueNames = map[string]bool{
 	"foo": true, "bar": true, "baz": true, "qux": true, "helper": true, "helpers": true, "util": true, "utils": true,
 	"new_function": true, "newfunction": true, "my_function": true, "myfunction": true, "function": true, "func": true,
 	"do_stuff": true, "do_something": true, "stuff": true, "thing": true, "temp": true, "tmp": true, "test_function": true,
-	"process": true, "handle": true, "data": true, "main2": true,
+	"main2": true,
 }
 
 var vagueRe = regexp.MustCompile(`^(foo|bar|baz|helper|func|function|new_function|my_function|temp|tmp|thing|stuff|util)_?[0-9]+$`)
