@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -185,11 +184,8 @@ func (c *Client) attempt(ctx context.Context, creq *api.ChatRequest, numCtx int)
 // classify turns how an attempt ended into an *Error. ctx is the caller's,
 // actx the attempt's.
 func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *model.Error {
-	switch {
-	case ctx.Err() != nil:
-		return &model.Error{Code: model.CodeCancelled, Message: context.Cause(ctx).Error(), Err: err}
-	case httpwatch.TimedOut(actx):
-		return model.NewError(model.CodeTimeout, httpwatch.ErrIdle.Error(), err)
+	if e := httpwatch.Interrupted(ctx, actx, err); e != nil {
+		return e
 	}
 	var se api.StatusError
 	if errors.As(err, &se) {
@@ -204,21 +200,16 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 		e.Err = err
 		return e
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return model.NewError(model.CodeConnectionRefused, err.Error(), err)
-	}
-	if rerr := ex.ReadErr(); rerr != nil {
-		// The client library ignores a read error between lines and
-		// returns a partial line as text: the transport saw the cut.
-		return model.NewError(model.CodeStreamCut, "the connection dropped mid-stream: "+rerr.Error(), err)
+	// The client library ignores a read error between lines and returns a
+	// partial line as text: the transport saw the cut.
+	if e := httpwatch.Dropped(ex, err); e != nil {
+		return e
 	}
 	if err == nil {
 		return model.NewError(model.CodeStreamCut, "the stream ended without a done:true chunk", nil)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		// Any other failure to get an answer at all (reset, DNS, TLS).
-		return model.NewError(model.CodeConnectionRefused, err.Error(), err)
+	if e := httpwatch.Unreachable(err); e != nil {
+		return e
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError

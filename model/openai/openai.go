@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -246,11 +245,8 @@ func fromToolCall(tc oai.ChatCompletionMessageToolCallUnion) (schemas.ToolCall, 
 // classify turns how an attempt ended into an *Error; nil when err is nil
 // and nothing else went wrong. ctx is the caller's, actx the attempt's.
 func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *model.Error {
-	switch {
-	case ctx.Err() != nil:
-		return &model.Error{Code: model.CodeCancelled, Message: context.Cause(ctx).Error(), Err: err}
-	case httpwatch.TimedOut(actx):
-		return model.NewError(model.CodeTimeout, httpwatch.ErrIdle.Error(), err)
+	if e := httpwatch.Interrupted(ctx, actx, err); e != nil {
+		return e
 	}
 	var ae *oai.Error
 	if errors.As(err, &ae) {
@@ -266,18 +262,14 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 		e.Err = err
 		return e
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return model.NewError(model.CodeConnectionRefused, err.Error(), err)
-	}
-	if rerr := ex.ReadErr(); rerr != nil {
-		return model.NewError(model.CodeStreamCut, "the connection dropped mid-stream: "+rerr.Error(), err)
+	if e := httpwatch.Dropped(ex, err); e != nil {
+		return e
 	}
 	if err == nil {
 		return nil
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return model.NewError(model.CodeConnectionRefused, err.Error(), err)
+	if e := httpwatch.Unreachable(err); e != nil {
+		return e
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
