@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -15,6 +12,7 @@ import (
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/replay"
+	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 	"github.com/pyharness/pyharness/trace"
@@ -154,23 +152,9 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
-}
-
 // benchModel returns the backend of each planned run, and the pre-flight
 // result when the backend has a server.
-func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (bench.Model, interface {
-	Write(io.Writer)
-	Failed() bool
-}, error) {
+func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (bench.Model, *preflight.Result, error) {
 	switch {
 	case spec.backend == model.BackendScripted && spec.arg == "":
 		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {

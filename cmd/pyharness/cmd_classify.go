@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -50,9 +49,7 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 		return err
 	}
 	if o.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(a.stdout, res)
 	}
 	res.WriteText(a.stdout)
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -77,9 +76,7 @@ func runGenCorpus(ctx context.Context, a *app, o genCorpusOptions) error {
 	}
 	elapsed := a.now().Sub(start)
 	if o.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"out": o.out, "corpus": p, "bench": ref, "seconds": elapsed.Seconds()})
+		return writeJSON(a.stdout, map[string]any{"out": o.out, "corpus": p, "bench": ref, "seconds": elapsed.Seconds()})
 	}
 	fmt.Fprintf(a.stdout, "Wrote %d turns in %d runs to %s in %.1fs (%.1f MB, %.0f bytes on disk per turn)\n\n",
 		p.Turns, p.Runs, o.out, elapsed.Seconds(), float64(p.DiskBytes)/1e6, p.BytesPerTurn)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -54,9 +53,7 @@ func runStats(ctx context.Context, a *app, o statsOptions) error {
 		return err
 	}
 	if o.json {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := writeJSON(a.stdout, s); err != nil {
 			return fmt.Errorf("stats: %w", err)
 		}
 		return nil

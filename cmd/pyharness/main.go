@@ -4,7 +4,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,4 +67,17 @@ func (e *exitError) Error() string {
 		return fmt.Sprintf("exit status %d", e.code)
 	}
 	return e.msg
+}
+
+// writeJSON prints v as one indented JSON document: the --json output of
+// every command.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
