@@ -1,13 +1,13 @@
 package trace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -46,36 +46,22 @@ func TraceDir(dir string) string {
 }
 
 // ListFiles lists every trace file of a directory (see TraceDir), every
-// attempt included, sorted by run id then attempt.
+// attempt included, sorted by run id then attempt. List holds the same
+// listing in a fraction of the memory.
 func ListFiles(dir string) ([]File, error) {
-	tdir := TraceDir(dir)
-	entries, err := os.ReadDir(tdir)
+	l, err := List(dir)
 	if err != nil {
-		return nil, fmt.Errorf("list traces: %w", err)
+		return nil, err
 	}
-	var files []File
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		id, n, ok := ParseFileName(e.Name())
-		if !ok {
-			continue
-		}
-		files = append(files, File{RunID: id, Attempt: n, Path: filepath.Join(tdir, e.Name())})
-	}
-	sort.Slice(files, func(i, j int) bool {
-		if files[i].RunID != files[j].RunID {
-			return files[i].RunID < files[j].RunID
-		}
-		return files[i].Attempt < files[j].Attempt
-	})
-	return files, nil
+	return l.Files(), nil
 }
 
 // LatestAttempts keeps the last attempt of each run id and says how many
 // earlier attempts it set aside. files must be sorted as ListFiles sorts.
+// It filters files in place: latest is files' own array, and files is not
+// to be used after.
 func LatestAttempts(files []File) (latest []File, setAside int) {
+	latest = files[:0]
 	for i, f := range files {
 		if i+1 < len(files) && files[i+1].RunID == f.RunID {
 			setAside++
@@ -83,6 +69,7 @@ func LatestAttempts(files []File) (latest []File, setAside int) {
 		}
 		latest = append(latest, f)
 	}
+	clear(files[len(latest):]) // let the set-aside paths go
 	return latest, setAside
 }
 
@@ -131,6 +118,34 @@ func ReadRun(f File) (*Run, error) {
 		errs = append(errs, fmt.Errorf("%s: no run_start record", f.Path))
 	}
 	return run, errors.Join(errs...)
+}
+
+// ReadStart reads the run_start record of a trace file and stops there: it
+// skips bad lines before it, as ReadRun does, and gives up at the first
+// other record.
+func ReadStart(f File) (*schemas.RunStart, error) {
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	defer file.Close()
+	var first error
+	// A small buffer: only the first line is wanted, and a pass over a
+	// large corpus reads every file's.
+	for rec, err := range read(file, f.Path, 4096) {
+		if err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
+		if rec.RunStart != nil {
+			return rec.RunStart, nil
+		}
+		break
+	}
+	if first != nil {
+		return nil, first
+	}
+	return nil, fmt.Errorf("%s: no run_start record", f.Path)
 }
 
 // Runs streams the last attempt of every run in a trace directory. A run

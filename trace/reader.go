@@ -71,8 +71,13 @@ func ReadFile(path string) iter.Seq2[schemas.Record, error] {
 // line yields a *TornLineError warning; a record of an unsupported major
 // schema version ends the stream, since nothing after it can be trusted.
 func Read(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
+	return read(r, name, bufferSize(r))
+}
+
+// read is Read with a read buffer of the given size.
+func read(r io.Reader, name string, size int) iter.Seq2[schemas.Record, error] {
 	return func(yield func(schemas.Record, error) bool) {
-		for l := range lines(r, name) {
+		for l := range lines(r, name, size) {
 			if l.err != nil {
 				if !yield(schemas.Record{}, l.err) {
 					return
@@ -123,9 +128,9 @@ func (l line) decode() (schemas.Record, error) {
 }
 
 // lines streams the non-blank lines of a trace, checking each is UTF-8.
-func lines(r io.Reader, name string) iter.Seq[line] {
+func lines(r io.Reader, name string, size int) iter.Seq[line] {
 	return func(yield func(line) bool) {
-		br := bufio.NewReaderSize(r, bufferSize(r))
+		br := bufio.NewReaderSize(r, size)
 		for no := 1; ; no++ {
 			raw, err := br.ReadBytes('\n')
 			if len(raw) == 0 && err == io.EOF {
