@@ -1,6 +1,7 @@
 package dedupe
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,47 +20,111 @@ import (
 
 // Corpus is a trace directory read as training pairs: the last attempt of
 // every run, each turn with the whole prompt it was sent, rebuilt from the
-// recorded deltas and proved by its prompt_hash. Runs are read one at a
-// time; a few recent ones are cached so that the text of a pair can be read
-// again cheaply while duplicates are confirmed.
+// recorded deltas and proved by its prompt_hash. Runs come group by group
+// (GroupOf: a benchmark case, a dogfood task), in run id order within a
+// group, so that an Index holds one group at a time. Runs are read one at
+// a time; a few recent ones are cached so that the text of a pair can be
+// read again cheaply while duplicates are confirmed.
 type Corpus struct {
-	dir      string
-	files    []trace.File
-	setAside int
-	cache    []*RebuiltRun // most recent last
+	dir        string
+	files      *trace.Listing // the last attempt of every run, group by group
+	group      []int32        // group of each run, an index into groupNames
+	groupNames []string
+	setAside   int
+	cache      []*RebuiltRun // most recent last
 }
 
-// cacheRuns is how many rebuilt runs a Corpus keeps. Runs are read in run
-// id order, which puts the passes of a case side by side, so the copies a
-// new pair is compared with are nearly always among the last few.
+// cacheRuns is how many rebuilt runs a Corpus keeps. Runs come group by
+// group, so the copies a new pair is compared with are nearly always among
+// the last few.
 const cacheRuns = 8
 
-// OpenCorpus lists the traces of dir (DIR/runs/*.jsonl or DIR/*.jsonl).
-func OpenCorpus(dir string) (*Corpus, error) {
-	files, err := trace.ListFiles(dir)
+// OpenCorpus lists the traces of dir (DIR/runs/*.jsonl or DIR/*.jsonl) and
+// reads the run_start of each, on every core, to put the runs in group
+// order. A run whose run_start cannot be read goes last, in a group of its
+// own; reading it again reports why.
+func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
+	all, err := trace.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
 	}
-	if len(files) == 0 {
+	if all.Len() == 0 {
 		return nil, fmt.Errorf("open traces: no trace files (*.jsonl) in %s or %s/runs", dir, dir)
 	}
-	latest, aside := trace.LatestAttempts(files)
-	return &Corpus{dir: dir, files: latest, setAside: aside}, nil
+	latest, aside := all.Latest()
+	c := &Corpus{dir: dir, setAside: aside}
+	ids := map[string]int32{}
+	groups := make([]int32, latest.Len())
+	order := make([]int32, latest.Len())
+	for i := range order {
+		order[i] = int32(i)
+	}
+	groupOf := func(i int32) string {
+		if ctx.Err() != nil {
+			return ""
+		}
+		s, err := trace.ReadStart(latest.File(int(i)))
+		if err != nil {
+			return ""
+		}
+		return GroupOf(s)
+	}
+	for i, g := range ordered.Map(order, runtime.GOMAXPROCS(0), groupOf) {
+		id, ok := ids[g]
+		if !ok {
+			id = int32(len(c.groupNames))
+			ids[g] = id
+			c.groupNames = append(c.groupNames, g)
+		}
+		groups[i] = id
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open traces: %w", err)
+	}
+	// Group by group, by name ("" last), then by run id as listed.
+	rank := make([]int32, len(c.groupNames))
+	byName := make([]int32, len(c.groupNames))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int {
+		na, nb := c.groupNames[a], c.groupNames[b]
+		if (na == "") != (nb == "") {
+			if na == "" {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(na, nb)
+	})
+	for r, id := range byName {
+		rank[id] = int32(r)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(rank[groups[a]], rank[groups[b]]) })
+	c.files = latest.Select(order)
+	c.group = make([]int32, len(order))
+	for k, i := range order {
+		c.group[k] = groups[i]
+	}
+	return c, nil
 }
 
 // Len is the number of runs (last attempts).
-func (c *Corpus) Len() int { return len(c.files) }
+func (c *Corpus) Len() int { return c.files.Len() }
 
 // SetAside is the number of earlier attempts left out.
 func (c *Corpus) SetAside() int { return c.setAside }
 
 // File returns the trace file of run i.
-func (c *Corpus) File(i int) trace.File { return c.files[i] }
+func (c *Corpus) File(i int) trace.File { return c.files.File(i) }
 
 // RebuiltRun is one run's records with the rebuilt prompt of every turn.
 type RebuiltRun struct {
 	Index int32
 	*trace.Run
+	// group is the run's group as the corpus ordered it (GroupOf of its
+	// run_start).
+	group string
 	// ReadErr holds the errors met reading the file; the good records
 	// before and after them are kept.
 	ReadErr error
@@ -72,13 +137,9 @@ type RebuiltRun struct {
 // Worked reports whether the run ended with the verdict worked.
 func (r *RebuiltRun) Worked() bool { return r.End != nil && r.End.Verdict == schemas.VerdictWorked }
 
-// Group returns the run's group (GroupOf), or "" with no run_start.
-func (r *RebuiltRun) Group() string {
-	if r.Start == nil {
-		return ""
-	}
-	return GroupOf(r.Start)
-}
+// Group returns the run's group (GroupOf), or "" when its run_start could
+// not be read.
+func (r *RebuiltRun) Group() string { return r.group }
 
 // Time is the moment of turn i, for choosing the newest copy.
 func (r *RebuiltRun) Time(i int) int64 {
@@ -117,18 +178,19 @@ func (c *Corpus) keep(r *RebuiltRun) {
 // read reads and rebuilds run i, touching nothing of c but its file list,
 // so that several runs can be read at once.
 func (c *Corpus) read(i int) (*RebuiltRun, error) {
-	tr, err := trace.ReadRun(c.files[i])
+	f := c.File(i)
+	tr, err := trace.ReadRun(f)
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
 	}
-	r := &RebuiltRun{Index: int32(i), Run: tr, ReadErr: err}
+	r := &RebuiltRun{Index: int32(i), Run: tr, ReadErr: err, group: c.groupNames[c.group[i]]}
 	var conv schemas.Conversation
 	r.Prompts = make([][]schemas.Message, len(tr.Turns))
 	r.PromptErrs = make([]error, len(tr.Turns))
 	for k, t := range tr.Turns {
 		msgs, err := conv.Apply(t)
 		if err != nil {
-			r.PromptErrs[k] = fmt.Errorf("%s: %w", c.files[i].Path, err)
+			r.PromptErrs[k] = fmt.Errorf("%s: %w", f.Path, err)
 			continue
 		}
 		r.Prompts[k] = slices.Clip(msgs)
@@ -146,15 +208,15 @@ func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
 			r   *RebuiltRun
 			err error
 		}
-		idx := make([]int, len(c.files))
+		idx := make([]int32, c.Len())
 		for i := range idx {
-			idx[i] = i
+			idx[i] = int32(i)
 		}
-		read := func(i int) loaded {
+		read := func(i int32) loaded {
 			if ctx.Err() != nil {
 				return loaded{}
 			}
-			r, err := c.read(i)
+			r, err := c.read(int(i))
 			return loaded{r, err}
 		}
 		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), read) {
@@ -179,7 +241,7 @@ func (c *Corpus) Pair(ref Ref) ([]schemas.Message, schemas.Reply, error) {
 		return nil, schemas.Reply{}, err
 	}
 	if int(ref.Turn) >= len(r.Turns) || r.Prompts[ref.Turn] == nil {
-		return nil, schemas.Reply{}, errors.New("no such pair in " + c.files[ref.Run].Path)
+		return nil, schemas.Reply{}, errors.New("no such pair in " + c.File(int(ref.Run)).Path)
 	}
 	return r.Prompts[ref.Turn], r.Turns[ref.Turn].Reply, nil
 }

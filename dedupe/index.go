@@ -2,7 +2,9 @@ package dedupe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,194 +43,213 @@ type Item struct {
 	Time   int64
 }
 
-// priority orders copies: a worked run first, then the newest.
-type priority struct {
-	worked bool
-	time   int64
-}
+// priority orders copies: a worked run first, then the newest. It packs
+// both in one number (worked in the top bit, the time below it), so that
+// the better copy is the greater number.
+type priority uint64
 
-func (p priority) better(q priority) bool {
-	if p.worked != q.worked {
-		return p.worked
+func newPriority(worked bool, unixNano int64) priority {
+	p := priority(max(unixNano, 0))
+	if worked {
+		p |= 1 << 63
 	}
-	return p.time > q.time
+	return p
 }
 
-// item is what the index keeps of a raw turn: 16 bytes.
-type item struct {
-	ref   Ref
-	exact int32
-	group int32
-}
+func (p priority) better(q priority) bool { return p > q }
 
-// exact is one exact-unique pair: the first copy seen (the one later copies
-// are compared with, byte for byte), the copy kept, and how many there are.
+// exact is one exact-unique pair of the open group: its key, the first
+// copy seen (the one later copies are compared with, byte for byte), how
+// many copies there are, and its cluster. 24 bytes.
 type exact struct {
-	key      uint64
-	first    Ref
-	kept     int32 // item index
-	keptPrio priority
-	mult     int32
-	cluster  int32
-	next     int32 // next exact with the same key (a hash collision), or -1
+	key     uint64
+	first   Ref
+	mult    int32
+	cluster int32
 }
 
-// cluster is a set of near-duplicate exact pairs, compared against its
-// representative (its first exact pair) only, so clusters never chain.
+// cluster is a set of near-duplicate exact pairs of the open group,
+// compared against its representative (its first exact pair) only, so
+// clusters never chain. It keeps the best copy of all its pairs.
 type cluster struct {
-	rep      int32 // exact index
-	group    int32
-	kept     int32 // item index
-	keptPrio priority
-	turns    int32
-	exacts   int32
+	keptPrio  priority
+	kept      Ref
+	keptExact int32
+	rep       int32
+	turns     int32
+	exacts    int32
 }
+
+// ErrGroupReopened is returned by Add when a turn comes for a group the
+// index has closed: the index holds one group at a time, so its turns must
+// come together (Corpus orders runs so).
+var ErrGroupReopened = errors.New("index: turns of a group must come together")
 
 // Index counts exact duplicates and clusters near-duplicates of pairs
-// offered one at a time. It holds, per raw turn, a reference and two
-// numbers; per exact-unique pair, its key; per cluster, its band hashes.
-// Text is read again through Texts when a key or a band matches.
+// offered one at a time, group by group. Exact duplicates and
+// near-duplicates are sought within a group (a case or a task), so the
+// index holds the open group only: for each of its exact-unique pairs, the
+// key and where the first copy is (24 bytes and a slot of the key table);
+// for each of its clusters, the kept copy and counts (40 bytes) and Bands
+// band hashes (slots of the band table). When the next group starts, the
+// open group's clusters are handed to the settled function and forgotten;
+// what stays is a few counts per group. It holds no text: text is read
+// again through Texts when a key or a band matches. BenchmarkIndexMemory
+// measures the bytes per unique pair.
 type Index struct {
 	threshold float64
 	texts     Texts
+	settled   func(Cluster) error
 
-	items      []item
-	exacts     []exact
-	clusters   []cluster
-	byKey      map[uint64]int32 // key → first exact with it
-	bandHead   map[uint64]int32 // band hash → last entry (cluster*Bands+band) in its bucket
-	bandNext   []int32          // entry → previous entry in the same bucket, or -1
-	groups     map[string]int32
-	groupNames []string
+	groups        map[string]int32
+	groupNames    []string
+	groupTurns    []int32
+	groupExacts   []int32
+	groupClusters []int32
 
-	collisions int
+	// The open group: its number, its exact pairs and clusters, and the
+	// tables over them.
+	open     int32
+	exacts   []exact
+	clusters []cluster
+	byKey    table // 32 bits of an exact key → exact
+	byBand   table // 32 bits of a band hash → cluster
+
+	rawTurns, exactsDone, clustersDone int
+	maxMult                            int32 // most copies of one exact pair of a closed group
+	collisions                         int
 
 	// scratch buffers, reused between calls
 	keyBuf, nearBuf []byte
 	shA, shB        []uint64
 	cands           []int32
+	settling        []Cluster
 }
 
 // NewIndex returns an empty index that confirms near-duplicates at
 // threshold (DefaultThreshold when 0) and reads text again from texts.
-func NewIndex(threshold float64, texts Texts) *Index {
+// settled, when not nil, receives the clusters of each group as the group
+// closes (when the next group starts, or at Close), in the order of their
+// kept copies.
+func NewIndex(threshold float64, texts Texts, settled func(Cluster) error) *Index {
 	if threshold <= 0 {
 		threshold = DefaultThreshold
 	}
-	return &Index{
-		threshold: threshold, texts: texts,
-		byKey: map[uint64]int32{}, bandHead: map[uint64]int32{}, groups: map[string]int32{},
-	}
+	return &Index{threshold: threshold, texts: texts, settled: settled, groups: map[string]int32{}, open: -1}
+}
+
+// Assignment is what the index decided about one raw turn: the
+// exact-unique pair and the near-duplicate cluster it belongs to (numbered
+// in the order they were first seen). Neither changes later.
+type Assignment struct {
+	Exact   int
+	Cluster int
 }
 
 // Add offers one raw turn with its key text and near text (as
-// AppendKeyText and AppendNearText make them) and returns its item number.
-// A turn whose key is already known is compared byte for byte with the
-// first copy, read again from Texts; equal, it adds to that pair's
+// AppendKeyText and AppendNearText make them) and says where it went. A
+// turn whose key is already known in its group is compared byte for byte
+// with the first copy, read again from Texts; equal, it adds to that pair's
 // multiplicity. A new pair is compared, by its MinHash bands, with the
 // representatives of its group's clusters, and joins the most similar one
 // whose exact Jaccard similarity reaches the threshold, or starts its own.
-func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (int, error) {
+// A turn of another group than the last closes the last one; a turn of a
+// closed group is ErrGroupReopened.
+func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (Assignment, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return Assignment{}, err
 	}
 	g, ok := ix.groups[it.Group]
-	if !ok {
+	switch {
+	case !ok:
+		if err := ix.Close(); err != nil {
+			return Assignment{}, err
+		}
 		g = int32(len(ix.groupNames))
 		ix.groups[it.Group] = g
 		ix.groupNames = append(ix.groupNames, it.Group)
+		ix.groupTurns = append(ix.groupTurns, 0)
+		ix.groupExacts = append(ix.groupExacts, 0)
+		ix.groupClusters = append(ix.groupClusters, 0)
+		ix.open = g
+	case g != ix.open:
+		return Assignment{}, fmt.Errorf("%w: group %q came again after %q", ErrGroupReopened, it.Group, ix.groupNames[ix.open])
 	}
-	n := int32(len(ix.items))
-	prio := priority{it.Worked, it.Time}
+	ix.rawTurns++
+	ix.groupTurns[g]++
+	prio := newPriority(it.Worked, it.Time)
 	key := Key(keyText)
 
-	last := int32(-1)
-	if head, ok := ix.byKey[key]; ok {
-		for e := head; e >= 0; e = ix.exacts[e].next {
-			var err error
-			ix.keyBuf, err = ix.texts.KeyText(ix.keyBuf[:0], ix.exacts[e].first)
-			if err != nil {
-				return 0, fmt.Errorf("read pair again to confirm a key: %w", err)
-			}
-			if bytes.Equal(ix.keyBuf, keyText) {
-				ix.items = append(ix.items, item{ref: it.Ref, exact: e, group: g})
-				ix.addCopy(e, n, prio)
-				return int(n), nil
-			}
-			last = e
+	ix.cands = ix.byKey.appendValues(ix.cands[:0], fold32(key))
+	slices.Sort(ix.cands) // the oldest pair first
+	collided := false
+	for _, e := range ix.cands {
+		if ix.exacts[e].key != key {
+			continue
 		}
+		var err error
+		ix.keyBuf, err = ix.texts.KeyText(ix.keyBuf[:0], ix.exacts[e].first)
+		if err != nil {
+			return Assignment{}, fmt.Errorf("read pair again to confirm a key: %w", err)
+		}
+		if bytes.Equal(ix.keyBuf, keyText) {
+			ix.addCopy(e, it.Ref, prio)
+			return Assignment{Exact: ix.exactsDone + int(e), Cluster: ix.clustersDone + int(ix.exacts[e].cluster)}, nil
+		}
+		collided = true
+	}
+	if collided {
 		ix.collisions++
 	}
 
 	e := int32(len(ix.exacts))
-	ix.exacts = append(ix.exacts, exact{key: key, first: it.Ref, kept: n, keptPrio: prio, mult: 0, cluster: -1, next: -1})
-	if last >= 0 {
-		ix.exacts[last].next = e
-	} else {
-		ix.byKey[key] = e
-	}
-	ix.items = append(ix.items, item{ref: it.Ref, exact: e, group: g})
+	ix.exacts = append(ix.exacts, exact{key: key, first: it.Ref, cluster: -1})
+	ix.byKey.add(fold32(key), e)
 
-	c, bands, err := ix.nearest(g, nearText)
+	c, bands, err := ix.nearest(nearText)
 	if err != nil {
-		return 0, err
+		return Assignment{}, err
 	}
 	if c < 0 {
 		c = int32(len(ix.clusters))
-		ix.clusters = append(ix.clusters, cluster{rep: e, group: g, kept: n, keptPrio: prio})
-		for b, h := range bands {
-			entry := c*Bands + int32(b)
-			prev, ok := ix.bandHead[h]
-			if !ok {
-				prev = -1
-			}
-			ix.bandNext = append(ix.bandNext, prev)
-			ix.bandHead[h] = entry
+		ix.clusters = append(ix.clusters, cluster{rep: e, kept: it.Ref, keptExact: e, keptPrio: prio})
+		for _, h := range bands {
+			ix.byBand.add(h, c)
 		}
 	}
 	ix.exacts[e].cluster = c
 	ix.clusters[c].exacts++
-	ix.addCopy(e, n, prio)
-	return int(n), nil
+	ix.addCopy(e, it.Ref, prio)
+	return Assignment{Exact: ix.exactsDone + int(e), Cluster: ix.clustersDone + int(c)}, nil
 }
 
-// addCopy counts item n as a copy of exact e and of its cluster, keeping
-// the better copy of each.
-func (ix *Index) addCopy(e, n int32, prio priority) {
+// addCopy counts ref as a copy of exact e and of its cluster, keeping the
+// better copy of the cluster.
+func (ix *Index) addCopy(e int32, ref Ref, prio priority) {
 	x := &ix.exacts[e]
 	x.mult++
-	if prio.better(x.keptPrio) {
-		x.kept, x.keptPrio = n, prio
-	}
 	c := &ix.clusters[x.cluster]
 	c.turns++
 	if prio.better(c.keptPrio) {
-		c.kept, c.keptPrio = n, prio
+		c.kept, c.keptExact, c.keptPrio = ref, e, prio
 	}
 }
 
-// nearest returns the cluster of group g whose representative is most
-// similar to nearText at or above the threshold, or -1, and the band hashes
-// of nearText.
-func (ix *Index) nearest(g int32, nearText []byte) (int32, [Bands]uint64, error) {
+// nearest returns the cluster of the open group whose representative is
+// most similar to nearText at or above the threshold, or -1, and the band
+// hashes of nearText as the band table keys them.
+func (ix *Index) nearest(nearText []byte) (int32, [Bands]uint32, error) {
 	ix.shA = Shingles(ix.shA[:0], nearText)
 	sig := Signature(ix.shA)
-	bands := BandHashes(&sig)
-	salt := mix64(uint64(g) + 0x632be59bd9b4e019)
+	full := BandHashes(&sig)
+	var bands [Bands]uint32
 	ix.cands = ix.cands[:0]
-	for b := range bands {
-		bands[b] ^= salt // buckets are per group
-		head, ok := ix.bandHead[bands[b]]
-		if !ok {
-			continue
-		}
-		for entry := head; entry >= 0; entry = ix.bandNext[entry] {
-			if c := entry / Bands; ix.clusters[c].group == g && !slices.Contains(ix.cands, c) {
-				ix.cands = append(ix.cands, c)
-			}
-		}
+	for b := range full {
+		bands[b] = fold32(full[b])
+		ix.cands = ix.byBand.appendValues(ix.cands, bands[b])
 	}
 	slices.Sort(ix.cands)
+	ix.cands = slices.Compact(ix.cands)
 	best, bestJ := int32(-1), 0.0
 	for _, c := range ix.cands {
 		var err error
@@ -244,25 +265,63 @@ func (ix *Index) nearest(g int32, nearText []byte) (int32, [Bands]uint64, error)
 	return best, bands, nil
 }
 
-// Assignment is what the index decided about one raw turn.
-type Assignment struct {
-	Ref     Ref
-	Exact   int // exact-unique pair number
-	Cluster int // near-duplicate cluster number
-	// Kept is true for the one copy of its exact pair that is kept.
-	Kept bool
+// Close closes the open group: it hands the group's clusters to the
+// settled function, sorted by their kept copies, keeps its counts and
+// forgets the rest. Call it after the last Add; a later Add opens a new
+// group.
+func (ix *Index) Close() error {
+	if ix.open < 0 {
+		return nil
+	}
+	g := ix.open
+	ix.open = -1
+	ix.groupExacts[g] = int32(len(ix.exacts))
+	ix.groupClusters[g] = int32(len(ix.clusters))
+	for _, x := range ix.exacts {
+		ix.maxMult = max(ix.maxMult, x.mult)
+	}
+	ix.exactsDone += len(ix.exacts)
+	ix.clustersDone += len(ix.clusters)
+	var err error
+	if ix.settled != nil {
+		ix.settling = ix.settling[:0]
+		for _, c := range ix.clusters {
+			x := ix.exacts[c.keptExact]
+			ix.settling = append(ix.settling, Cluster{Group: ix.groupNames[g], GroupNumber: int(g), Kept: c.kept, KeptKey: x.key,
+				KeptMultiplicity: int(x.mult), Turns: int(c.turns), Exacts: int(c.exacts)})
+		}
+		slices.SortFunc(ix.settling, func(a, b Cluster) int {
+			return cmp.Or(cmp.Compare(a.Kept.Run, b.Kept.Run), cmp.Compare(a.Kept.Turn, b.Kept.Turn))
+		})
+		for _, c := range ix.settling {
+			if err = ix.settled(c); err != nil {
+				break
+			}
+		}
+	}
+	ix.exacts = resetSlice(ix.exacts)
+	ix.clusters = resetSlice(ix.clusters)
+	ix.settling = resetSlice(ix.settling)
+	ix.byKey.reset()
+	ix.byBand.reset()
+	return err
 }
 
-// Assignment returns what the index decided about item n.
-func (ix *Index) Assignment(n int) Assignment {
-	it := ix.items[n]
-	x := ix.exacts[it.exact]
-	return Assignment{Ref: it.ref, Exact: int(it.exact), Cluster: int(x.cluster), Kept: x.kept == int32(n)}
+// resetSlice empties s, keeping its memory unless it grew large for one
+// big group.
+func resetSlice[T any](s []T) []T {
+	if cap(s) > 1<<16 {
+		return nil
+	}
+	return s[:0]
 }
 
-// Cluster is one near-duplicate cluster.
+// Cluster is one near-duplicate cluster, as its group closes.
 type Cluster struct {
 	Group string
+	// GroupNumber numbers the group in the order groups were first seen
+	// (GroupName names it again).
+	GroupNumber int
 	// Kept is the copy kept of the whole cluster: from a run that worked
 	// if any, then the newest.
 	Kept Ref
@@ -275,17 +334,8 @@ type Cluster struct {
 	Turns, Exacts int
 }
 
-// Clusters returns every cluster, in the order they were started.
-func (ix *Index) Clusters() []Cluster {
-	out := make([]Cluster, len(ix.clusters))
-	for i, c := range ix.clusters {
-		kept := ix.items[c.kept]
-		x := ix.exacts[kept.exact]
-		out[i] = Cluster{Group: ix.groupNames[c.group], Kept: kept.ref, KeptKey: x.key, KeptMultiplicity: int(x.mult),
-			Turns: int(c.turns), Exacts: int(c.exacts)}
-	}
-	return out
-}
+// GroupName names the group numbered n (Cluster.GroupNumber).
+func (ix *Index) GroupName(n int) string { return ix.groupNames[n] }
 
 // Figures are the counts of an index.
 type Figures struct {
@@ -302,10 +352,10 @@ type Figures struct {
 	VarietyRatio float64 `json:"variety_ratio"`
 }
 
-// Figures returns the index's counts.
+// Figures returns the index's counts, the open group's included.
 func (ix *Index) Figures() Figures {
-	f := Figures{RawTurns: len(ix.items), ExactUnique: len(ix.exacts), Clusters: len(ix.clusters),
-		Groups: len(ix.groupNames), KeyCollisions: ix.collisions}
+	f := Figures{RawTurns: ix.rawTurns, ExactUnique: ix.exactsDone + len(ix.exacts), Clusters: ix.clustersDone + len(ix.clusters),
+		Groups: len(ix.groupNames), KeyCollisions: ix.collisions, MaxMultiplicity: int(ix.maxMult)}
 	for _, x := range ix.exacts {
 		f.MaxMultiplicity = max(f.MaxMultiplicity, int(x.mult))
 	}
@@ -323,18 +373,18 @@ type GroupFigures struct {
 	Clusters    int    `json:"clusters"`
 }
 
-// ByGroup returns the counts of each group, sorted by group name.
+// ByGroup returns the counts of each group, the open one included,
+// sorted by group name.
 func (ix *Index) ByGroup() []GroupFigures {
 	out := make([]GroupFigures, len(ix.groupNames))
 	for i, name := range ix.groupNames {
 		out[i].Group = name
 	}
-	for _, it := range ix.items {
-		out[it.group].RawTurns++
+	for g := range out {
+		out[g].RawTurns, out[g].ExactUnique, out[g].Clusters = int(ix.groupTurns[g]), int(ix.groupExacts[g]), int(ix.groupClusters[g])
 	}
-	for _, c := range ix.clusters {
-		out[c.group].Clusters++
-		out[c.group].ExactUnique += int(c.exacts)
+	if ix.open >= 0 {
+		out[ix.open].ExactUnique, out[ix.open].Clusters = len(ix.exacts), len(ix.clusters)
 	}
 	slices.SortFunc(out, func(a, b GroupFigures) int { return strings.Compare(a.Group, b.Group) })
 	return out

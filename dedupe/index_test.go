@@ -2,8 +2,10 @@ package dedupe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,16 +81,22 @@ func generate(n int) []genItem {
 // representative of its group.
 func TestIndexMatchesBruteForce(t *testing.T) {
 	items := generate(400)
+	// The index takes a group's turns together, as Corpus gives them.
+	slices.SortStableFunc(items, func(a, b genItem) int { return strings.Compare(a.group, b.group) })
 	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
-	ix := NewIndex(0.8, texts)
+	var settled []Cluster
+	ix := NewIndex(0.8, texts, func(c Cluster) error { settled = append(settled, c); return nil })
+	assigned := make([]Assignment, len(items))
 	for i, it := range items {
 		ref := Ref{Run: int32(i)}
 		key := AppendNormalized(nil, []byte(it.key))
 		near := AppendNormalized(nil, []byte(it.near))
 		texts.key[ref], texts.near[ref] = key, near
-		if _, err := ix.Add(context.Background(), Item{Ref: ref, Group: it.group, Worked: it.worked, Time: it.time}, key, near); err != nil {
+		a, err := ix.Add(context.Background(), Item{Ref: ref, Group: it.group, Worked: it.worked, Time: it.time}, key, near)
+		if err != nil {
 			t.Fatal(err)
 		}
+		assigned[i] = a
 	}
 
 	refKeys := make([]string, len(items))
@@ -138,15 +146,27 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 	// Every item is in the cluster brute force put it in, and the kept copy
 	// of each cluster is its best by priority.
 	for i := range items {
-		a := ix.Assignment(i)
+		a := assigned[i]
 		if want := cluster[refKeys[i]]; a.Cluster != want {
 			t.Fatalf("item %d in cluster %d, brute force %d", i, a.Cluster, want)
 		}
 	}
-	for c, cl := range ix.Clusters() {
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(settled) != f.Clusters {
+		t.Fatalf("%d clusters settled, %d counted", len(settled), f.Clusters)
+	}
+	// A cluster's number is not settled with it: find it by its kept copy.
+	clusterOf := map[Ref]int{}
+	for i := range items {
+		clusterOf[Ref{Run: int32(i)}] = assigned[i].Cluster
+	}
+	for _, cl := range settled {
+		c := clusterOf[cl.Kept]
 		kept := items[cl.Kept.Run]
 		for i, it := range items {
-			if ix.Assignment(i).Cluster == c && (priority{it.worked, it.time}).better(priority{kept.worked, kept.time}) {
+			if assigned[i].Cluster == c && newPriority(it.worked, it.time).better(newPriority(kept.worked, kept.time)) {
 				t.Fatalf("cluster %d kept item %d, but item %d is from a worked run or newer", c, cl.Kept.Run, i)
 			}
 		}
@@ -157,7 +177,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 // apart, counted, and both pairs are kept.
 func TestIndexConfirmsKeysByteForByte(t *testing.T) {
 	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
-	ix := NewIndex(0, texts)
+	ix := NewIndex(0, texts, nil)
 	a, b := Ref{Run: 0}, Ref{Run: 1}
 	texts.key[a], texts.near[a] = []byte("stored text of a"), []byte("alpha beta gamma delta epsilon")
 	texts.near[b] = []byte("one two three four five six")
@@ -187,7 +207,7 @@ func TestIndexConfirmsKeysByteForByte(t *testing.T) {
 // Near-duplicates are sought within a group only.
 func TestIndexKeepsGroupsApart(t *testing.T) {
 	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
-	ix := NewIndex(0, texts)
+	ix := NewIndex(0, texts, nil)
 	near := []byte("RUN tests Tests: 5 ran, all passed.")
 	for i, g := range []string{"case-a", "case-b"} {
 		ref := Ref{Run: int32(i)}
@@ -198,5 +218,62 @@ func TestIndexKeepsGroupsApart(t *testing.T) {
 	}
 	if f := ix.Figures(); f.Clusters != 2 {
 		t.Fatalf("%d clusters over two groups, want 2", f.Clusters)
+	}
+}
+
+// A group's turns must come together: a turn of a group the index has
+// closed is refused, and nothing is counted for it.
+func TestIndexRefusesAReopenedGroup(t *testing.T) {
+	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
+	ix := NewIndex(0, texts, nil)
+	ctx := context.Background()
+	for i, g := range []string{"case-a", "case-b", "case-a"} {
+		ref := Ref{Run: int32(i)}
+		text := []byte(fmt.Sprintf("pair %d of %s", i, g))
+		texts.key[ref], texts.near[ref] = text, text
+		_, err := ix.Add(ctx, Item{Ref: ref, Group: g}, text, text)
+		if i < 2 && err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 && !errors.Is(err, ErrGroupReopened) {
+			t.Fatalf("case-a again after case-b: %v, want ErrGroupReopened", err)
+		}
+	}
+	if f := ix.Figures(); f.RawTurns != 2 || f.Clusters != 2 {
+		t.Fatalf("figures %+v: the refused turn was counted", f)
+	}
+}
+
+// A closed group's clusters keep the key and multiplicity of their kept
+// copy, as the open group's do.
+func TestIndexSettlesClosedGroups(t *testing.T) {
+	texts := &memTexts{key: map[Ref][]byte{}, near: map[Ref][]byte{}}
+	var got []Cluster
+	ix := NewIndex(0, texts, func(c Cluster) error { got = append(got, c); return nil })
+	ctx := context.Background()
+	add := func(run int32, g, text string, worked bool) {
+		ref := Ref{Run: run}
+		texts.key[ref], texts.near[ref] = []byte(text), []byte(text)
+		if _, err := ix.Add(ctx, Item{Ref: ref, Group: g, Worked: worked}, []byte(text), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, "a", "the same pair twice", false)
+	add(1, "a", "the same pair twice", true)
+	add(2, "a", "another pair entirely different words", false)
+	add(3, "b", "the same pair twice", false)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []Cluster{
+		{Group: "a", Kept: Ref{Run: 1}, KeptKey: Key([]byte("the same pair twice")), KeptMultiplicity: 2, Turns: 2, Exacts: 1},
+		{Group: "a", Kept: Ref{Run: 2}, KeptKey: Key([]byte("another pair entirely different words")), KeptMultiplicity: 1, Turns: 1, Exacts: 1},
+		{Group: "b", GroupNumber: 1, Kept: Ref{Run: 3}, KeptKey: Key([]byte("the same pair twice")), KeptMultiplicity: 1, Turns: 1, Exacts: 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("clusters\n%+v\nwant\n%+v", got, want)
+	}
+	if f := ix.Figures(); f.ExactUnique != 3 || f.MaxMultiplicity != 2 || f.Groups != 2 {
+		t.Fatalf("figures %+v", f)
 	}
 }

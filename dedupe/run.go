@@ -51,11 +51,11 @@ type Report struct {
 // Run dedupes every model turn of the traces in dir and writes the report
 // to w.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	c, err := OpenCorpus(dir)
+	c, err := OpenCorpus(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	ix := NewIndex(opts.Threshold, c)
+	ix := NewIndex(opts.Threshold, c, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
 	var keyBuf, nearBuf []byte
 	for run, err := range c.Runs(ctx) {
@@ -91,6 +91,9 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 				return nil, fmt.Errorf("dedupe: %w", err)
 			}
 		}
+	}
+	if err := ix.Close(); err != nil {
+		return nil, fmt.Errorf("dedupe: %w", err)
 	}
 	rep.Figures = ix.Figures()
 	rep.ByGroup = ix.ByGroup()

@@ -188,3 +188,41 @@ func TestSentence(t *testing.T) {
 		}
 	}
 }
+
+// Runs whose ids interleave their groups (ids do not name their case) are
+// read group by group, and counted as when they came in order.
+func TestRunGroupsInterleavedRunIDs(t *testing.T) {
+	dir := t.TempDir()
+	run := func(id, c string, pass int, draft string) dedupetest.Run {
+		return dedupetest.Run{ID: id, Case: c, Tier: 1, Pass: pass, Verdict: "worked", Turns: []dedupetest.Turn{
+			{Draft: "READ f.py", Verb: "READ", Result: "f.py is empty"},
+			{Draft: draft, Verb: "WRITE", Result: "Wrote f.py."},
+		}}
+	}
+	for _, r := range []dedupetest.Run{
+		run("r1", "beta", 1, writeF),
+		run("r2", "alpha", 1, writeF),
+		run("r3", "beta", 2, writeF),
+		run("r4", "alpha", 2, "WRITE f.py\n```python\ndef f(xs):\n    return sum(xs)\n```"),
+		run("r5", "beta", 3, writeF),
+	} {
+		if _, err := dedupetest.Write(dir, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := dedupe.Run(context.Background(), dir, dedupe.Options{JSON: true}, new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// beta: READ and WRITE, three copies each; alpha: one READ pair, two
+	// WRITE pairs.
+	want := map[string][3]int{"alpha": {4, 3, 3}, "beta": {6, 2, 2}}
+	for _, g := range rep.ByGroup {
+		if w := want[g.Group]; [3]int{g.RawTurns, g.ExactUnique, g.Clusters} != w {
+			t.Errorf("group %s: %d turns, %d exact-unique, %d clusters; want %v", g.Group, g.RawTurns, g.ExactUnique, g.Clusters, w)
+		}
+	}
+	if rep.RawTurns != 10 || rep.ExactUnique != 5 || rep.Groups != 2 {
+		t.Fatalf("report %+v", rep.Figures)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := dedupe.OpenCorpus(opts.In)
+	c, err := dedupe.OpenCorpus(ctx, opts.In)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -184,18 +185,17 @@ func (e *exporter) learnSecrets(run *dedupe.RebuiltRun) {
 }
 
 func (e *exporter) learnRepo(s *schemas.RunStart) {
-	if p := s.Repo.Path; p != "" && !e.scanned[p] {
+	// Only a repository at an absolute path can be found again; a relative
+	// one is not remembered either, so a corpus of many tasks costs nothing.
+	if p := s.Repo.Path; filepath.IsAbs(p) && !e.scanned[p] {
 		e.scanned[p] = true
-		if filepath.IsAbs(p) {
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				e.red.AddRepo(os.DirFS(p))
-			}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			e.red.AddRepo(os.DirFS(p))
 		}
 	}
-	if s.Source != schemas.SourceBench || s.CaseID == "" || e.scanned["case:"+s.CaseID] {
+	if s.Source != schemas.SourceBench || s.CaseID == "" {
 		return
 	}
-	e.scanned["case:"+s.CaseID] = true
 	if e.cases == nil {
 		e.cases = map[string]datasets.Case{}
 		if all, err := datasets.Cases(); err == nil {
@@ -204,7 +204,10 @@ func (e *exporter) learnRepo(s *schemas.RunStart) {
 			}
 		}
 	}
-	if c, ok := e.cases[s.CaseID]; ok {
+	// Only an embedded case has files to scan: an unknown case id is not
+	// remembered, so a corpus of many cases costs nothing here.
+	if c, ok := e.cases[s.CaseID]; ok && !e.scanned["case:"+s.CaseID] {
+		e.scanned["case:"+s.CaseID] = true
 		e.red.AddRepo(c.Repo())
 	}
 }
@@ -222,11 +225,23 @@ type pairRow struct {
 	cluster int
 }
 
+// runSFT selects the SFT pairs, dedupes them group by group and writes
+// one row per cluster. The index hands over each group's clusters as the
+// group closes; they wait in a spill file (28 bytes each), not in memory,
+// until the weights, which depend on every group's size, are known.
 func (e *exporter) runSFT(ctx context.Context) error {
+	spill, err := newPairSpill()
+	if err != nil {
+		return err
+	}
+	defer spill.remove()
+	settled := func(cl dedupe.Cluster) error {
+		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
+	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
-	ix := dedupe.NewIndex(e.opts.Threshold, trainingTexts{corpus: e.corpus, rd: rd})
+	ix := dedupe.NewIndex(e.opts.Threshold, trainingTexts{corpus: e.corpus, rd: rd}, settled)
 	var keyBuf, nearBuf []byte
-	err := e.considered(ctx, false, func(run *dedupe.RebuiltRun) error {
+	err = e.considered(ctx, false, func(run *dedupe.RebuiltRun) error {
 		for i, t := range run.Turns {
 			if why := e.opts.turnWhy(run, i); why != "" {
 				e.sum.TurnsLeftOut[why]++
@@ -243,27 +258,48 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = ix.Close()
+	}
 	if err != nil {
 		return err
 	}
 	e.sum.Dedupe = ix.Figures()
-	clusters := ix.Clusters()
-	if len(clusters) == 0 {
+	if e.sum.Dedupe.Clusters == 0 {
 		e.sum.Why = nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, 0)
 		return &NothingError{Why: e.sum.Why}
 	}
 	sizes := map[string]int{}
-	for _, cl := range clusters {
-		sizes[cl.Group]++
+	for _, g := range ix.ByGroup() {
+		sizes[g.Group] = g.Clusters
 	}
 	weights := Weights(sizes, e.opts.Alpha, e.opts.Cap)
 	splits := AssignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
-	rows := make([]pairRow, len(clusters))
-	for i, cl := range clusters {
-		rows[i] = pairRow{ref: cl.Kept, group: cl.Group, split: splits[cl.Group], weight: weights[cl.Group],
-			key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}
+	pairs := map[string]int{}
+	for g, n := range sizes {
+		pairs[splits[g]] += n
 	}
-	return e.write(ctx, rows, splits, weights)
+	// The spill holds the clusters group by group, each group's in the
+	// order of their kept copies, and the corpus gives runs group by group:
+	// read once per split, it gives the split's pairs in trace order.
+	rows := func(split string) iter.Seq2[*pairRow, error] {
+		return func(yield func(*pairRow, error) bool) {
+			for r, err := range spill.rows(ix.GroupName) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if splits[r.group] != split {
+					continue
+				}
+				r.split, r.weight = split, weights[r.group]
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+	return e.write(ctx, pairs, rows, splits, weights)
 }
 
 func mapKeys[V any](m map[string]V) []string {
@@ -275,35 +311,15 @@ func mapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// write renders the rows, in trace order, through the format's sink, then
-// writes the card.
-func (e *exporter) write(ctx context.Context, rows []pairRow, splits map[string]string, weights map[string]float64) error {
-	// Split by split (so meta.jsonl runs train, validation, test), then in
-	// trace order.
-	slices.SortFunc(rows, func(a, b pairRow) int {
-		if c := strings.Compare(splitOrder(a.split), splitOrder(b.split)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.ref.Run, b.ref.Run); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ref.Turn, b.ref.Turn)
-	})
+// write renders the rows through the format's sink, split by split (so
+// meta.jsonl runs train, validation, test), each split's rows as rows
+// gives them (in trace order), then writes the card. pairs counts the
+// pairs of each split.
+func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(split string) iter.Seq2[*pairRow, error],
+	splits map[string]string, weights map[string]float64) error {
 	splitNames := []string{SplitTrain, SplitValidation}
 	if e.opts.Test > 0 {
 		splitNames = append(splitNames, SplitTest)
-	}
-	pairs := map[string]int{}
-	for i := range rows {
-		r := &rows[i]
-		r.copies = 1
-		if e.opts.Format == FormatJSONL && r.split == SplitTrain {
-			r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
-			if r.copies == 0 {
-				e.sum.ZeroCopies++
-			}
-		}
-		pairs[r.split]++
 	}
 	if err := removeStale(e.opts.Out); err != nil {
 		return err
@@ -324,36 +340,47 @@ func (e *exporter) write(ctx context.Context, rows []pairRow, splits map[string]
 		return err
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
-	runs := map[string]bool{}
+	fromRun := make([]bool, e.corpus.Len()) // runs that contributed a row
 	groupRows, groupPairs := map[string]int{}, map[string]int{}
-	for i := range rows {
-		if err := ctx.Err(); err != nil {
-			sk.abort()
-			return err
-		}
-		r := &rows[i]
-		out, err := e.render(rd, r)
-		if err != nil {
-			sk.abort()
-			return err
-		}
-		if r.copies > 0 {
-			if err := sk.write(out); err != nil {
+	for _, split := range splitNames {
+		for r, err := range rows(split) {
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err != nil {
 				sk.abort()
 				return err
 			}
-			runs[out.meta.RunID] = true
-			if out.meta.RejectedRunID != "" {
-				runs[out.meta.RejectedRunID] = true
+			r.copies = 1
+			if e.opts.Format == FormatJSONL && r.split == SplitTrain {
+				r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
+				if r.copies == 0 {
+					e.sum.ZeroCopies++
+				}
 			}
+			out, err := e.render(rd, r)
+			if err != nil {
+				sk.abort()
+				return err
+			}
+			if r.copies > 0 {
+				if err := sk.write(out); err != nil {
+					sk.abort()
+					return err
+				}
+				fromRun[r.ref.Run] = true
+				if out.meta.RejectedRunID != "" {
+					fromRun[r.rejRef.Run] = true
+				}
+			}
+			n := r.copies
+			sc := e.sum.Splits[r.split]
+			sc.Pairs++
+			sc.Rows += n
+			e.sum.Splits[r.split] = sc
+			groupRows[r.group] += n
+			groupPairs[r.group]++
 		}
-		n := r.copies
-		sc := e.sum.Splits[r.split]
-		sc.Pairs++
-		sc.Rows += n
-		e.sum.Splits[r.split] = sc
-		groupRows[r.group] += n
-		groupPairs[r.group]++
 	}
 	files, err := sk.close()
 	if err != nil {
@@ -376,7 +403,13 @@ func (e *exporter) write(ctx context.Context, rows []pairRow, splits map[string]
 		}
 		return strings.Compare(a.Group, b.Group)
 	})
-	e.sum.SourceRuns = mapKeys(runs)
+	e.sum.SourceRuns = []string{}
+	for i, ok := range fromRun {
+		if ok {
+			e.sum.SourceRuns = append(e.sum.SourceRuns, e.corpus.File(i).RunID)
+		}
+	}
+	slices.Sort(e.sum.SourceRuns)
 	e.sum.Redactions = e.red.Count
 	card, err := createAtomic(filepath.Join(e.opts.Out, "README.md"))
 	if err != nil {
@@ -524,12 +557,26 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	}
 	splits := AssignSplits(mapKeys(groups), e.opts.Valid, e.opts.Test, e.opts.Seed)
 	weights := map[string]float64{}
+	pairs := map[string]int{}
 	for i := range rows {
 		rows[i].split = splits[rows[i].group]
 		rows[i].weight = 1
 		weights[rows[i].group] = 1
+		pairs[rows[i].split]++
 	}
-	return e.write(ctx, rows, splits, weights)
+	slices.SortFunc(rows, func(a, b pairRow) int {
+		return cmp.Or(cmp.Compare(a.ref.Run, b.ref.Run), cmp.Compare(a.ref.Turn, b.ref.Turn))
+	})
+	inSplit := func(split string) iter.Seq2[*pairRow, error] {
+		return func(yield func(*pairRow, error) bool) {
+			for i := range rows {
+				if rows[i].split == split && !yield(&rows[i], nil) {
+					return
+				}
+			}
+		}
+	}
+	return e.write(ctx, pairs, inSplit, splits, weights)
 }
 
 // preferencePairs pairs the drafts that answered one prompt: every
