@@ -122,26 +122,26 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 
 	// Decide what to do with each run before writing anything.
 	type job struct {
-		f    trace.File
 		size int64
-		seen bool // the dataset holds an older classification of the run
+		file int32 // in latest
+		seen bool  // the dataset holds an older classification of the run
 	}
 	var jobs []job
 	drop := map[string]bool{} // run ids whose old rows go
-	for _, f := range latest {
+	for i, f := range latest {
 		info, err := os.Stat(f.Path)
 		if err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		old, seen := st.Runs[f.RunID]
-		if seen && old.Attempt == f.Attempt && (old.Complete || old.Size == info.Size()) {
+		if seen && int(old.Attempt) == f.Attempt && (old.Complete || old.Size == info.Size()) {
 			res.Unchanged++
 			continue
 		}
 		if seen {
 			drop[f.RunID] = true
 		}
-		jobs = append(jobs, job{f, info.Size(), seen})
+		jobs = append(jobs, job{size: info.Size(), file: int32(i), seen: seen})
 	}
 
 	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[TurnRow]{}, runs: map[int]*partWriter[RunRow]{}}
@@ -170,7 +170,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
-		run, err := trace.ReadRun(j.f)
+		run, err := trace.ReadRun(latest[j.file])
 		l := labelled{run: run, err: err}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
@@ -181,7 +181,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		j, run, err := jobs[k], l.run, l.err
+		j, f, run, err := jobs[k], latest[jobs[k].file], l.run, l.err
 		for _, w := range run.Warnings {
 			res.Problems = append(res.Problems, w.Error())
 		}
@@ -190,8 +190,8 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		}
 		if run.Start == nil {
 			res.Skipped++
-			if drop[j.f.RunID] {
-				delete(st.Runs, j.f.RunID) // the old rows are gone and nothing replaces them
+			if drop[f.RunID] {
+				delete(st.Runs, f.RunID) // the old rows are gone and nothing replaces them
 			}
 			continue
 		}
@@ -205,7 +205,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
-		st.Runs[runRow.RunID] = runState{Attempt: j.f.Attempt, Complete: run.Complete(), Size: j.size, Batch: b.n, Part: p}
+		st.Runs[f.RunID] = runState{Attempt: int32(f.Attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
 		if !run.Complete() {
 			res.Incomplete++
 		}
@@ -293,7 +293,7 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 	affected := map[key]bool{}
 	for id := range drop {
 		if rs, ok := b.st.Runs[id]; ok {
-			affected[key{rs.Batch, rs.Part}] = true
+			affected[key{int(rs.Batch), int(rs.Part)}] = true
 		}
 	}
 	for _, rel := range slices.Clone(b.st.Parts) {
@@ -314,7 +314,7 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 		}
 		for _, id := range kept {
 			if rs, ok := b.st.Runs[id]; ok {
-				rs.Batch = b.n
+				rs.Batch = int32(b.n)
 				b.st.Runs[id] = rs
 			}
 		}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,16 +37,16 @@ type state struct {
 
 // runState is what a dataset holds of one run.
 type runState struct {
-	Attempt int `json:"a"`
+	// Size is the trace file's size when classified.
+	Size    int64 `json:"s"`
+	Attempt int32 `json:"a"`
+	// Batch and Part say which part files hold the run's rows: those of the
+	// batch in the partition Partitions[Part].
+	Batch int32 `json:"b"`
+	Part  int32 `json:"p"`
 	// Complete is true when the run had its run_end when classified; an
 	// incomplete run is classified again when its file grows.
 	Complete bool `json:"c,omitempty"`
-	// Size is the trace file's size when classified.
-	Size int64 `json:"s"`
-	// Batch and Part say which part files hold the run's rows: those of the
-	// batch in the partition Partitions[Part].
-	Batch int `json:"b"`
-	Part  int `json:"p"`
 }
 
 func newState() *state {
@@ -74,19 +75,22 @@ func loadState(dir string) (*state, error) {
 }
 
 // save writes the state through a temporary file and a rename, so that a
-// crash leaves the old state or the new one, never half of either.
+// crash leaves the old state or the new one, never half of either. It
+// writes the runs one at a time, in run id order, so that saving the state
+// of a large dataset does not hold its whole text in memory.
 func (st *state) save(dir string) error {
 	slices.Sort(st.Parts)
-	b, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("write classify state: %w", err)
-	}
 	tmp := filepath.Join(dir, StateFile+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	w := bufio.NewWriterSize(f, 64<<10)
+	if err := st.encode(w); err != nil {
+		f.Close()
+		return fmt.Errorf("write classify state %s: %w", tmp, err)
+	}
+	if err := w.Flush(); err != nil {
 		f.Close()
 		return fmt.Errorf("write classify state: %w", err)
 	}
@@ -101,6 +105,46 @@ func (st *state) save(dir string) error {
 		return fmt.Errorf("write classify state: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// encode writes the state as the JSON document json.Marshal would write
+// (the runs in run id order), one run at a time.
+func (st *state) encode(w *bufio.Writer) error {
+	head, err := json.Marshal(struct {
+		Version    int      `json:"version"`
+		Batch      int      `json:"batch"`
+		Traces     []string `json:"traces"`
+		Partitions []string `json:"partitions"`
+		Parts      []string `json:"parts"`
+	}{st.Version, st.Batch, st.Traces, st.Partitions, st.Parts})
+	if err != nil {
+		return err
+	}
+	w.Write(head[:len(head)-1]) // without its closing brace
+	w.WriteString(`,"runs":{`)
+	ids := make([]string, 0, len(st.Runs))
+	for id := range st.Runs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for i, id := range ids {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		k, err := json.Marshal(id)
+		if err != nil {
+			return err
+		}
+		v, err := json.Marshal(st.Runs[id])
+		if err != nil {
+			return err
+		}
+		w.Write(k)
+		w.WriteByte(':')
+		w.Write(v)
+	}
+	_, err = w.WriteString("}}\n")
+	return err
 }
 
 func syncDir(dir string) error {
