@@ -305,9 +305,9 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 		var err error
 		switch table {
 		case TurnsTable:
-			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *TurnRow) string { return r.RunID }, drop)
+			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *TurnRow) string { return r.RunID }, fillFeedback, drop)
 		case RunsTable:
-			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *RunRow) string { return r.RunID }, drop)
+			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *RunRow) string { return r.RunID }, nil, drop)
 		}
 		if err != nil {
 			return err
@@ -340,7 +340,8 @@ func (b *batch) parsePart(rel string) (table string, p, n int, ok bool) {
 
 // copyPart copies the rows of one part file whose run is not dropped into
 // this batch's writer of the partition, and returns the run ids kept.
-func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T], table string, p int, rel string, runID func(*T) string, drop map[string]bool) ([]string, error) {
+// update, when not nil, brings each copied row up to this build's columns.
+func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T], table string, p int, rel string, runID func(*T) string, update func(*T), drop map[string]bool) ([]string, error) {
 	f, err := os.Open(filepath.Join(b.root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, fmt.Errorf("rewrite %s: %w", rel, err)
@@ -359,6 +360,9 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 		var rows []T
 		for i := range buf[:n] {
 			if id := runID(&buf[i]); !drop[id] {
+				if update != nil {
+					update(&buf[i])
+				}
 				rows = append(rows, buf[i])
 				kept[id] = true
 			}
@@ -378,6 +382,14 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// fillFeedback gives a row copied from a part file written before the
+// feedback column its feedback line.
+func fillFeedback(r *TurnRow) {
+	if r.Feedback == "" {
+		r.Feedback = feedbackOfRows(r.Kind, r.Messages)
+	}
 }
 
 // commit closes the part files, records them and the runs in the state,

@@ -31,14 +31,26 @@ type Partitioned[T any] struct {
 	Row       T
 }
 
-// Turns streams the turns table of a dataset, part file by part file.
+// Turns streams the turns table of a dataset, part file by part file. A
+// refusal, nudge or parse failure with no feedback (in a part file written
+// before the column existed, or copied from one) has it computed from its
+// messages, as Rows computes it.
 func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], error] {
-	return readTable[TurnRow](ctx, dir, TurnsTable)
+	return func(yield func(Partitioned[TurnRow], error) bool) {
+		for t, err := range readTable(ctx, dir, TurnsTable, readPart[TurnRow]) {
+			if err == nil && t.Row.Feedback == "" {
+				t.Row.Feedback = feedbackOfRows(t.Row.Kind, t.Row.Messages)
+			}
+			if !yield(t, err) {
+				return
+			}
+		}
+	}
 }
 
 // Runs streams the runs table of a dataset, part file by part file.
 func Runs(ctx context.Context, dir string) iter.Seq2[Partitioned[RunRow], error] {
-	return readTable[RunRow](ctx, dir, RunsTable)
+	return readTable(ctx, dir, RunsTable, readPart[RunRow])
 }
 
 // listParts lists a table's live part files, relative to the dataset: those
@@ -82,7 +94,11 @@ func listParts(dir, table string) ([]string, error) {
 	return parts, nil
 }
 
-func readTable[T any](ctx context.Context, dir, table string) iter.Seq2[Partitioned[T], error] {
+// A partReader yields the rows of one part file; it returns false when the
+// consumer stopped.
+type partReader[T any] func(ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool
+
+func readTable[T any](ctx context.Context, dir, table string, read partReader[T]) iter.Seq2[Partitioned[T], error] {
 	return func(yield func(Partitioned[T], error) bool) {
 		parts, err := listParts(dir, table)
 		if err != nil {
@@ -98,24 +114,41 @@ func readTable[T any](ctx context.Context, dir, table string) iter.Seq2[Partitio
 				}
 				continue
 			}
-			if !readPart(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield) {
+			if !read(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield) {
 				return
 			}
 		}
 	}
 }
 
-// readPart yields the rows of one part file; it returns false when the
-// consumer stopped.
+// readPart reads a part file as rows of T: the columns T names, which may
+// be fewer than the file holds (the others are not read), and zero values
+// for those it names and the file lacks.
 func readPart[T any](ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool {
+	return readPartFilled(ctx, path, part, nil, yield)
+}
+
+// readPartFilled is readPart that passes each batch of rows to fill, when
+// not nil, before yielding them: fill is given the file and the index in it
+// of the batch's first row.
+func readPartFilled[T any](ctx context.Context, path string, part Partition, fill func(f *parquet.File, first int64, rows []T) error, yield func(Partitioned[T], error) bool) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[T](f)
+	info, err := f.Stat()
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+	}
+	pf, err := parquet.OpenFile(f, info.Size())
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
+	}
+	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	buf := make([]T, 256)
+	var first int64
 	for {
 		if err := ctx.Err(); err != nil {
 			yield(Partitioned[T]{}, err)
@@ -123,6 +156,12 @@ func readPart[T any](ctx context.Context, path string, part Partition, yield fun
 		}
 		clear(buf) // the reader may reuse the slices of rows it is given; yielded rows keep theirs
 		n, err := r.Read(buf)
+		if fill != nil && n > 0 {
+			if ferr := fill(pf, first, buf[:n]); ferr != nil {
+				return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, ferr))
+			}
+		}
+		first += int64(n)
 		for i := range buf[:n] {
 			if !yield(Partitioned[T]{Partition: part, Row: buf[i]}, nil) {
 				return false

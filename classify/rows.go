@@ -26,6 +26,10 @@ type TurnRow struct {
 	Kind      string `parquet:"kind,dict"`
 	Code      string `parquet:"code,dict"`
 	LabelFrom string `parquet:"label_from,dict"`
+	// Feedback is the line of the harness's message that says why, for a
+	// refusal, nudge or parse failure ("" for other turns): what stats
+	// counts per code, stored so that it need not read the messages.
+	Feedback string `parquet:"feedback,dict"`
 	// Messages are the messages added at this step (the whole prompt when
 	// Replaced), as recorded.
 	Messages             []Message `parquet:"messages,list"`
@@ -210,7 +214,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	l := LabelTurn(t)
 	row := TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
-		Kind: l.Kind, Code: l.Code, LabelFrom: l.From,
+		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: feedbackOf(l.Kind, t.Sent.Messages),
 		Messages: make([]Message, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
 		PromptTokensEstimate: int32(t.Sent.PromptTokensEstimate),
 		Draft:                t.Reply.Content, Thinking: t.Reply.Thinking, ReplyToolCalls: toolCallsJSON(t.Reply.ToolCalls),
@@ -232,13 +236,30 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	return row
 }
 
-// Feedback returns what the harness said at this turn (see Feedback).
-func (t *TurnRow) Feedback() string {
-	msgs := make([]schemas.Message, len(t.Messages))
-	for i, m := range t.Messages {
+// hasFeedback reports whether turns of a kind carry a feedback line: the
+// refusals, nudges and parse failures.
+func hasFeedback(kind string) bool {
+	return kind == schemas.KindRefusalOrNudge || kind == schemas.KindParseFailure
+}
+
+// feedbackOf is the Feedback column of a turn of a kind sent these messages.
+func feedbackOf(kind string, msgs []schemas.Message) string {
+	if !hasFeedback(kind) {
+		return ""
+	}
+	return FeedbackLine(Feedback(msgs))
+}
+
+// feedbackOfRows is feedbackOf for the messages as the table stores them.
+func feedbackOfRows(kind string, rows []Message) string {
+	if !hasFeedback(kind) {
+		return "" // without converting the messages
+	}
+	msgs := make([]schemas.Message, len(rows))
+	for i, m := range rows {
 		msgs[i] = schemas.Message{Role: m.Role, Content: m.Content}
 	}
-	return Feedback(msgs)
+	return feedbackOf(kind, msgs)
 }
 
 func toolCallsJSON(calls []schemas.ToolCall) string {

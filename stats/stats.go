@@ -235,32 +235,32 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", f.Path))
 		}
 		part, r, turns := classify.Rows(run)
-		c.addRun(part, &r)
+		c.addRun(part, r.Summary())
 		for i := range turns {
-			c.addTurn(part, &turns[i])
+			c.addTurn(part, turns[i].Summary())
 		}
 	}
 	return c.finish(), nil
 }
 
 // FromDataset summarises a classified dataset from its runs and turns
-// tables.
+// tables, read for the columns it counts only.
 func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
 	c := newCollector(dir, InputDataset, o)
-	for r, err := range classify.Runs(ctx, dir) {
+	for r, err := range classify.RunSummaries(ctx, dir) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		c.addRun(r.Partition, &r.Row)
+		c.addRun(r.Partition, r.Row)
 	}
-	for t, err := range classify.Turns(ctx, dir) {
+	for t, err := range classify.TurnSummaries(ctx, dir) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		c.addTurn(t.Partition, &t.Row)
+		c.addTurn(t.Partition, t.Row)
 	}
 	if c.s.Runs.Read == 0 {
 		return nil, fmt.Errorf("stats: the dataset %s holds no runs", dir)
@@ -332,7 +332,7 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 	return g
 }
 
-func (c *collector) addRun(p classify.Partition, r *classify.RunRow) {
+func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	s := &c.s.Runs
 	s.Read++
 	c.perRun[int(r.Turns)]++
@@ -407,7 +407,7 @@ func (c *collector) addRun(p classify.Partition, r *classify.RunRow) {
 	}
 }
 
-func (c *collector) addTurn(p classify.Partition, t *classify.TurnRow) {
+func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	c.s.Turns.Total++
 	c.kinds[t.Kind]++
 	if t.LabelFrom == classify.FromRules {
@@ -433,7 +433,7 @@ func (c *collector) addTurn(p classify.Partition, t *classify.TurnRow) {
 		c.nudges[code] = n
 	}
 	n.count++
-	msg := classify.FeedbackLine(t.Feedback())
+	msg := t.Feedback
 	if _, ok := n.messages[msg]; ok || len(n.messages) < maxMessages {
 		n.messages[msg]++
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/pyharness/pyharness/classify"
 )
 
@@ -183,3 +185,73 @@ func TestWriteTextReportsAWriteError(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestDatasetWithoutFeedbackColumn: a dataset classified before turns had
+// a feedback column gives the stats of one classified after, the nudges'
+// messages included.
+func TestDatasetWithoutFeedbackColumn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := classify.Classify(ctx, fixtures, dir); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Load(ctx, dir, Options{By: ByModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Nudges) == 0 {
+		t.Fatal("the fixtures have no nudges")
+	}
+	parts, err := filepath.Glob(filepath.Join(dir, classify.TurnsTable, "*", "*", "*.parquet"))
+	if err != nil || len(parts) == 0 {
+		t.Fatalf("no turns part files: %v", err)
+	}
+	for _, path := range parts {
+		stripColumn(t, path, "feedback")
+	}
+	got, err := Load(ctx, dir, Options{By: ByModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		a, _ := json.MarshalIndent(want, "", " ")
+		b, _ := json.MarshalIndent(got, "", " ")
+		t.Errorf("without the feedback column:\n%s\n--- want\n%s", b, a)
+	}
+}
+
+// stripColumn rewrites a part file without one of its columns.
+func stripColumn(t *testing.T, path, column string) {
+	t.Helper()
+	in, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(in), int64(len(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := parquet.Group{}
+	for _, f := range pf.Schema().Fields() {
+		if f.Name() != column {
+			g[f.Name()] = f
+		}
+	}
+	if len(g) == len(pf.Schema().Fields()) {
+		t.Fatalf("%s has no column %s", path, column)
+	}
+	schema := parquet.NewSchema(pf.Schema().Name(), g)
+	r := parquet.NewReader(pf, schema)
+	defer r.Close()
+	var out bytes.Buffer
+	w := parquet.NewWriter(&out, schema)
+	if _, err := parquet.CopyRows(w, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

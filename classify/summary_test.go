@@ -1,0 +1,306 @@
+package classify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestSummariesAgreeWithFullRows: the tables read as summaries are the
+// full rows' Summary, on a dataset as classify writes it and on turns part
+// files without feedback, as written before the column existed or copied
+// from such a file by a rewrite.
+func TestSummariesAgreeWithFullRows(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	if _, err := Classify(ctx, fixtures, src); err != nil {
+		t.Fatal(err)
+	}
+	written := turnSummaries(t, Turns(ctx, src))
+	nudges := 0
+	for _, s := range written {
+		if hasFeedback(s.Row.Kind) {
+			nudges++
+			if s.Row.Feedback == "" {
+				t.Errorf("%+v: a refusal, nudge or parse failure written without feedback", s)
+			}
+		}
+	}
+	if nudges == 0 {
+		t.Fatal("the fixtures have no refusal, nudge or parse failure")
+	}
+
+	tests := []struct {
+		name string
+		// rewrite changes the turns part files of a copy of the dataset
+		// and returns the summaries it must read as.
+		rewrite func(t *testing.T, dir string) []Partitioned[TurnSummary]
+	}{
+		{"as written", func(*testing.T, string) []Partitioned[TurnSummary] { return written }},
+		{"no feedback column", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
+			for _, path := range turnsParts(t, dir) {
+				stripFeedback(t, path)
+			}
+			return written
+		}},
+		// Several row groups, with feedback left out of the rows of every
+		// other run of 700: the messages are read for some batches and
+		// skipped for others.
+		{"feedback left out of some rows", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
+			var want []Partitioned[TurnSummary]
+			for _, path := range turnsParts(t, dir) {
+				part, err := ParsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := readRows[TurnRow](t, path)
+				var many []TurnRow
+				for len(many) < 3000 {
+					many = append(many, rows...)
+				}
+				for i := range many {
+					want = append(want, Partitioned[TurnSummary]{Partition: part, Row: many[i].Summary()})
+					if i/700%2 == 1 {
+						many[i].Feedback = ""
+					}
+				}
+				writeRows(t, path, many)
+			}
+			return want
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+				t.Fatal(err)
+			}
+			want := tt.rewrite(t, dir)
+			if got := collect(t, TurnSummaries(ctx, dir)); !reflect.DeepEqual(got, want) {
+				t.Errorf("TurnSummaries:\n%s", diffSummaries(got, want))
+			}
+			if got := turnSummaries(t, Turns(ctx, dir)); !reflect.DeepEqual(got, want) {
+				t.Errorf("Turns:\n%s", diffSummaries(got, want))
+			}
+		})
+	}
+
+	var runs []Partitioned[RunSummary]
+	for r, err := range Runs(ctx, src) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, Partitioned[RunSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+	}
+	if got := collect(t, RunSummaries(ctx, src)); !reflect.DeepEqual(got, runs) {
+		t.Errorf("RunSummaries:\n%s", diffSummaries(got, runs))
+	}
+}
+
+// TestTurnSummariesReadNoText: with the text columns of every turns part
+// file overwritten, the full rows no longer read and the summaries still do:
+// TurnSummaries does not read them.
+func TestTurnSummariesReadNoText(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := Classify(ctx, fixtures, dir); err != nil {
+		t.Fatal(err)
+	}
+	want := turnSummaries(t, Turns(ctx, dir))
+	for _, path := range turnsParts(t, dir) {
+		overwriteColumns(t, path, "messages", "draft", "thinking")
+	}
+	if got := collect(t, TurnSummaries(ctx, dir)); !reflect.DeepEqual(got, want) {
+		t.Errorf("TurnSummaries:\n%s", diffSummaries(got, want))
+	}
+	if err := readsFully(ctx, dir); err == nil {
+		t.Error("the full rows read with their text overwritten: the test overwrote nothing")
+	}
+}
+
+// readsFully reads the turns table as full rows.
+func readsFully(ctx context.Context, dir string) error {
+	for _, err := range Turns(ctx, dir) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func collect[T any](t *testing.T, seq func(func(Partitioned[T], error) bool)) []Partitioned[T] {
+	t.Helper()
+	var rows []Partitioned[T]
+	for r, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func turnSummaries(t *testing.T, seq func(func(Partitioned[TurnRow], error) bool)) []Partitioned[TurnSummary] {
+	t.Helper()
+	var rows []Partitioned[TurnSummary]
+	for _, r := range collect(t, seq) {
+		rows = append(rows, Partitioned[TurnSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+	}
+	return rows
+}
+
+func diffSummaries[T any](got, want []Partitioned[T]) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d rows, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			g, _ := json.Marshal(got[i])
+			w, _ := json.Marshal(want[i])
+			return fmt.Sprintf("row %d:\n got  %s\n want %s", i, g, w)
+		}
+	}
+	return ""
+}
+
+func turnsParts(t *testing.T, dir string) []string {
+	t.Helper()
+	rels, err := listParts(dir, TurnsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rels) == 0 {
+		t.Fatal("no turns part files")
+	}
+	var paths []string
+	for _, rel := range rels {
+		paths = append(paths, filepath.Join(dir, filepath.FromSlash(rel)))
+	}
+	return paths
+}
+
+func openPart(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, info.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}
+
+func readRows[T any](t *testing.T, path string) []T {
+	t.Helper()
+	pf := openPart(t, path)
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	rows := make([]T, pf.NumRows())
+	if n, err := r.Read(rows); n != len(rows) {
+		t.Fatalf("%s: read %d rows of %d: %v", path, n, len(rows), err)
+	}
+	return rows
+}
+
+// writeRows replaces a part file with rows, written as classify writes them.
+func writeRows(t *testing.T, path string, rows []TurnRow) {
+	t.Helper()
+	tmp := path + ".new"
+	f, err := os.Create(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[TurnRow](f, writerOptions[TurnRow]()...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	replacePart(t, f, w, tmp, path)
+}
+
+// stripFeedback rewrites a turns part file without its feedback column, as
+// classify wrote it before the column existed.
+func stripFeedback(t *testing.T, path string) {
+	t.Helper()
+	g := parquet.Group{}
+	for _, field := range parquet.SchemaOf(TurnRow{}).Fields() {
+		if field.Name() != "feedback" {
+			g[field.Name()] = field
+		}
+	}
+	schema := parquet.NewSchema("TurnRow", g)
+	r := parquet.NewReader(openPart(t, path), schema)
+	defer r.Close()
+	tmp := path + ".new"
+	f, err := os.Create(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewWriter(f, schema, parquet.MaxRowsPerRowGroup(rowsPerGroup))
+	if _, err := parquet.CopyRows(w, r); err != nil {
+		t.Fatal(err)
+	}
+	replacePart(t, f, w, tmp, path)
+	if _, ok := openPart(t, path).Schema().Lookup("feedback"); ok {
+		t.Fatalf("%s still has a feedback column", path)
+	}
+}
+
+func replacePart(t *testing.T, f *os.File, w interface{ Close() error }, tmp, path string) {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// overwriteColumns overwrites the bytes of the named columns' chunks, in
+// every row group, with 0xFF.
+func overwriteColumns(t *testing.T, path string, names ...string) {
+	t.Helper()
+	pf := openPart(t, path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := 0
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if !slices.Contains(names, c.MetaData.PathInSchema[0]) {
+				continue
+			}
+			start := c.MetaData.DataPageOffset
+			if d := c.MetaData.DictionaryPageOffset; d > 0 && d < start {
+				start = d
+			}
+			for i := start; i < start+c.MetaData.TotalCompressedSize; i++ {
+				b[i] = 0xFF
+			}
+			hit++
+		}
+	}
+	if hit == 0 {
+		t.Fatalf("%s: no column chunk of %v", path, names)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
