@@ -20,7 +20,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
-	os.Exit(run(ctx, a, os.Args[1:]))
+	stopProfiles := startProfiles(os.Getenv, os.Stderr)
+	code := run(ctx, a, os.Args[1:])
+	stopProfiles()
+	os.Exit(code)
 }
 
 // run executes the command line and decides the exit code, in one place.
