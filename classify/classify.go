@@ -97,15 +97,22 @@ var kindOrder = []string{schemas.KindOpening, schemas.KindToolResult, schemas.Ki
 // kept.
 func Classify(ctx context.Context, in, out string) (*Result, error) {
 	res := &Result{Dataset: out, Traces: in, Kinds: map[string]int{}, Problems: []string{}, Parts: []string{}}
-	files, err := trace.ListFiles(in)
+	all, err := trace.List(in)
 	if err != nil {
 		return nil, fmt.Errorf("classify: %w", err)
 	}
-	if len(files) == 0 {
+	if all.Len() == 0 {
 		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
 	}
-	latest, setAside := trace.LatestAttempts(files)
-	res.Runs, res.SetAside = len(latest), setAside
+	latest, setAside := all.Latest()
+	all = nil
+	res.Runs, res.SetAside = latest.Len(), setAside
+	// runID is the run id of latest's file i, a part of the listing's own
+	// string: the state's keys cost no string of their own.
+	runID := func(i int) (string, int) {
+		id, attempt, _ := trace.ParseFileName(latest.Name(i))
+		return id, attempt
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("classify: %w", err)
 	}
@@ -128,18 +135,19 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 	}
 	var jobs []job
 	drop := map[string]bool{} // run ids whose old rows go
-	for i, f := range latest {
-		info, err := os.Stat(f.Path)
+	for i := range latest.Len() {
+		info, err := os.Stat(latest.File(i).Path)
 		if err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		old, seen := st.Runs[f.RunID]
-		if seen && int(old.Attempt) == f.Attempt && (old.Complete || old.Size == info.Size()) {
+		id, attempt := runID(i)
+		old, seen := st.Runs[id]
+		if seen && int(old.Attempt) == attempt && (old.Complete || old.Size == info.Size()) {
 			res.Unchanged++
 			continue
 		}
 		if seen {
-			drop[f.RunID] = true
+			drop[id] = true
 		}
 		jobs = append(jobs, job{size: info.Size(), file: int32(i), seen: seen})
 	}
@@ -170,7 +178,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
-		run, err := trace.ReadRun(latest[j.file])
+		run, err := trace.ReadRun(latest.File(int(j.file)))
 		l := labelled{run: run, err: err}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
@@ -181,7 +189,8 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		j, f, run, err := jobs[k], latest[jobs[k].file], l.run, l.err
+		j, run, err := jobs[k], l.run, l.err
+		id, attempt := runID(int(j.file))
 		for _, w := range run.Warnings {
 			res.Problems = append(res.Problems, w.Error())
 		}
@@ -190,8 +199,8 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		}
 		if run.Start == nil {
 			res.Skipped++
-			if drop[f.RunID] {
-				delete(st.Runs, f.RunID) // the old rows are gone and nothing replaces them
+			if drop[id] {
+				delete(st.Runs, id) // the old rows are gone and nothing replaces them
 			}
 			continue
 		}
@@ -205,7 +214,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
-		st.Runs[f.RunID] = runState{Attempt: int32(f.Attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
+		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
 		if !run.Complete() {
 			res.Incomplete++
 		}
