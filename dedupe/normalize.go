@@ -2,6 +2,8 @@ package dedupe
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -102,46 +104,114 @@ var class = func() (t [256]uint8) {
 }()
 
 // appendLine copies one line, replacing the volatile tokens that start at a
-// token boundary. Word runs are skipped whole, since nothing starts inside
-// one; only their first byte, and a '/', can start a token.
+// token boundary: a '/', or a word byte that may start a token (a digit,
+// a, b, d, p) after a byte that is not a word byte. The line is scanned
+// eight bytes at a time for such starts (startsIn), so that most of a line
+// is passed over without looking at its bytes one by one.
 func appendLine(dst, line []byte) []byte {
 	start := 0 // first byte of line not yet copied
+	// prevAt is the byte before line[k] as written: a placeholder's '>'
+	// right after a replacement, so that normalising again changes nothing.
+	prevAt := func(k int) byte {
+		switch {
+		case k == 0:
+			return 0
+		case k == start:
+			return dst[len(dst)-1]
+		}
+		return line[k-1]
+	}
 	i := 0
-	for i < len(line) {
-		cl := class[line[i]]
-		if cl == clOther {
-			i++
-			continue
-		}
-		if cl != clWord {
-			// The byte before is the one written before: a placeholder's
-			// '>' right after a replacement, so that normalising again
-			// changes nothing.
-			var prev byte
-			switch {
-			case i > 0 && i == start:
-				prev = dst[len(dst)-1]
-			case i > 0:
-				prev = line[i-1]
+chunks:
+	for i+8 <= len(line) {
+		s := startsIn(binary.LittleEndian.Uint64(line[i:]), word[prevAt(i)])
+		for s != 0 {
+			k := i + bits.TrailingZeros64(s)/8
+			s &= s - 1
+			prev := prevAt(k)
+			if word[prev] || k+1 < len(line) && !mayStart(line[k], line[k+1]) {
+				continue // a mark startsIn may give too many
 			}
-			if !word[prev] {
-				if n, ph, keep := volatile(line, i, prev); n > 0 {
-					dst = append(dst, line[start:i+keep]...)
-					dst = append(dst, ph...)
-					i += n
-					start = i
-					continue
-				}
-			}
-			if cl == clSlash {
-				i++
-				continue
+			if n, ph, keep := volatile(line, k, prev); n > 0 {
+				dst = append(dst, line[start:k+keep]...)
+				dst = append(dst, ph...)
+				i = k + n
+				start = i
+				continue chunks
 			}
 		}
-		for i++; i < len(line) && word[line[i]]; i++ {
+		i += 8
+	}
+	for ; i < len(line); i++ {
+		prev := prevAt(i)
+		if cl := class[line[i]]; (cl == clTrigger || cl == clSlash) && !word[prev] {
+			if n, ph, keep := volatile(line, i, prev); n > 0 {
+				dst = append(dst, line[start:i+keep]...)
+				dst = append(dst, ph...)
+				i += n - 1
+				start = i + 1
+			}
 		}
 	}
 	return append(dst, line[start:]...)
+}
+
+// startPairs holds a bit for each pair of bytes a volatile token may begin
+// with: "/t" and "/v" (/tmp/, /var/tmp/), a digit then a digit, '.', 'm'
+// or 'x' (times, durations, addresses), "py" (pyharness-…), "be", "do" and
+// "ad" (run ids). It is 8 KiB, and weeds out most of the word starts a
+// scan marks with one lookup.
+var startPairs = func() (t [1 << 16 / 64]uint64) {
+	set := func(a, b byte) { i := int(a)<<8 | int(b); t[i/64] |= 1 << (i % 64) }
+	for _, ab := range []string{"/t", "/v", "py", "be", "do", "ad"} {
+		set(ab[0], ab[1])
+	}
+	for d := byte('0'); d <= '9'; d++ {
+		for _, next := range []byte("0123456789.mx") {
+			set(d, next)
+		}
+	}
+	return t
+}()
+
+// mayStart reports whether a volatile token may begin with the bytes a, b.
+func mayStart(a, b byte) bool {
+	i := int(a)<<8 | int(b)
+	return startPairs[i/64]&(1<<(i%64)) != 0
+}
+
+// Eight bytes at a time (SWAR): each byte's top bit marks a byte of a class.
+const (
+	swarOnes = 0x0101010101010101
+	swarLow7 = 0x7f7f7f7f7f7f7f7f
+	swarHigh = 0x8080808080808080
+)
+
+// in marks the bytes of low (a word's bytes with their top bits cleared)
+// that lie strictly between lo and hi (lo ≤ 127, hi ≤ 128), in their top
+// bits. No carry crosses from one byte to the next, so every mark is
+// exact; the caller clears the marks of bytes that had their top bit set.
+func in(low, lo, hi uint64) uint64 {
+	return (swarOnes*(127+hi) - low) & (low + swarOnes*(127-lo))
+}
+
+// startsIn marks the bytes of x (eight bytes of a line, the first lowest)
+// that may start a volatile token: a '/', or a digit, a to d or p, not
+// after a letter or digit. prevWord says whether the byte before the first
+// is a word byte. It may mark more than appendLine replaces (a c, a start
+// after '_'), never less: each mark is checked again.
+func startsIn(x uint64, prevWord bool) uint64 {
+	ascii := ^x & swarHigh
+	low := x & swarLow7
+	digits := in(low, '0'-1, '9'+1)
+	// |0x20 turns A-Z into a-z and nothing else into a-z.
+	words := (digits | in(low|swarOnes*0x20, 'a'-1, 'z'+1)) & ascii
+	triggers := (digits | in(low, '/'-1, '/'+1) | in(low, 'a'-1, 'd'+1) | in(low, 'p'-1, 'p'+1)) & ascii
+	after := words << 8 // a byte's mark moved onto the byte after it
+	if prevWord {
+		after |= 0x80
+	}
+	return triggers &^ after
 }
 
 // volatile reports a volatile token at line[i]: its length n, the

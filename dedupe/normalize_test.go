@@ -1,6 +1,8 @@
 package dedupe
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,4 +107,98 @@ func FuzzAppendNormalized(f *testing.F) {
 			t.Fatalf("not normal: %q → %q", s, got)
 		}
 	})
+}
+
+// appendLineBytewise is appendLine as it was before it scanned eight bytes
+// at a time: one byte at a time, word runs skipped whole. The fuzz target
+// below holds the two to the same output.
+func appendLineBytewise(dst, line []byte) []byte {
+	start := 0
+	i := 0
+	for i < len(line) {
+		cl := class[line[i]]
+		if cl == clOther {
+			i++
+			continue
+		}
+		if cl != clWord {
+			var prev byte
+			switch {
+			case i > 0 && i == start:
+				prev = dst[len(dst)-1]
+			case i > 0:
+				prev = line[i-1]
+			}
+			if !word[prev] {
+				if n, ph, keep := volatile(line, i, prev); n > 0 {
+					dst = append(dst, line[start:i+keep]...)
+					dst = append(dst, ph...)
+					i += n
+					start = i
+					continue
+				}
+			}
+			if cl == clSlash {
+				i++
+				continue
+			}
+		}
+		for i++; i < len(line) && word[line[i]]; i++ {
+		}
+	}
+	return append(dst, line[start:]...)
+}
+
+// The eight-bytes-at-a-time scan finds every token the byte-by-byte one
+// finds, and nothing else.
+func FuzzAppendLineMatchesBytewise(f *testing.F) {
+	for _, s := range []string{"Ran 1 test in 0.001s", "x/tmp/x/y /tmp/abc", "id=bench-a-p1-0123456789ab;", "at 0x7f00000000",
+		"2026-01-02T03:04:05Z and 12.5ms", "pyharness-ws-abc123 pyharness-case-x", "éé/tmp/é 0.1s", "_0.1s a0.1s .0.1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := appendLine(nil, []byte(s))
+		want := appendLineBytewise(nil, []byte(s))
+		if string(got) != string(want) {
+			t.Fatalf("%q: eight at a time %q, byte by byte %q", s, got, want)
+		}
+	})
+}
+
+// startsIn marks every byte a byte-by-byte test marks (it may mark more:
+// appendLine checks each mark again).
+func TestStartsInMarksEveryStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("/09abcdepyzAZ_ .-:<>\x80\xff`@[{")
+	extra := 0
+	for range 100_000 {
+		var b [8]byte
+		for k := range b {
+			if rng.IntN(4) == 0 {
+				b[k] = byte(rng.IntN(256))
+			} else {
+				b[k] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		prevWord := rng.IntN(2) == 0
+		got := startsIn(binary.LittleEndian.Uint64(b[:]), prevWord)
+		for k, c := range b {
+			pw := prevWord
+			if k > 0 {
+				pw = word[b[k-1]]
+			}
+			cl := class[c]
+			want := (cl == clTrigger || cl == clSlash) && !pw
+			mark := got>>(8*k+7)&1 == 1
+			if want && !mark {
+				t.Fatalf("%q (prev word %v): byte %d is a start and not marked", b, prevWord, k)
+			}
+			if mark && !want {
+				extra++
+			}
+		}
+	}
+	if extra > 100_000 { // about one byte in eight of these random ones
+		t.Fatalf("%d marks of 800000 bytes are not starts: the scan passes over too little", extra)
+	}
 }

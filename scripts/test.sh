@@ -11,3 +11,4 @@ fuzz() { # package target
 [ -d harness/draft ] && fuzz ./harness/draft FuzzParse
 fuzz ./trace FuzzRead
 fuzz ./collect FuzzParseManifest
+fuzz ./dedupe FuzzAppendLineMatchesBytewise
