@@ -57,13 +57,13 @@ func Runs(ctx context.Context, dir string) iter.Seq2[Partitioned[RunRow], error]
 // the state records, or every .parquet file under the table when there is
 // no state (a dataset copied without it).
 func listParts(dir, table string) ([]string, error) {
-	st, err := loadState(dir)
+	live, err := loadStateParts(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(st.Parts) > 0 {
+	if len(live) > 0 {
 		var parts []string
-		for _, p := range st.Parts {
+		for _, p := range live {
 			if strings.HasPrefix(p, table+"/") {
 				parts = append(parts, p)
 			}

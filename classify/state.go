@@ -2,6 +2,7 @@ package classify
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,6 +73,51 @@ func loadState(dir string) (*state, error) {
 		st.Runs = map[string]runState{}
 	}
 	return st, nil
+}
+
+// loadStateParts reads the live part files the state of dir lists, and
+// stops there: the state is written with its runs last, and a reader of the
+// tables has no use for them (a million turns' state is megabytes of runs).
+// A dataset without a state lists none.
+func loadStateParts(dir string) ([]string, error) {
+	path := filepath.Join(dir, StateFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read classify state: %w", err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	bad := func(err error) ([]string, error) { return nil, fmt.Errorf("read classify state %s: %w", path, err) }
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return bad(cmp.Or(err, errors.New("not a JSON object")))
+	}
+	version := -1
+	var parts []string
+	for dec.More() && (version < 0 || parts == nil) {
+		t, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		switch t {
+		case "version":
+			err = dec.Decode(&version)
+		case "parts":
+			err = dec.Decode(&parts)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return bad(err)
+		}
+	}
+	if version != stateVersion {
+		return bad(fmt.Errorf("version %d, this build reads %d", version, stateVersion))
+	}
+	return parts, nil
 }
 
 // save writes the state through a temporary file and a rename, so that a

@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +47,34 @@ func TestStateEncodesAsJSONMarshalDoes(t *testing.T) {
 				t.Fatalf("run %q read back as %+v, want %+v", id, back.Runs[id], rs)
 			}
 		}
+	}
+}
+
+// The parts are read from a saved state without its runs, and a state of
+// another version is refused.
+func TestLoadStateParts(t *testing.T) {
+	dir := t.TempDir()
+	if parts, err := loadStateParts(dir); err != nil || parts != nil {
+		t.Fatalf("no state: %v, %v; want none and no error", parts, err)
+	}
+	st := newState()
+	st.Parts = []string{"turns/source=bench/model=scripted/part-000001-0002.parquet", "runs/source=bench/model=scripted/part-000001-0001.parquet"}
+	st.Runs = map[string]runState{"r1": {Attempt: 1}, "r2": {Attempt: 2}}
+	if err := st.save(dir); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := loadStateParts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"runs/source=bench/model=scripted/part-000001-0001.parquet", "turns/source=bench/model=scripted/part-000001-0002.parquet"}
+	if !slices.Equal(parts, want) { // sorted, as save writes them
+		t.Fatalf("parts %q, want %q", parts, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadStateParts(dir); err == nil || !strings.Contains(err.Error(), "version 7") {
+		t.Fatalf("a version 7 state: %v, want it refused", err)
 	}
 }
