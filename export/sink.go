@@ -289,6 +289,11 @@ type parquetSink[M any] struct {
 	names     []string
 }
 
+// parquetRowsPerGroup bounds a row group, which the writer holds in memory
+// until it is full: a thousand conversations are a few megabytes, where a
+// whole shard (ShardRows) would be hundreds.
+const parquetRowsPerGroup = 1000
+
 type parquetShard[M any] struct {
 	f *atomicFile
 	w *parquet.GenericWriter[parquetRow[M]]
@@ -319,7 +324,8 @@ func (s *parquetSink[M]) write(r *row) error {
 			return err
 		}
 		sh = &parquetShard[M]{f: f, w: parquet.NewGenericWriter[parquetRow[M]](f,
-			parquet.CreatedBy("pyharness", version.Harness().Version, ""), parquet.Compression(&parquet.Snappy))}
+			parquet.CreatedBy("pyharness", version.Harness().Version, ""), parquet.Compression(&parquet.Snappy),
+			parquet.MaxRowsPerRowGroup(parquetRowsPerGroup))}
 		s.open[sp] = sh
 		s.names = append(s.names, name)
 	}
