@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,12 +88,20 @@ func BenchmarkHarnessStep(b *testing.B) {
 	}
 	repo := overheadRepo(b)
 	const short, long = 2, 2 + overheadFiles
-	var dShort, dLong time.Duration
+	var dShort, dLong []time.Duration
 	for b.Loop() {
-		dShort += overheadRun(b, repo, short)
-		dLong += overheadRun(b, repo, long)
+		dShort = append(dShort, overheadRun(b, repo, short))
+		dLong = append(dLong, overheadRun(b, repo, long))
 	}
-	perStep := float64((dLong - dShort).Microseconds()) / float64(b.N*(long-short))
+	// Medians: on a shared machine one slow run in a few would otherwise
+	// decide the difference (run with -benchtime 10x or more).
+	perStep := float64((median(dLong) - median(dShort)).Microseconds()) / float64(long-short)
 	b.ReportMetric(perStep, "µs/step")
-	b.ReportMetric(float64(dShort.Microseconds())/float64(b.N), "µs/run-fixed")
+	b.ReportMetric(float64(median(dShort).Microseconds()), "µs/run-fixed")
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
