@@ -88,7 +88,7 @@ echo
 echo "turn kinds: stats $(jq -c '[.kinds[] | {(.name): .count}] | add' "$log/stats-dataset.out")"
 [ -f "$log/duckdb-kinds.out" ] && echo "            duckdb $(jq -c 'map({(.kind): (.turns | tonumber)}) | add' "$log/duckdb-kinds.out")"
 echo "            jq $(cat "$log/jq-kinds.out")"
-echo "dedupe: $(grep -E 'raw turns|exact-unique|near-unique' "$log/dedupe.out" | awk '{$1=$1}1' | paste -sd ';' -)"
+echo "dedupe: $(grep -E '^(raw turns|exact-unique|near-unique)' "$log/dedupe.out" | awk '{$1=$1}1' | paste -sd ';' -)"
 
 if [ "${KEEP:-0}" != 1 ]; then
   rm -rf "$work"
