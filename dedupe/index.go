@@ -90,7 +90,7 @@ var ErrGroupReopened = errors.New("index: turns of a group must come together")
 // near-duplicates are sought within a group (a case or a task), so the
 // index holds the open group only: for each of its exact-unique pairs, the
 // key and where the first copy is (24 bytes and a slot of the key table);
-// for each of its clusters, the kept copy and counts (40 bytes) and Bands
+// for each of its clusters, the kept copy and counts (32 bytes) and Bands
 // band hashes (slots of the band table). When the next group starts, the
 // open group's clusters are handed to the settled function and forgotten;
 // what stays is a few counts per group. It holds no text: text is read
