@@ -113,13 +113,14 @@ func (pr *profiler) profile() *Profile {
 // Measure reads the last attempt of every run of a trace directory and
 // returns its profile.
 func Measure(ctx context.Context, dir string) (*Profile, error) {
-	files, err := trace.ListFiles(dir)
+	all, err := trace.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("measure traces: %w", err)
 	}
-	latest, _ := trace.LatestAttempts(files)
+	latest, _ := all.Latest()
 	pr := newProfiler()
-	for _, f := range latest {
+	for i := range latest.Len() {
+		f := latest.File(i)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("measure traces: %w", err)
 		}

@@ -207,20 +207,21 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
-	files, err := trace.ListFiles(dir)
+	all, err := trace.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	if len(files) == 0 {
+	if all.Len() == 0 {
 		return nil, fmt.Errorf("stats: no trace files (*.jsonl) in %s or %s/runs, and no classified dataset", dir, dir)
 	}
-	latest, setAside := trace.LatestAttempts(files)
+	latest, setAside := all.Latest()
 	c := newCollector(dir, InputTraces, o)
 	c.s.Runs.SetAside = setAside
-	for _, f := range latest {
+	for i := range latest.Len() {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
+		f := latest.File(i)
 		run, err := trace.ReadRun(f)
 		for _, w := range run.Warnings {
 			c.problem(w)

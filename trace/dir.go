@@ -61,16 +61,26 @@ func ListFiles(dir string) ([]File, error) {
 // It filters files in place: latest is files' own array, and files is not
 // to be used after.
 func LatestAttempts(files []File) (latest []File, setAside int) {
+	keep := lastOfEachRun(len(files), func(i int) string { return files[i].RunID })
 	latest = files[:0]
-	for i, f := range files {
-		if i+1 < len(files) && files[i+1].RunID == f.RunID {
-			setAside++
-			continue
-		}
-		latest = append(latest, f)
+	for _, i := range keep {
+		latest = append(latest, files[i])
 	}
 	clear(files[len(latest):]) // let the set-aside paths go
-	return latest, setAside
+	return latest, len(files) - len(latest)
+}
+
+// lastOfEachRun returns, in order, the positions of the last entry of each
+// run id in a list of n entries sorted by run id then attempt.
+func lastOfEachRun(n int, runID func(int) string) []int32 {
+	keep := make([]int32, 0, n)
+	for i := range n {
+		if i+1 < n && runID(i+1) == runID(i) {
+			continue
+		}
+		keep = append(keep, int32(i))
+	}
+	return keep
 }
 
 // Run is the records of one attempt of one run, read whole (a run is small;
@@ -152,14 +162,14 @@ func ReadStart(f File) (*schemas.RunStart, error) {
 // whose file has errors is yielded with them; the stream goes on.
 func Runs(dir string) iter.Seq2[*Run, error] {
 	return func(yield func(*Run, error) bool) {
-		files, err := ListFiles(dir)
+		all, err := List(dir)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		latest, _ := LatestAttempts(files)
-		for _, f := range latest {
-			run, err := ReadRun(f)
+		latest, _ := all.Latest()
+		for i := range latest.Len() {
+			run, err := ReadRun(latest.File(i))
 			if !yield(run, err) {
 				return
 			}

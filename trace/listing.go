@@ -108,17 +108,10 @@ func (l *Listing) Select(order []int32) *Listing {
 // Latest returns the listing of the last attempt of each run id, and how
 // many earlier attempts it set aside. l must be sorted as List sorts.
 func (l *Listing) Latest() (*Listing, int) {
-	keep := make([]int32, 0, l.Len())
-	prev := ""
-	for i := l.Len() - 1; i >= 0; i-- {
+	keep := lastOfEachRun(l.Len(), func(i int) string {
 		id, _, _ := ParseFileName(l.Name(i))
-		if i < l.Len()-1 && id == prev {
-			continue
-		}
-		keep = append(keep, int32(i))
-		prev = id
-	}
-	slices.Reverse(keep)
+		return id
+	})
 	return l.Select(keep), l.Len() - len(keep)
 }
 

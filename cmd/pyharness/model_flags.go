@@ -178,13 +178,13 @@ func replayFile(arg string) (string, error) {
 	if !st.IsDir() {
 		return arg, nil
 	}
-	files, err := trace.ListFiles(arg)
+	all, err := trace.List(arg)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
-	latest, _ := trace.LatestAttempts(files)
-	if len(latest) != 1 {
-		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, len(latest))
+	latest, _ := all.Latest()
+	if latest.Len() != 1 {
+		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, latest.Len())
 	}
-	return latest[0].Path, nil
+	return latest.File(0).Path, nil
 }
