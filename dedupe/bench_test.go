@@ -51,6 +51,23 @@ func BenchmarkExactKey(b *testing.B) {
 	}
 }
 
+// BenchmarkRegexpKey is the key of the same pair with the tests' regular
+// expression normaliser (referenceNormalize), the naive way, for scale.
+func BenchmarkRegexpKey(b *testing.B) {
+	prompt, draft, raw := benchPair(b)
+	var buf []byte
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		buf = buf[:0]
+		for _, m := range prompt {
+			buf = append(buf, m.Role...)
+			buf = append(buf, referenceNormalize(m.Content)...)
+		}
+		buf = append(buf, referenceNormalize(draft.Content)...)
+		_ = Key(buf)
+	}
+}
+
 func BenchmarkXXHashRaw(b *testing.B) {
 	_, _, raw := benchPair(b)
 	b.SetBytes(int64(len(raw)))
