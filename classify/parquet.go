@@ -29,7 +29,7 @@ const rowsPerGroup = 1024
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
 // (when a run gains a newer attempt) copies a bounded file.
-const rowsPerFile = 200_000
+const rowsPerFile = 100_000
 
 // hiveDefault is the partition value Hive and DuckDB read as NULL.
 const hiveDefault = "__HIVE_DEFAULT_PARTITION__"

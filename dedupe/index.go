@@ -320,7 +320,7 @@ func resetSlice[T any](s []T) []T {
 type Cluster struct {
 	Group string
 	// GroupNumber numbers the group in the order groups were first seen
-	// (GroupName names it again).
+	// (GroupNames names them).
 	GroupNumber int
 	// Kept is the copy kept of the whole cluster: from a run that worked
 	// if any, then the newest.
@@ -334,8 +334,10 @@ type Cluster struct {
 	Turns, Exacts int
 }
 
-// GroupName names the group numbered n (Cluster.GroupNumber).
-func (ix *Index) GroupName(n int) string { return ix.groupNames[n] }
+// GroupNames names the groups by number (Cluster.GroupNumber). The slice
+// is the index's own, to be read, not changed; it stays valid when the
+// index is dropped, which lets go of everything else.
+func (ix *Index) GroupNames() []string { return ix.groupNames }
 
 // Figures are the counts of an index.
 type Figures struct {

@@ -217,6 +217,7 @@ type pairRow struct {
 	ref     dedupe.Ref
 	rejRef  dedupe.Ref // preference pairs: the rejected draft
 	group   string
+	gnum    int32 // the group's number in the names write is given
 	split   string
 	weight  float64
 	copies  int
@@ -273,6 +274,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	for _, g := range ix.ByGroup() {
 		sizes[g.Group] = g.Clusters
 	}
+	names := ix.GroupNames() // all the rows below need of the index, which is let go
 	weights := Weights(sizes, e.opts.Alpha, e.opts.Cap)
 	splits := AssignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
 	pairs := map[string]int{}
@@ -284,7 +286,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	// read once per split, it gives the split's pairs in trace order.
 	rows := func(split string) iter.Seq2[*pairRow, error] {
 		return func(yield func(*pairRow, error) bool) {
-			for r, err := range spill.rows(ix.GroupName) {
+			for r, err := range spill.rows(names) {
 				if err != nil {
 					yield(nil, err)
 					return
@@ -299,7 +301,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 			}
 		}
 	}
-	return e.write(ctx, pairs, rows, splits, weights)
+	return e.write(ctx, pairs, rows, names, splits, weights)
 }
 
 func mapKeys[V any](m map[string]V) []string {
@@ -314,9 +316,9 @@ func mapKeys[V any](m map[string]V) []string {
 // write renders the rows through the format's sink, split by split (so
 // meta.jsonl runs train, validation, test), each split's rows as rows
 // gives them (in trace order), then writes the card. pairs counts the
-// pairs of each split.
+// pairs of each split; names names the groups the rows' gnum number.
 func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(split string) iter.Seq2[*pairRow, error],
-	splits map[string]string, weights map[string]float64) error {
+	names []string, splits map[string]string, weights map[string]float64) error {
 	splitNames := []string{SplitTrain, SplitValidation}
 	if e.opts.Test > 0 {
 		splitNames = append(splitNames, SplitTest)
@@ -341,7 +343,7 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
 	fromRun := make([]bool, e.corpus.Len()) // runs that contributed a row
-	groupRows, groupPairs := map[string]int{}, map[string]int{}
+	groupRows, groupPairs := make([]int, len(names)), make([]int, len(names))
 	for _, split := range splitNames {
 		for r, err := range rows(split) {
 			if err == nil {
@@ -378,8 +380,8 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 			sc.Pairs++
 			sc.Rows += n
 			e.sum.Splits[r.split] = sc
-			groupRows[r.group] += n
-			groupPairs[r.group]++
+			groupRows[r.gnum] += n
+			groupPairs[r.gnum]++
 		}
 	}
 	files, err := sk.close()
@@ -391,11 +393,15 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 			e.sum.Splits[sp] = SplitCounts{}
 		}
 	}
-	for g, sp := range splits {
+	for g, name := range names {
+		sp, ok := splits[name]
+		if !ok {
+			continue
+		}
 		sc := e.sum.Splits[sp]
 		sc.Groups++
 		e.sum.Splits[sp] = sc
-		e.sum.Groups = append(e.sum.Groups, GroupRow{Group: g, Split: sp, Pairs: groupPairs[g], Weight: weights[g], Rows: groupRows[g]})
+		e.sum.Groups = append(e.sum.Groups, GroupRow{Group: name, Split: sp, Pairs: groupPairs[g], Weight: weights[name], Rows: groupRows[g]})
 	}
 	slices.SortFunc(e.sum.Groups, func(a, b GroupRow) int {
 		if c := strings.Compare(splitOrder(a.Split), splitOrder(b.Split)); c != 0 {
@@ -555,10 +561,16 @@ func (e *exporter) runDPO(ctx context.Context) error {
 		e.sum.Why = nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, e.sum.Selected)
 		return &NothingError{Why: e.sum.Why}
 	}
-	splits := AssignSplits(mapKeys(groups), e.opts.Valid, e.opts.Test, e.opts.Seed)
+	names := mapKeys(groups)
+	num := make(map[string]int32, len(names))
+	for g, name := range names {
+		num[name] = int32(g)
+	}
+	splits := AssignSplits(names, e.opts.Valid, e.opts.Test, e.opts.Seed)
 	weights := map[string]float64{}
 	pairs := map[string]int{}
 	for i := range rows {
+		rows[i].gnum = num[rows[i].group]
 		rows[i].split = splits[rows[i].group]
 		rows[i].weight = 1
 		weights[rows[i].group] = 1
@@ -576,7 +588,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 			}
 		}
 	}
-	return e.write(ctx, pairs, inSplit, splits, weights)
+	return e.write(ctx, pairs, inSplit, names, splits, weights)
 }
 
 // preferencePairs pairs the drafts that answered one prompt: every

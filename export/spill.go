@@ -49,9 +49,9 @@ func (s *pairSpill) add(r pairRow, group int) error {
 	return nil
 }
 
-// rows reads every pair back, in the order they were added; groupName
-// names the group numbers given to add. The pair yielded is reused.
-func (s *pairSpill) rows(groupName func(int) string) iter.Seq2[*pairRow, error] {
+// rows reads every pair back, in the order they were added; names names
+// the group numbers given to add. The pair yielded is reused.
+func (s *pairSpill) rows(names []string) iter.Seq2[*pairRow, error] {
 	return func(yield func(*pairRow, error) bool) {
 		if err := s.w.Flush(); err != nil {
 			yield(nil, fmt.Errorf("export: write the pairs spill file: %w", err))
@@ -68,7 +68,8 @@ func (s *pairSpill) rows(groupName func(int) string) iter.Seq2[*pairRow, error] 
 			g := int(binary.LittleEndian.Uint32(b[8:]))
 			row = pairRow{
 				ref:     dedupe.Ref{Run: int32(binary.LittleEndian.Uint32(b[0:])), Turn: int32(binary.LittleEndian.Uint32(b[4:]))},
-				group:   groupName(g),
+				group:   names[g],
+				gnum:    int32(g),
 				key:     binary.LittleEndian.Uint64(b[12:]),
 				mult:    int(int32(binary.LittleEndian.Uint32(b[20:]))),
 				cluster: int(int32(binary.LittleEndian.Uint32(b[24:]))),
