@@ -393,8 +393,8 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 	return ids, nil
 }
 
-// fillFeedback gives a row copied from a part file written before the
-// feedback column its feedback line.
+// fillFeedback gives a row read from a part file written before the
+// feedback column (or copied from one) its feedback line.
 func fillFeedback(r *TurnRow) {
 	if r.Feedback == "" {
 		r.Feedback = feedbackOfRows(r.Kind, r.Messages)

@@ -303,8 +303,12 @@ func TestClassifyIsIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	latest, _ := trace.LatestAttempts(all)
-	newRuns := len(latest) - first.Classified
+	listed, err := trace.List(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, _ := listed.Latest()
+	newRuns := latest.Len() - first.Classified
 	if third.Unchanged+third.Reclassified != first.Classified || third.Classified+third.Reclassified < newRuns {
 		t.Errorf("third classify: %+v; %d runs were classified first, %d are new", third, first.Classified, newRuns)
 	}

@@ -38,8 +38,8 @@ type Partitioned[T any] struct {
 func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], error] {
 	return func(yield func(Partitioned[TurnRow], error) bool) {
 		for t, err := range readTable(ctx, dir, TurnsTable, readPart[TurnRow]) {
-			if err == nil && t.Row.Feedback == "" {
-				t.Row.Feedback = feedbackOfRows(t.Row.Kind, t.Row.Messages)
+			if err == nil {
+				fillFeedback(&t.Row)
 			}
 			if !yield(t, err) {
 				return

@@ -56,33 +56,6 @@ func ListFiles(dir string) ([]File, error) {
 	return l.Files(), nil
 }
 
-// LatestAttempts keeps the last attempt of each run id and says how many
-// earlier attempts it set aside. files must be sorted as ListFiles sorts.
-// It filters files in place: latest is files' own array, and files is not
-// to be used after.
-func LatestAttempts(files []File) (latest []File, setAside int) {
-	keep := lastOfEachRun(len(files), func(i int) string { return files[i].RunID })
-	latest = files[:0]
-	for _, i := range keep {
-		latest = append(latest, files[i])
-	}
-	clear(files[len(latest):]) // let the set-aside paths go
-	return latest, len(files) - len(latest)
-}
-
-// lastOfEachRun returns, in order, the positions of the last entry of each
-// run id in a list of n entries sorted by run id then attempt.
-func lastOfEachRun(n int, runID func(int) string) []int32 {
-	keep := make([]int32, 0, n)
-	for i := range n {
-		if i+1 < n && runID(i+1) == runID(i) {
-			continue
-		}
-		keep = append(keep, int32(i))
-	}
-	return keep
-}
-
 // Run is the records of one attempt of one run, read whole (a run is small;
 // a dataset is not, and is streamed run by run).
 type Run struct {

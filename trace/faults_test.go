@@ -31,13 +31,13 @@ func TestEmptyAttemptFromAKilledWriter(t *testing.T) {
 	if filepath.Base(redo) != "r1.attempt-3.jsonl" {
 		t.Fatalf("the redo went to %s, want attempt 3", redo)
 	}
-	files, err := ListFiles(dir)
+	all, err := List(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	latest, setAside := LatestAttempts(files)
-	if len(latest) != 1 || latest[0].Attempt != 3 || setAside != 2 {
-		t.Errorf("latest %+v, set aside %d; want attempt 3, 2 set aside", latest, setAside)
+	latest, setAside := all.Latest()
+	if latest.Len() != 1 || latest.File(0).Attempt != 3 || setAside != 2 {
+		t.Errorf("latest %+v, set aside %d; want attempt 3, 2 set aside", latest.Files(), setAside)
 	}
 	if st, err := os.Stat(w.Path()); err != nil || st.Size() != 0 {
 		t.Errorf("the empty attempt was not kept as it was: %v", err)

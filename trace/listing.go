@@ -108,10 +108,16 @@ func (l *Listing) Select(order []int32) *Listing {
 // Latest returns the listing of the last attempt of each run id, and how
 // many earlier attempts it set aside. l must be sorted as List sorts.
 func (l *Listing) Latest() (*Listing, int) {
-	keep := lastOfEachRun(l.Len(), func(i int) string {
+	keep := make([]int32, 0, l.Len())
+	next := "" // the run id of file i+1
+	for i := l.Len() - 1; i >= 0; i-- {
 		id, _, _ := ParseFileName(l.Name(i))
-		return id
-	})
+		if i == l.Len()-1 || id != next {
+			keep = append(keep, int32(i))
+		}
+		next = id
+	}
+	slices.Reverse(keep)
 	return l.Select(keep), l.Len() - len(keep)
 }
 

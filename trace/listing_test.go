@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// The compact listing lists, sorts and keeps the latest attempts exactly as
-// ListFiles and LatestAttempts do.
+// The compact listing lists and sorts exactly as ListFiles does, and keeps
+// the last attempt of each run.
 func TestListingMatchesListFiles(t *testing.T) {
 	dir := t.TempDir()
 	runs := filepath.Join(dir, RunsDir)
@@ -44,8 +44,12 @@ func TestListingMatchesListFiles(t *testing.T) {
 		t.Fatalf("listed %q, want %q", got, wantNames)
 	}
 	latest, aside := l.Latest()
-	wantLatest, wantAside := LatestAttempts(files)
-	if !slices.Equal(latest.Files(), wantLatest) || aside != wantAside || aside != 3 {
-		t.Fatalf("latest %+v (%d set aside), want %+v (%d)", latest.Files(), aside, wantLatest, wantAside)
+	var gotLatest []string
+	for i := range latest.Len() {
+		gotLatest = append(gotLatest, latest.Name(i))
+	}
+	wantLatest := []string{"a-run.attempt-10.jsonl", "b-run.jsonl", "b-run.attempt-1.jsonl", "c.jsonl", "é-run.jsonl"}
+	if !slices.Equal(gotLatest, wantLatest) || aside != 3 {
+		t.Fatalf("latest %q (%d set aside), want %q (3)", gotLatest, aside, wantLatest)
 	}
 }

@@ -78,13 +78,13 @@ func TestCreateNeverOverwritesAnAttempt(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Fatal("creating a second attempt changed the first attempt's file")
 	}
-	files, err := ListFiles(dir)
+	all, err := List(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	latest, setAside := LatestAttempts(files)
-	if len(latest) != 1 || latest[0].Attempt != 2 || setAside != 1 {
-		t.Fatalf("latest = %+v, set aside %d; want attempt 2 and 1 set aside", latest, setAside)
+	latest, setAside := all.Latest()
+	if latest.Len() != 1 || latest.File(0).Attempt != 2 || setAside != 1 {
+		t.Fatalf("latest = %+v, set aside %d; want attempt 2 and 1 set aside", latest.Files(), setAside)
 	}
 }
 
