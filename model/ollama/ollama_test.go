@@ -283,7 +283,7 @@ func TestInfo(t *testing.T) {
 		Template:            "{{ range .Messages }}<{{ .Role }}>{{ .Content }}\n{{ end }}<assistant>",
 		Host:                srv.URL,
 		ContextLength:       512,
-		LoadedContextLength: 512,
+		ContextInForce: 512, SendsNumCtx: true,
 		Capabilities:        []string{"completion"},
 	}
 	if !reflect.DeepEqual(info, want) {
