@@ -55,7 +55,7 @@ type TurnRow struct {
 	ModelStep      bool     `parquet:"model_step"`
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
-	ModelCalls   int32      `parquet:"model_calls"`
+	ModelCalls int32 `parquet:"model_calls"`
 	// The server's figures are null where it reported none (a server that
 	// sends no durations, a stream without usage): zero is a measurement.
 	PromptTokens     *int32     `parquet:"prompt_tokens,optional"`
@@ -67,8 +67,8 @@ type TurnRow struct {
 	PromptEvalMS     *int64     `parquet:"prompt_eval_ms,optional"`
 	EvalMS           *int64     `parquet:"eval_ms,optional"`
 	TTFTMS           *int64     `parquet:"ttft_ms,optional"`
-	StartedAt    *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
-	EndedAt      *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
+	StartedAt        *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
+	EndedAt          *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 }
 
 // Message is one chat message of a turn's delta.
