@@ -196,3 +196,43 @@ func TestIsVague(t *testing.T) {
 		}
 	}
 }
+
+// The opening turn of a real run names the suite command as it runs: the
+// interpreter by name, never the "{python}" template of a case, whether
+// the command was given or detected.
+func TestOpeningShowsTheSuiteCommandAsItRuns(t *testing.T) {
+	tests := []struct {
+		name  string
+		suite string
+		// want follows the interpreter's file name in the opening
+		want string
+	}{
+		{"a case's template", "{python} -m unittest discover -s tests -t .", " -m unittest discover -s tests -t .) passes now: 1 tests."},
+		{"detected", "", " -m unittest discover -s tests -t .) passes now: 1 tests."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := runScripted(t, fixture, Config{Suite: tt.suite, Targets: []string{"initials.py"}, Names: []string{"initials"}},
+				writeInitOK, runTests, doneSummary)
+			var opening string
+			for _, m := range out.turns[0].Sent.Messages {
+				if m.Role == "user" {
+					opening = m.Content
+				}
+			}
+			line := ""
+			for _, l := range strings.Split(opening, "\n") {
+				if strings.HasPrefix(l, "Tests: ") {
+					line = l
+				}
+			}
+			python := filepath.Base(out.res.Start.Python)
+			if want := "Tests: the suite (" + python + tt.want; line != want {
+				t.Errorf("the opening's suite line is\n%q\nwant\n%q", line, want)
+			}
+			if strings.Contains(line, "{") {
+				t.Errorf("the opening shows a placeholder: %q", line)
+			}
+		})
+	}
+}
