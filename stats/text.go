@@ -69,11 +69,9 @@ func (s *Summary) writeText(w io.Writer) {
 
 	s.writeHeadline(w)
 
-	// With runs of models and scripted runs both read, the score tables
-	// count the models' runs alone, and their headings say so.
 	of, ofRuns := "", ""
-	if s.Mixed {
-		of, ofRuns = ", runs of models", " (runs of models)"
+	if l := s.ScoredLabel(); l != "" {
+		of, ofRuns = ", "+l, " ("+l+")"
 	}
 	fmt.Fprintf(w, "\nWhy runs failed (%d failures%s)\n", s.Scored.Failed, of)
 	tw := table(w)
@@ -185,6 +183,21 @@ func (s *Summary) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
+}
+
+// ScoredLabel names the runs the score tables count when they are not
+// simply all runs of models: the runs of models alone when scripted or
+// replayed runs were read too, or the scripted and replayed runs when no
+// model's were. Headings carry it, so no scripted figure passes for a
+// model's.
+func (s *Summary) ScoredLabel() string {
+	switch {
+	case s.Scored.Runs == ScoredScripted:
+		return "scripted and replayed runs"
+	case s.Mixed:
+		return "runs of models"
+	}
+	return ""
 }
 
 // writeHeadline prints runs by verdict for each model, and the scripted
