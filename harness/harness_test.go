@@ -236,3 +236,27 @@ func TestOpeningShowsTheSuiteCommandAsItRuns(t *testing.T) {
 		})
 	}
 }
+
+func TestShownSuiteCommand(t *testing.T) {
+	tests := []struct {
+		name       string
+		argv       []string
+		python     string
+		configured string
+		want       string
+	}{
+		{"interpreter by name", []string{"/opt/py/bin/python3", "-m", "unittest", "discover", "-s", "tests", "-t", "."}, "/opt/py/bin/python3", "{python} -m unittest discover -s tests -t .", "python3 -m unittest discover -s tests -t ."},
+		{"pytest", []string{"/usr/bin/python3", "-m", "pytest", "-q"}, "/usr/bin/python3", "", "python3 -m pytest -q"},
+		{"a runner script keeps its path", []string{"./run_tests"}, "/usr/bin/python3", "./run_tests", "./run_tests"},
+		{"go test", []string{"go", "test", "./..."}, "", "", "go test ./..."},
+		{"an argument with a space is quoted", []string{"/usr/bin/python3", "-m", "unittest", "tests/test a.py"}, "/usr/bin/python3", "", `python3 -m unittest "tests/test a.py"`},
+		{"no vector: the template filled", nil, "/usr/bin/python3", "{python} -m unittest", "python3 -m unittest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shownSuiteCommand(tt.argv, tt.python, tt.configured); got != tt.want {
+				t.Errorf("shownSuiteCommand = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

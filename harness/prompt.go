@@ -70,10 +70,13 @@ func suiteBaselineLine(r *runner) string {
 // a case), with the interpreter by its file name, since its directory is a
 // fact of this machine that prompts, and the training data made of them,
 // should not carry. Without a vector it falls back to the configured
-// command.
+// command, its template filled the same way.
 func shownSuiteCommand(argv []string, python, configured string) string {
 	if len(argv) == 0 {
-		return configured
+		if python == "" {
+			return configured
+		}
+		return strings.ReplaceAll(configured, "{python}", filepath.Base(python))
 	}
 	shown := make([]string, len(argv))
 	for i, a := range argv {
