@@ -47,7 +47,11 @@ func writeRun(t *testing.T, dir, runID string, m schemas.Model, verdict string, 
 		if ts.shape != "none" {
 			turn.Action.Verb = "READ"
 		}
-		if ts.code != "" {
+		switch ts.code {
+		case "":
+		case "model-error":
+			turn.Outcome.Status = schemas.StatusFailed
+		default:
 			turn.Outcome.Status = schemas.StatusRefused
 		}
 		write(schemas.Record{Turn: turn})
@@ -158,8 +162,9 @@ func TestActionForm(t *testing.T) {
 		{"parse failure with no shape", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "parse-failed"}, FormUnparsed, true},
 		{"parse failure after shapes were seen", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "parse-failed"}, FormUnparsed, true},
 		{"empty reply", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "empty-reply"}, FormUnparsed, true},
-		{"model call failed", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "connection-refused"}, "", false},
-		{"cancelled", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "cancelled"}, "", false},
+		{"another refusal of a reply read as no action", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "refused", OutcomeCode: "draft-ambiguous"}, FormUnparsed, true},
+		{"model call failed", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "failed", OutcomeCode: "connection-refused"}, "", false},
+		{"cancelled", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "stopped", OutcomeCode: "cancelled"}, "", false},
 		{"not a model step", classify.TurnSummary{Verb: "RUN", Shape: "canonical"}, "", false},
 		{"a trace before shapes", classify.TurnSummary{ModelStep: true, Verb: "READ"}, FormNotRecorded, true},
 	}

@@ -54,7 +54,8 @@ type Summary struct {
 	// never added to a model's.
 	Models []ModelRuns `json:"models"`
 	// Mixed says the input holds runs of a model and scripted or replayed
-	// runs: Runs and the tables after it count both.
+	// runs: Runs and the turn tables count both, the score tables the
+	// models' runs alone (Scored).
 	Mixed bool `json:"mixed"`
 	// Runs counts every run read, whatever its backend: the bookkeeping
 	// of the input, not a score (Models is the score).
@@ -575,7 +576,8 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 }
 
 // actionForm is the form a turn's action was written in, and false for a
-// turn the model wrote nothing for (its call failed or was cancelled).
+// turn the model wrote nothing for (its call failed or was cancelled). A
+// reply read as no action is refused; a call that failed is not.
 func actionForm(t classify.TurnSummary) (string, bool) {
 	switch {
 	case !t.ModelStep:
@@ -583,6 +585,9 @@ func actionForm(t classify.TurnSummary) (string, bool) {
 	case t.OutcomeCode == harness.CodeParseFailed || t.OutcomeCode == harness.CodeEmptyReply:
 		return FormUnparsed, true
 	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
+		if t.Status == schemas.StatusRefused {
+			return FormUnparsed, true
+		}
 		return "", false
 	case t.Shape == "":
 		return FormNotRecorded, true
