@@ -154,7 +154,9 @@ func (s *Summary) writeText(w io.Writer) {
 		fmt.Fprintln(w, "  no turn with a reply")
 	}
 	tw = table(w)
-	fmt.Fprintln(tw, "model\tform\tturns\tshare")
+	if len(s.ActionForms) > 0 {
+		fmt.Fprintln(tw, "model\tform\tturns\tshare")
+	}
 	for _, af := range s.ActionForms {
 		for i, f := range af.Forms {
 			label := ""
