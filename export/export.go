@@ -295,7 +295,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	e.sum.Dedupe = ix.Figures()
 	if e.sum.Dedupe.Clusters == 0 {
-		e.sum.Why = e.unmatchedWhy() + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, 0)
+		e.sum.Unmatched = e.unmatched()
+		e.sum.Why = unmatchedWhy(e.sum.Unmatched) + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, 0)
 		return &NothingError{Why: e.sum.Why}
 	}
 	sizes := map[string]int{}
@@ -599,7 +600,8 @@ func (e *exporter) runDPO(ctx context.Context) error {
 		}
 	}
 	if len(rows) == 0 {
-		e.sum.Why = e.unmatchedWhy() + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, e.sum.Selected)
+		e.sum.Unmatched = e.unmatched()
+		e.sum.Why = unmatchedWhy(e.sum.Unmatched) + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, e.sum.Selected)
 		return &NothingError{Why: e.sum.Why}
 	}
 	names := mapKeys(groups)

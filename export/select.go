@@ -241,8 +241,7 @@ func (e *exporter) unmatched() []string {
 
 // unmatchedWhy is the start of the reason nothing was exported when a
 // filter matched no run, or "".
-func (e *exporter) unmatchedWhy() string {
-	u := e.unmatched()
+func unmatchedWhy(u []string) string {
 	if len(u) == 0 {
 		return ""
 	}
