@@ -390,16 +390,17 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		return t, feedback{}, nil
 	}
 	r.modelSteps++
-	if reply.Metrics.PromptTokens > 0 && !reply.Truncated {
-		r.tok.calibrate(prompt, reply.Metrics.PromptTokens)
+	promptTokens, _ := schemas.Count(reply.Metrics.PromptTokens)
+	if promptTokens > 0 && !reply.Truncated {
+		r.tok.calibrate(prompt, promptTokens)
 	}
-	truncated := reply.Truncated || (reply.Metrics.PromptTokens > 0 && reply.Metrics.PromptTokens >= r.cfg.Model.Options.NumCtx)
+	truncated := reply.Truncated || (promptTokens > 0 && promptTokens >= r.cfg.Model.Options.NumCtx)
 	if truncated {
 		// The server cut the prompt: the model answered something it never
 		// saw whole. Tighten the estimate so the next prompt fits.
 		r.tok.bytesPerToken *= 0.8
 		if !r.truncWarned {
-			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, reply.Metrics.PromptTokens, r.cfg.Model.Options.NumCtx))
+			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, promptTokens, r.cfg.Model.Options.NumCtx))
 			r.truncWarned = true
 		}
 		t.Warnings = append(t.Warnings, CodeContextTruncated)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/stats"
 )
 
@@ -119,7 +120,7 @@ func TestRendersInChromium(t *testing.T) {
 		}
 	}
 	if bin == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
+		needs.Missing(t, "chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
 	}
 	dir := t.TempDir()
 	s := summary(t, stats.ByModel)
