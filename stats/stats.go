@@ -48,12 +48,15 @@ type Summary struct {
 	Runs           RunCounts      `json:"runs"`
 	FailureClasses []Count        `json:"failure_classes"`
 	Tiers          []TierFailures `json:"tiers"`
-	Passes         []PassScore    `json:"passes"`
-	Turns          TurnCounts     `json:"turns"`
-	Kinds          []Count        `json:"kinds"`
-	Nudges         []Nudge        `json:"nudges"`
-	ClaimedDone    ClaimedDone    `json:"claimed_done"`
-	NoModelSteps   NoModelSteps   `json:"no_model_steps"`
+	// Tags are failures by the runs' tags (a dogfood manifest entry's); a
+	// run counts under each of its tags.
+	Tags         []TagFailures `json:"tags"`
+	Passes       []PassScore   `json:"passes"`
+	Turns        TurnCounts    `json:"turns"`
+	Kinds        []Count       `json:"kinds"`
+	Nudges       []Nudge       `json:"nudges"`
+	ClaimedDone  ClaimedDone   `json:"claimed_done"`
+	NoModelSteps NoModelSteps  `json:"no_model_steps"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []Bin `json:"turns_per_run"`
@@ -94,6 +97,14 @@ type Count struct {
 type TierFailures struct {
 	Tier   int    `json:"tier"`
 	Title  string `json:"title"`
+	Judged int    `json:"judged"`
+	Worked int    `json:"worked"`
+	Failed int    `json:"failed"`
+}
+
+// TagFailures is one row of the failures-by-tag table.
+type TagFailures struct {
+	Tag    string `json:"tag"`
 	Judged int    `json:"judged"`
 	Worked int    `json:"worked"`
 	Failed int    `json:"failed"`
@@ -275,6 +286,7 @@ type collector struct {
 	by      string
 	classes map[string]int
 	tiers   map[int]*TierFailures
+	tags    map[string]*TagFailures
 	passes  map[int]*PassScore
 	kinds   map[string]int
 	nudges  map[string]*nudgeCount
@@ -293,6 +305,7 @@ func newCollector(input, kind string, o Options) *collector {
 		s:      &Summary{Input: input, Kind: kind, Problems: []string{}, ClaimedDone: ClaimedDone{Examples: []ClaimedRun{}}},
 		by:     o.By,
 		tiers:  map[int]*TierFailures{},
+		tags:   map[string]*TagFailures{},
 		passes: map[int]*PassScore{},
 		kinds:  map[string]int{}, classes: map[string]int{},
 		nudges: map[string]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
@@ -371,6 +384,16 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	}
 	t.Judged++
 	ps.Judged++
+	tags := make([]*TagFailures, 0, len(r.Tags))
+	for _, name := range r.Tags {
+		tf := c.tags[name]
+		if tf == nil {
+			tf = &TagFailures{Tag: name}
+			c.tags[name] = tf
+		}
+		tf.Judged++
+		tags = append(tags, tf)
+	}
 	if g != nil {
 		g.Judged++
 	}
@@ -384,6 +407,9 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 		s.Worked++
 		t.Worked++
 		ps.Worked++
+		for _, tf := range tags {
+			tf.Worked++
+		}
 		if g != nil {
 			g.Worked++
 		}
@@ -391,6 +417,9 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	}
 	s.Failed++
 	t.Failed++
+	for _, tf := range tags {
+		tf.Failed++
+	}
 	if g != nil {
 		g.Failed++
 	}
@@ -459,6 +488,11 @@ func (c *collector) finish() *Summary {
 		s.Tiers = append(s.Tiers, *t)
 	}
 	slices.SortFunc(s.Tiers, func(a, b TierFailures) int { return cmp.Compare(a.Tier, b.Tier) })
+	s.Tags = []TagFailures{}
+	for _, t := range c.tags {
+		s.Tags = append(s.Tags, *t)
+	}
+	slices.SortFunc(s.Tags, func(a, b TagFailures) int { return cmp.Compare(a.Tag, b.Tag) })
 	s.Passes = []PassScore{}
 	for _, p := range c.passes {
 		s.Passes = append(s.Passes, *p)

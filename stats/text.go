@@ -90,6 +90,16 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	tw.Flush()
 
+	if len(s.Tags) > 0 {
+		fmt.Fprintln(w, "\nFailures by tag (a run counts under each of its tags)")
+		tw = table(w)
+		fmt.Fprintln(tw, "tag\tfailed\tworked")
+		for _, t := range s.Tags {
+			fmt.Fprintf(tw, "%s\t%d of %d\t%d\n", t.Tag, t.Failed, t.Judged, t.Worked)
+		}
+		tw.Flush()
+	}
+
 	fmt.Fprintln(w, "\nWorked per pass")
 	tw = table(w)
 	fmt.Fprintln(tw, "pass\tworked")

@@ -22,7 +22,8 @@ func newStatsCmd(a *app) *cobra.Command {
 		Short: "Print what worked, what failed and why, and what the model is told, from traces or a classified dataset",
 		Long: `Reads a trace directory or a classified dataset (it says which) and prints:
 runs worked and failed, and how many were not judged (error, cancelled,
-incomplete); why runs failed, by failure class; failures by tier; worked per
+incomplete); why runs failed, by failure class; failures by tier; failures
+by tag (the tags of dogfood manifest entries), when runs have tags; worked per
 pass; turns, turns per run and the share of each turn kind; the refusals,
 nudges and parse failures sent most often, with their message; the failures
 that ended claiming DONE and how many of them wrote nothing; and the runs
