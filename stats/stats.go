@@ -48,15 +48,15 @@ type Summary struct {
 	Runs           RunCounts      `json:"runs"`
 	FailureClasses []Count        `json:"failure_classes"`
 	Tiers          []TierFailures `json:"tiers"`
+	Passes         []PassScore    `json:"passes"`
+	Turns          TurnCounts     `json:"turns"`
+	Kinds          []Count        `json:"kinds"`
+	Nudges         []Nudge        `json:"nudges"`
+	ClaimedDone    ClaimedDone    `json:"claimed_done"`
+	NoModelSteps   NoModelSteps   `json:"no_model_steps"`
 	// Tags are failures by the runs' tags (a dogfood manifest entry's); a
 	// run counts under each of its tags.
-	Tags         []TagFailures `json:"tags"`
-	Passes       []PassScore   `json:"passes"`
-	Turns        TurnCounts    `json:"turns"`
-	Kinds        []Count       `json:"kinds"`
-	Nudges       []Nudge       `json:"nudges"`
-	ClaimedDone  ClaimedDone   `json:"claimed_done"`
-	NoModelSteps NoModelSteps  `json:"no_model_steps"`
+	Tags []TagFailures `json:"tags"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []Bin `json:"turns_per_run"`
