@@ -33,7 +33,10 @@ func (p *parser) fencedFormat(d *doc) (Action, bool, error) {
 			continue
 		}
 		a, err := p.aiderDiff(d, j)
-		return a, true, err
+		if err != nil {
+			return Action{}, true, err
+		}
+		return a, true, nil
 	}
 	for bi, b := range d.blocks {
 		inner := d.lines[b.open+1 : min(b.close, len(d.lines))]
@@ -157,14 +160,14 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 	if len(names) == 0 {
 		return Action{}, false, nil
 	}
+	for _, n := range names {
+		p.shape(n.shape)
+	}
 	for _, n := range names[1:] {
 		if n.name != names[0].name {
 			p.verb = VerbWrite
 			return Action{}, true, p.refuse(CodeAmbiguous, "the code block is named "+names[0].name+" in "+names[0].where+" and "+n.name+" in "+n.where)
 		}
-	}
-	for _, n := range names {
-		p.shape(n.shape)
 	}
 	p.verb = VerbWrite
 	path, err := p.clean(names[0].name)

@@ -73,6 +73,7 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 		files       = map[string]bool{}
 		hunkStarted bool
 	)
+	p.shape(ShapeUnifiedDiff)
 	flush := func() *Error {
 		if cur == nil {
 			return nil
