@@ -70,8 +70,9 @@ type Action struct {
 }
 
 // Hunk is one hunk of a unified diff: the lines it expects (context and
-// removed) and the lines it leaves (context and added), each joined with
-// "\n" without a final newline, and the hunk as written for messages.
+// removed) and the lines it leaves (context and added), as file text with
+// every line ending in "\n" (so that no lines and one empty line differ),
+// and the hunk as written, for messages.
 type Hunk struct {
 	Old  string `json:"old"`
 	New  string `json:"new"`

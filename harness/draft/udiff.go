@@ -81,8 +81,7 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 		if len(oldL) == 0 && !out.isNew {
 			return p.fail("hunk " + strconv.Itoa(len(out.hunks)+1) + " of the diff has no context or removed lines to place it by: copy a few unchanged lines around the change, each with a leading space")
 		}
-		cur.Old = strings.Join(oldL, "\n")
-		cur.New = strings.Join(newL, "\n")
+		cur.Old, cur.New = fileLines(oldL), fileLines(newL)
 		cur.Text = strings.Join(curText, "\n")
 		out.hunks = append(out.hunks, *cur)
 		cur, curText, oldL, newL = nil, nil, nil, nil
@@ -172,6 +171,15 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 	return out, nil
 }
 
+// fileLines is lines as file text, each ending in "\n": no lines is "",
+// one empty line is "\n".
+func fileLines(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // diffAction makes the action a parsed diff asks for: a PATCH by hunks, or
 // a WRITE of a file the diff creates.
 func (p *parser) diffAction(pd parsedDiff) (Action, *Error) {
@@ -183,7 +191,7 @@ func (p *parser) diffAction(pd parsedDiff) (Action, *Error) {
 	if pd.isNew {
 		var body []string
 		for _, h := range pd.hunks {
-			body = append(body, h.New)
+			body = append(body, strings.TrimSuffix(h.New, "\n"))
 		}
 		p.verb = VerbWrite
 		return Action{Verb: VerbWrite, Path: path, Body: fileBody(strings.Join(body, "\n"))}, nil
