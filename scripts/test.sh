@@ -9,6 +9,7 @@ fuzz() { # package target
   go test "$1" -run='^$' -fuzz="^$2\$" -fuzztime="${FUZZTIME:-20s}"
 }
 [ -d harness/draft ] && fuzz ./harness/draft FuzzParse
+fuzz ./harness FuzzApplyHunks
 fuzz ./trace FuzzRead
 fuzz ./collect FuzzParseManifest
 fuzz ./dedupe FuzzAppendLineMatchesBytewise
