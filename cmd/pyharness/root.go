@@ -20,6 +20,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(a),
 		newValidateCmd(a),
+		newDraftCmd(a),
 		newDemoCmd(a),
 		newRunCmd(a),
 		newDoctorCmd(a),
