@@ -72,6 +72,7 @@ var loopCases = []loopCase{
 	refused("fail-llama32-unknown-function", CodeParseFailed),
 
 	readCase("json-action-structured-chat", "1-2", "READ greet.py"),
+	readCase("json-action-structured-chat-blob", "1-2", "READ greet.py"),
 	doneCase("json-action-final-answer"),
 	readCase("json-action-verb-path", "1-2", "READ greet.py"),
 	runCase("json-action-tool-args", "RUN tests"),

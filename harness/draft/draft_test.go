@@ -552,3 +552,16 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 		}
 	}
 }
+
+// docs/harness.md lists every shape and repair code, with its source.
+func TestCodesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "harness.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range append(ShapeCodes()[1:], RepairCodes()...) {
+		if !bytes.Contains(doc, []byte("`"+code+"`")) {
+			t.Errorf("docs/harness.md does not list %s", code)
+		}
+	}
+}

@@ -33,6 +33,7 @@ var foreignCases = []parseCase{
 	// 3. JSON action objects (LangChain's structured-chat agent:
 	// {"action": ..., "action_input": ...}, "Final Answer" to finish).
 	{name: "json-action-structured-chat", draft: f + "json\n{\n  \"action\": \"read_file\",\n  \"action_input\": {\"path\": \"greet.py\"}\n}\n" + f, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
+	{name: "json-action-structured-chat-blob", draft: "Thought: I should read the module first.\nAction:\n" + f + "\n{\n  \"action\": \"read_file\",\n  \"action_input\": {\"path\": \"greet.py\"}\n}\n" + f, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
 	{name: "json-action-final-answer", draft: f + "json\n{\n  \"action\": \"Final Answer\",\n  \"action_input\": \"greet strips the name; tests pass\"\n}\n" + f, verb: VerbDone, shape: ShapeJSONAction},
 	{name: "json-action-verb-path", draft: `{"action": "READ", "path": "greet.py"}`, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
 	{name: "json-action-tool-args", draft: `{"tool": "run_tests", "args": {}}`, verb: VerbRun, shape: ShapeJSONAction},
