@@ -132,6 +132,7 @@ var loopCases = []loopCase{
 	runCase("odd-bracketed-run", "RUN tests"),
 	doneCase("odd-task-complete"),
 	readCase("odd-path-among-words", "1-2", "READ greet.py"),
+	{golden: "odd-path-among-words-no-extension", files: map[string]string{"Makefile": "test:\n\tpython -m unittest\n"}, shown: "Makefile (lines 1-2 of 2):", readAs: "READ Makefile"},
 	writeInitials("odd-path-among-words-write", "WRITE initials.py"),
 	refused("fail-verb-mid-sentence", CodeParseFailed),
 }

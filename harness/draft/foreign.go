@@ -411,7 +411,12 @@ func (p *parser) candidates(word, tail string) (path, rest string, cands []strin
 		}
 	}
 	if path == "" {
-		return word, tail, nil // no word names a file: as before
+		// No word looks like a file name ("READ the Makefile"): the first
+		// word stands unless the harness finds one that is a file.
+		path = word
+	}
+	if len(cands) < 2 {
+		return word, tail, nil
 	}
 	p.shape(ShapePathAmongWords)
 	p.cands = cands

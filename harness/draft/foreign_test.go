@@ -104,6 +104,7 @@ var foreignCases = []parseCase{
 	{name: "odd-bracketed-run", draft: "Next step:\n[RUN tests]", verb: VerbRun, shape: ShapeBracketedAction},
 	{name: "odd-task-complete", draft: "greet now strips spaces from the name and the suite passes.\n\nTASK COMPLETE", verb: VerbDone, shape: ShapeDoneAlias},
 	{name: "odd-path-among-words", draft: "READ the file greet.py", verb: VerbRead, path: "greet.py", shape: ShapePathAmongWords},
+	{name: "odd-path-among-words-no-extension", draft: "READ the Makefile", verb: VerbRead, path: "the", shape: ShapePathAmongWords},
 	{name: "odd-path-among-words-write", draft: "WRITE the new module initials.py\n" + f + "python\n" + initBody + f, verb: VerbWrite, path: "initials.py", shape: ShapePathAmongWords},
 	{name: "fail-verb-mid-sentence", draft: "Next I will READ greet.py and then decide.", err: "no action verb found"},
 }

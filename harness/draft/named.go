@@ -13,15 +13,15 @@ import (
 
 var (
 	// A line that is only a file name: Aider puts it right before the fence.
-	nameLineRE = regexp.MustCompile("^[\\s#>*`\"']*([\\w.\\-/\\\\]*[\\w\\-]\\.[A-Za-z0-9]{1,8})[*`\"']*:?[\\s*]*$")
+	nameLineRE = regexp.MustCompile("^[\\s#>*`\"']*([\\w.\\-/\\\\]*[\\w\\-]\\.[A-Za-z][A-Za-z0-9]{0,7})[*`\"']*:?[\\s*]*$")
 	// The name in a first-line comment: "# x.py", "# File: x.py".
-	nameCommentRE = regexp.MustCompile(`^\s*(?:#|//)\s*(?:(?i:file(?:name)?|path)\s*:\s*)?([\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8})\s*$`)
+	nameCommentRE = regexp.MustCompile(`^\s*(?:#|//)\s*(?:(?i:file(?:name)?|path)\s*:\s*)?([\w.\-/]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7})\s*$`)
 	// The name in the info string: python:x.py, python title="x.py".
-	infoColonRE = regexp.MustCompile(`^[\w+-]+:([\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8})$`)
-	infoAttrRE  = regexp.MustCompile(`(?:title|file|filename|path|name)=["']?([\w.\-/]*[\w\-]\.[A-Za-z0-9]{1,8})["']?`)
+	infoColonRE = regexp.MustCompile(`^[\w+-]+:([\w.\-/]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7})$`)
+	infoAttrRE  = regexp.MustCompile(`(?:title|file|filename|path|name)=["']?([\w.\-/]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7})["']?`)
 	// A sentence that introduces a whole file, with the name quoted in it.
 	sentenceRE   = regexp.MustCompile("(?i)(?:here is|here's|here are|updated|complete|full|whole|entire|new|final|fixed|revised|modified|corrected|contents? of)")
-	quotedNameRE = regexp.MustCompile("(?:`|\\*\\*|\")([\\w.\\-/]*[\\w\\-]\\.[A-Za-z0-9]{1,8})(?:`|\\*\\*|\")")
+	quotedNameRE = regexp.MustCompile("(?:`|\\*\\*|\")([\\w.\\-/]*[\\w\\-]\\.[A-Za-z][A-Za-z0-9]{0,7})(?:`|\\*\\*|\")")
 )
 
 // fencedFormat reads the first fenced block (or unfenced diff) that says
