@@ -59,8 +59,14 @@ func doneCase(golden string) loopCase {
 }
 
 var loopCases = []loopCase{
+	// The JSON tool calls read before issue 13 (Qwen 2.5's <tool_call>,
+	// the OpenAI wire form with string arguments).
+	{golden: "json-call-text", files: map[string]string{"x.py": "x = 1\n"}, shown: "x.py (lines 1-1 of 1):", readAs: "READ x.py"},
+	{golden: "json-call-tool-call-tags", file: "x.py", content: "print(1)\n", readAs: "WRITE x.py"},
+	doneCase("json-call-in-fence"),
+	{golden: "json-call-string-arguments", files: map[string]string{"src/app.py": strings.Repeat("x = 1\n", 50)}, shown: "src/app.py (lines 10-40 of 50):", readAs: "READ src/app.py:10-40"},
 	readCase("llama31-python-tag-json", "1-2", "READ greet.py"),
-	runCase("llama31-name-parameters", ""),
+	runCase("llama31-name-parameters", "RUN tests"),
 	readCase("llama31-function-tag", "1-2", "READ greet.py:1-2"),
 	writeInitials("llama31-function-tag-write", "WRITE initials.py"),
 	readCase("llama31-python-tag-after-chatter", "1-2", "READ greet.py"),
@@ -75,6 +81,7 @@ var loopCases = []loopCase{
 	readCase("json-action-structured-chat-blob", "1-2", "READ greet.py"),
 	doneCase("json-action-final-answer"),
 	readCase("json-action-verb-path", "1-2", "READ greet.py"),
+	readCase("json-action-name-path", "1-2", "READ greet.py"),
 	runCase("json-action-tool-args", "RUN tests"),
 	runCase("json-action-command-line", "RUN tests"),
 	readCase("json-action-string-input", "1-2", "READ greet.py"),
@@ -118,6 +125,7 @@ var loopCases = []loopCase{
 	writeInitials("named-info-title", "WRITE initials.py"),
 	{golden: "named-sentence", file: "greet.py", content: greetPatched, readAs: "WRITE greet.py"},
 	refused("fail-named-two-names", CodeAmbiguousDraft),
+	refused("fail-write-names-another-file", CodeAmbiguousDraft),
 	refused("fail-snippet-not-a-file", CodeParseFailed),
 
 	readCase("token-eot-after-read", "1-2", ""),

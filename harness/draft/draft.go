@@ -202,7 +202,7 @@ var shapeOrder = []string{
 // action read from one is answered with its canonical form, so that the
 // model can converge on the protocol.
 var foreignShapes = map[string]bool{
-	ShapePythonTag: true, ShapeFunctionTag: true, ShapePythonicList: true,
+	ShapeJSONCall: true, ShapePythonTag: true, ShapeFunctionTag: true, ShapePythonicList: true,
 	ShapeJSONAction: true, ShapeReAct: true, ShapeShellBlock: true,
 	ShapeAiderWhole: true, ShapeAiderDiff: true, ShapeUnifiedDiff: true,
 	ShapeFenceNameComment: true, ShapeFenceInfoName: true,

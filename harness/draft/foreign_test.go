@@ -36,6 +36,7 @@ var foreignCases = []parseCase{
 	{name: "json-action-structured-chat-blob", draft: "Thought: I should read the module first.\nAction:\n" + f + "\n{\n  \"action\": \"read_file\",\n  \"action_input\": {\"path\": \"greet.py\"}\n}\n" + f, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
 	{name: "json-action-final-answer", draft: f + "json\n{\n  \"action\": \"Final Answer\",\n  \"action_input\": \"greet strips the name; tests pass\"\n}\n" + f, verb: VerbDone, shape: ShapeJSONAction},
 	{name: "json-action-verb-path", draft: `{"action": "READ", "path": "greet.py"}`, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
+	{name: "json-action-name-path", draft: `{"name": "read_file", "path": "greet.py"}`, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
 	{name: "json-action-tool-args", draft: `{"tool": "run_tests", "args": {}}`, verb: VerbRun, shape: ShapeJSONAction},
 	{name: "json-action-command-line", draft: `{"command": "RUN tests"}`, verb: VerbRun, shape: ShapeJSONAction},
 	{name: "json-action-string-input", draft: `{"action": "read_file", "action_input": "greet.py"}`, verb: VerbRead, path: "greet.py", shape: ShapeJSONAction},
@@ -86,6 +87,7 @@ var foreignCases = []parseCase{
 	{name: "named-info-title", draft: f + "python title=\"initials.py\"\n" + initBody + f, verb: VerbWrite, path: "initials.py", shape: ShapeFenceInfoName},
 	{name: "named-sentence", draft: "Here is the updated `greet.py`:\n\n" + f + "python\ndef greet(name):\n" + greetNew + "\n" + f, verb: VerbWrite, path: "greet.py", shape: ShapeFenceNameSentence},
 	{name: "fail-named-two-names", draft: "Here is the updated `greet.py`:\n\n" + f + "python\n# File: initials.py\n" + initBody + f, err: "named greet.py", code: CodeAmbiguous, shape: ShapeFenceNameSentence},
+	{name: "fail-write-names-another-file", draft: "WRITE greet.py\n" + f + "python\n# initials.py\n" + initBody + f, err: "names greet.py", code: CodeAmbiguous},
 	{name: "fail-snippet-not-a-file", draft: "The bug is in `greet.py`:\n\n" + f + "python\n" + greetOld + "\n" + f, err: "no action verb found"},
 
 	// 8. Leaked special tokens of chat templates (Llama 3: <|eot_id|>,
