@@ -101,6 +101,7 @@ var loopCases = []loopCase{
 	readCase("shell-tail", "2-2", "READ greet.py:2-2"),
 	runCase("shell-unittest", "RUN tests"),
 	runCase("shell-pytest", "RUN tests"),
+	runCase("shell-pytest-output-trimmed", "RUN tests"),
 	refused("fail-shell-rm", CodeShellCommand),
 	refused("fail-shell-sed-edit", CodeShellCommand),
 	refused("fail-shell-heredoc", CodeShellCommand),

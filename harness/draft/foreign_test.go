@@ -60,6 +60,7 @@ var foreignCases = []parseCase{
 	{name: "shell-tail", draft: f + "bash\ntail -n 1 greet.py\n" + f, verb: VerbRead, path: "greet.py", shape: ShapeShellBlock},
 	{name: "shell-unittest", draft: "THOUGHT: Run the suite to check the change.\n\n" + f + "bash\npython -m unittest discover -s tests -t .\n" + f, verb: VerbRun, shape: ShapeShellBlock},
 	{name: "shell-pytest", draft: f + "bash\npytest -q tests\n" + f, verb: VerbRun, shape: ShapeShellBlock},
+	{name: "shell-pytest-output-trimmed", draft: "THOUGHT: Run the tests and show the end of the output.\n\n" + f + "mswea_bash_command\npython -m pytest tests/ -x 2>&1 | tail -20\n" + f, verb: VerbRun, shape: ShapeShellBlock},
 	{name: "fail-shell-rm", draft: "THOUGHT: Start from a clean directory.\n\n" + f + "bash\nrm -rf .\n" + f, err: "is a shell command", code: CodeShellCommand, shape: ShapeShellBlock},
 	{name: "fail-shell-sed-edit", draft: f + "bash\nsed -i 's/+ name/+ name.strip()/' greet.py\n" + f, err: "PATCH path", code: CodeShellCommand, shape: ShapeShellBlock},
 	{name: "fail-shell-heredoc", draft: "THOUGHT: Create the module.\n\n" + f + "bash\ncat <<'EOF' > initials.py\n" + initBody + "EOF\n" + f, err: "WRITE path", code: CodeShellCommand, shape: ShapeShellBlock},

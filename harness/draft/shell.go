@@ -112,6 +112,15 @@ func (p *parser) shellBlock(lines []string) (Action, *Error) {
 	if len(cmds) > 1 {
 		return Action{}, p.refuseShell(shown, cmds[0])
 	}
+	// A test run whose output is merged and trimmed ("pytest -x 2>&1 |
+	// tail -20") is still a test run: the harness reports the suite its
+	// own way.
+	if t := trimOutputFilter(cmds[0]); t != cmds[0] {
+		if w, ok := splitShell(t); ok && !hasOp(w) && testCommand(words(w)) {
+			p.verb = VerbRun
+			return Action{Verb: VerbRun, Args: []string{"tests"}}, nil
+		}
+	}
 	words, ok := splitShell(cmds[0])
 	if !ok {
 		return Action{}, p.refuseShell(shown, cmds[0])
@@ -137,6 +146,41 @@ func (p *parser) shellBlock(lines []string) (Action, *Error) {
 		return Action{Verb: VerbRun, Args: []string{"tests"}}, nil
 	}
 	return Action{}, p.refuseShell(shown, cmds[0])
+}
+
+var (
+	mergeStderrRE = regexp.MustCompile(`\s+2>&1\b`)
+	outputPipeRE  = regexp.MustCompile(`\s*\|\s*(?:tail|head|grep|cat|less|more)\b[^|]*$`)
+)
+
+// trimOutputFilter takes "2>&1" and trailing pipes into a pager or filter
+// off a command.
+func trimOutputFilter(cmd string) string {
+	t := mergeStderrRE.ReplaceAllString(cmd, "")
+	for {
+		u := outputPipeRE.ReplaceAllString(t, "")
+		if u == t {
+			return strings.TrimSpace(t)
+		}
+		t = u
+	}
+}
+
+func hasOp(w []shellWord) bool {
+	for _, x := range w {
+		if x.op {
+			return true
+		}
+	}
+	return false
+}
+
+func words(w []shellWord) []string {
+	out := make([]string, 0, len(w))
+	for _, x := range w {
+		out = append(out, x.text)
+	}
+	return out
 }
 
 // testCommand is python -m unittest|pytest ..., or pytest ...
@@ -296,10 +340,11 @@ func sedWindow(s string) (int, int, bool) {
 // refuseShell refuses a command the harness will not run, naming the
 // action that does what the command was for.
 func (p *parser) refuseShell(shown, first string) *Error {
-	words := strings.Fields(first)
+	first = trimOutputFilter(first)
+	fields := strings.Fields(first)
 	name := ""
-	if len(words) > 0 {
-		name = words[0]
+	if len(fields) > 0 {
+		name = fields[0]
 	}
 	edits := strings.Contains(first, ">") || strings.Contains(first, "sed -i") || strings.Contains(first, "perl -i") || name == "tee"
 	var instead string
