@@ -89,8 +89,10 @@ const (
 	CodeAmbiguous = "ambiguous-draft"
 )
 
-// Error is a draft that holds no readable action. Its message is written for
-// the model: it says what was missing and which shapes are accepted.
+// Error is a draft the harness does not act on: one that holds no readable
+// action, or (Code set) one that was read but is refused, a shell command or
+// a draft that reads two ways. Its message is written for the model: it says
+// what was missing and which shapes are accepted, or what to send instead.
 type Error struct {
 	// Draft is the raw reply (for native tool calls, the calls rendered as
 	// name and JSON arguments after any content).
