@@ -31,6 +31,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(a),
 		newValidateCmd(a),
+		newDraftCmd(a),
 		newDemoCmd(a),
 		newRunCmd(a),
 		newDoctorCmd(a),
