@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
+	"github.com/tidwall/gjson"
 )
 
 // Record is one line of a trace: exactly one of its fields is set.
@@ -95,7 +99,70 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // DecodeRecord decodes one trace line. Unknown fields are ignored; an
 // unknown record type, a field of the wrong type and an unsupported major
 // schema version are errors (a *FieldError or *UnsupportedSchemaError).
+//
+// A line as trace.Writer writes it (the type first) is decoded once, with
+// github.com/goccy/go-json; anything else, and every line that fails, is
+// decoded again by decodeStrict with encoding/json, whose errors name the
+// field. So the fast decoder only ever decides successes. encoding/json,
+// even decoding once, stays well under the 150 MB/s a core the reader aims
+// at (BenchmarkDecodeRecord, docs/performance.md); FuzzDecodeRecord holds
+// the two decoders to the same records and errors.
 func DecodeRecord(line []byte) (Record, error) {
+	if rec, ok := decodeFast(line); ok {
+		return rec, nil
+	}
+	return decodeStrict(line)
+}
+
+// decodeFast decodes a line that starts {"type":"<known type>" into that
+// record type in one pass. It reports false whenever decodeStrict might
+// decide otherwise: another first field, a decoding error, a type field
+// repeated with another value, a run_start of a schema this build does not
+// read, and the lines goccy/go-json reads otherwise than encoding/json:
+// invalid JSON, which it may take (it skips unknown fields without
+// checking them, and takes control characters in strings), and invalid
+// UTF-8, which encoding/json replaces with U+FFFD.
+func decodeFast(line []byte) (rec Record, ok bool) {
+	defer func() {
+		// A malformed line must never take the reader down: a panic in
+		// the fast decoder sends the line to the strict one.
+		if recover() != nil {
+			rec, ok = Record{}, false
+		}
+	}()
+	const prefix = `{"type":"`
+	rest, found := bytes.CutPrefix(line, []byte(prefix))
+	// gjson checks nesting by recursion, without encoding/json's bound of
+	// 10,000 levels: a line that may nest deeper goes to the strict path.
+	if !found || !utf8.Valid(line) || bytes.Count(line, []byte("["))+bytes.Count(line, []byte("{")) > 10_000 || !gjson.ValidBytes(line) {
+		return Record{}, false
+	}
+	switch {
+	case bytes.HasPrefix(rest, []byte(TypeTurn+`"`)):
+		t := new(Turn)
+		if gojson.Unmarshal(line, t) != nil || t.Type != TypeTurn {
+			return Record{}, false
+		}
+		return Record{Turn: t}, true
+	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
+		e := new(RunEnd)
+		if gojson.Unmarshal(line, e) != nil || e.Type != TypeRunEnd {
+			return Record{}, false
+		}
+		return Record{RunEnd: e}, true
+	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
+		s := new(RunStart)
+		if gojson.Unmarshal(line, s) != nil || s.Type != TypeRunStart || CheckSchema(s.Schema) != nil {
+			return Record{}, false
+		}
+		return Record{RunStart: s}, true
+	}
+	return Record{}, false
+}
+
+// decodeStrict decodes a line with encoding/json: a head for the type and
+// schema, then the record. Its errors are the ones DecodeRecord returns.
+func decodeStrict(line []byte) (Record, error) {
 	var head struct {
 		Type   *string `json:"type"`
 		Schema *string `json:"schema"`

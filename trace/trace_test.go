@@ -186,3 +186,35 @@ func TestReadBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestReadLinesLongerThanTheBuffer reads with a buffer far shorter than
+// every line: the records, the bad line and the torn last line come out as
+// they do with a buffer that holds the whole file.
+func TestReadLinesLongerThanTheBuffer(t *testing.T) {
+	var good strings.Builder
+	for _, r := range sampleRun("r1") {
+		line, _ := schemas.EncodeRecord(r)
+		good.Write(line)
+	}
+	lines := strings.SplitAfter(good.String(), "\n")
+	content := lines[0] + "\r\n" + `{"type":"turn","run_id":"r1","step":"two"}` + "\r\n" + lines[1] + lines[2] + lines[3][:len(lines[3])-9]
+	summary := func(size int) []string {
+		var got []string
+		for rec, err := range read(strings.NewReader(content), "run.jsonl", size) {
+			if err != nil {
+				got = append(got, err.Error())
+				continue
+			}
+			b, _ := schemas.EncodeRecord(rec)
+			got = append(got, string(b))
+		}
+		return got
+	}
+	want, got := summary(1<<20), summary(16)
+	if len(want) != 5 || !strings.Contains(want[1], `run.jsonl:3: field "step"`) || !strings.Contains(want[4], "run.jsonl:6: torn last line") {
+		t.Fatalf("with a large buffer: %q", want)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("with a 16-byte buffer:\n%q\nwant\n%q", got, want)
+	}
+}

@@ -1,0 +1,98 @@
+package schemas_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	gojson "github.com/goccy/go-json"
+	"github.com/tidwall/gjson"
+
+	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// BenchmarkDecodeRecord measures the ways of decoding a trace line that
+// were weighed for DecodeRecord (docs/performance.md), on the lines of a
+// generated corpus held in memory: MB/s of lines.
+//
+//   - encoding-json-twice: a head for the type, then the record (what
+//     DecodeRecord did before, and still does for a line that fails);
+//   - encoding-json-once: the type read from the line's start, one decode;
+//   - encoding-json-valid: json.Valid alone, the floor of any decode by
+//     encoding/json;
+//   - goccy-once: one decode with goccy/go-json, unchecked;
+//   - gjson-valid: the syntax check DecodeRecord makes before goccy;
+//   - decode: DecodeRecord as it is;
+//   - stats-fields-*: a turn's labels only (kind, code, verb, shape,
+//     status), what a summary of the turns needs.
+func BenchmarkDecodeRecord(b *testing.B) {
+	o := corpus.DefaultOptions()
+	o.Turns = 3000
+	dir := b.TempDir()
+	if _, err := corpus.Generate(context.Background(), dir, o); err != nil {
+		b.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
+	var lines [][]byte
+	var size int64
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += int64(len(data))
+		for l := range bytes.Lines(data) {
+			lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+		}
+	}
+	type labels struct {
+		Type    string `json:"type"`
+		Step    int    `json:"step"`
+		Sent    struct{ Kind, Code string }
+		Action  struct{ Verb, Shape string }
+		Outcome struct{ Status, Code string }
+	}
+	once := func(unmarshal func([]byte, any) error) func([]byte) error {
+		return func(l []byte) error {
+			var v any
+			switch {
+			case bytes.HasPrefix(l, []byte(`{"type":"turn"`)):
+				v = new(schemas.Turn)
+			case bytes.HasPrefix(l, []byte(`{"type":"run_end"`)):
+				v = new(schemas.RunEnd)
+			default:
+				v = new(schemas.RunStart)
+			}
+			return unmarshal(l, v)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		f    func([]byte) error
+	}{
+		{"encoding-json-twice", func(l []byte) error { _, err := schemas.DecodeStrict(l); return err }},
+		{"encoding-json-once", once(json.Unmarshal)},
+		{"encoding-json-valid", func(l []byte) error { json.Valid(l); return nil }},
+		{"goccy-once", once(gojson.Unmarshal)},
+		{"gjson-valid", func(l []byte) error { gjson.ValidBytes(l); return nil }},
+		{"decode", func(l []byte) error { _, err := schemas.DecodeRecord(l); return err }},
+		{"stats-fields-encoding-json", func(l []byte) error { var v labels; return json.Unmarshal(l, &v) }},
+		{"stats-fields-goccy", func(l []byte) error { var v labels; return gojson.Unmarshal(l, &v) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, l := range lines {
+					if err := c.f(l); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package schemas
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sampleLines are the records of a small run with every kind of field
+// filled in (pointers, maps, lists, times), as EncodeRecord writes them.
+func sampleLines(t testing.TB) []string {
+	t.Helper()
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
+	start := &RunStart{Schema: Schema, SchemaMinor: SchemaMinor, RunID: "r1", Attempt: 2, Source: SourceBench,
+		CaseID: "initials", Tier: 1, Pass: 2,
+		Model: Model{Backend: "ollama", Name: "qwen3:8b", Digest: "sha256:abc",
+			Options:       Options{Seed: 7, Temperature: 0.2, NumCtx: 8192, NumPredict: 1024},
+			ContextLength: 32768, Context: &ContextSizes{Requested: 8192, Sent: true, Trained: 32768, Effective: 8192, Source: ContextFromRequested}},
+		Harness: Harness{Version: "0.1.0", Commit: "deadbeef", Dirty: true},
+		Task:    "Add initials(name) — «ünïcode» \"quoted\"\n\ttabbed", Targets: []string{"initials.py"},
+		Names: []string{"initials"}, Scope: []string{"**"}, Suite: "python3 -m unittest",
+		Repo: Repo{Path: "repo", Commit: "c0ffee"}, MaxSteps: 20, Tags: []string{"a", "b"}, StartedAt: t0}
+	turn := &Turn{RunID: "r1", Step: 1,
+		Sent: Sent{Kind: KindToolResult, Code: "x", Messages: []Message{
+			{Role: "assistant", Content: "", ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: map[string]any{"path": "a.py", "n": 3.5, "deep": []any{true, nil, "s"}}}}},
+			{Role: "tool", Content: "line\u2028one\n```\n<b>&amp;</b>", ToolCallID: "c1"}},
+			PromptHash: "sha256:0", Elided: []Elision{{What: "repo-map", Ref: "x", Tokens: 12}}, PromptTokensEstimate: 99},
+		Reply:     Reply{Content: "READ a.py", Thinking: "hm", FinishReason: "stop", ToolCalls: []ToolCall{{Name: "n", Arguments: map[string]any{}}}},
+		Action:    Action{Verb: "READ", Path: "a.py", Shape: "canonical", Via: "text", Repairs: []string{"r"}},
+		Outcome:   Outcome{Status: StatusApplied, FilesChanged: []string{"a.py"}},
+		Metrics:   Metrics{PromptTokens: new(40), OutputTokens: new(0), TotalMS: 120, EvalMS: new(int64(-1))},
+		ModelStep: true, Attempts: []Attempt{{N: 1, Error: "boom", Status: 500, WaitMS: 10}, {N: 2}},
+		Warnings: []string{"w"}, StartedAt: t0, EndedAt: t0.Add(time.Second)}
+	end := &RunEnd{RunID: "r1", Verdict: VerdictFailed, FailureClass: FailWroteNothing,
+		Checks: Checks{Ran: true, FirstFailure: "AssertionError"}, StopReason: StopBudget, Steps: 1, ModelSteps: 1,
+		Writes: []Write{{Path: "a.py", Added: 1, Removed: 2}}, SuiteAfter: SuiteCounts{Ran: 3, Failed: 1, TimedOut: true},
+		Patch: "--- a\n+++ b\n", DurationMS: 2000, Error: "e", EndedAt: t0.Add(2 * time.Second)}
+	var lines []string
+	for _, r := range []Record{{RunStart: start}, {Turn: turn}, {RunEnd: end}} {
+		b, err := EncodeRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSuffix(string(b), "\n"))
+	}
+	return lines
+}
+
+// sameAsStrict fails unless DecodeRecord decides line exactly as the
+// encoding/json decoder does: the same record, or the same error.
+func sameAsStrict(t *testing.T, line []byte) {
+	t.Helper()
+	got, gerr := DecodeRecord(line)
+	want, werr := decodeStrict(line)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Fatalf("%q:\nerror  %v\nstrict %v", line, gerr, werr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\ndecoded %s\nstrict  %s", line, dump(got), dump(want))
+	}
+}
+
+func dump(r Record) string {
+	switch {
+	case r.RunStart != nil:
+		return fmt.Sprintf("%+v", *r.RunStart)
+	case r.Turn != nil:
+		return fmt.Sprintf("%+v", *r.Turn)
+	case r.RunEnd != nil:
+		return fmt.Sprintf("%+v", *r.RunEnd)
+	}
+	return "no record"
+}
+
+// edgeLines are lines on which a second JSON decoder is most likely to
+// disagree with encoding/json.
+func edgeLines(lines []string) map[string]string {
+	start, turn, end := lines[0], lines[1], lines[2]
+	return map[string]string{
+		"type repeated":           strings.Replace(turn, `"step":1`, `"step":1,"type":"run_end"`, 1),
+		"type in another case":    strings.Replace(turn, `"step":1`, `"step":1,"TYPE":"run_end"`, 1),
+		"field in another case":   strings.Replace(turn, `"step":1`, `"STEP":4`, 1),
+		"field repeated":          strings.Replace(turn, `"step":1`, `"step":1,"step":3`, 1),
+		"unknown fields":          strings.Replace(turn, `"step":1`, `"step":1,"future":{"a":[1,{"b":null}]},"x":"\u00e9"`, 1),
+		"null fields":             strings.Replace(turn, `"step":1`, `"step":null,"sent":null,"warnings":null`, 1),
+		"wrong type":              strings.Replace(turn, `"step":1`, `"step":"two"`, 1),
+		"float into int":          strings.Replace(turn, `"step":1`, `"step":1.5`, 1),
+		"exponent into int":       strings.Replace(turn, `"step":1`, `"step":1e2`, 1),
+		"int overflow":            strings.Replace(turn, `"step":1`, `"step":99999999999999999999`, 1),
+		"negative zero":           strings.Replace(turn, `"step":1`, `"step":-0`, 1),
+		"leading zero":            strings.Replace(turn, `"step":1`, `"step":01`, 1),
+		"bad time":                strings.Replace(turn, `"started_at":"2026`, `"started_at":"x2026`, 1),
+		"time as number":          strings.Replace(turn, `"started_at":"2026-11-29T12:00:00.123456789Z"`, `"started_at":5`, 1),
+		"lone surrogate":          strings.Replace(turn, `"content":"READ a.py"`, `"content":"\ud800 and \udc00x"`, 1),
+		"escaped slash":           strings.Replace(turn, `"content":"READ a.py"`, `"content":"a\/b\u0041\t"`, 1),
+		"bad escape":              strings.Replace(turn, `"content":"READ a.py"`, `"content":"a\qb"`, 1),
+		"control character":       strings.Replace(turn, `"content":"READ a.py"`, "\"content\":\"a\x01b\"", 1),
+		"trailing garbage":        turn + `x`,
+		"trailing object":         turn + `{}`,
+		"trailing space":          turn + " \t",
+		"truncated":               turn[:len(turn)/2],
+		"empty object":            `{}`,
+		"type only":               `{"type":"turn"}`,
+		"type not a string":       `{"type":1}`,
+		"unknown type":            `{"type":"turns"}`,
+		"space before type":       ` {"type":"turn","step":2}`,
+		"schema missing":          strings.Replace(start, `"schema":"pyharness.trace/v1",`, ``, 1),
+		"schema null":             strings.Replace(start, `"schema":"pyharness.trace/v1"`, `"schema":null`, 1),
+		"schema empty":            strings.Replace(start, `"schema":"pyharness.trace/v1"`, `"schema":""`, 1),
+		"schema of another major": strings.Replace(start, `/v1"`, `/v9"`, 1),
+		"schema of v9 and a bad body": strings.Replace(strings.Replace(start, `/v1"`, `/v9"`, 1),
+			`"tier":1`, `"tier":"one"`, 1),
+		"schema repeated":          strings.Replace(start, `"schema_minor":1`, `"schema_minor":1,"schema":"pyharness.trace/v9"`, 1),
+		"arguments not an object":  strings.Replace(turn, `"arguments":{}`, `"arguments":[]`, 1),
+		"metrics pointer null":     strings.Replace(turn, `"prompt_tokens":40`, `"prompt_tokens":null`, 1),
+		"bool as string":           strings.Replace(turn, `"model_step":true`, `"model_step":"true"`, 1),
+		"string tag on a bool":     strings.Replace(end, `"claimed_done":false`, `"claimed_done":0`, 1),
+		"nested wrong type":        strings.Replace(end, `"added":1`, `"added":"1"`, 1),
+		"array where object":       strings.Replace(end, `"checks":{`, `"checks":[{`, 1),
+		"deep nesting":             strings.Replace(turn, `"step":1`, `"step":1,"x":`+strings.Repeat("[", 20000)+strings.Repeat("]", 20000), 1),
+		"very deep nesting":        strings.Replace(turn, `"step":1`, `"step":1,"x":`+strings.Repeat("[", 3_000_000), 1),
+		"many brackets in strings": strings.Replace(turn, `"content":"READ a.py"`, `"content":"`+strings.Repeat("{[", 6000)+`"`, 1),
+		"big number in any":        strings.Replace(turn, `"n":3.5`, `"n":1e400`, 1),
+		"number forms in any":      strings.Replace(turn, `"n":3.5`, `"n":[-0.0,1E+2,0.1e-3,123456789012345678901234567890]`, 1),
+		"invalid utf-8":            strings.Replace(turn, `"content":"READ a.py"`, "\"content\":\"a\xff\xfeb\xc3\"", 1),
+		"control in a key":         strings.Replace(turn, `"step":1`, "\"st\x7fep\x1f\":1", 1),
+		"tab between tokens":       strings.Replace(turn, `"step":1`, "\"step\":\t1", 1),
+		"utf-8 bom":                "\ufeff" + turn,
+		"run_end first":            strings.Replace(end, `"run_id":"r1"`, `"run_id":"r1","attempts":[{"n":"x"}]`, 1),
+		"run_start whole":          start,
+		"turn whole":               turn,
+		"run_end whole":            end,
+		"run_start without schema": `{"type":"run_start"}`,
+	}
+}
+
+func TestDecodeRecordMatchesStrict(t *testing.T) {
+	lines := sampleLines(t)
+	for name, line := range edgeLines(lines) {
+		t.Run(name, func(t *testing.T) { sameAsStrict(t, []byte(line)) })
+	}
+}
+
+// TestDecodeRecordTakesTheFastPath checks that the lines trace.Writer
+// writes are decoded by decodeFast, so that the benchmark figures are
+// those of the decoder in use, not of the fallback.
+func TestDecodeRecordTakesTheFastPath(t *testing.T) {
+	for _, line := range sampleLines(t) {
+		if _, ok := decodeFast([]byte(line)); !ok {
+			t.Errorf("not decoded by the fast path: %.60s…", line)
+		}
+	}
+}
+
+// FuzzDecodeRecord holds DecodeRecord to encoding/json's decisions on any
+// line: the same record, or the same error.
+func FuzzDecodeRecord(f *testing.F) {
+	lines := sampleLines(f)
+	for _, line := range edgeLines(lines) {
+		if len(line) < 8<<10 { // the deep ones would slow every mutation down
+			f.Add([]byte(line))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { sameAsStrict(t, line) })
+}
