@@ -67,15 +67,18 @@ func (r *RunRow) Summary() RunSummary {
 // from one) has it computed from its messages, which are read for those
 // rows' batches only.
 func TurnSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnSummary], error] {
-	return readTable(ctx, dir, TurnsTable, readTurnSummaries)
+	return readTable(ctx, dir, TurnsTable, readTurnColumns)
 }
 
 // RunSummaries streams the runs table of a dataset as RunSummary rows,
 // part file by part file.
 func RunSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
-	return readTable(ctx, dir, RunsTable, readPart[RunSummary])
+	return readTable(ctx, dir, RunsTable, readRunColumns)
 }
 
+// readTurnSummaries reads a turns part file as TurnSummary rows through
+// parquet-go's row reader: readTurnColumns's way for a file whose columns
+// it cannot read page by page.
 func readTurnSummaries(ctx context.Context, path string, part Partition, yield func(Partitioned[TurnSummary], error) bool) bool {
 	var fb feedbackFiller
 	defer fb.close()

@@ -50,9 +50,10 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 			}
 			return written
 		}},
-		// Several row groups, with feedback left out of the rows of every
-		// other run of 700: the messages are read for some batches and
-		// skipped for others.
+		// Ten row groups (two batches of readTurnColumns, read on
+		// every core), with feedback left out of the rows of every other
+		// run of 700: the messages are read for some batches and skipped
+		// for others.
 		{"feedback left out of some rows", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
 			var want []Partitioned[TurnSummary]
 			for _, path := range turnsParts(t, dir) {
@@ -62,7 +63,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 				}
 				rows := readRows[TurnRow](t, path)
 				var many []TurnRow
-				for len(many) < 3000 {
+				for len(many) < 10_000 {
 					many = append(many, rows...)
 				}
 				for i := range many {
@@ -83,6 +84,12 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := tt.rewrite(t, dir)
+			for _, path := range turnsParts(t, dir) {
+				_, byPage := columnIndexes(openPart(t, path).Schema(), turnSummaryColumns)
+				if wantByPage := tt.name != "no feedback column"; byPage != wantByPage {
+					t.Errorf("%s: read page by page %v, want %v", path, byPage, wantByPage)
+				}
+			}
 			if got := collect(t, TurnSummaries(ctx, dir)); !reflect.DeepEqual(got, want) {
 				t.Errorf("TurnSummaries:\n%s", diffSummaries(got, want))
 			}
@@ -92,15 +99,41 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		})
 	}
 
-	var runs []Partitioned[RunSummary]
-	for r, err := range Runs(ctx, src) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, Partitioned[RunSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+	// The runs table as written, then with its rows repeated into ten row
+	// groups (two batches of readRunSummaries, read on every core).
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
 	}
-	if got := collect(t, RunSummaries(ctx, src)); !reflect.DeepEqual(got, runs) {
-		t.Errorf("RunSummaries:\n%s", diffSummaries(got, runs))
+	for _, d := range []string{src, dir} {
+		if d == dir {
+			paths, err := listParts(dir, RunsTable)
+			if err != nil || len(paths) == 0 {
+				t.Fatalf("runs parts: %v %v", paths, err)
+			}
+			for _, rel := range paths {
+				path := filepath.Join(dir, filepath.FromSlash(rel))
+				if _, byPage := columnIndexes(openPart(t, path).Schema(), runSummaryColumns); !byPage {
+					t.Errorf("%s: not read page by page", path)
+				}
+				rows := readRows[RunRow](t, path)
+				var many []RunRow
+				for len(many) < 10_000 {
+					many = append(many, rows...)
+				}
+				writeRows(t, path, many)
+			}
+		}
+		var runs []Partitioned[RunSummary]
+		for r, err := range Runs(ctx, d) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, Partitioned[RunSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+		}
+		if got := collect(t, RunSummaries(ctx, d)); !reflect.DeepEqual(got, runs) {
+			t.Errorf("RunSummaries of %d runs:\n%s", len(runs), diffSummaries(got, runs))
+		}
 	}
 }
 
@@ -217,14 +250,14 @@ func readRows[T any](t *testing.T, path string) []T {
 }
 
 // writeRows replaces a part file with rows, written as classify writes them.
-func writeRows(t *testing.T, path string, rows []TurnRow) {
+func writeRows[T any](t *testing.T, path string, rows []T) {
 	t.Helper()
 	tmp := path + ".new"
 	f, err := os.Create(tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[TurnRow](f, writerOptions[TurnRow]()...)
+	w := parquet.NewGenericWriter[T](f, writerOptions[T]()...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}

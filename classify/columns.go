@@ -1,0 +1,394 @@
+package classify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/internal/ordered"
+)
+
+// Reading the tables as TurnSummary and RunSummary rows through
+// parquet-go's row reader rebuilt a Go row per turn from its columns and
+// converted it from the file's schema to the summary's: most of what stats
+// spent on a dataset, on one core. The column readers below read the
+// column chunks of a row group page by page instead, turn each dictionary
+// into strings once, and fill the rows from the dictionary indexes; the row
+// groups of a part file are read on every core and handed back in order.
+
+// A column is a leaf column of a table that a summary row holds, with the
+// physical type it must have to be read page by page and where its values
+// go: str or set for a required column, elem and none for the elements
+// of a list (the i-th of the row's list, counted from 0).
+type column[T any] struct {
+	path string // dotted: "writes.list.element.path"
+	kind parquet.Kind
+	str  func(r *T) *string // a required string column's field
+	set  func(r *T, v parquet.Value)
+	elem func(r *T, i int, v parquet.Value)
+	// none is called for an empty list: parquet-go's row reader gives an
+	// empty slice, not nil, and the summaries are the same either way.
+	none func(r *T)
+}
+
+// text is a required string column: a dictionary page gives its strings,
+// made once per dictionary (and shared between the dictionaries of a
+// batch); a plain page, written for values that are mostly distinct, a
+// string per value.
+func text[T any](path string, field func(*T) *string) column[T] {
+	return column[T]{path: path, kind: parquet.ByteArray, str: field}
+}
+
+func int32s[T any](path string, field func(*T) *int32) column[T] {
+	return column[T]{path: path, kind: parquet.Int32, set: func(r *T, v parquet.Value) { *field(r) = v.Int32() }}
+}
+
+func bools[T any](path string, field func(*T) *bool) column[T] {
+	return column[T]{path: path, kind: parquet.Boolean, set: func(r *T, v parquet.Value) { *field(r) = v.Boolean() }}
+}
+
+// turnSummaryColumns are the columns of TurnSummary.
+var turnSummaryColumns = []column[TurnSummary]{
+	text("case_id", func(t *TurnSummary) *string { return &t.CaseID }),
+	int32s("tier", func(t *TurnSummary) *int32 { return &t.Tier }),
+	text("kind", func(t *TurnSummary) *string { return &t.Kind }),
+	text("code", func(t *TurnSummary) *string { return &t.Code }),
+	text("label_from", func(t *TurnSummary) *string { return &t.LabelFrom }),
+	text("feedback", func(t *TurnSummary) *string { return &t.Feedback }),
+	text("verb", func(t *TurnSummary) *string { return &t.Verb }),
+	text("shape", func(t *TurnSummary) *string { return &t.Shape }),
+	text("status", func(t *TurnSummary) *string { return &t.Status }),
+	text("outcome_code", func(t *TurnSummary) *string { return &t.OutcomeCode }),
+	bools("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
+}
+
+// writeAt returns the i-th write of a run, growing the list to hold it:
+// the three columns of a write fill it in turn.
+func writeAt(r *RunSummary, i int) *Write {
+	for len(r.Writes) <= i {
+		r.Writes = append(r.Writes, Write{})
+	}
+	return &r.Writes[i]
+}
+
+// runSummaryColumns are the columns of RunSummary.
+var runSummaryColumns = []column[RunSummary]{
+	text("run_id", func(r *RunSummary) *string { return &r.RunID }),
+	text("case_id", func(r *RunSummary) *string { return &r.CaseID }),
+	int32s("tier", func(r *RunSummary) *int32 { return &r.Tier }),
+	int32s("pass", func(r *RunSummary) *int32 { return &r.Pass }),
+	text("verdict", func(r *RunSummary) *string { return &r.Verdict }),
+	text("failure_class", func(r *RunSummary) *string { return &r.FailureClass }),
+	bools("claimed_done", func(r *RunSummary) *bool { return &r.ClaimedDone }),
+	int32s("model_steps", func(r *RunSummary) *int32 { return &r.ModelSteps }),
+	int32s("turns", func(r *RunSummary) *int32 { return &r.Turns }),
+	{path: "writes.list.element.path", kind: parquet.ByteArray, elem: func(r *RunSummary, i int, v parquet.Value) {
+		writeAt(r, i).Path = string(v.ByteArray())
+	}, none: func(r *RunSummary) { r.Writes = []Write{} }},
+	{path: "writes.list.element.added", kind: parquet.Int32, elem: func(r *RunSummary, i int, v parquet.Value) {
+		writeAt(r, i).Added = v.Int32()
+	}},
+	{path: "writes.list.element.removed", kind: parquet.Int32, elem: func(r *RunSummary, i int, v parquet.Value) {
+		writeAt(r, i).Removed = v.Int32()
+	}},
+	text("first_failure", func(r *RunSummary) *string { return &r.FirstFailure }),
+	{path: "tags.list.element", kind: parquet.ByteArray, elem: func(r *RunSummary, i int, v parquet.Value) {
+		r.Tags = append(r.Tags, string(v.ByteArray()))
+	}, none: func(r *RunSummary) { r.Tags = []string{} }},
+}
+
+// columnIndexes returns the leaf column index of each of cols in a file's
+// schema, or false when one is missing or is not laid out as classify
+// writes it (a required column, or a required list of required elements,
+// of the expected type): such a file is read row by row, as a part file
+// written before the feedback column existed is.
+func columnIndexes[T any](s *parquet.Schema, cols []column[T]) ([]int, bool) {
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		leaf, ok := s.Lookup(strings.Split(c.path, ".")...)
+		depth := 0
+		if c.elem != nil {
+			depth = 1
+		}
+		if !ok || leaf.MaxRepetitionLevel != depth || leaf.MaxDefinitionLevel != depth || leaf.Node.Type().Kind() != c.kind {
+			return nil, false
+		}
+		idx[i] = leaf.ColumnIndex
+	}
+	return idx, true
+}
+
+// rowGroupBatch is the row groups [from, to) of a part file; first is the
+// index in the file of the first row.
+type rowGroupBatch struct {
+	from, to int
+	first    int64
+}
+
+// batchRows are the rows of a batch, or why they could not be read.
+type batchRows[T any] struct {
+	rows []T
+	err  error
+}
+
+// rowGroupsPerBatch is how many row groups (of rowsPerGroup rows) a worker
+// reads at once: enough to keep the hand-over cheap, few enough that the
+// batches held ahead of the consumer stay small.
+const rowGroupsPerBatch = 8
+
+// A batchDecoder reads the rows of some row groups of a part file; first
+// is the index in the file of their first row.
+type batchDecoder[T any] func(groups []parquet.RowGroup, first int64) ([]T, error)
+
+// readRowGroups reads a part file in batches of row groups on every core,
+// with the decoder newDecoder gives for the file, and yields the rows in
+// the file's order. When newDecoder gives none, the file is read by
+// fallback.
+func readRowGroups[T any](ctx context.Context, path string, part Partition, newDecoder func(*parquet.File) batchDecoder[T], fallback partReader[T], yield func(Partitioned[T], error) bool) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
+	}
+	decode := newDecoder(pf)
+	if decode == nil {
+		return fallback(ctx, path, part, yield)
+	}
+	groups := pf.RowGroups()
+	var batches []rowGroupBatch
+	var first int64
+	for i := 0; i < len(groups); i += rowGroupsPerBatch {
+		b := rowGroupBatch{from: i, to: min(i+rowGroupsPerBatch, len(groups)), first: first}
+		for _, g := range groups[b.from:b.to] {
+			first += g.NumRows()
+		}
+		batches = append(batches, b)
+	}
+	read := func(b rowGroupBatch) batchRows[T] {
+		if err := ctx.Err(); err != nil {
+			return batchRows[T]{err: err}
+		}
+		rows, err := decode(groups[b.from:b.to], b.first)
+		if err != nil {
+			return batchRows[T]{err: fmt.Errorf("read %s: %w", path, err)}
+		}
+		return batchRows[T]{rows: rows}
+	}
+	for _, b := range ordered.Map(batches, runtime.GOMAXPROCS(0), read) {
+		if b.err != nil {
+			yield(Partitioned[T]{}, b.err)
+			return false
+		}
+		for i := range b.rows {
+			if !yield(Partitioned[T]{Partition: part, Row: b.rows[i]}, nil) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// columnDecoder reads the row groups of a file laid out as classify
+// writes it column by column, and gives no decoder for another.
+func columnDecoder[T any](pf *parquet.File, cols []column[T]) batchDecoder[T] {
+	idx, ok := columnIndexes(pf.Schema(), cols)
+	if !ok {
+		return nil
+	}
+	return func(groups []parquet.RowGroup, _ int64) ([]T, error) {
+		var cr columnReader
+		return readColumns(&cr, groups, cols, idx)
+	}
+}
+
+// readTurnColumns reads a turns part file as TurnSummary rows.
+func readTurnColumns(ctx context.Context, path string, part Partition, yield func(Partitioned[TurnSummary], error) bool) bool {
+	decoder := func(pf *parquet.File) batchDecoder[TurnSummary] {
+		decode := columnDecoder(pf, turnSummaryColumns)
+		if decode == nil {
+			return nil
+		}
+		return func(groups []parquet.RowGroup, first int64) ([]TurnSummary, error) {
+			rows, err := decode(groups, first)
+			if err != nil {
+				return nil, err
+			}
+			// Rows copied from a file without the feedback column have it
+			// computed from their messages, as readTurnSummaries does.
+			var fb feedbackFiller
+			defer fb.close()
+			return rows, fb.fill(pf, first, rows)
+		}
+	}
+	return readRowGroups(ctx, path, part, decoder, readTurnSummaries, yield)
+}
+
+// readRunColumns reads a runs part file as RunSummary rows.
+func readRunColumns(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
+	decoder := func(pf *parquet.File) batchDecoder[RunSummary] { return columnDecoder(pf, runSummaryColumns) }
+	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], yield)
+}
+
+// columnReader reads column chunks page by page. It keeps the strings it
+// made of dictionaries, so that a value repeated across row groups (a case
+// id, a kind) is one string, not one per row group.
+type columnReader struct {
+	values  []parquet.Value
+	dict    parquet.Dictionary // whose entries strs holds
+	strs    []string
+	interns map[string]string
+}
+
+func (cr *columnReader) intern(b []byte) string {
+	if s, ok := cr.interns[string(b)]; ok {
+		return s
+	}
+	if cr.interns == nil {
+		cr.interns = map[string]string{}
+	}
+	s := string(b)
+	cr.interns[s] = s
+	return s
+}
+
+// dictStrings returns a dictionary's entries as strings.
+func (cr *columnReader) dictStrings(d parquet.Dictionary) []string {
+	if d != cr.dict {
+		cr.dict, cr.strs = d, cr.strs[:0]
+		for k := range d.Len() {
+			cr.strs = append(cr.strs, cr.intern(d.Index(int32(k)).ByteArray()))
+		}
+	}
+	return cr.strs
+}
+
+// readColumns reads the rows of row groups, column by column.
+func readColumns[T any](cr *columnReader, groups []parquet.RowGroup, cols []column[T], idx []int) ([]T, error) {
+	n := 0
+	for _, g := range groups {
+		n += int(g.NumRows())
+	}
+	rows := make([]T, n)
+	at := 0
+	for _, g := range groups {
+		chunks := g.ColumnChunks()
+		into := rows[at : at+int(g.NumRows())]
+		for i, c := range cols {
+			if err := readChunk(cr, chunks[idx[i]], into, c); err != nil {
+				return nil, fmt.Errorf("column %s: %w", c.path, err)
+			}
+		}
+		at += len(into)
+	}
+	return rows, nil
+}
+
+var errColumnLength = errors.New("the column's pages do not hold the row group's rows")
+
+// readChunk reads a column chunk into the rows of its row group.
+func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c column[T]) error {
+	pages := chunk.Pages()
+	defer pages.Close()
+	cr.dict = nil // a column chunk has a dictionary of its own
+	i := 0        // the row the next value of a required column goes to
+	row, elem := -1, 0
+	var bad error
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch d := p.Dictionary(); {
+		case c.elem != nil:
+			err = cr.eachValue(p, func(v parquet.Value) {
+				if v.RepetitionLevel() == 0 {
+					row, elem = row+1, 0
+				}
+				if row < 0 || row >= len(rows) {
+					bad = errColumnLength
+					return
+				}
+				switch {
+				case v.DefinitionLevel() == 1:
+					c.elem(&rows[row], elem, v)
+					elem++
+				case c.none != nil:
+					c.none(&rows[row])
+				}
+			})
+		case p.NumNulls() != 0 || i+int(p.NumValues()) > len(rows):
+			bad = errColumnLength
+		case d != nil && c.str != nil:
+			strs := cr.dictStrings(d)
+			data := p.Data()
+			for _, k := range data.Int32() {
+				if k < 0 || int(k) >= len(strs) {
+					bad = fmt.Errorf("dictionary index %d of a dictionary of %d", k, len(strs))
+					break
+				}
+				*c.str(&rows[i]) = strs[k]
+				i++
+			}
+		default:
+			err = cr.eachValue(p, func(v parquet.Value) {
+				if c.str != nil {
+					*c.str(&rows[i]) = string(v.ByteArray())
+				} else {
+					c.set(&rows[i], v)
+				}
+				i++
+			})
+		}
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+		if bad != nil {
+			return bad
+		}
+	}
+	if c.elem != nil {
+		i = row + 1
+	}
+	if i != len(rows) {
+		return errColumnLength
+	}
+	return nil
+}
+
+// eachValue calls f for each value of a page, in order.
+func (cr *columnReader) eachValue(p parquet.Page, f func(parquet.Value)) error {
+	if cr.values == nil {
+		cr.values = make([]parquet.Value, rowsPerGroup)
+	}
+	r := p.Values()
+	for {
+		n, err := r.ReadValues(cr.values)
+		for _, v := range cr.values[:n] {
+			f(v)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
