@@ -7,8 +7,12 @@
 # under /usr/bin/time -v, and the same turn-kind-share query with DuckDB
 # over the classified Parquet and with jq over the raw JSONL. It prints one
 # table: stage, wall seconds, turns/s, peak RSS (and CPU seconds, user +
-# system: on a shared machine wall time says as much about the neighbours). WORKDIR is removed at the
-# end unless KEEP=1. Needs /usr/bin/time (apt-get install -y time), jq
+# system: on a shared machine wall time says as much about the neighbours),
+# and for the two stages that answer a question another tool answers too,
+# the ratio of their times (stats on the dataset ÷ DuckDB's query, stats on
+# the traces ÷ jq's). Then it runs BenchmarkTraceRead and prints how much
+# longer decoding the traces takes than reading their bytes, and the load
+# average before and after. WORKDIR is removed at the end unless KEEP=1. Needs /usr/bin/time (apt-get install -y time), jq
 # (apt-get install -y jq), and node and npm for DuckDB
 # (scripts/install-duckdb.sh, run by this script).
 set -euo pipefail
@@ -18,6 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 [ -x /usr/bin/time ] || { echo "perf: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "perf: jq is missing (apt-get install -y jq)" >&2; exit 1; }
 
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$work"
 mkdir -p "$work"
 bin="$work/pyharness"
@@ -26,7 +31,8 @@ corpus="$work/corpus"
 dataset="$work/dataset"
 log="$work/log"
 mkdir -p "$log"
-rows=()
+names=()
+declare -A wall_of cpu_of line_of
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v, its output in
 # $log/NAME.out, and adds a row to the table.
@@ -41,9 +47,20 @@ measure() {
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$log/$name.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log/$name.time")
   cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$log/$name.time")
-  rows+=("$(awk -v n="$name" -v w="$wall" -v r="$rss" -v t="$turns" -v c="$cpu" 'BEGIN {
+  names+=("$name")
+  wall_of[$name]=$wall
+  cpu_of[$name]=$cpu
+  line_of[$name]="$(awk -v n="$name" -v w="$wall" -v r="$rss" -v t="$turns" -v c="$cpu" 'BEGIN {
     tps = (w > 0) ? t / w : 0
-    printf "%-16s %9.2f %10.0f %10.1f %9.2f", n, w, tps, r / 1024, c }')")
+    printf "%-16s %9.2f %10.0f %10.1f %9.2f", n, w, tps, r / 1024, c }')"
+}
+
+# ratio NAME REF: NAME's wall and CPU time over REF's, or nothing when
+# either was not measured.
+ratio() {
+  [ -n "${wall_of[$2]:-}" ] || return 0
+  awk -v w="${wall_of[$1]}" -v rw="${wall_of[$2]}" -v c="${cpu_of[$1]}" -v rc="${cpu_of[$2]}" -v ref="$2" 'BEGIN {
+    if (rw > 0 && rc > 0) printf "  %.2f× %s (CPU %.2f×)", w / rw, ref, c / rc }'
 }
 
 measure gen-corpus "$bin" gen-corpus --turns "$turns" --out "$corpus"
@@ -80,10 +97,27 @@ else
 fi
 measure jq-kinds sh -c "find '$corpus/runs' -name '*.jsonl' -print0 | xargs -0 cat | jq -c -n 'reduce (inputs | select(.type == \"turn\") | .sent.kind) as \$k ({}; .[\$k] += 1)'"
 
+# The trace reader against a raw read of the same files, in one run of the
+# benchmark (a shared machine's load moves both alike).
+bench="$(cd "$root" && go test ./corpus -run '^$' -bench '^BenchmarkTraceRead$' -count 1)"
+raw_mbs="$(awk '/BenchmarkTraceRead\/raw/ {for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s") print $i}' <<<"$bench")"
+decode_mbs="$(awk '/BenchmarkTraceRead\/decode/ {for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s") print $i}' <<<"$bench")"
+
 echo "pyharness perf: $turns turns, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+echo "load average (1, 5, 15 min): $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "corpus: $(du -sh "$corpus/runs" | cut -f1) of traces, $(du -sh "$dataset" | cut -f1) classified"
-printf "%-16s %9s %10s %10s %9s\n" stage "wall s" "turns/s" "peak MiB" "CPU s"
-for r in "${rows[@]}"; do echo "$r"; done
+printf "%-16s %9s %10s %10s %9s  %s\n" stage "wall s" "turns/s" "peak MiB" "CPU s" "time ÷ another tool's"
+for n in "${names[@]}"; do
+  case "$n" in
+  stats-dataset) echo "${line_of[$n]}$(ratio "$n" duckdb-kinds)" ;;
+  stats-traces) echo "${line_of[$n]}$(ratio "$n" jq-kinds)" ;;
+  *) echo "${line_of[$n]}" ;;
+  esac
+done
+echo
+awk -v r="$raw_mbs" -v d="$decode_mbs" 'BEGIN {
+  if (r > 0 && d > 0) printf "trace read (BenchmarkTraceRead, 3,000 turns): raw read %.1f MB/s, decode %.1f MB/s: decode ÷ raw read %.2f× the time\n", r, d, r / d
+  else print "trace read: BenchmarkTraceRead printed no MB/s" }'
 echo
 echo "turn kinds: stats $(jq -c '[.kinds[] | {(.name): .count}] | add' "$log/stats-dataset.out")"
 [ -f "$log/duckdb-kinds.out" ] && echo "            duckdb $(jq -c 'map({(.kind): (.turns | tonumber)}) | add' "$log/duckdb-kinds.out")"
