@@ -101,7 +101,8 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // schema version are errors (a *FieldError or *UnsupportedSchemaError).
 //
 // A line as trace.Writer writes it (the type first) is decoded once, with
-// github.com/goccy/go-json; anything else, and every line that fails, is
+// github.com/goccy/go-json (its strings then copied out of the line: see
+// detach.go); anything else, and every line that fails, is
 // decoded again by decodeStrict with encoding/json, whose errors name the
 // field. So the fast decoder only ever decides successes. encoding/json,
 // even decoding once, stays well under the 150 MB/s a core the reader aims
@@ -143,18 +144,21 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		if gojson.Unmarshal(line, t) != nil || t.Type != TypeTurn {
 			return Record{}, false
 		}
+		t.detach()
 		return Record{Turn: t}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
 		e := new(RunEnd)
 		if gojson.Unmarshal(line, e) != nil || e.Type != TypeRunEnd {
 			return Record{}, false
 		}
+		e.detach()
 		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
 		s := new(RunStart)
 		if gojson.Unmarshal(line, s) != nil || s.Type != TypeRunStart || CheckSchema(s.Schema) != nil {
 			return Record{}, false
 		}
+		s.detach()
 		return Record{RunStart: s}, true
 	}
 	return Record{}, false

@@ -3,6 +3,7 @@ package schemas
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +165,119 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { sameAsStrict(t, line) })
+}
+
+// fillAll sets every field of v, at every depth: strings, numbers, two
+// elements in every list, a value behind every pointer, an entry of each
+// kind in every map of any.
+func fillAll(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("value %d", *n))
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillAll(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		fillAll(v.Index(0), n)
+		fillAll(v.Index(1), n)
+	case reflect.Map:
+		v.Set(reflect.ValueOf(map[string]any{fmt.Sprintf("key %d", *n): "text", "list": []any{"a", 1.0}, "object": map[string]any{"k": "v"}}))
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			v.Set(reflect.ValueOf(time.Date(2026, 12, 1, 12, 0, 0, *n, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			fillAll(v.Field(i), n)
+		}
+	default:
+		panic(fmt.Sprintf("fillAll: no value for %s", v.Type()))
+	}
+}
+
+// strs appends every string reachable from v: fields, elements, map keys
+// and values.
+func strs(v reflect.Value, out []string) []string {
+	switch v.Kind() {
+	case reflect.String:
+		return append(out, v.String())
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return strs(v.Elem(), out)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			out = strs(v.Index(i), out)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			out = strs(it.Value(), strs(it.Key(), out))
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			return out
+		}
+		for i := range v.NumField() {
+			out = strs(v.Field(i), out)
+		}
+	}
+	return out
+}
+
+// TestDecodedStringsKeepNoLine keeps every string of many decoded records,
+// each line padded with 64 kB of an unknown field, and lets the records go:
+// what stays in memory must be the strings, not the lines they were read
+// from.
+func TestDecodedStringsKeepNoLine(t *testing.T) {
+	pad := `"pad":"` + strings.Repeat("x", 64<<10) + `",`
+	for _, rec := range []Record{{RunStart: new(RunStart)}, {Turn: new(Turn)}, {RunEnd: new(RunEnd)}} {
+		t.Run(rec.Type(), func(t *testing.T) {
+			n := 0
+			switch {
+			case rec.RunStart != nil:
+				fillAll(reflect.ValueOf(rec.RunStart).Elem(), &n)
+				rec.RunStart.Schema = Schema
+			case rec.Turn != nil:
+				fillAll(reflect.ValueOf(rec.Turn).Elem(), &n)
+			case rec.RunEnd != nil:
+				fillAll(reflect.ValueOf(rec.RunEnd).Elem(), &n)
+			}
+			b, err := EncodeRecord(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head := `{"type":"` + rec.Type() + `",`
+			line := []byte(strings.Replace(strings.TrimSuffix(string(b), "\n"), head, head+pad, 1))
+			if _, ok := decodeFast(line); !ok {
+				t.Fatalf("the padded line is not decoded by the fast path: %.80s…", line)
+			}
+			const records = 200
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			kept := make([][]string, 0, records)
+			for range records {
+				got, err := DecodeRecord(line)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kept = append(kept, strs(reflect.ValueOf(got), nil))
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			if lines := int64(records * len(line)); grew > lines/8 {
+				t.Errorf("keeping the %d strings of %d records kept %d kB: the lines (%d kB) are still referenced", len(kept[0]), records, grew>>10, lines>>10)
+			}
+			runtime.KeepAlive(kept)
+		})
+	}
 }
