@@ -85,13 +85,13 @@ type feedback struct {
 
 // runner holds the state of one run.
 type runner struct {
-	cfg    Config
-	model  Chatter
-	ws     *workspace
-	scope  *scope
-	suite  suite.Runner
-	w      *trace.Writer
-	tok    *tokenizer
+	cfg   Config
+	model Chatter
+	ws    *workspace
+	scope *scope
+	suite suite.Runner
+	w     *trace.Writer
+	tok   *tokenizer
 	// window is the context window prompts are budgeted against: the
 	// effective size of cfg.Model.Context, or num_ctx when none is known;
 	// an overflow answer that states the server's window lowers it.
