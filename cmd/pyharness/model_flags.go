@@ -102,7 +102,35 @@ func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out stri
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
 	}
+	if !serverAnswered(res) {
+		return res
+	}
+	// The window the server applies, not the one asked for, is what every
+	// prompt of the job is budgeted against and what run_start records.
+	c := model.ResolveContext(f.numCtx, 0, res.Info)
+	b.info.Context = &c
+	check := preflight.Check{Name: "context", Status: preflight.OK, Detail: harness.ContextLine(&c)}
+	if room := c.Effective - f.numPredict; room < minPromptRoom {
+		check.Status = preflight.Fail
+		check.Detail += fmt.Sprintf(": --num-predict %d leaves %d tokens for the prompt, and at least %d are needed (lower --num-predict)", f.numPredict, room, minPromptRoom)
+	}
+	res.Checks = append(res.Checks, check)
 	return res
+}
+
+// minPromptRoom is the least prompt budget a run starts with (harness.Run
+// refuses less).
+const minPromptRoom = 512
+
+// serverAnswered reports whether the pre-flight reached the server and it
+// knew the model, so that what it said of the model can be relied on.
+func serverAnswered(res *preflight.Result) bool {
+	for _, c := range res.Checks {
+		if (c.Name == "server" || c.Name == "model") && c.Status == preflight.Fail {
+			return false
+		}
+	}
+	return res.Info.Backend != ""
 }
 
 // openBackend builds the backend a spec names; the choice of
