@@ -20,11 +20,14 @@ type TurnSummary struct {
 	Code      string `parquet:"code,dict"`
 	LabelFrom string `parquet:"label_from,dict"`
 	Feedback  string `parquet:"feedback,dict"`
+	// WarningCodes are the codes of the turn's warnings (context-full and
+	// the like).
+	WarningCodes []string `parquet:"warning_codes,list"`
 }
 
 // Summary is the turn's columns that TurnSummary holds.
 func (t *TurnRow) Summary() TurnSummary {
-	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback}
+	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback, WarningCodes: t.WarningCodes}
 }
 
 // RunSummary is the columns of a runs row that a summary of the table
