@@ -380,3 +380,124 @@ func TestElisionsNeverCostTokens(t *testing.T) {
 		}
 	}
 }
+
+// openaiBackend is the openai backend on a test server's /v1, with no
+// waits between retries.
+func openaiBackend(t *testing.T, baseURL string) *openai.Client {
+	t.Helper()
+	c, err := openai.New(openai.Config{BaseURL: baseURL, Model: "tiny", IdleTimeout: 5 * time.Second,
+		Retry: model.Retry{Sleep: func(ctx context.Context, d time.Duration) error { return nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Issue 20, finding 3: llama-server refuses an over-long prompt with 400
+// exceed_context_size_error carrying n_ctx 2048 (openai-overflow). A run
+// that budgeted against --num-ctx 8192 (the window unknown to it) refits
+// below the stated window: the next attempt is smaller than the server's
+// window minus num_predict by the harness's estimate and fits as the server
+// counts it, the later steps stay inside it, and nothing is resent.
+func TestLlamaServerOverflowRefitsBelowItsStatedWindow(t *testing.T) {
+	srv := wiretest.NewLlamaServer(t)
+	for _, d := range textwrapDrafts {
+		srv.Push(wiretest.Text(d))
+	}
+	const numPredict = 512
+	cfg := textwrapConfig(t, "llama-overflow", schemas.Model{Backend: "openai", Name: "tiny",
+		Options: schemas.Options{NumCtx: 8192, NumPredict: numPredict}})
+	res, err := Run(context.Background(), cfg, openaiBackend(t, srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End.StopReason != schemas.StopBudget || res.End.Steps != 20 {
+		t.Fatalf("stop %s after %d steps (%s), want the 20-step budget", res.End.StopReason, res.End.Steps, res.End.Error)
+	}
+	run := readTrace(t, res)
+	overflows := 0
+	for _, turn := range run.Turns {
+		if !hasWarning(turn, CodeContextOverflow) {
+			continue
+		}
+		overflows++
+		refused, refit := turn.Attempts[0], turn.Attempts[len(turn.Attempts)-1]
+		if refused.Status != 400 || refit.N != len(turn.Attempts) || refit.PromptTokensEstimate >= refused.PromptTokensEstimate {
+			t.Errorf("step %d: attempts %+v: want a refused 400 then a smaller prompt", turn.Step, turn.Attempts)
+		}
+		if refit.PromptTokensEstimate > wiretest.LlamaServerNCtx-numPredict {
+			t.Errorf("step %d: the refit is estimated at %d tokens, over the stated window %d minus num_predict %d", turn.Step, refit.PromptTokensEstimate, wiretest.LlamaServerNCtx, numPredict)
+		}
+	}
+	if overflows != 1 {
+		t.Errorf("%d steps were refused; want one: the window the server stated holds for the rest of the run", overflows)
+	}
+	if !slices.ContainsFunc(run.End.Warnings, func(w string) bool { return strings.Contains(w, "the server's context window is 2048") }) {
+		t.Errorf("run_end warnings %q do not say the server's window", run.End.Warnings)
+	}
+	reqs := srv.ChatRequests()
+	noResend(t, reqs)
+	refusedSeen := false
+	for i, r := range reqs {
+		n := wiretest.CountPrompt(sentContents(t, r))
+		if n >= wiretest.LlamaServerNCtx {
+			if refusedSeen {
+				t.Errorf("request %d: a prompt of %d tokens after the server said its window is %d", i+1, n, wiretest.LlamaServerNCtx)
+			}
+			refusedSeen = true
+		}
+	}
+	if !refusedSeen {
+		t.Fatal("no prompt reached the window: the test shows nothing about the overflow")
+	}
+}
+
+// Issue 20, finding 3: with what llama-server says of itself (/props,
+// /v1/models: n_ctx 2048, n_ctx_train 4096), a run asked for 8192 budgets
+// against 2048 from the first step, records num_ctx as not sent, and is
+// never refused; a reply cut by the full window before max_tokens
+// (openai-ctx-full-during-generation: total_tokens = n_ctx) is context-full.
+func TestLlamaServerWindowIsLearnedAndAFullContextFlagged(t *testing.T) {
+	srv := wiretest.NewLlamaServer(t)
+	long := strings.Repeat("# a comment the model goes on writing\n", 200)
+	drafts := append([]string{long}, textwrapDrafts[:9]...)
+	for _, d := range drafts {
+		srv.Push(wiretest.Text(d))
+	}
+	client := openaiBackend(t, srv.URL)
+	info, err := client.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const numPredict = 1200
+	c := model.ResolveContext(8192, 0, info)
+	cfg := textwrapConfig(t, "llama-window", schemas.Model{Backend: "openai", Name: "tiny", Context: &c,
+		Options: schemas.Options{NumCtx: 8192, NumPredict: numPredict}})
+	cfg.MaxSteps = len(drafts)
+	res, err := Run(context.Background(), cfg, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := readTrace(t, res)
+	want := schemas.ContextSizes{Requested: 8192, Sent: false, Trained: 4096, InForce: 2048, Effective: 2048, Source: schemas.ContextFromServer}
+	if got := run.Start.Model.Context; got == nil || *got != want {
+		t.Errorf("run_start context = %+v, want %+v", got, want)
+	}
+	first := run.Turns[0]
+	if first.Reply.FinishReason != "length" || !hasWarning(first, CodeContextFull) {
+		t.Errorf("step 1: finish %q, warnings %q; want length and context-full", first.Reply.FinishReason, first.Warnings)
+	}
+	for _, turn := range run.Turns[1:] {
+		if hasWarning(turn, CodeContextFull) && turn.Reply.FinishReason != "length" {
+			t.Errorf("step %d: context-full on a reply that ended %q", turn.Step, turn.Reply.FinishReason)
+		}
+	}
+	for _, turn := range run.Turns {
+		if hasWarning(turn, CodeContextOverflow) || len(turn.Attempts) != 1 {
+			t.Errorf("step %d: refused or retried (%d attempts, warnings %q) with the window known", turn.Step, len(turn.Attempts), turn.Warnings)
+		}
+	}
+	if res.TurnWarnings[CodeContextFull] < 1 {
+		t.Errorf("the result counts %d replies cut by a full context", res.TurnWarnings[CodeContextFull])
+	}
+}
