@@ -38,6 +38,7 @@ const (
 	kindReply       = "reply"
 	kindCut         = "cut"         // the connection drops after two chunks
 	kindCutInLine   = "cut-in-line" // … in the middle of the third
+	kindCutFirst    = "cut-first"   // … before the status line (EOF)
 	kindNoDone      = "no-done"     // the stream ends properly, but not the reply
 	kindNotFound    = "not-found"
 	kindRateLimited = "rate-limited"
@@ -96,7 +97,7 @@ func fixtures() []fixture {
 	return []fixture{ollamaFixture(), openaiFixture(), llamaServerFixture(), scriptedFixture(), replayFixture()}
 }
 
-var allFaults = []string{kindReply, kindCut, kindCutInLine, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
+var allFaults = []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
 
 func ollamaFixture() fixture {
 	// The recorded done:true chunk of chat-stream: durations in ns.
@@ -189,7 +190,7 @@ func llamaServerFixture() fixture {
 	return fixture{
 		name:    "llama-server",
 		backend: model.BackendOpenAI,
-		kinds:   []string{kindReply, kindCut, kindCutInLine, kindNoDone, kindServerError, kindOverflow, kindHang},
+		kinds:   []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindServerError, kindOverflow, kindHang},
 		metrics: func(req model.Request, text string) schemas.Metrics {
 			prompt, output := wiretest.CountPrompt(contents(req)), wiretest.CountTokens(text)
 			// A first request: nothing cached, the whole prompt evaluated.
@@ -243,6 +244,8 @@ func serverStep(ex exchange, notFound string, overflow wiretest.Step) wiretest.S
 		return wiretest.Text(ex.text).CutAfter(2)
 	case kindCutInLine:
 		return wiretest.Text(ex.text).CutInLine(2)
+	case kindCutFirst:
+		return wiretest.Text(ex.text).CutBeforeAnswer()
 	case kindNoDone:
 		return wiretest.Text(ex.text).WithoutDone()
 	case kindNotFound:
@@ -278,7 +281,7 @@ func scriptedFixture() fixture {
 				switch ex.kind {
 				case kindReply:
 					line = map[string]any{"content": ex.text}
-				case kindCut, kindCutInLine, kindNoDone:
+				case kindCut, kindCutInLine, kindCutFirst, kindNoDone:
 					line = map[string]any{"error": model.CodeStreamCut}
 				case kindNotFound:
 					line = map[string]any{"error": model.CodeModelNotFound, "status": 404, "message": "model 'llama3.1:8b' not found"}
@@ -488,7 +491,9 @@ func runConformance(t *testing.T, f fixture) {
 		}
 	})
 
-	for _, kind := range []string{kindCut, kindCutInLine, kindNoDone} {
+	// An EOF where the answer should be is a dropped stream too (issue 14,
+	// finding 5: it was labelled connection-refused).
+	for _, kind := range []string{kindCut, kindCutInLine, kindCutFirst, kindNoDone} {
 		t.Run("stream "+kind+" retried", func(t *testing.T) {
 			var s sleeps
 			in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kind, text: draft}, reply)
