@@ -20,11 +20,18 @@ type TurnSummary struct {
 	Code      string `parquet:"code,dict"`
 	LabelFrom string `parquet:"label_from,dict"`
 	Feedback  string `parquet:"feedback,dict"`
+	// The turn's own action and outcome, for how the model wrote it.
+	Verb        string `parquet:"verb,dict"`
+	Shape       string `parquet:"shape,dict"`
+	Status      string `parquet:"status,dict"`
+	OutcomeCode string `parquet:"outcome_code,dict"`
+	ModelStep   bool   `parquet:"model_step"`
 }
 
 // Summary is the turn's columns that TurnSummary holds.
 func (t *TurnRow) Summary() TurnSummary {
-	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback}
+	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback,
+		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep}
 }
 
 // RunSummary is the columns of a runs row that a summary of the table

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/stats"
 )
 
@@ -119,7 +120,7 @@ func TestRendersInChromium(t *testing.T) {
 		}
 	}
 	if bin == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
+		needs.Missing(t, "chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
 	}
 	dir := t.TempDir()
 	s := summary(t, stats.ByModel)
@@ -186,4 +187,48 @@ func chromium(t *testing.T, bin, dir, page, shot string) (dom string, console []
 		}
 	}
 	return stdout.String(), console
+}
+
+// The fixtures hold runs of two models and scripted runs: the page gives
+// each model its own figures, puts the scripted runs in their own labelled
+// section, and has the table of how each model wrote its actions.
+func TestModelsAndScriptedRunsApart(t *testing.T) {
+	page := string(render(t, summary(t, "")))
+	_, rest, ok := strings.Cut(page, `<h2 id="models">`)
+	if !ok {
+		t.Fatal("the page has no section for the runs of each model")
+	}
+	models, rest, ok := strings.Cut(rest, `<h2 id="scripted">`)
+	if !ok {
+		t.Fatal("the page has no section for the scripted runs")
+	}
+	scripted, _, _ := strings.Cut(rest, "<h2>")
+	for _, want := range []string{
+		`<code>ollama:llama3.1:8b</code></td><td class="n">3</td><td class="n">2</td><td class="n">0 of 2 (0%)</td>`,
+		`<code>openai:Qwen/Qwen2.5-Coder-32B</code></td><td class="n">1</td><td class="n">0</td><td class="n">1 of 1 (100%)</td>`,
+	} {
+		if !strings.Contains(models, want) {
+			t.Errorf("the models' section has no row %s:\n%s", want, models)
+		}
+	}
+	if strings.Contains(models, "<code>scripted</code>") {
+		t.Errorf("the models' section holds the scripted runs:\n%s", models)
+	}
+	if want := `<code>scripted</code></td><td class="n">30</td><td class="n">13</td><td class="n">17 of 30 (57%)</td>`; !strings.Contains(scripted, want) {
+		t.Errorf("the scripted section has no row %s:\n%s", want, scripted)
+	}
+	_, forms, ok := strings.Cut(page, `<h2 id="action-forms">`)
+	if !ok {
+		t.Fatal("the page has no table of how the model wrote its actions")
+	}
+	for _, want := range []string{
+		`<code>ollama:llama3.1:8b</code>, 6 turns</td><td><code>canonical</code></td><td class="n">5</td><td class="n">83%</td>`,
+		`<td><code>unparsed</code></td><td class="n">1</td><td class="n">17%</td>`,
+		`<code>scripted</code> (not a model), 150 turns</td><td><code>canonical</code></td><td class="n">89</td>`,
+		`<td><code>bold-label&#43;reason-after-verb</code></td><td class="n">15</td>`, // html/template writes + as &#43;
+	} {
+		if !strings.Contains(forms, want) {
+			t.Errorf("the action forms table has no %s", want)
+		}
+	}
 }
