@@ -180,9 +180,9 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		skillsRun:   map[string]bool{},
 		nativeTools: cfg.NativeTools,
 	}
-	if r.budget < 512 {
-		return nil, fmt.Errorf("run: %s %d minus num_predict %d leaves %d tokens for the prompt; at least 512 are needed",
-			source, window, cfg.Model.Options.NumPredict, r.budget)
+	if r.budget < model.MinPromptTokens {
+		return nil, fmt.Errorf("run: %s %d minus num_predict %d leaves %d tokens for the prompt; at least %d are needed",
+			source, window, cfg.Model.Options.NumPredict, r.budget, model.MinPromptTokens)
 	}
 	r.warnings = append(r.warnings, ContextWarnings(cfg.Model)...)
 	for _, f := range listFiles(ws.dir, nil) {

@@ -64,7 +64,7 @@ func (r Retry) deterministic(e, prev *Error) string {
 	if e.Code != CodeServerError && e.Code != CodeStreamError {
 		return ""
 	}
-	if prev != nil && statesDeterministic(e.Message) {
+	if prev != nil && statesDeterministic(prev.Message) && statesDeterministic(e.Message) {
 		return "the server's parser rejected the model's output twice, and it rejects the same output every time"
 	}
 	if r.greedy && prev != nil && prev.Code == e.Code && prev.Status == e.Status && prev.Message == e.Message {

@@ -34,6 +34,7 @@ type modelFlags struct {
 	temperature float64
 	numCtx      int
 	numPredict  int
+	contextSize int
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
@@ -45,6 +46,19 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
 	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
+}
+
+// check is the rule on the context flags that run, bench, collect and
+// doctor share: the window must leave room for a prompt after the reply.
+func (f *modelFlags) check() error {
+	if f.contextSize < 0 {
+		return fmt.Errorf("--context-size %d: want a positive window, or 0 for none", f.contextSize)
+	}
+	if err := model.CheckPromptRoom(f.numCtx, f.numPredict); err != nil {
+		return fmt.Errorf("--num-ctx %d, --num-predict %d: %w", f.numCtx, f.numPredict, err)
+	}
+	return nil
 }
 
 // modelSpec is a parsed --model value.
@@ -95,42 +109,30 @@ type backend struct {
 // run_start).
 func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
 	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
-		NumCtx: f.numCtx, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
 	if res.Info.Digest != "" {
 		b.info.Digest = res.Info.Digest
 	}
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
 	}
-	if !serverAnswered(res) {
+	if res.Context == nil {
 		return res
 	}
 	// The window the server applies, not the one asked for, is what every
 	// prompt of the job is budgeted against and what run_start records.
-	c := model.ResolveContext(f.numCtx, 0, res.Info)
-	b.info.Context = &c
-	check := preflight.Check{Name: "context", Status: preflight.OK, Detail: harness.ContextLine(&c)}
-	if room := c.Effective - f.numPredict; room < minPromptRoom {
-		check.Status = preflight.Fail
-		check.Detail += fmt.Sprintf(": --num-predict %d leaves %d tokens for the prompt, and at least %d are needed (lower --num-predict)", f.numPredict, room, minPromptRoom)
-	}
-	res.Checks = append(res.Checks, check)
-	return res
-}
-
-// minPromptRoom is the least prompt budget a run starts with (harness.Run
-// refuses less).
-const minPromptRoom = 512
-
-// serverAnswered reports whether the pre-flight reached the server and it
-// knew the model, so that what it said of the model can be relied on.
-func serverAnswered(res *preflight.Result) bool {
-	for _, c := range res.Checks {
-		if (c.Name == "server" || c.Name == "model") && c.Status == preflight.Fail {
-			return false
+	b.info.Context = res.Context
+	if err := model.CheckPromptRoom(res.Context.Effective, f.numPredict); err != nil {
+		// The harness refuses to start a run with this little room: the
+		// pre-flight fails rather than let the baseline run first.
+		for i, c := range res.Checks {
+			if c.Name == "context" {
+				res.Checks[i].Status = preflight.Fail
+				res.Checks[i].Detail += fmt.Sprintf(" (a run refuses this: lower --num-predict to %d or less)", res.Context.Effective-model.MinPromptTokens)
+			}
 		}
 	}
-	return res.Info.Backend != ""
+	return res
 }
 
 // openBackend builds the backend a spec names; the choice of

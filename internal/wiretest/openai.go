@@ -160,7 +160,8 @@ func (req oaiRequest) contents() []string {
 // the rest fits (the count is the window when one message alone is too
 // long: the runner cuts it).
 func (req oaiRequest) keptTokens(window int) int {
-	n := req.promptTokens()
+	contents := req.contents()
+	n := CountPrompt(contents)
 	if window <= 0 || n <= window {
 		return n
 	}
@@ -171,7 +172,7 @@ func (req oaiRequest) keptTokens(window int) int {
 		if m.Role == "system" {
 			continue
 		}
-		n -= CountTokens(req.contents()[i]) + PerMessageTokens
+		n -= CountTokens(contents[i]) + PerMessageTokens
 	}
 	return min(n, window)
 }

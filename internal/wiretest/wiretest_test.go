@@ -19,7 +19,11 @@ func TestRecordingsLoad(t *testing.T) {
 	if len(names) < 14 {
 		t.Fatalf("Names() = %d recordings, want the 14 recorded exchanges", len(names))
 	}
-	for _, name := range names {
+	llama := NamesOf(FamilyLlamaServer)
+	if len(llama) < 25 {
+		t.Fatalf("NamesOf(llama-server) = %d recordings, want the 25 recorded exchanges", len(llama))
+	}
+	for _, name := range append(names, llama...) {
 		rec, err := Load(name)
 		if err != nil {
 			t.Errorf("Load(%q): %v", name, err)
@@ -323,5 +327,34 @@ func TestOpenAIOllamaRoutes(t *testing.T) {
 	_, body, _ = post(t, srv.URL+"/chat/completions", `{"model":"tiny","messages":[`+msg("system", 10)+`,`+msg("user", 60)+`,`+msg("assistant", 60)+`,`+msg("user", 20)+`]}`)
 	if !strings.Contains(string(body), `"prompt_tokens":90,`) {
 		t.Errorf("silent truncation at 100: %s", body)
+	}
+}
+
+// TestOpenAINewRecordingsMatch: the answers recorded with the model of
+// trained context 4096 — a length stop, and the silent truncation of a
+// 7,000-token prompt to 3,656 — are what the server generates for the
+// same reply and counts.
+func TestOpenAINewRecordingsMatch(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		prompt, output int
+	}{{"openai-length-stop", 15, 16}, {"openai-silent-truncation", 3656, 16}} {
+		rec := MustLoad(tt.name)
+		var req oaiRequest
+		if err := json.Unmarshal(rec.RequestBody, &req); err != nil {
+			t.Fatal(err)
+		}
+		var recorded struct {
+			ID      string `json:"id"`
+			Created int64  `json:"created"`
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		json.Unmarshal(rec.Body, &recorded)
+		got, _ := json.Marshal(completion(recorded.ID, recorded.Created, req, Reply{Chunks: []string{recorded.Choices[0].Message.Content}, DoneReason: "length", PromptTokens: tt.prompt, OutputTokens: tt.output}))
+		if want := bytes.TrimSpace(rec.Body); !bytes.Equal(got, want) {
+			t.Errorf("%s: generated\n%s\nrecorded\n%s", tt.name, got, want)
+		}
 	}
 }

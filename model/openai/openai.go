@@ -392,12 +392,10 @@ func (c *Client) Info(ctx context.Context) (model.Info, error) {
 		return info, fmt.Errorf("list models: %w", err)
 	}
 	listed := status == http.StatusOK
-	if !listed && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-		e := model.FromStatus(status, msg, nil)
-		if status == http.StatusNotFound {
-			e.Code = model.CodeBadRequest
-		}
-		return info, fmt.Errorf("list models: %w", e)
+	if !listed && status != http.StatusNotFound && status != http.StatusMethodNotAllowed && status != http.StatusUnsupportedMediaType {
+		// A refused key, a server error: the list route is there and
+		// says something is wrong.
+		return info, fmt.Errorf("list models: %w", model.FromStatus(status, msg, nil))
 	}
 	entry, found := list.find(c.model)
 
@@ -468,14 +466,10 @@ func (c *Client) Info(ctx context.Context) (model.Info, error) {
 }
 
 // modelList is GET /models as Ollama and llama-server answer it: the
-// OpenAI list (data), and llama-server's Ollama-style list (models) and
-// meta beside it.
+// OpenAI list (data), each entry with llama-server's meta beside it
+// (llama-server also sends an Ollama-style "models" list, not read).
 type modelList struct {
-	Data   []listEntry `json:"data"`
-	Models []struct {
-		Name  string `json:"name"`
-		Model string `json:"model"`
-	} `json:"models"`
+	Data []listEntry `json:"data"`
 }
 
 type listEntry struct {
@@ -565,8 +559,9 @@ func (c *Client) getJSON(ctx context.Context, method, u string, body any, out an
 		return resp.StatusCode, errorMessage(b), nil
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		// Not the server family this route belongs to: say so by status.
-		return http.StatusUnsupportedMediaType, "", nil
+		// A 200 that is not the JSON this route answers elsewhere (a web
+		// page): for discovery, as good as no such route.
+		return http.StatusUnsupportedMediaType, "the answer is not the JSON expected", nil
 	}
 	return resp.StatusCode, "", nil
 }
