@@ -26,7 +26,7 @@ func TestRunPreflightStopsBeforeTheBaseline(t *testing.T) {
 	}{
 		{"no server", "http://127.0.0.1:1", "ollama:tiny", []string{"FAIL  server", "ollama serve", "connection refused"}},
 		{"model not pulled", srv.URL, "ollama:llama3.1:8b", []string{"FAIL  model", "ollama pull llama3.1:8b"}},
-		{"num_predict fills the window", srv.URL, "ollama:tiny", []string{"FAIL  context", "--num-predict 4000 leaves 96 tokens for the prompt"}},
+		{"num_predict fills the window", srv.URL, "ollama:tiny", []string{"FAIL  context", "num_predict 4000 leaves 96 tokens for the prompt", "lower --num-predict"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +125,7 @@ func TestBenchSaysTheContextInForce(t *testing.T) {
 			t.Errorf("bench output lacks %q:\n%s", w, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "ok    context            requested 8192") {
+	if !strings.Contains(stderr, "warn  context            requested 8192 (sent), trained 4096, in force 4096, effective 4096") {
 		t.Errorf("the pre-flight does not say the context:\n%s", stderr)
 	}
 }
