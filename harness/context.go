@@ -20,13 +20,20 @@ func ContextWarnings(m schemas.Model) []string {
 		return nil
 	}
 	var out []string
-	if c.Trained > 0 && c.Requested > c.Trained {
+	switch {
+	case c.Sent && c.Trained > 0 && c.Requested > c.Trained:
 		out = append(out, fmt.Sprintf("--num-ctx %d is above the model's trained context %d: the server caps it, so prompts are budgeted against %d (give --num-ctx %d or less to silence this)",
 			c.Requested, c.Trained, c.Effective, c.Trained))
-	}
-	if !c.Sent && c.Source == schemas.ContextUnknown {
+	case !c.Sent && c.Source == schemas.ContextUnknown:
 		out = append(out, fmt.Sprintf("the %s backend cannot send num_ctx and the server did not say its context window: prompts are budgeted against the requested %d, which the server may cut silently (--context-size N names the server's window)",
 			m.Backend, c.Requested))
+	case !c.Sent && c.Effective < c.Requested:
+		w := fmt.Sprintf("the %s backend cannot send num_ctx: the server keeps its own window of %d (from %s), so prompts are budgeted against it, not the --num-ctx %d asked for",
+			m.Backend, c.Effective, c.Source, c.Requested)
+		if c.Trained > 0 && c.Requested > c.Trained {
+			w += fmt.Sprintf(", which is above the model's trained context %d", c.Trained)
+		}
+		out = append(out, w)
 	}
 	return out
 }

@@ -501,3 +501,36 @@ func TestLlamaServerWindowIsLearnedAndAFullContextFlagged(t *testing.T) {
 		t.Errorf("the result counts %d replies cut by a full context", res.TurnWarnings[CodeContextFull])
 	}
 }
+
+func TestContextWarnings(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *schemas.ContextSizes
+		want string // "" for no warning
+	}{
+		{"no context known to the run", nil, ""},
+		{"ollama within the trained context", &schemas.ContextSizes{Requested: 4096, Sent: true, Trained: 8192, Effective: 4096, Source: schemas.ContextFromRequested}, ""},
+		{"ollama above the trained context", &schemas.ContextSizes{Requested: 8192, Sent: true, Trained: 4096, Effective: 4096, Source: schemas.ContextFromTrained},
+			"--num-ctx 8192 is above the model's trained context 4096: the server caps it, so prompts are budgeted against 4096"},
+		{"an openai server that says nothing", &schemas.ContextSizes{Requested: 8192, Effective: 8192, Source: schemas.ContextUnknown},
+			"the openai backend cannot send num_ctx and the server did not say its context window"},
+		{"llama-server's own window", &schemas.ContextSizes{Requested: 8192, Trained: 4096, InForce: 2048, Effective: 2048, Source: schemas.ContextFromServer},
+			"the server keeps its own window of 2048 (from server), so prompts are budgeted against it, not the --num-ctx 8192 asked for, which is above the model's trained context 4096"},
+		{"a server window above the request", &schemas.ContextSizes{Requested: 1024, InForce: 2048, Effective: 2048, Source: schemas.ContextFromServer}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			backend := "ollama"
+			if tt.c != nil && !tt.c.Sent {
+				backend = "openai"
+			}
+			got := ContextWarnings(schemas.Model{Backend: backend, Context: tt.c})
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("warnings %q, want none", got)
+			case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
+				t.Errorf("warnings %q, want one saying %q", got, tt.want)
+			}
+		})
+	}
+}
