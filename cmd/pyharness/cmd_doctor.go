@@ -25,7 +25,8 @@ budgeted against, with a warning where the one asked for will not apply), that
 which Python interpreters there are and which has pytest, that git is there,
 and that the output directory's disk has room. Works with Ollama, Ollama's /v1
 and llama-server (openai:NAME --base-url http://host:8080/v1). bench and
-collect run the same checks first. Exits 1 when a check fails.`,
+collect run the same checks first. A failed check exits with the pre-flight
+code of run, bench and collect.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDoctor(cmd.Context(), a, opts)
@@ -40,7 +41,7 @@ collect run the same checks first. Exits 1 when a check fails.`,
 func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	spec, err := parseModelSpec(o.model.spec)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	if spec.backend == "scripted" && spec.arg == "" {
 		spec.arg = "each case's own scripts"
@@ -56,7 +57,7 @@ func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	res := be.preflight(ctx, &o.model, o.python, o.out)
 	res.Write(a.stdout)
 	if res.Failed() {
-		return &exitError{code: 1, msg: "doctor: a check failed; fix it before a long job"}
+		return &exitError{code: exitPreflight, msg: "doctor: a check failed; fix it before a long job"}
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestDoctor(t *testing.T) {
 		want     []string
 	}{
 		{"model on the server", "ollama:tiny", 0, []string{"ok    model", "tiny at " + srv.URL, "digest ", "ok    git"}},
-		{"model not on the server", "ollama:llama3.1:8b", 1, []string{"FAIL  model", "ollama pull llama3.1:8b", "model 'llama3.1:8b' not found"}},
+		{"model not on the server", "ollama:llama3.1:8b", exitPreflight, []string{"FAIL  model", "ollama pull llama3.1:8b", "model 'llama3.1:8b' not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestDoctor(t *testing.T) {
 		})
 	}
 	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", "http://127.0.0.1:1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(out, "FAIL  server") || !strings.Contains(out, "connection refused") {
+	if code != exitPreflight || !strings.Contains(out, "FAIL  server") || !strings.Contains(out, "connection refused") {
 		t.Errorf("a server that is down: exit %d\n%s", code, out)
 	}
 }
@@ -131,12 +131,12 @@ func TestDoctorAgreesWithRun(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "512", "--num-predict", "16")
 	want := "--num-ctx 512, --num-predict 16: num_ctx 512 minus num_predict 16 leaves 496 tokens for the prompt; at least 512 are needed"
-	if code != 1 || !strings.Contains(out, "FAIL  options            "+want) {
-		t.Errorf("doctor: exit %d, want 1 with %q:\n%s", code, want, out)
+	if code != exitPreflight || !strings.Contains(out, "FAIL  options            "+want) {
+		t.Errorf("doctor: exit %d, want %d with %q:\n%s", code, exitPreflight, want, out)
 	}
 	code, _, errOut := runCLI(t, "run", "--model", "ollama:tiny", "--base-url", srv.URL, "--repo", t.TempDir(), "--task", "x", "--num-ctx", "512", "--num-predict", "16")
-	if code != 2 || !strings.Contains(errOut, want) {
-		t.Errorf("run: exit %d, want 2 with %q:\n%s", code, want, errOut)
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("run: exit %d, want %d with %q:\n%s", code, exitUsage, want, errOut)
 	}
 	code, out, _ = runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "2048", "--num-predict", "512")
 	if strings.Contains(out, "options") {
