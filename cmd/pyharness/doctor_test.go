@@ -132,12 +132,12 @@ func TestDoctorAgreesWithRun(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "512", "--num-predict", "16")
 	want := "--num-ctx 512, --num-predict 16: num_ctx 512 minus num_predict 16 leaves 496 tokens for the prompt; at least 512 are needed"
-	if code != 1 || !strings.Contains(out, "FAIL  options            "+want) {
-		t.Errorf("doctor: exit %d, want 1 with %q:\n%s", code, want, out)
+	if code != exitPreflight || !strings.Contains(out, "FAIL  options            "+want) {
+		t.Errorf("doctor: exit %d, want %d with %q:\n%s", code, exitPreflight, want, out)
 	}
 	code, _, errOut := runCLI(t, "run", "--model", "ollama:tiny", "--base-url", srv.URL, "--repo", t.TempDir(), "--task", "x", "--num-ctx", "512", "--num-predict", "16")
-	if code != 2 || !strings.Contains(errOut, want) {
-		t.Errorf("run: exit %d, want 2 with %q:\n%s", code, want, errOut)
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("run: exit %d, want %d with %q:\n%s", code, exitUsage, want, errOut)
 	}
 	code, out, _ = runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "2048", "--num-predict", "512")
 	if strings.Contains(out, "options") {
