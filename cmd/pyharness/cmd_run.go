@@ -116,7 +116,7 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 		// fix it; the digest and the context in force go on run_start.
 		pre := be.preflight(ctx, &o.model, o.python, o.out)
 		if failed := runPreflightProblems(a.stderr, pre); failed {
-			return &exitError{code: 1, msg: "run: the pre-flight failed (see the FAIL lines above); nothing was run"}
+			return &exitError{code: exitPreflight, msg: "run: the pre-flight failed (see the FAIL lines above); nothing was run"}
 		}
 	}
 	cfg := harness.Config{

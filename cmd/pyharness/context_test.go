@@ -37,8 +37,8 @@ func TestRunPreflightStopsBeforeTheBaseline(t *testing.T) {
 				args = append(args, "--num-predict", "4000")
 			}
 			code, stdout, stderr := runCLI(t, args...)
-			if code != 1 {
-				t.Errorf("exit %d, want 1", code)
+			if code != exitPreflight {
+				t.Errorf("exit %d, want the pre-flight's %d", code, exitPreflight)
 			}
 			for _, w := range append(tt.want, "nothing was run") {
 				if !strings.Contains(stderr, w) {
