@@ -1,0 +1,225 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/transcript"
+)
+
+// RunPages are the pages a report links its rows to: one per run, with
+// the run's transcript, and lists of runs (every run, the worked, the
+// failed, the failed of each class and of each tier, the not judged).
+type RunPages struct {
+	// Dir is the folder of the pages, as the report links to it: relative
+	// to the report, with forward slashes.
+	Dir string
+	// Runs is one entry per run with a page, in the order of the trace
+	// directory.
+	Runs []transcript.Entry
+	// Problems are the trace files with no page: no run could be read
+	// from them.
+	Problems []string
+	lists    map[string]bool
+	pages    map[string]bool
+}
+
+// Names of the lists of runs, as ListHref takes them.
+const (
+	ListAll       = "index"
+	ListWorked    = "worked"
+	ListFailed    = "failed"
+	ListNotJudged = "not-judged"
+)
+
+// ListClass names the list of the failed runs of a failure class.
+func ListClass(class string) string {
+	if class == "" {
+		class = "none"
+	}
+	return "class-" + class
+}
+
+// ListTier names the list of the failed runs of a tier.
+func ListTier(tier int) string { return "tier-" + strconv.Itoa(tier) + "-failed" }
+
+// RunHref is the address of a run's page, relative to the report; "" when
+// the run has no page.
+func (p *RunPages) RunHref(runID string) string {
+	if p == nil || !p.pages[runID] {
+		return ""
+	}
+	return path.Join(p.Dir, url.PathEscape(runID)+".html")
+}
+
+// ListHref is the address of a list of runs, relative to the report; ""
+// when there is no such list.
+func (p *RunPages) ListHref(name string) string {
+	if p == nil || !p.lists[name] {
+		return ""
+	}
+	return path.Join(p.Dir, name+".html")
+}
+
+//go:embed runs.html.tmpl
+var listTemplate string
+
+var listPage = template.Must(template.New("runs").Funcs(template.FuncMap{
+	"href": func(id string) string { return url.PathEscape(id) + ".html" },
+}).Parse(listTemplate))
+
+// PagesOptions say where run pages go and what they link back to.
+type PagesOptions struct {
+	// Title names the collection, as the report does.
+	Title string
+	// Report is the report's file name, for the pages' link back to it.
+	Report string
+	// Rel is the pages folder as the report links to it.
+	Rel string
+}
+
+// WriteRunPages writes a page per run of a trace directory (the last
+// attempt of each, as stats reads them) into dir, and the lists of runs,
+// and returns what the report links to. A run is read, written and let go
+// before the next, so a large directory is not held in memory.
+func WriteRunPages(ctx context.Context, traces, dir string, o PagesOptions) (*RunPages, error) {
+	all, err := trace.List(traces)
+	if err != nil {
+		return nil, fmt.Errorf("write run pages: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write run pages: %w", err)
+	}
+	p := &RunPages{Dir: filepath.ToSlash(o.Rel), lists: map[string]bool{}, pages: map[string]bool{}}
+	files := all.Files()
+	back := path.Join(upPath(o.Rel), o.Report)
+	for i := 0; i < len(files); i++ {
+		f, earlier := files[i], 0
+		for i+1 < len(files) && files[i+1].RunID == f.RunID {
+			i, earlier = i+1, earlier+1
+			f = files[i]
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("write run pages: %w", err)
+		}
+		r, err := transcript.Load(f, earlier)
+		if err != nil {
+			p.Problems = append(p.Problems, err.Error())
+			continue
+		}
+		err = writeFile(filepath.Join(dir, r.File.RunID+".html"), func(w io.Writer) error {
+			return transcript.WriteHTML(ctx, w, r, transcript.HTMLOptions{Title: o.Title, Up: back, UpTitle: "the report"})
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.Runs = append(p.Runs, r.Entry())
+		p.pages[r.File.RunID] = true
+	}
+	return p, p.writeLists(ctx, dir, o, back)
+}
+
+// upPath is the relative path from the folder rel back to where it is
+// relative to.
+func upPath(rel string) string {
+	up := ""
+	for d := path.Clean(filepath.ToSlash(rel)); d != "." && d != "/"; d = path.Dir(d) {
+		up = path.Join(up, "..")
+	}
+	return up
+}
+
+// list is one page of runs.
+type list struct {
+	Name, Title string
+	Runs        []transcript.Entry
+}
+
+func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, back string) error {
+	lists := []*list{{Name: ListAll, Title: "Every run"}, {Name: ListWorked, Title: "Runs that worked"},
+		{Name: ListFailed, Title: "Runs that failed"}, {Name: ListNotJudged, Title: "Runs not judged (error, cancelled, incomplete)"}}
+	byName := map[string]*list{}
+	for _, l := range lists {
+		byName[l.Name] = l
+	}
+	add := func(name, title string, e transcript.Entry) {
+		l := byName[name]
+		if l == nil {
+			l = &list{Name: name, Title: title}
+			byName[name] = l
+			lists = append(lists, l)
+		}
+		l.Runs = append(l.Runs, e)
+	}
+	for _, e := range p.Runs {
+		add(ListAll, "", e)
+		switch e.Verdict {
+		case schemas.VerdictWorked:
+			add(ListWorked, "", e)
+		case schemas.VerdictFailed:
+			add(ListFailed, "", e)
+			add(ListClass(e.FailureClass), "Failed runs of class "+orNone(e.FailureClass), e)
+			add(ListTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
+		default:
+			add(ListNotJudged, "", e)
+		}
+	}
+	for _, l := range lists {
+		data := struct {
+			Title, Back string
+			List        *list
+			Lists       []*list
+		}{o.Title, back, l, lists}
+		err := writeFile(filepath.Join(dir, l.Name+".html"), func(w io.Writer) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return listPage.Execute(w, data)
+		})
+		if err != nil {
+			return err
+		}
+		p.lists[l.Name] = true
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none recorded)"
+	}
+	return s
+}
+
+// writeFile writes a file through a buffer and reports the first error,
+// the close's included.
+func writeFile(name string, write func(io.Writer) error) (err error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("write run pages: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write run pages: %w", cerr)
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write run pages: %s: %w", name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write run pages: %w", err)
+	}
+	return nil
+}
