@@ -207,16 +207,15 @@ func page(ctx context.Context, a *app, pager string, out []byte) error {
 	if a.getenv("LV") == "" {
 		cmd.Env = append(cmd.Env, "LV=-c")
 	}
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil // the reader quit the pager; what it shows is its business
-		}
-		// No pager to start: print as if there were none.
-		_, werr := a.stdout.Write(out)
-		return werr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err == nil || (errors.As(err, &ee) && ee.ExitCode() != 127) {
+		return nil // a pager that quit early was quit by its reader
 	}
-	return nil
+	// No pager to start (the shell's 127 is "command not found"): print as
+	// if there were none.
+	_, werr := a.stdout.Write(out)
+	return werr
 }
 
 func isTerminal(w io.Writer) bool {
