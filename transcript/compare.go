@@ -126,7 +126,16 @@ func endLine(r *Run) string {
 	if r.End == nil {
 		return "no run_end: incomplete"
 	}
-	return VerdictLine(r.End, func(s string) string { return s })
+	e := r.End
+	s := e.Verdict
+	if e.FailureClass != "" {
+		s += " (" + e.FailureClass + ")"
+	}
+	s += fmt.Sprintf(", stop %s, %d steps", e.StopReason, e.Steps)
+	if e.ClaimedDone {
+		s += ", claimed DONE"
+	}
+	return s
 }
 
 func firstLine(s string) string {

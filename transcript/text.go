@@ -356,7 +356,8 @@ func (p *printer) outcomePainted(o schemas.Outcome) string {
 func (p *printer) block(indent, label, body, color string) {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	hidden := 0
-	if !p.o.Full && len(lines) > foldLines {
+	// Folding a single line saves nothing.
+	if !p.o.Full && len(lines) > foldLines+1 {
 		hidden = len(lines) - foldLines
 		lines = lines[:foldLines]
 	}
