@@ -20,6 +20,9 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Runs == 0 {
+		return fmt.Sprintf("no run %s: %s holds no trace files", e.What, e.Dir)
+	}
 	msg := fmt.Sprintf("no run %s in %s (it holds %d run(s))", e.What, e.Dir, e.Runs)
 	if e.Extra != "" {
 		msg += "; " + e.Extra
@@ -144,7 +147,7 @@ func FindLast(dir string) (Found, error) {
 		}
 	}
 	if best < 0 {
-		return Found{}, &NotFoundError{Dir: files.dir, What: "at all", Runs: 0}
+		return Found{}, &NotFoundError{Dir: files.dir, What: "to show", Runs: 0}
 	}
 	return files.found(best), nil
 }
