@@ -127,7 +127,7 @@ func (f *fixture) turn(kind, code, sent, reply string, modelStep bool, out schem
 		Reply:   schemas.Reply{Content: reply, FinishReason: "stop"},
 		Action:  schemas.Action{Shape: "canonical", Via: "text"},
 		Outcome: out,
-		Metrics: schemas.Metrics{PromptTokens: 900 + 150*f.steps, OutputTokens: 40, TotalMS: 2100, EvalMS: 1500, PromptEvalMS: 500, TTFTMS: 600},
+		Metrics: schemas.Metrics{PromptTokens: new(900 + 150*f.steps), OutputTokens: new(40), TotalMS: 2100, EvalMS: new(int64(1500)), PromptEvalMS: new(int64(500)), TTFTMS: new(int64(600))},
 	}
 	if out.Code == "model-error" {
 		t.Attempts = []schemas.Attempt{{N: 1, Error: "connection refused", WaitMS: 500}, {N: 2, Error: "connection refused", WaitMS: 1000}, {N: 3, Error: "connection refused"}}

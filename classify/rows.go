@@ -55,16 +55,20 @@ type TurnRow struct {
 	ModelStep      bool     `parquet:"model_step"`
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
-	ModelCalls   int32      `parquet:"model_calls"`
-	PromptTokens int32      `parquet:"prompt_tokens"`
-	OutputTokens int32      `parquet:"output_tokens"`
-	TotalMS      int64      `parquet:"total_ms"`
-	LoadMS       int64      `parquet:"load_ms"`
-	PromptEvalMS int64      `parquet:"prompt_eval_ms"`
-	EvalMS       int64      `parquet:"eval_ms"`
-	TTFTMS       int64      `parquet:"ttft_ms"`
-	StartedAt    *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
-	EndedAt      *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
+	ModelCalls int32 `parquet:"model_calls"`
+	// The server's figures are null where it reported none (a server that
+	// sends no durations, a stream without usage): zero is a measurement.
+	PromptTokens     *int32     `parquet:"prompt_tokens,optional"`
+	OutputTokens     *int32     `parquet:"output_tokens,optional"`
+	PromptEvalTokens *int32     `parquet:"prompt_eval_tokens,optional"`
+	CachedTokens     *int32     `parquet:"cached_tokens,optional"`
+	TotalMS          int64      `parquet:"total_ms"`
+	LoadMS           *int64     `parquet:"load_ms,optional"`
+	PromptEvalMS     *int64     `parquet:"prompt_eval_ms,optional"`
+	EvalMS           *int64     `parquet:"eval_ms,optional"`
+	TTFTMS           *int64     `parquet:"ttft_ms,optional"`
+	StartedAt        *time.Time `parquet:"started_at,optional,timestamp(microsecond:utc)"`
+	EndedAt          *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 }
 
 // Message is one chat message of a turn's delta.
@@ -130,6 +134,9 @@ type RunRow struct {
 	// TraceFile is the trace file's name under the trace directory, where
 	// dedupe and export read the full text.
 	TraceFile string `parquet:"trace_file"`
+	// Tags are the run's tags (a dogfood manifest entry's), empty in part
+	// files written before the column existed.
+	Tags []string `parquet:"tags,list"`
 }
 
 // Write is one file a run changed.
@@ -175,7 +182,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 		NumCtx: int32(s.Model.Options.NumCtx), NumPredict: int32(s.Model.Options.NumPredict),
 		HarnessVersion: s.Harness.Version, HarnessCommit: s.Harness.Commit, Task: s.Task,
 		Turns: int32(len(run.Turns)), Writes: []Write{}, StartedAt: timePtr(s.StartedAt),
-		TraceFile: filepath.Base(run.File.Path),
+		TraceFile: filepath.Base(run.File.Path), Tags: nonNil(s.Tags),
 	}
 	if r.RunID == "" {
 		r.RunID = run.File.RunID
@@ -222,7 +229,8 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 		Verb:         t.Action.Verb, Path: t.Action.Path, Shape: t.Action.Shape, Via: t.Action.Via, Repairs: nonNil(t.Action.Repairs),
 		Status: t.Outcome.Status, OutcomeCode: t.Outcome.Code, OutcomeMessage: t.Outcome.Message,
 		FilesChanged: nonNil(t.Outcome.FilesChanged), ModelStep: t.ModelStep, ModelCalls: int32(len(t.Attempts)),
-		PromptTokens: int32(t.Metrics.PromptTokens), OutputTokens: int32(t.Metrics.OutputTokens),
+		PromptTokens: int32Ptr(t.Metrics.PromptTokens), OutputTokens: int32Ptr(t.Metrics.OutputTokens),
+		PromptEvalTokens: int32Ptr(t.Metrics.PromptEvalTokens), CachedTokens: int32Ptr(t.Metrics.CachedTokens),
 		TotalMS: t.Metrics.TotalMS, LoadMS: t.Metrics.LoadMS, PromptEvalMS: t.Metrics.PromptEvalMS,
 		EvalMS: t.Metrics.EvalMS, TTFTMS: t.Metrics.TTFTMS,
 		StartedAt: timePtr(t.StartedAt), EndedAt: timePtr(t.EndedAt),
@@ -288,4 +296,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// int32Ptr narrows a reported count for its Parquet column, nil staying nil.
+func int32Ptr(p *int) *int32 {
+	if p == nil {
+		return nil
+	}
+	return new(int32(*p))
 }

@@ -20,11 +20,18 @@ type TurnSummary struct {
 	Code      string `parquet:"code,dict"`
 	LabelFrom string `parquet:"label_from,dict"`
 	Feedback  string `parquet:"feedback,dict"`
+	// The turn's own action and outcome, for how the model wrote it.
+	Verb        string `parquet:"verb,dict"`
+	Shape       string `parquet:"shape,dict"`
+	Status      string `parquet:"status,dict"`
+	OutcomeCode string `parquet:"outcome_code,dict"`
+	ModelStep   bool   `parquet:"model_step"`
 }
 
 // Summary is the turn's columns that TurnSummary holds.
 func (t *TurnRow) Summary() TurnSummary {
-	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback}
+	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback,
+		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep}
 }
 
 // RunSummary is the columns of a runs row that a summary of the table
@@ -40,8 +47,9 @@ type RunSummary struct {
 	ModelSteps   int32  `parquet:"model_steps"`
 	Turns        int32  `parquet:"turns"`
 	// Writes are read for their number.
-	Writes       []Write `parquet:"writes,list"`
-	FirstFailure string  `parquet:"first_failure"`
+	Writes       []Write  `parquet:"writes,list"`
+	FirstFailure string   `parquet:"first_failure"`
+	Tags         []string `parquet:"tags,list"`
 }
 
 // Summary is the run's columns that RunSummary holds.
@@ -49,7 +57,7 @@ func (r *RunRow) Summary() RunSummary {
 	return RunSummary{
 		RunID: r.RunID, CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Verdict: r.Verdict, FailureClass: r.FailureClass, ClaimedDone: r.ClaimedDone,
-		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure,
+		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure, Tags: r.Tags,
 	}
 }
 

@@ -310,8 +310,8 @@ func makeRun(opts Options, p runPlan, tg *textGen) []schemas.Record {
 			Reply:   schemas.Reply{Content: draft.content, FinishReason: "stop"},
 			Action:  schemas.Action{Verb: verb, Path: draft.path, Shape: "canonical", Via: "text"},
 			Outcome: fb.outcome,
-			Metrics: schemas.Metrics{PromptTokens: promptBytes(prompt) / 4, OutputTokens: len(draft.content)/4 + 1,
-				TotalMS: int64(400 + rng.IntN(6000)), PromptEvalMS: int64(50 + rng.IntN(800)), EvalMS: int64(300 + rng.IntN(5000)), TTFTMS: int64(60 + rng.IntN(900))},
+			Metrics: schemas.Metrics{PromptTokens: new(promptBytes(prompt) / 4), OutputTokens: new(len(draft.content)/4 + 1),
+				TotalMS: int64(400 + rng.IntN(6000)), PromptEvalMS: new(int64(50 + rng.IntN(800))), EvalMS: new(int64(300 + rng.IntN(5000))), TTFTMS: new(int64(60 + rng.IntN(900)))},
 			Attempts:  []schemas.Attempt{{N: 1}},
 			StartedAt: at}
 		at = at.Add(time.Duration(t.Metrics.TotalMS)*time.Millisecond + 30*time.Millisecond)

@@ -22,6 +22,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -396,7 +397,7 @@ func python(t *testing.T) string {
 		pythonExe = strings.TrimSpace(string(out))
 	})
 	if pythonErr != nil || pythonExe == "" {
-		t.Skipf("no python3: %v", pythonErr)
+		needs.Missing(t, "no python3 (apt-get install -y python3): %v", pythonErr)
 	}
 	return pythonExe
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/internal/needs"
 )
 
 // validator is the stdlib-only checker of the trainers' documented rules.
@@ -30,7 +31,7 @@ func python(t *testing.T) string {
 		}
 	})
 	if pythonPath == "" {
-		t.Skip("no python3 on PATH")
+		needs.Missing(t, "no python3 on PATH (apt-get install -y python3)")
 	}
 	return pythonPath
 }

@@ -196,3 +196,67 @@ func TestIsVague(t *testing.T) {
 		}
 	}
 }
+
+// The opening turn of a real run names the suite command as it runs: the
+// interpreter by name, never the "{python}" template of a case, whether
+// the command was given or detected.
+func TestOpeningShowsTheSuiteCommandAsItRuns(t *testing.T) {
+	tests := []struct {
+		name  string
+		suite string
+		// want follows the interpreter's file name in the opening
+		want string
+	}{
+		{"a case's template", "{python} -m unittest discover -s tests -t .", " -m unittest discover -s tests -t .) passes now: 1 tests."},
+		{"detected", "", " -m unittest discover -s tests -t .) passes now: 1 tests."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := runScripted(t, fixture, Config{Suite: tt.suite, Targets: []string{"initials.py"}, Names: []string{"initials"}},
+				writeInitOK, runTests, doneSummary)
+			var opening string
+			for _, m := range out.turns[0].Sent.Messages {
+				if m.Role == "user" {
+					opening = m.Content
+				}
+			}
+			line := ""
+			for _, l := range strings.Split(opening, "\n") {
+				if strings.HasPrefix(l, "Tests: ") {
+					line = l
+				}
+			}
+			python := filepath.Base(out.res.Start.Python)
+			if want := "Tests: the suite (" + python + tt.want; line != want {
+				t.Errorf("the opening's suite line is\n%q\nwant\n%q", line, want)
+			}
+			if strings.Contains(line, "{") {
+				t.Errorf("the opening shows a placeholder: %q", line)
+			}
+		})
+	}
+}
+
+func TestShownSuiteCommand(t *testing.T) {
+	tests := []struct {
+		name       string
+		argv       []string
+		python     string
+		configured string
+		want       string
+	}{
+		{"interpreter by name", []string{"/opt/py/bin/python3", "-m", "unittest", "discover", "-s", "tests", "-t", "."}, "/opt/py/bin/python3", "{python} -m unittest discover -s tests -t .", "python3 -m unittest discover -s tests -t ."},
+		{"pytest", []string{"/usr/bin/python3", "-m", "pytest", "-q"}, "/usr/bin/python3", "", "python3 -m pytest -q"},
+		{"a runner script keeps its path", []string{"./run_tests"}, "/usr/bin/python3", "./run_tests", "./run_tests"},
+		{"go test", []string{"go", "test", "./..."}, "", "", "go test ./..."},
+		{"an argument with a space is quoted", []string{"/usr/bin/python3", "-m", "unittest", "tests/test a.py"}, "/usr/bin/python3", "", `python3 -m unittest "tests/test a.py"`},
+		{"no vector: the template filled", nil, "/usr/bin/python3", "{python} -m unittest", "python3 -m unittest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shownSuiteCommand(tt.argv, tt.python, tt.configured); got != tt.want {
+				t.Errorf("shownSuiteCommand = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

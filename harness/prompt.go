@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pyharness/pyharness/harness/draft"
@@ -52,14 +54,41 @@ func (r *runner) openingMessage() string {
 
 func suiteBaselineLine(r *runner) string {
 	res := r.suiteBefore
+	command := shownSuiteCommand(res.Command, r.suite.Python, r.suiteCommand())
 	switch {
 	case res.Passed():
-		return fmt.Sprintf("the suite (%s) passes now: %d tests.", r.suiteCommand(), res.Counts.Ran)
+		return fmt.Sprintf("the suite (%s) passes now: %d tests.", command, res.Counts.Ran)
 	case res.Counts.NoTests:
-		return fmt.Sprintf("the suite (%s) runs no tests yet.", r.suiteCommand())
+		return fmt.Sprintf("the suite (%s) runs no tests yet.", command)
 	default:
-		return fmt.Sprintf("the suite (%s) does not pass now: %s", r.suiteCommand(), res.FirstFailure())
+		return fmt.Sprintf("the suite (%s) does not pass now: %s", command, res.FirstFailure())
 	}
+}
+
+// shownSuiteCommand is the suite command as the model is shown it: the
+// argument vector the baseline really ran (never the "{python}" template of
+// a case), with the interpreter by its file name, since its directory is a
+// fact of this machine that prompts, and the training data made of them,
+// should not carry. Without a vector it falls back to the configured
+// command, its template filled the same way.
+func shownSuiteCommand(argv []string, python, configured string) string {
+	if len(argv) == 0 {
+		if python == "" {
+			return configured
+		}
+		return strings.ReplaceAll(configured, "{python}", filepath.Base(python))
+	}
+	shown := make([]string, len(argv))
+	for i, a := range argv {
+		switch {
+		case python != "" && a == python:
+			a = filepath.Base(a)
+		case a == "" || strings.ContainsAny(a, " \t\n'\"\\"):
+			a = strconv.Quote(a)
+		}
+		shown[i] = a
+	}
+	return strings.Join(shown, " ")
 }
 
 // nativeTools are the actions offered as native tools with --native-tools.

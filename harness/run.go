@@ -57,6 +57,9 @@ const (
 	CodeBrokeSuite       = "broke-suite"
 	CodeContextTruncated = "context-truncated"
 	CodeContextOverflow  = "context-overflow"
+	// CodeSuiteNotRun is a turn warning: the suite could not be started
+	// to check whether a break was restored.
+	CodeSuiteNotRun = "suite-not-run"
 )
 
 // Repair codes the harness adds to the parser's own.
@@ -390,16 +393,17 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		return t, feedback{}, nil
 	}
 	r.modelSteps++
-	if reply.Metrics.PromptTokens > 0 && !reply.Truncated {
-		r.tok.calibrate(prompt, reply.Metrics.PromptTokens)
+	promptTokens, _ := schemas.Count(reply.Metrics.PromptTokens)
+	if promptTokens > 0 && !reply.Truncated {
+		r.tok.calibrate(prompt, promptTokens)
 	}
-	truncated := reply.Truncated || (reply.Metrics.PromptTokens > 0 && reply.Metrics.PromptTokens >= r.cfg.Model.Options.NumCtx)
+	truncated := reply.Truncated || (promptTokens > 0 && promptTokens >= r.cfg.Model.Options.NumCtx)
 	if truncated {
 		// The server cut the prompt: the model answered something it never
 		// saw whole. Tighten the estimate so the next prompt fits.
 		r.tok.bytesPerToken *= 0.8
 		if !r.truncWarned {
-			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, reply.Metrics.PromptTokens, r.cfg.Model.Options.NumCtx))
+			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, promptTokens, r.cfg.Model.Options.NumCtx))
 			r.truncWarned = true
 		}
 		t.Warnings = append(t.Warnings, CodeContextTruncated)
@@ -439,18 +443,26 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	if r.brokenBy != "" && r.stopReason == "" && t.Step > r.brokenStep {
 		// The step after the suite broke: it must be restored by now.
 		res := r.suiteLatest
+		var runErr error
 		if res == nil {
-			var err error
-			if res, err = r.runSuite(ctx); err == nil {
+			if res, runErr = r.runSuite(ctx); runErr == nil {
 				r.suiteLatest = res
 			}
 		}
-		if res != nil && !res.Passed() {
+		switch {
+		case runErr != nil:
+			// Nothing is known of the suite: say so, and keep the check
+			// for the next step rather than call the suite restored.
+			w := fmt.Sprintf("%s: the suite could not run at step %d to check the break by %s: %v", CodeSuiteNotRun, t.Step, r.brokenBy, runErr)
+			t.Warnings = append(t.Warnings, w)
+			r.warnings = append(r.warnings, w)
+			fb.text += fmt.Sprintf("\nThe test suite could not run (%v), so whether your change restored it is not known. It is checked again after your next step.", runErr)
+		case !res.Passed():
 			r.stopReason = schemas.StopBrokeSuite
 			t.Outcome.Status = schemas.StatusStopped
 			t.Outcome.Code = CodeBrokeSuite
 			t.Outcome.Message = fmt.Sprintf("the suite passed at baseline and still fails after %s broke it: %s", r.brokenBy, res.FirstFailure())
-		} else {
+		default:
 			r.brokenBy = ""
 			fb.text += "\nThe test suite passes again."
 		}

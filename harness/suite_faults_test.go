@@ -3,11 +3,15 @@ package harness
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // wipeMarker marks the directories the vandal suite below may wipe: it
@@ -105,4 +109,54 @@ class Vandal(unittest.TestCase):
 		t.Errorf("verdict %q stop %s, want the run judged at the end of its budget", res.End.Verdict, res.End.StopReason)
 	}
 	checkTraceValid(t, res.TracePath, true)
+}
+
+// A suite that cannot run at all after a step broke it (here its runner
+// script loses its interpreter) is not called restored: the model is told
+// the suite could not run, the turn and the run carry a suite-not-run
+// warning, and the check is kept, so the run still stops when the suite
+// runs again and still fails.
+func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
+	runner := "#!/bin/sh\nexec python3 -m unittest discover -s tests -t .\n"
+	files := map[string]string{"run_tests": runner}
+	for name, content := range fixture {
+		files[name] = content
+	}
+	repo := t.TempDir()
+	writeTree(t, repo, files)
+	if err := os.Chmod(filepath.Join(repo, "run_tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	breakGreet := "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```"
+	breakRunner := "WRITE run_tests\n```\n#!/nonexistent/interpreter\n```"
+	restoreRunner := "WRITE run_tests\n```\n" + runner + "```"
+	cfg := Config{RunID: "unrunnable", OutDir: t.TempDir(), Repo: repo, Task: "Make greet strip the name", Suite: "./run_tests",
+		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable"}}
+	res, err := Run(context.Background(), cfg, script(t, breakGreet, breakRunner, restoreRunner, runTests, doneSummary))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	run, err := trace.ReadRun(trace.File{RunID: cfg.RunID, Attempt: 1, Path: res.TracePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Turns) < 3 {
+		t.Fatalf("the run took %d steps (stop %s); want at least 3", len(run.Turns), res.End.StopReason)
+	}
+	if run.Turns[0].Outcome.Code != CodeSuiteBroken {
+		t.Fatalf("step 1 outcome %+v, want %s", run.Turns[0].Outcome, CodeSuiteBroken)
+	}
+	if !slices.ContainsFunc(run.Turns[1].Warnings, func(w string) bool { return strings.HasPrefix(w, CodeSuiteNotRun+": ") }) {
+		t.Errorf("step 2 warnings %q: want a %s warning", run.Turns[1].Warnings, CodeSuiteNotRun)
+	}
+	if !slices.ContainsFunc(res.End.Warnings, func(w string) bool { return strings.HasPrefix(w, CodeSuiteNotRun+": ") }) {
+		t.Errorf("run warnings %q: want a %s warning", res.End.Warnings, CodeSuiteNotRun)
+	}
+	told := run.Turns[2].Sent.Messages[len(run.Turns[2].Sent.Messages)-1].Content
+	if strings.Contains(told, "passes again") || !strings.Contains(told, "could not run") {
+		t.Errorf("after the suite could not run, the model was told:\n%s\nwant that it could not run, never that it passes again", told)
+	}
+	if res.End.StopReason != schemas.StopBrokeSuite || len(run.Turns) != 3 {
+		t.Errorf("stop %s after %d steps; want broke-suite at step 3, when the suite ran again and still failed", res.End.StopReason, len(run.Turns))
+	}
 }

@@ -55,7 +55,12 @@ type Error struct {
 	RetryAfter time.Duration
 	// Attempts lists every call made before giving up, this one last.
 	Attempts []schemas.Attempt
-	Err      error
+	// ContextInForce and PromptTokens are what an overflow answer says of
+	// the server's window and of the prompt it counted (llama-server's
+	// n_ctx and n_prompt_tokens), 0 when it says nothing.
+	ContextInForce int
+	PromptTokens   int
+	Err            error
 }
 
 func (e *Error) Error() string {

@@ -56,12 +56,18 @@ type Info struct {
 	Digest   string
 	Template string
 	Host     string
-	// ContextLength is the model's trained context as the server reports it.
+	// ContextLength is the model's trained context as the server reports it
+	// (Ollama's /api/show, llama-server's n_ctx_train), 0 when unknown.
 	ContextLength int
-	// LoadedContextLength is the context in force for a model the server
-	// has loaded (Ollama's /api/ps), 0 when it is not loaded or unknown.
-	LoadedContextLength int
-	Capabilities        []string
+	// ContextInForce is the window the server says it applies whatever a
+	// request asks (llama-server's n_ctx from /props or /v1/models; Ollama's
+	// /api/ps for a loaded model), 0 when the server does not say.
+	ContextInForce int
+	// SendsNumCtx is true for backends that send num_ctx with every request
+	// (Ollama's native API); on OpenAI-compatible APIs the server keeps
+	// its own window.
+	SendsNumCtx  bool
+	Capabilities []string
 }
 
 // WarnPromptTruncated starts the warning a backend records when the server

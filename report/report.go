@@ -38,7 +38,17 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		return link(p.ListHref(name), text)
 	},
 	"listClass": ListClass,
+	"listModel": ListModel,
 	"listTier":  ListTier,
+	"modelRuns": func(ms []stats.ModelRuns, scripted bool) []stats.ModelRuns {
+		var out []stats.ModelRuns
+		for _, m := range ms {
+			if m.Scripted == scripted {
+				out = append(out, m)
+			}
+		}
+		return out
+	},
 }).Parse(pageTemplate))
 
 // link is text as a link to href, or as plain text when href is empty.
@@ -182,16 +192,16 @@ func charts(s *stats.Summary) []chart {
 		values = append(values, fmt.Sprintf("%d/%d", t.Worked, t.Judged))
 		frac = append(frac, r)
 	}
-	out = append(out, vertical(ChartTiers, "Pass rate per tier", "worked of judged runs; the bar is the share",
+	out = append(out, vertical(ChartTiers, "Pass rate per tier", "worked of judged runs"+ofModels(s)+"; the bar is the share",
 		labels, values, frac, plain))
 
 	labels, values, frac = nil, nil, nil
 	for _, c := range s.FailureClasses {
 		labels = append(labels, stats.ClassTitle(c.Name))
-		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(c.Share, s.Runs.Failed), c.Count))
+		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(c.Share, s.Scored.Failed), c.Count))
 		frac = append(frac, c.Share)
 	}
-	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs", s.Runs.Failed, s.Runs.Judged),
+	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs%s", s.Scored.Failed, s.Scored.Judged, ofModels(s)),
 		labels, values, frac, func(int) string { return "fail" }))
 
 	labels, values, frac = nil, nil, nil
@@ -220,6 +230,15 @@ func charts(s *stats.Summary) []chart {
 	out = append(out, vertical(ChartTurnsRun, "Turns per run", "runs by number of turns",
 		labels, values, frac, plain))
 	return out
+}
+
+// ofModels names the runs a score counts when they are not simply all
+// runs of models (stats.Summary.ScoredLabel).
+func ofModels(s *stats.Summary) string {
+	if l := s.ScoredLabel(); l != "" {
+		return " (" + l + ")"
+	}
+	return ""
 }
 
 func share(n, of int) float64 {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/transcript"
@@ -125,7 +126,7 @@ func TestRendersInChromium(t *testing.T) {
 		}
 	}
 	if bin == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
+		needs.Missing(t, "chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
 	}
 	dir := t.TempDir()
 	s := summary(t, stats.ByModel)
@@ -240,6 +241,50 @@ func chromium(t *testing.T, bin, dir, page, shot string) (dom string, console []
 	return stdout.String(), console
 }
 
+// The fixtures hold runs of two models and scripted runs: the page gives
+// each model its own figures, puts the scripted runs in their own labelled
+// section, and has the table of how each model wrote its actions.
+func TestModelsAndScriptedRunsApart(t *testing.T) {
+	page := string(render(t, summary(t, "")))
+	_, rest, ok := strings.Cut(page, `<h2 id="models">`)
+	if !ok {
+		t.Fatal("the page has no section for the runs of each model")
+	}
+	models, rest, ok := strings.Cut(rest, `<h2 id="scripted">`)
+	if !ok {
+		t.Fatal("the page has no section for the scripted runs")
+	}
+	scripted, _, _ := strings.Cut(rest, "<h2>")
+	for _, want := range []string{
+		`<code>ollama:llama3.1:8b</code></td><td class="n">3</td><td class="n">2</td><td class="n">0 of 2 (0%)</td>`,
+		`<code>openai:Qwen/Qwen2.5-Coder-32B</code></td><td class="n">1</td><td class="n">0</td><td class="n">1 of 1 (100%)</td>`,
+	} {
+		if !strings.Contains(models, want) {
+			t.Errorf("the models' section has no row %s:\n%s", want, models)
+		}
+	}
+	if strings.Contains(models, "<code>scripted</code>") {
+		t.Errorf("the models' section holds the scripted runs:\n%s", models)
+	}
+	if want := `<code>scripted</code></td><td class="n">30</td><td class="n">13</td><td class="n">17 of 30 (57%)</td>`; !strings.Contains(scripted, want) {
+		t.Errorf("the scripted section has no row %s:\n%s", want, scripted)
+	}
+	_, forms, ok := strings.Cut(page, `<h2 id="action-forms">`)
+	if !ok {
+		t.Fatal("the page has no table of how the model wrote its actions")
+	}
+	for _, want := range []string{
+		`<code>ollama:llama3.1:8b</code>, 6 turns</td><td><code>canonical</code></td><td class="n">5</td><td class="n">83%</td>`,
+		`<td><code>unparsed</code></td><td class="n">1</td><td class="n">17%</td>`,
+		`<code>scripted</code> (not a model), 150 turns</td><td><code>canonical</code></td><td class="n">89</td>`,
+		`<td><code>bold-label&#43;reason-after-verb</code></td><td class="n">15</td>`, // html/template writes + as &#43;
+	} {
+		if !strings.Contains(forms, want) {
+			t.Errorf("the action forms table has no %s", want)
+		}
+	}
+}
+
 // site writes the report of the fixtures with a page per run, as the
 // report command does, and returns the report's path.
 func site(t *testing.T, dir string) (string, *RunPages, *stats.Summary) {
@@ -335,8 +380,22 @@ func TestEveryLinkFindsItsTarget(t *testing.T) {
 	b, _ := os.ReadFile(report)
 	countRE := regexp.MustCompile(`<a href="report-runs/([a-z0-9-]+)\.html">([0-9]+)</a>`)
 	counted := countRE.FindAllStringSubmatch(string(b), -1)
-	if len(counted) < 3+len(s.FailureClasses)+len(s.Tiers) {
-		t.Errorf("%d counts are links, want one per row of the runs, classes and tiers tables", len(counted))
+	nonzero := 0
+	for _, m := range s.Models {
+		for _, n := range []int{m.Runs, m.Worked, m.Failed, m.NotJudged} {
+			if n > 0 {
+				nonzero++
+			}
+		}
+	}
+	for _, c := range s.FailureClasses {
+		nonzero += min(c.Count, 1)
+	}
+	for _, tf := range s.Tiers {
+		nonzero += min(tf.Failed, 1)
+	}
+	if len(counted) != nonzero || nonzero == 0 {
+		t.Errorf("%d counts are links, want %d: every count above zero in the tables of runs of each model, of classes and of tiers", len(counted), nonzero)
 	}
 	for _, m := range counted {
 		lb, err := os.ReadFile(filepath.Join(dir, "report-runs", m[1]+".html"))
@@ -348,7 +407,7 @@ func TestEveryLinkFindsItsTarget(t *testing.T) {
 			t.Errorf("the report counts %s runs in %s, its list holds %d", m[2], m[1], got)
 		}
 	}
-	claimed := regexp.MustCompile(`(?s)<h2>Failures that ended claiming DONE</h2>.*?</table>`).FindString(string(b))
+	claimed := regexp.MustCompile(`(?s)<h2>Failures that ended claiming DONE[^<]*</h2>.*?</table>`).FindString(string(b))
 	if got, want := strings.Count(claimed, `<a href="report-runs/`), len(s.ClaimedDone.Examples); got != want || want == 0 {
 		t.Errorf("%d of %d claimed-DONE rows link to their run", got, want)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -11,9 +12,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/transcript"
 )
@@ -35,15 +39,36 @@ type RunPages struct {
 	pages    map[string]bool
 }
 
-// Names of the lists of runs, as ListHref takes them.
+// ListAll names the list of every run, as ListHref takes it.
+const ListAll = "index"
+
+// Parts of a model's runs, as ListModel takes them: the columns of the
+// report's table of runs of each model.
 const (
-	ListAll       = "index"
-	ListWorked    = "worked"
-	ListFailed    = "failed"
-	ListNotJudged = "not-judged"
+	PartRuns      = "runs"
+	PartWorked    = "worked"
+	PartFailed    = "failed"
+	PartNotJudged = "not-judged"
 )
 
-// ListClass names the list of the failed runs of a failure class.
+// ListModel names the list of one part of one model's runs. The label
+// (stats' model label, with colons and slashes) is made a file name, with
+// a short hash of it so that two labels that read alike stay apart.
+func ListModel(model, part string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(model) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	sum := sha256.Sum256([]byte(model))
+	return fmt.Sprintf("model-%s-%x-%s", b.String(), sum[:4], part)
+}
+
+// ListClass names the list of the failed runs of a failure class, among
+// the runs the score tables count.
 func ListClass(class string) string {
 	if class == "" {
 		class = "none"
@@ -51,7 +76,8 @@ func ListClass(class string) string {
 	return "class-" + class
 }
 
-// ListTier names the list of the failed runs of a tier.
+// ListTier names the list of the failed runs of a tier, among the runs
+// the score tables count.
 func ListTier(tier int) string { return "tier-" + strconv.Itoa(tier) + "-failed" }
 
 // RunHref is the address of a run's page, relative to the report; "" when
@@ -147,12 +173,8 @@ type list struct {
 }
 
 func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, back string) error {
-	lists := []*list{{Name: ListAll, Title: "Every run"}, {Name: ListWorked, Title: "Runs that worked"},
-		{Name: ListFailed, Title: "Runs that failed"}, {Name: ListNotJudged, Title: "Runs not judged (error, cancelled, incomplete)"}}
-	byName := map[string]*list{}
-	for _, l := range lists {
-		byName[l.Name] = l
-	}
+	lists := []*list{{Name: ListAll, Title: "Every run"}}
+	byName := map[string]*list{ListAll: lists[0]}
 	add := func(name, title string, e transcript.Entry) {
 		l := byName[name]
 		if l == nil {
@@ -162,17 +184,24 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 		}
 		l.Runs = append(l.Runs, e)
 	}
+	// The score tables count the runs of models, or the scripted and
+	// replayed runs when there are no others, as stats does.
+	models := slices.ContainsFunc(p.Runs, func(e transcript.Entry) bool { return !stats.IsScripted(e.Model) })
 	for _, e := range p.Runs {
 		add(ListAll, "", e)
-		switch e.Verdict {
-		case schemas.VerdictWorked:
-			add(ListWorked, "", e)
-		case schemas.VerdictFailed:
-			add(ListFailed, "", e)
+		add(ListModel(e.Model, PartRuns), "Runs of "+orNone(e.Model), e)
+		judged := e.Verdict == schemas.VerdictWorked || e.Verdict == schemas.VerdictFailed
+		switch {
+		case e.Verdict == schemas.VerdictWorked:
+			add(ListModel(e.Model, PartWorked), "Runs of "+orNone(e.Model)+" that worked", e)
+		case e.Verdict == schemas.VerdictFailed:
+			add(ListModel(e.Model, PartFailed), "Runs of "+orNone(e.Model)+" that failed", e)
+		case !judged:
+			add(ListModel(e.Model, PartNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
+		}
+		if e.Verdict == schemas.VerdictFailed && stats.IsScripted(e.Model) != models {
 			add(ListClass(e.FailureClass), "Failed runs of class "+orNone(e.FailureClass), e)
 			add(ListTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
-		default:
-			add(ListNotJudged, "", e)
 		}
 	}
 	for _, l := range lists {

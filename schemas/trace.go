@@ -12,7 +12,12 @@ const SchemaMajor = 1
 
 // SchemaMinor is the minor version this build writes. Readers accept every
 // minor of SchemaMajor and ignore fields they do not know.
-const SchemaMinor = 0
+//
+// Minor 1 added the model's context sizes (Model.Context), absent metrics
+// (a server that does not report a figure leaves it out, where minor 0
+// wrote 0), the server's cache and evaluation counts, and the estimate and
+// message count of every attempt.
+const SchemaMinor = 1
 
 // Record types, the value of the "type" field.
 const (
@@ -109,7 +114,44 @@ type Model struct {
 	Options Options `json:"options"`
 	// ContextLength is the model's trained context as the server reports it.
 	ContextLength int `json:"context_length,omitempty"`
+	// Context is the context window asked for, the one the server says is
+	// in force, and the one the harness budgeted against (minor 1).
+	Context *ContextSizes `json:"context,omitempty"`
 }
+
+// ContextSizes says which context window a run had and where each figure
+// came from, so that a run budgeted against a window the server never
+// applied can be told apart in the trace.
+type ContextSizes struct {
+	// Requested is the num_ctx the user asked for (--num-ctx).
+	Requested int `json:"requested"`
+	// Sent is true when the backend sends num_ctx with every request
+	// (Ollama's native API); OpenAI-compatible APIs have no such field, so
+	// the server keeps its own window whatever was requested.
+	Sent bool `json:"sent"`
+	// Trained is the model's trained context as the server reports it; 0
+	// when unknown.
+	Trained int `json:"trained,omitempty"`
+	// InForce is the window the server states it applies (llama-server's
+	// n_ctx, Ollama's context for a loaded model, --context-size); 0 when
+	// the server does not say.
+	InForce int `json:"in_force,omitempty"`
+	// Effective is the window the harness budgets prompts against: the
+	// smallest of what is known to apply; 0 when nothing is known.
+	Effective int `json:"effective"`
+	// Source says where Effective came from: requested, trained, server,
+	// context-size or unknown.
+	Source string `json:"source" jsonschema:"enum=requested,enum=trained,enum=server,enum=context-size,enum=unknown"`
+}
+
+// Sources of ContextSizes.Effective.
+const (
+	ContextFromRequested   = "requested"
+	ContextFromTrained     = "trained"
+	ContextFromServer      = "server"
+	ContextFromContextSize = "context-size"
+	ContextUnknown         = "unknown"
+)
 
 // Options are the sampling and context options sent with every request.
 type Options struct {
@@ -227,15 +269,34 @@ type Outcome struct {
 	FilesChanged []string `json:"files_changed"`
 }
 
-// Metrics are the model server's counts and durations for a turn.
+// Metrics are the model server's counts and durations for a turn. A figure
+// the server did not report is nil and left out of the record (minor 1):
+// zero is a measurement, absent is absent. TotalMS is always measured.
 type Metrics struct {
-	PromptTokens int   `json:"prompt_tokens"`
-	OutputTokens int   `json:"output_tokens"`
-	TotalMS      int64 `json:"total_ms"`
-	LoadMS       int64 `json:"load_ms"`
-	PromptEvalMS int64 `json:"prompt_eval_ms"`
-	EvalMS       int64 `json:"eval_ms"`
-	TTFTMS       int64 `json:"ttft_ms"`
+	// PromptTokens is the whole prompt as the server counted it (Ollama's
+	// prompt_eval_count, usage.prompt_tokens), cached part included.
+	PromptTokens *int `json:"prompt_tokens,omitempty"`
+	OutputTokens *int `json:"output_tokens,omitempty"`
+	// PromptEvalTokens is the part of the prompt the server evaluated for
+	// this request, the cached prefix left out (llama-server's
+	// timings.prompt_n).
+	PromptEvalTokens *int `json:"prompt_eval_tokens,omitempty"`
+	// CachedTokens is the prefix the server reused from its prompt cache
+	// (timings.cache_n, usage.prompt_tokens_details.cached_tokens).
+	CachedTokens *int   `json:"cached_tokens,omitempty"`
+	TotalMS      int64  `json:"total_ms"`
+	LoadMS       *int64 `json:"load_ms,omitempty"`
+	PromptEvalMS *int64 `json:"prompt_eval_ms,omitempty"`
+	EvalMS       *int64 `json:"eval_ms,omitempty"`
+	TTFTMS       *int64 `json:"ttft_ms,omitempty"`
+}
+
+// Count returns a reported figure, or 0 with ok false when it is absent.
+func Count[T int | int64](p *T) (v T, ok bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
 }
 
 // Attempt is one call to the model server.
@@ -247,6 +308,11 @@ type Attempt struct {
 	Status int `json:"status,omitempty"`
 	// WaitMS is how long the harness waited before the next attempt.
 	WaitMS int64 `json:"wait_ms,omitempty"`
+	// PromptTokensEstimate and Messages are the size of the prompt this
+	// attempt sent, as the harness estimated it, so that a refit after an
+	// overflow shows in the record as a smaller prompt (minor 1).
+	PromptTokensEstimate int `json:"prompt_tokens_estimate,omitempty"`
+	Messages             int `json:"messages,omitempty"`
 }
 
 // RunEnd closes a run's trace with its verdict.

@@ -5,8 +5,8 @@
     python3 scripts/validate_sft.py --dpo DIR...    # preference exports (--format dpo)
 
 Standard library only, so it runs wherever the trainers' Python does, with
-nothing installed. Every rule names where the trainer documents it (as
-collected in reference/trainers.md); a broken rule is printed as
+nothing installed. Every rule names the trainer's source file that sets it
+(docs/export.md lists them); a broken rule is printed as
 FILE:LINE: RULE: what is wrong, and the exit status is 1. Exit 0 means every
 row of every split passed and the counts match the dataset card.
 """

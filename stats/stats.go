@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -45,7 +49,21 @@ type Summary struct {
 	Input string `json:"input"`
 	Kind  string `json:"kind"`
 
-	Runs           RunCounts      `json:"runs"`
+	// Models is the headline: runs by verdict for each model, then for
+	// each scripted or replayed backend on rows of their own (Scripted),
+	// never added to a model's.
+	Models []ModelRuns `json:"models"`
+	// Mixed says the input holds runs of a model and scripted or replayed
+	// runs: Runs and the turn tables count both, the score tables the
+	// models' runs alone (Scored).
+	Mixed bool `json:"mixed"`
+	// Runs counts every run read, whatever its backend: the bookkeeping
+	// of the input, not a score (Models is the score).
+	Runs RunCounts `json:"runs"`
+	// Scored says which runs the score tables count (FailureClasses,
+	// Tiers, Tags, Passes, ClaimedDone, NoModelSteps): the runs of models when
+	// there are any, else the scripted and replayed runs.
+	Scored         ScoredRuns     `json:"scored"`
 	FailureClasses []Count        `json:"failure_classes"`
 	Tiers          []TierFailures `json:"tiers"`
 	Passes         []PassScore    `json:"passes"`
@@ -54,6 +72,12 @@ type Summary struct {
 	Nudges         []Nudge        `json:"nudges"`
 	ClaimedDone    ClaimedDone    `json:"claimed_done"`
 	NoModelSteps   NoModelSteps   `json:"no_model_steps"`
+	// ActionForms is how each model wrote its actions: its turns that got
+	// a reply, by the form the parser read them in.
+	ActionForms []ActionForms `json:"action_forms"`
+	// Tags are failures by the runs' tags (a dogfood manifest entry's); a
+	// run counts under each of its tags.
+	Tags []TagFailures `json:"tags"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []Bin `json:"turns_per_run"`
@@ -83,6 +107,72 @@ type RunCounts struct {
 	FailedShare float64 `json:"failed_share"`
 }
 
+// ModelRuns is one row of the headline: the runs of one model (backend
+// and name), or of one scripted or replayed backend.
+type ModelRuns struct {
+	Model string `json:"model"`
+	// Scripted marks the scripted and replayed backends: drafts written
+	// in advance, which test the harness and are no model's figures.
+	Scripted   bool `json:"scripted"`
+	Runs       int  `json:"runs"`
+	Judged     int  `json:"judged"`
+	Worked     int  `json:"worked"`
+	Failed     int  `json:"failed"`
+	NotJudged  int  `json:"not_judged"`
+	Error      int  `json:"error"`
+	Cancelled  int  `json:"cancelled"`
+	Incomplete int  `json:"incomplete"`
+	// FailedShare is Failed / Judged.
+	FailedShare float64 `json:"failed_share"`
+}
+
+// Forms of ActionForms besides the recorded shapes.
+const (
+	// FormCanonical is the action protocol as the system prompt gives it.
+	FormCanonical = draft.ShapeCanonical
+	// FormUnparsed is a reply read as no action: a parse failure or an
+	// empty reply.
+	FormUnparsed = "unparsed"
+	// FormNotRecorded is an action from a trace that predates shapes.
+	FormNotRecorded = "(shape not recorded)"
+)
+
+// ActionForms is how one model wrote its actions: each turn it replied to
+// counted once, by its form: canonical, a tolerated shape as recorded (a
+// "+"-joined list of shape codes), or unparsed.
+type ActionForms struct {
+	Model    string `json:"model"`
+	Scripted bool   `json:"scripted"`
+	// Turns counts the turns that got a reply; a turn whose model call
+	// failed or was cancelled wrote nothing and is not counted.
+	Turns int `json:"turns"`
+	// Forms holds canonical first, then the tolerated shapes, commonest
+	// first, then unparsed; shares are of Turns.
+	Forms []Count `json:"forms"`
+}
+
+// IsScripted reports whether a model label (classify.ModelLabel) names a
+// scripted or replayed backend rather than a model.
+func IsScripted(label string) bool {
+	backend, _, _ := strings.Cut(label, ":")
+	return backend == model.BackendScripted || backend == model.BackendReplay
+}
+
+// What the score tables count (ScoredRuns.Runs).
+const (
+	ScoredModels   = "models"
+	ScoredScripted = "scripted"
+)
+
+// ScoredRuns are the runs the score tables count.
+type ScoredRuns struct {
+	// Runs is ScoredModels or ScoredScripted.
+	Runs   string `json:"runs"`
+	Judged int    `json:"judged"`
+	Worked int    `json:"worked"`
+	Failed int    `json:"failed"`
+}
+
 // Count is a labelled count and its share of a whole.
 type Count struct {
 	Name  string  `json:"name"`
@@ -94,6 +184,14 @@ type Count struct {
 type TierFailures struct {
 	Tier   int    `json:"tier"`
 	Title  string `json:"title"`
+	Judged int    `json:"judged"`
+	Worked int    `json:"worked"`
+	Failed int    `json:"failed"`
+}
+
+// TagFailures is one row of the failures-by-tag table.
+type TagFailures struct {
+	Tag    string `json:"tag"`
 	Judged int    `json:"judged"`
 	Worked int    `json:"worked"`
 	Failed int    `json:"failed"`
@@ -271,15 +369,33 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 
 // collector accumulates a summary row by row.
 type collector struct {
-	s       *Summary
-	by      string
-	classes map[string]int
-	tiers   map[int]*TierFailures
-	passes  map[int]*PassScore
-	kinds   map[string]int
-	nudges  map[string]*nudgeCount
-	perRun  map[int]int
-	groups  map[string]*Group
+	s  *Summary
+	by string
+	// scores are the score tables' tallies: [0] of models' runs, [1]
+	// of scripted and replayed runs; finish keeps one.
+	scores [2]*scoreTally
+	kinds  map[string]int
+	nudges map[string]*nudgeCount
+	perRun map[int]int
+	groups map[string]*Group
+	models map[string]*ModelRuns
+	forms  map[string]map[string]int
+}
+
+// scoreTally is the score tables of one kind of run.
+type scoreTally struct {
+	judged, worked, failed int
+	classes                map[string]int
+	tiers                  map[int]*TierFailures
+	tags                   map[string]*TagFailures
+	passes                 map[int]*PassScore
+	claimed                ClaimedDone
+	noModel                NoModelSteps
+}
+
+func newScoreTally() *scoreTally {
+	return &scoreTally{classes: map[string]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
+		claimed: ClaimedDone{Examples: []ClaimedRun{}}}
 }
 
 type nudgeCount struct {
@@ -290,12 +406,12 @@ type nudgeCount struct {
 
 func newCollector(input, kind string, o Options) *collector {
 	return &collector{
-		s:      &Summary{Input: input, Kind: kind, Problems: []string{}, ClaimedDone: ClaimedDone{Examples: []ClaimedRun{}}},
+		s:      &Summary{Input: input, Kind: kind, Problems: []string{}},
 		by:     o.By,
-		tiers:  map[int]*TierFailures{},
-		passes: map[int]*PassScore{},
-		kinds:  map[string]int{}, classes: map[string]int{},
+		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
+		kinds:  map[string]int{},
 		nudges: map[string]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
+		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
 	}
 }
 
@@ -341,43 +457,79 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	if g != nil {
 		g.Runs++
 	}
+	m := c.models[p.Model]
+	if m == nil {
+		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
+		c.models[p.Model] = m
+	}
+	m.Runs++
 	switch r.Verdict {
 	case schemas.VerdictError:
 		s.Error++
+		m.Error++
 	case schemas.VerdictCancelled:
 		s.Cancelled++
+		m.Cancelled++
 	case schemas.VerdictWorked, schemas.VerdictFailed:
 	default:
 		s.Incomplete++
+		m.Incomplete++
 	}
 	judged := r.Verdict == schemas.VerdictWorked || r.Verdict == schemas.VerdictFailed
 	if !judged {
 		s.NotJudged++
+		m.NotJudged++
 		if g != nil {
 			g.NotJudged++
 		}
 		return
 	}
 	s.Judged++
-	t := c.tiers[int(r.Tier)]
+	m.Judged++
+	sc := c.scores[0]
+	if m.Scripted {
+		sc = c.scores[1]
+	}
+	sc.judged++
+	if r.Verdict == schemas.VerdictWorked {
+		m.Worked++
+		sc.worked++
+	} else {
+		m.Failed++
+		sc.failed++
+	}
+	t := sc.tiers[int(r.Tier)]
 	if t == nil {
 		t = &TierFailures{Tier: int(r.Tier), Title: tierTitle(int(r.Tier))}
-		c.tiers[int(r.Tier)] = t
+		sc.tiers[int(r.Tier)] = t
 	}
-	ps := c.passes[int(r.Pass)]
+	ps := sc.passes[int(r.Pass)]
 	if ps == nil {
 		ps = &PassScore{Pass: int(r.Pass)}
-		c.passes[int(r.Pass)] = ps
+		sc.passes[int(r.Pass)] = ps
 	}
 	t.Judged++
 	ps.Judged++
+	for _, name := range r.Tags {
+		tf := sc.tags[name]
+		if tf == nil {
+			tf = &TagFailures{Tag: name}
+			sc.tags[name] = tf
+		}
+		tf.Judged++
+		if r.Verdict == schemas.VerdictWorked {
+			tf.Worked++
+		} else {
+			tf.Failed++
+		}
+	}
 	if g != nil {
 		g.Judged++
 	}
 	if r.ModelSteps == 0 {
-		c.s.NoModelSteps.Runs++
+		sc.noModel.Runs++
 		if r.Verdict == schemas.VerdictWorked {
-			c.s.NoModelSteps.Correct++
+			sc.noModel.Correct++
 		}
 	}
 	if r.Verdict == schemas.VerdictWorked {
@@ -394,8 +546,8 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	if g != nil {
 		g.Failed++
 	}
-	c.classes[r.FailureClass]++
-	cd := &c.s.ClaimedDone
+	sc.classes[r.FailureClass]++
+	cd := &sc.claimed
 	cd.Failures++
 	if r.ClaimedDone {
 		cd.Claimed++
@@ -411,6 +563,14 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	c.s.Turns.Total++
 	c.kinds[t.Kind]++
+	if form, ok := actionForm(t); ok {
+		f := c.forms[p.Model]
+		if f == nil {
+			f = map[string]int{}
+			c.forms[p.Model] = f
+		}
+		f[form]++
+	}
 	if t.LabelFrom == classify.FromRules {
 		c.s.Turns.RulesLabelled++
 	}
@@ -440,27 +600,93 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	}
 }
 
+// actionForm is the form a turn's action was written in, and false for a
+// turn the model wrote nothing for (its call failed or was cancelled). A
+// reply read as no action is refused; a call that failed is not.
+func actionForm(t classify.TurnSummary) (string, bool) {
+	switch {
+	case !t.ModelStep:
+		return "", false
+	case t.OutcomeCode == harness.CodeParseFailed || t.OutcomeCode == harness.CodeEmptyReply:
+		return FormUnparsed, true
+	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
+		if t.Status == schemas.StatusRefused {
+			return FormUnparsed, true
+		}
+		return "", false
+	case t.Shape == "":
+		return FormNotRecorded, true
+	}
+	return t.Shape, true
+}
+
 // finish turns the tallies into the summary's sorted tables.
 func (c *collector) finish() *Summary {
 	s := c.s
 	s.Runs.FailedShare = share(s.Runs.Failed, s.Runs.Judged)
+	s.Models = []ModelRuns{}
+	var models, scripted bool
+	for _, m := range c.models {
+		m.FailedShare = share(m.Failed, m.Judged)
+		s.Models = append(s.Models, *m)
+		models, scripted = models || !m.Scripted, scripted || m.Scripted
+	}
+	s.Mixed = models && scripted
+	sc := c.scores[0]
+	s.Scored.Runs = ScoredModels
+	if !models {
+		sc = c.scores[1]
+		s.Scored.Runs = ScoredScripted
+	}
+	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
+	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
+	slices.SortFunc(s.Models, func(a, b ModelRuns) int {
+		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
+	})
+
+	s.ActionForms = []ActionForms{}
+	for label, forms := range c.forms {
+		af := ActionForms{Model: label, Scripted: IsScripted(label), Forms: []Count{}}
+		for _, n := range forms {
+			af.Turns += n
+		}
+		var shapes []Count
+		for form, n := range forms {
+			if form != FormCanonical && form != FormUnparsed {
+				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
+			}
+		}
+		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
+		af.Forms = append(af.Forms, Count{Name: FormCanonical, Count: forms[FormCanonical], Share: share(forms[FormCanonical], af.Turns)})
+		af.Forms = append(af.Forms, shapes...)
+		af.Forms = append(af.Forms, Count{Name: FormUnparsed, Count: forms[FormUnparsed], Share: share(forms[FormUnparsed], af.Turns)})
+		s.ActionForms = append(s.ActionForms, af)
+	}
+	slices.SortFunc(s.ActionForms, func(a, b ActionForms) int {
+		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
+	})
 	s.FailureClasses = []Count{}
 	for _, class := range []string{schemas.FailWrongThing, schemas.FailWroteNothing, schemas.FailDidNotDoTheJob} {
-		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: c.classes[class], Share: share(c.classes[class], s.Runs.Failed)})
-		delete(c.classes, class)
+		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: sc.classes[class], Share: share(sc.classes[class], sc.failed)})
+		delete(sc.classes, class)
 	}
-	for class, n := range c.classes { // a class this build does not know
-		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: n, Share: share(n, s.Runs.Failed)})
+	for class, n := range sc.classes { // a class this build does not know
+		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: n, Share: share(n, sc.failed)})
 	}
 	slices.SortStableFunc(s.FailureClasses, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
 
 	s.Tiers = []TierFailures{}
-	for _, t := range c.tiers {
+	for _, t := range sc.tiers {
 		s.Tiers = append(s.Tiers, *t)
 	}
 	slices.SortFunc(s.Tiers, func(a, b TierFailures) int { return cmp.Compare(a.Tier, b.Tier) })
+	s.Tags = []TagFailures{}
+	for _, t := range sc.tags {
+		s.Tags = append(s.Tags, *t)
+	}
+	slices.SortFunc(s.Tags, func(a, b TagFailures) int { return cmp.Compare(a.Tag, b.Tag) })
 	s.Passes = []PassScore{}
-	for _, p := range c.passes {
+	for _, p := range sc.passes {
 		s.Passes = append(s.Passes, *p)
 	}
 	slices.SortFunc(s.Passes, func(a, b PassScore) int { return cmp.Compare(a.Pass, b.Pass) })
@@ -520,6 +746,17 @@ func (c *collector) finish() *Summary {
 		})
 	}
 	return s
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func share(n, of int) float64 {

@@ -67,22 +67,21 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "\nRuns")
-	tw := table(w)
-	fmt.Fprintf(tw, "worked\t%d\n", r.Worked)
-	fmt.Fprintf(tw, "failed\t%d of %d judged (%s)\n", r.Failed, r.Judged, Pct(r.FailedShare, r.Judged))
-	fmt.Fprintf(tw, "not judged\t%d: %d error, %d cancelled, %d incomplete; in no score or total\n", r.NotJudged, r.Error, r.Cancelled, r.Incomplete)
-	tw.Flush()
+	s.writeHeadline(w)
 
-	fmt.Fprintf(w, "\nWhy runs failed (%d failures)\n", r.Failed)
-	tw = table(w)
+	of, ofRuns := "", ""
+	if l := s.ScoredLabel(); l != "" {
+		of, ofRuns = ", "+l, " ("+l+")"
+	}
+	fmt.Fprintf(w, "\nWhy runs failed (%d failures%s)\n", s.Scored.Failed, of)
+	tw := table(w)
 	fmt.Fprintln(tw, "class\tshare\truns")
 	for _, c := range s.FailureClasses {
-		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", ClassTitle(c.Name), dash(c.Name), Pct(c.Share, r.Failed), c.Count)
+		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", ClassTitle(c.Name), dash(c.Name), Pct(c.Share, s.Scored.Failed), c.Count)
 	}
 	tw.Flush()
 
-	fmt.Fprintln(w, "\nFailures by tier")
+	fmt.Fprintf(w, "\nFailures by tier%s\n", ofRuns)
 	tw = table(w)
 	fmt.Fprintln(tw, "tier\tfailed\tworked")
 	for _, t := range s.Tiers {
@@ -90,7 +89,17 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	tw.Flush()
 
-	fmt.Fprintln(w, "\nWorked per pass")
+	if len(s.Tags) > 0 {
+		fmt.Fprintf(w, "\nFailures by tag%s (a run counts under each of its tags)\n", ofRuns)
+		tw = table(w)
+		fmt.Fprintln(tw, "tag\tfailed\tworked")
+		for _, t := range s.Tags {
+			fmt.Fprintf(tw, "%s\t%d of %d\t%d\n", t.Tag, t.Failed, t.Judged, t.Worked)
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintf(w, "\nWorked per pass%s\n", ofRuns)
 	tw = table(w)
 	fmt.Fprintln(tw, "pass\tworked")
 	for _, p := range s.Passes {
@@ -131,7 +140,7 @@ func (s *Summary) writeText(w io.Writer) {
 	tw.Flush()
 
 	cd := s.ClaimedDone
-	fmt.Fprintf(w, "\nFailures that ended claiming DONE: %d of %d; %d of them wrote nothing\n", cd.Claimed, cd.Failures, cd.WroteNothing)
+	fmt.Fprintf(w, "\nFailures that ended claiming DONE%s: %d of %d; %d of them wrote nothing\n", ofRuns, cd.Claimed, cd.Failures, cd.WroteNothing)
 	tw = table(w)
 	for i, e := range cd.Examples {
 		if i == 10 {
@@ -148,7 +157,26 @@ func (s *Summary) writeText(w io.Writer) {
 		fmt.Fprintf(w, "… and %d more\n", cd.Claimed-10)
 	}
 
-	fmt.Fprintf(w, "\nRuns with no model steps: %d, of which correct: %d\n", s.NoModelSteps.Runs, s.NoModelSteps.Correct)
+	fmt.Fprintf(w, "\nRuns with no model steps%s: %d, of which correct: %d\n", ofRuns, s.NoModelSteps.Runs, s.NoModelSteps.Correct)
+
+	fmt.Fprintln(w, "\nHow the model wrote its actions (each turn with a reply, by the form its action was read in)")
+	if len(s.ActionForms) == 0 {
+		fmt.Fprintln(w, "  no turn with a reply")
+	}
+	tw = table(w)
+	if len(s.ActionForms) > 0 {
+		fmt.Fprintln(tw, "model\tform\tturns\tshare")
+	}
+	for _, af := range s.ActionForms {
+		for i, f := range af.Forms {
+			label := ""
+			if i == 0 {
+				label = fmt.Sprintf("%s, %d turns", modelTitle(af.Model, af.Scripted), af.Turns)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", label, f.Name, f.Count, Pct(f.Share, af.Turns))
+		}
+	}
+	tw.Flush()
 
 	if s.By != nil {
 		fmt.Fprintf(w, "\nBy %s\n", s.By.Dimension)
@@ -167,6 +195,84 @@ func (s *Summary) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
+}
+
+// ScoredLabel names the runs the score tables count when they are not
+// simply all runs of models: the runs of models alone when scripted or
+// replayed runs were read too, or the scripted and replayed runs when no
+// model's were. Headings carry it, so no scripted figure passes for a
+// model's.
+func (s *Summary) ScoredLabel() string {
+	switch {
+	case s.Scored.Runs == ScoredScripted:
+		return "scripted and replayed runs"
+	case s.Mixed:
+		return "runs of models"
+	}
+	return ""
+}
+
+// writeHeadline prints runs by verdict for each model, and the scripted
+// and replayed runs apart: drafts written in advance are never added to a
+// model's figures.
+func (s *Summary) writeHeadline(w io.Writer) {
+	var models, scripted []ModelRuns
+	for _, m := range s.Models {
+		if m.Scripted {
+			scripted = append(scripted, m)
+		} else {
+			models = append(models, m)
+		}
+	}
+	rows := func(head string, ms []ModelRuns) {
+		tw := table(w)
+		fmt.Fprintf(tw, "%s\truns\tworked\tfailed\tnot judged\n", head)
+		for _, m := range ms {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d of %d (%s)\t%s\n", dash(m.Model), m.Runs, m.Worked, m.Failed, m.Judged, Pct(m.FailedShare, m.Judged), notJudged(m))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nRuns of each model")
+	if len(models) == 0 {
+		fmt.Fprintln(w, "  none: every run read is scripted or replayed")
+	} else {
+		rows("model", models)
+	}
+	if len(scripted) > 0 {
+		fmt.Fprintln(w, "\nScripted and replayed runs: drafts written in advance, which test the harness, not a model; in no model's figures")
+		rows("backend", scripted)
+	}
+	fmt.Fprint(w, "\nRuns not judged (error, cancelled, incomplete) are in no score.")
+	if s.Mixed {
+		fmt.Fprintf(w, " The score tables below (failures, tiers, passes) count the runs of models only; the turn tables count all %d runs read.", s.Runs.Read)
+	}
+	fmt.Fprintln(w)
+}
+
+// notJudged says how many runs of a row were not judged, and why.
+func notJudged(m ModelRuns) string {
+	if m.NotJudged == 0 {
+		return "0"
+	}
+	var why []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{m.Error, "error"}, {m.Cancelled, "cancelled"}, {m.Incomplete, "incomplete"}} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%d (%s)", m.NotJudged, strings.Join(why, ", "))
+}
+
+// modelTitle is a model label, with the scripted and replayed backends
+// said to be no model.
+func modelTitle(label string, scripted bool) string {
+	if scripted {
+		return dash(label) + " (not a model)"
+	}
+	return dash(label)
 }
 
 func table(w io.Writer) *tabwriter.Writer {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pyharness/pyharness/internal/needs"
 )
 
 // writeTree writes files (slash-separated names → contents) into a new
@@ -27,12 +29,12 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// requirePython skips the test when the machine has no Python 3.
+// requirePython skips (fails in CI) the test when the machine has no Python 3.
 func requirePython(t *testing.T) string {
 	t.Helper()
 	py, err := FindPython(context.Background(), "", false)
 	if err != nil {
-		t.Skipf("no python 3 here: %v", err)
+		needs.Missing(t, "no python 3 here (apt-get install -y python3): %v", err)
 	}
 	return py
 }
@@ -53,19 +55,19 @@ var pytestInterpreter = sync.OnceValue(func() string {
 	return ""
 })
 
-// requirePytest skips the test when no interpreter here can import pytest.
+// requirePytest skips (fails in CI) the test when no interpreter here can import pytest.
 func requirePytest(t *testing.T) {
 	t.Helper()
 	if pytestInterpreter() == "" {
-		t.Skip("no python with pytest here (apt-get install python3-pytest)")
+		needs.Missing(t, "no python with pytest here (apt-get install -y python3-pytest)")
 	}
 }
 
-// requireGo skips the test when the go command is not on PATH.
+// requireGo skips (fails in CI) the test when the go command is not on PATH.
 func requireGo(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
+		needs.Missing(t, "no go command on PATH")
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -70,9 +69,6 @@ type Run struct {
 
 // Complete reports whether the run ended with a run_end record.
 func (r *Run) Complete() bool { return r.End != nil }
-
-// ErrIncomplete marks a run whose trace has no run_end record.
-var ErrIncomplete = errors.New("incomplete run: no run_end record")
 
 // ReadRun reads one trace file into a Run. Errors in the file are returned
 // joined, after every good record has been kept.
@@ -148,11 +144,4 @@ func Runs(dir string) iter.Seq2[*Run, error] {
 			}
 		}
 	}
-}
-
-// IsTraceDir reports whether dir holds trace files (DIR/runs/*.jsonl or
-// DIR/*.jsonl).
-func IsTraceDir(dir string) bool {
-	files, err := ListFiles(dir)
-	return err == nil && len(files) > 0 && !errors.Is(err, fs.ErrNotExist)
 }

@@ -28,7 +28,7 @@ func sampleRun(runID string) []schemas.Record {
 		Reply:     schemas.Reply{Content: "READ initials.py", FinishReason: "stop"},
 		Action:    schemas.Action{Verb: "READ", Path: "initials.py", Shape: "canonical"},
 		Outcome:   schemas.Outcome{Status: schemas.StatusApplied},
-		Metrics:   schemas.Metrics{PromptTokens: 40, OutputTokens: 5, TotalMS: 120},
+		Metrics:   schemas.Metrics{PromptTokens: new(40), OutputTokens: new(5), TotalMS: 120},
 		ModelStep: true, StartedAt: t0, EndedAt: t0.Add(time.Second)}
 	asst := schemas.Message{Role: "assistant", Content: "READ initials.py"}
 	res := schemas.Message{Role: "user", Content: "initials.py:\n```\ndef initials(name):\n    pass\n```"}

@@ -89,11 +89,12 @@ func (r *Run) Steps() []Step {
 
 // Entry is what an index of runs says about one run.
 type Entry struct {
-	RunID        string `json:"run_id"`
-	Attempt      int    `json:"attempt"`
-	Case         string `json:"case"`
-	Tier         int    `json:"tier"`
-	Pass         int    `json:"pass"`
+	RunID   string `json:"run_id"`
+	Attempt int    `json:"attempt"`
+	Case    string `json:"case"`
+	Tier    int    `json:"tier"`
+	Pass    int    `json:"pass"`
+	// Model is the run's model as stats labels it (classify.ModelLabel).
 	Model        string `json:"model"`
 	Verdict      string `json:"verdict"`
 	FailureClass string `json:"failure_class"`
@@ -110,7 +111,7 @@ const VerdictIncomplete = "incomplete"
 func (r *Run) Entry() Entry {
 	e := Entry{RunID: r.File.RunID, Attempt: r.File.Attempt, Path: r.File.Path, Steps: len(r.Turns), Verdict: VerdictIncomplete}
 	if s := r.Start; s != nil {
-		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, modelName(s.Model)
+		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, classify.ModelLabel(s.Model)
 	}
 	if end := r.End; end != nil {
 		e.Verdict, e.FailureClass, e.StopReason, e.ClaimedDone = end.Verdict, end.FailureClass, end.StopReason, end.ClaimedDone

@@ -152,7 +152,19 @@ func ModelLine(m schemas.Model) string {
 	}
 	o := m.Options
 	s += fmt.Sprintf("; seed %d, temperature %s, num_ctx %d, num_predict %d", o.Seed, strconv.FormatFloat(o.Temperature, 'g', -1, 64), o.NumCtx, o.NumPredict)
-	if m.ContextLength > 0 {
+	if c := m.Context; c != nil {
+		s += fmt.Sprintf("; effective context %d (from %s", c.Effective, c.Source)
+		if c.Trained > 0 {
+			s += fmt.Sprintf("; trained %d", c.Trained)
+		}
+		if c.InForce > 0 {
+			s += fmt.Sprintf("; in force %d", c.InForce)
+		}
+		if !c.Sent {
+			s += "; num_ctx not sent"
+		}
+		s += ")"
+	} else if m.ContextLength > 0 {
 		s += fmt.Sprintf("; trained context %d", m.ContextLength)
 	}
 	if m.Host != "" {
@@ -182,23 +194,33 @@ func HarnessLine(h schemas.Harness) string {
 	return s
 }
 
-// MetricsLine is a turn's tokens and timings, the fields the server gave.
-// Every place that prints metrics goes through it, so a change to the
-// Metrics type is fixed here.
+// MetricsLine is a turn's tokens and timings, the fields the server gave
+// (an absent one is left out; a reported zero is shown). Every place that
+// prints metrics goes through it, so a change to the Metrics type is fixed
+// here.
 func MetricsLine(m schemas.Metrics) string {
 	var parts []string
-	add := func(name string, v int64, unit string) {
-		if v != 0 {
-			parts = append(parts, fmt.Sprintf("%s %d%s", name, v, unit))
+	count := func(name string, p *int) {
+		if v, ok := schemas.Count(p); ok {
+			parts = append(parts, fmt.Sprintf("%s %d tok", name, v))
 		}
 	}
-	add("prompt", int64(m.PromptTokens), " tok")
-	add("output", int64(m.OutputTokens), " tok")
-	add("total", m.TotalMS, " ms")
-	add("load", m.LoadMS, " ms")
-	add("prompt eval", m.PromptEvalMS, " ms")
-	add("eval", m.EvalMS, " ms")
-	add("first token", m.TTFTMS, " ms")
+	ms := func(name string, p *int64) {
+		if v, ok := schemas.Count(p); ok {
+			parts = append(parts, fmt.Sprintf("%s %d ms", name, v))
+		}
+	}
+	count("prompt", m.PromptTokens)
+	count("evaluated", m.PromptEvalTokens)
+	count("cached", m.CachedTokens)
+	count("output", m.OutputTokens)
+	if m.TotalMS != 0 {
+		parts = append(parts, fmt.Sprintf("total %d ms", m.TotalMS))
+	}
+	ms("load", m.LoadMS)
+	ms("prompt eval", m.PromptEvalMS)
+	ms("eval", m.EvalMS)
+	ms("first token", m.TTFTMS)
 	if len(parts) == 0 {
 		return "none recorded"
 	}

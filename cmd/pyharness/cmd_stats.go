@@ -21,13 +21,17 @@ func newStatsCmd(a *app) *cobra.Command {
 		Use:   "stats",
 		Short: "Print what worked, what failed and why, and what the model is told, from traces or a classified dataset",
 		Long: `Reads a trace directory or a classified dataset (it says which) and prints:
-runs worked and failed, and how many were not judged (error, cancelled,
-incomplete); why runs failed, by failure class; failures by tier; worked per
-pass; turns, turns per run and the share of each turn kind; the refusals,
-nudges and parse failures sent most often, with their message; the failures
-that ended claiming DONE and how many of them wrote nothing; and the runs
-settled with no model step. --by adds a breakdown by model, tier, case or
-source; --json prints the same numbers as one JSON document.
+runs worked and failed for each model, and how many were not judged (error,
+cancelled, incomplete), with the scripted and replayed runs in a section of
+their own, never totalled with a model's; why runs failed, by failure class;
+failures by tier, and by tag when runs have tags (a dogfood manifest entry's);
+worked per pass (these count the runs of models when there are any, and say
+so); turns, turns per run and the share of each turn kind;
+the refusals, nudges and parse failures sent most often, with their message;
+the failures that ended claiming DONE and how many of them wrote nothing; the
+runs settled with no model step; and how each model wrote its actions
+(canonical, each tolerated shape, unparsed). --by adds a breakdown by model,
+tier, case or source; --json prints the same numbers as one JSON document.
 
 Bad lines and files in a trace directory are listed as file:line after the
 tables, which hold every good record.`,

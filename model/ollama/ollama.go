@@ -147,7 +147,7 @@ func (c *Client) attempt(ctx context.Context, creq *api.ChatRequest, numCtx int)
 		m := r.Message
 		if !first && (m.Content != "" || m.Thinking != "" || len(m.ToolCalls) > 0) {
 			first = true
-			reply.Metrics.TTFTMS = time.Since(start).Milliseconds()
+			reply.Metrics.TTFTMS = new(time.Since(start).Milliseconds())
 		}
 		content.WriteString(m.Content)
 		think.WriteString(m.Thinking)
@@ -165,12 +165,13 @@ func (c *Client) attempt(ctx context.Context, creq *api.ChatRequest, numCtx int)
 	reply.Content = content.String()
 	reply.Thinking = think.String()
 	reply.FinishReason = last.DoneReason
-	reply.Metrics.PromptTokens = last.PromptEvalCount
-	reply.Metrics.OutputTokens = last.EvalCount
+	// Ollama's final chunk always carries its counts and durations.
+	reply.Metrics.PromptTokens = new(last.PromptEvalCount)
+	reply.Metrics.OutputTokens = new(last.EvalCount)
 	reply.Metrics.TotalMS = last.TotalDuration.Milliseconds()
-	reply.Metrics.LoadMS = last.LoadDuration.Milliseconds()
-	reply.Metrics.PromptEvalMS = last.PromptEvalDuration.Milliseconds()
-	reply.Metrics.EvalMS = last.EvalDuration.Milliseconds()
+	reply.Metrics.LoadMS = new(last.LoadDuration.Milliseconds())
+	reply.Metrics.PromptEvalMS = new(last.PromptEvalDuration.Milliseconds())
+	reply.Metrics.EvalMS = new(last.EvalDuration.Milliseconds())
 	if numCtx > 0 && last.PromptEvalCount == numCtx {
 		// With truncate=false an over-long history is refused, but a single
 		// message longer than the context is still cut in the runner, and
@@ -284,7 +285,7 @@ func toTool(t model.Tool) (api.Tool, error) {
 // trained context and the capabilities, /api/tags for the digest, /api/ps
 // for the context in force if the model is loaded.
 func (c *Client) Info(ctx context.Context) (model.Info, error) {
-	info := model.Info{Backend: model.BackendOllama, Name: c.model, Host: c.base.String()}
+	info := model.Info{Backend: model.BackendOllama, Name: c.model, Host: c.base.String(), SendsNumCtx: true}
 	actx, ex, stop := httpwatch.Start(ctx, c.idle)
 	defer stop()
 	show, err := c.api.Show(actx, &api.ShowRequest{Model: c.model})
@@ -317,7 +318,7 @@ func (c *Client) Info(ctx context.Context) (model.Info, error) {
 	}
 	for _, m := range ps.Models {
 		if fullName(m.Name) == want || fullName(m.Model) == want {
-			info.LoadedContextLength = m.ContextLength
+			info.ContextInForce = m.ContextLength
 			if info.Digest == "" {
 				info.Digest = m.Digest
 			}

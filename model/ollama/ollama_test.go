@@ -277,14 +277,14 @@ func TestInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := model.Info{
-		Backend:             "ollama",
-		Name:                "tiny",
-		Digest:              "8464ef3ff524d54797b1bf3ee3552e68a93fcdc9d8a403063add4da651d86776",
-		Template:            "{{ range .Messages }}<{{ .Role }}>{{ .Content }}\n{{ end }}<assistant>",
-		Host:                srv.URL,
-		ContextLength:       512,
-		LoadedContextLength: 512,
-		Capabilities:        []string{"completion"},
+		Backend:        "ollama",
+		Name:           "tiny",
+		Digest:         "8464ef3ff524d54797b1bf3ee3552e68a93fcdc9d8a403063add4da651d86776",
+		Template:       "{{ range .Messages }}<{{ .Role }}>{{ .Content }}\n{{ end }}<assistant>",
+		Host:           srv.URL,
+		ContextLength:  512,
+		ContextInForce: 512, SendsNumCtx: true,
+		Capabilities: []string{"completion"},
 	}
 	if !reflect.DeepEqual(info, want) {
 		t.Errorf("Info =\n%+v\nwant\n%+v", info, want)

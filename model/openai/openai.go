@@ -179,7 +179,7 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 			thinking.WriteString(r)
 			if !first && (ch.Delta.Content != "" || r != "" || len(ch.Delta.ToolCalls) > 0) {
 				first = true
-				reply.Metrics.TTFTMS = time.Since(start).Milliseconds()
+				reply.Metrics.TTFTMS = new(time.Since(start).Milliseconds())
 			}
 		}
 	}
@@ -205,10 +205,14 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 		}
 		reply.ToolCalls = append(reply.ToolCalls, call)
 	}
-	reply.Metrics.PromptTokens = int(acc.Usage.PromptTokens)
-	reply.Metrics.OutputTokens = int(acc.Usage.CompletionTokens)
+	// The accumulator keeps no trace of whether a usage chunk came; a
+	// prompt always has at least one token, so 0 means none did.
+	if acc.Usage.PromptTokens > 0 {
+		reply.Metrics.PromptTokens = new(int(acc.Usage.PromptTokens))
+		reply.Metrics.OutputTokens = new(int(acc.Usage.CompletionTokens))
+	}
 	// The API reports no durations: the total is measured here, the rest
-	// stay 0 rather than guessed.
+	// stay absent rather than guessed.
 	reply.Metrics.TotalMS = time.Since(start).Milliseconds()
 	return reply, nil
 }

@@ -35,11 +35,11 @@ func recordedRun(t *testing.T) []byte {
 	}
 	return encode(t,
 		start,
-		turn(1, true, schemas.Reply{Content: "READ wordcount.py", FinishReason: "stop"}, schemas.Metrics{PromptTokens: 300, OutputTokens: 5}),
+		turn(1, true, schemas.Reply{Content: "READ wordcount.py", FinishReason: "stop"}, schemas.Metrics{PromptTokens: new(300), OutputTokens: new(5)}),
 		// A step the harness settled without the model: not a draft.
 		turn(2, false, schemas.Reply{}, schemas.Metrics{}),
-		turn(3, true, schemas.Reply{Thinking: "the off-by-one", ToolCalls: []schemas.ToolCall{{ID: "c1", Name: "run_tests", Arguments: map[string]any{}}}, FinishReason: "stop"}, schemas.Metrics{PromptTokens: 420, OutputTokens: 9}),
-		turn(4, true, schemas.Reply{Content: "DONE fixed", FinishReason: "stop"}, schemas.Metrics{PromptTokens: 500, OutputTokens: 3, TotalMS: 800}),
+		turn(3, true, schemas.Reply{Thinking: "the off-by-one", ToolCalls: []schemas.ToolCall{{ID: "c1", Name: "run_tests", Arguments: map[string]any{}}}, FinishReason: "stop"}, schemas.Metrics{PromptTokens: new(420), OutputTokens: new(9)}),
+		turn(4, true, schemas.Reply{Content: "DONE fixed", FinishReason: "stop"}, schemas.Metrics{PromptTokens: new(500), OutputTokens: new(3), TotalMS: 800}),
 		schemas.Record{RunEnd: &schemas.RunEnd{RunID: "r1", Verdict: "worked", StopReason: "done"}},
 	)
 }

@@ -257,12 +257,11 @@ func (b *Backend) play(req model.Request) (model.Reply, error) {
 // has plausible, deterministic metrics.
 func estimate(req model.Request, r schemas.Reply) schemas.Metrics {
 	tokens := func(s string) int { return (len(s) + 3) / 4 }
-	var m schemas.Metrics
+	prompt := 0
 	for _, msg := range req.Messages {
-		m.PromptTokens += tokens(msg.Content) + 4
+		prompt += tokens(msg.Content) + 4
 	}
-	m.OutputTokens = tokens(r.Content) + tokens(r.Thinking)
-	return m
+	return schemas.Metrics{PromptTokens: new(prompt), OutputTokens: new(tokens(r.Content) + tokens(r.Thinking))}
 }
 
 // Info reports the backend as scripted, named after its script.
