@@ -191,7 +191,7 @@ func checkRunPages(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(dir, "report-runs", pick.RunID+".html")
+	page := RunPagePath(filepath.Join(dir, "report-runs"), pick.RunID)
 	dom, console := chromium(t, bin, dir, page, filepath.Join(dir, "run.png"))
 	if len(console) > 0 {
 		t.Errorf("the run page logged console messages:\n%s", strings.Join(console, "\n"))
@@ -367,7 +367,7 @@ func TestEveryLinkFindsItsTarget(t *testing.T) {
 		}
 	}
 	for _, e := range pages.Runs {
-		if !seen[filepath.Join(dir, "report-runs", e.RunID+".html")] {
+		if !seen[RunPagePath(filepath.Join(dir, "report-runs"), e.RunID)] {
 			t.Errorf("no link leads to the page of %s", e.RunID)
 		}
 	}

@@ -23,8 +23,10 @@ import (
 )
 
 // RunPages are the pages a report links its rows to: one per run, with
-// the run's transcript, and lists of runs (every run, the worked, the
-// failed, the failed of each class and of each tier, the not judged).
+// the run's transcript (in the folder RunDir, apart from the lists, so
+// that no run id can take a list's name), and lists of runs: every run,
+// each model's runs (all, worked, failed, not judged), and the failed runs
+// of each class and of each tier.
 type RunPages struct {
 	// Dir is the folder of the pages, as the report links to it: relative
 	// to the report, with forward slashes.
@@ -37,6 +39,14 @@ type RunPages struct {
 	Problems []string
 	lists    map[string]bool
 	pages    map[string]bool
+}
+
+// RunDir is the folder of the pages folder that holds one page per run.
+const RunDir = "run"
+
+// RunPagePath is the file of a run's page in a pages folder.
+func RunPagePath(dir, runID string) string {
+	return filepath.Join(dir, RunDir, runID+".html")
 }
 
 // ListAll names the list of every run, as ListHref takes it.
@@ -86,7 +96,7 @@ func (p *RunPages) RunHref(runID string) string {
 	if p == nil || !p.pages[runID] {
 		return ""
 	}
-	return path.Join(p.Dir, url.PathEscape(runID)+".html")
+	return path.Join(p.Dir, RunDir, url.PathEscape(runID)+".html")
 }
 
 // ListHref is the address of a list of runs, relative to the report; ""
@@ -102,7 +112,7 @@ func (p *RunPages) ListHref(name string) string {
 var listTemplate string
 
 var listPage = template.Must(template.New("runs").Funcs(template.FuncMap{
-	"href": func(id string) string { return url.PathEscape(id) + ".html" },
+	"href": func(id string) string { return RunDir + "/" + url.PathEscape(id) + ".html" },
 }).Parse(listTemplate))
 
 // PagesOptions say where run pages go and what they link back to.
@@ -130,6 +140,10 @@ func WriteRunPages(ctx context.Context, traces, dir string, o PagesOptions) (*Ru
 	p := &RunPages{Dir: filepath.ToSlash(o.Rel), lists: map[string]bool{}, pages: map[string]bool{}}
 	files := all.Files()
 	back := path.Join(upPath(o.Rel), o.Report)
+	runBack := path.Join("..", back)
+	if err := os.MkdirAll(filepath.Join(dir, RunDir), 0o755); err != nil {
+		return nil, fmt.Errorf("write run pages: %w", err)
+	}
 	for i := 0; i < len(files); i++ {
 		f, earlier := files[i], 0
 		for i+1 < len(files) && files[i+1].RunID == f.RunID {
@@ -144,8 +158,8 @@ func WriteRunPages(ctx context.Context, traces, dir string, o PagesOptions) (*Ru
 			p.Problems = append(p.Problems, err.Error())
 			continue
 		}
-		err = writeFile(filepath.Join(dir, r.File.RunID+".html"), func(w io.Writer) error {
-			return transcript.WriteHTML(ctx, w, r, transcript.HTMLOptions{Title: o.Title, Up: back, UpTitle: "the report"})
+		err = writeFile(RunPagePath(dir, r.File.RunID), func(w io.Writer) error {
+			return transcript.WriteHTML(ctx, w, r, transcript.HTMLOptions{Title: o.Title, Up: runBack, UpTitle: "the report"})
 		})
 		if err != nil {
 			return nil, err
@@ -190,13 +204,12 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 	for _, e := range p.Runs {
 		add(ListAll, "", e)
 		add(ListModel(e.Model, PartRuns), "Runs of "+orNone(e.Model), e)
-		judged := e.Verdict == schemas.VerdictWorked || e.Verdict == schemas.VerdictFailed
 		switch {
 		case e.Verdict == schemas.VerdictWorked:
 			add(ListModel(e.Model, PartWorked), "Runs of "+orNone(e.Model)+" that worked", e)
 		case e.Verdict == schemas.VerdictFailed:
 			add(ListModel(e.Model, PartFailed), "Runs of "+orNone(e.Model)+" that failed", e)
-		case !judged:
+		case !e.Judged():
 			add(ListModel(e.Model, PartNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
 		}
 		if e.Verdict == schemas.VerdictFailed && stats.IsScripted(e.Model) != models {

@@ -33,13 +33,14 @@ subprocess.run([binary, "gen-corpus", "--out", corpus, "--turns", str(runs * 5),
 report = os.path.join(corpus, "report.html")
 subprocess.run([binary, "report", "--in", corpus, "--out", report], check=True)
 pages_dir = os.path.join(corpus, "report-runs")
+run_dir = os.path.join(pages_dir, "run")
 
 # The one-file alternatives: the report with every run page's body inline.
-run_pages = sorted(p for p in os.listdir(pages_dir) if p.startswith("gen-"))
+run_pages = sorted(os.listdir(run_dir))
 head = open(report).read()
 style, inline, folded = None, [], []
 for name in run_pages:
-    page = open(os.path.join(pages_dir, name)).read()
+    page = open(os.path.join(run_dir, name)).read()
     style = style or re.search(r"<style>(.*?)</style>", page, re.S).group(1)
     body = re.sub(r"<nav>.*?</nav>", "", re.search(r"<main>(.*)</main>", page, re.S).group(1), flags=re.S)
     rid = name[:-len(".html")]
@@ -79,8 +80,8 @@ def measure(path):
 
 
 rows = [("the report (report.html)", report), ("the list of every run (report-runs/index.html)", os.path.join(pages_dir, "index.html")),
-        ("one run's page", os.path.join(pages_dir, run_pages[0]))] + list(variants.items())
-total = sum(os.path.getsize(os.path.join(pages_dir, p)) for p in run_pages)
+        ("one run's page", os.path.join(run_dir, run_pages[0]))] + list(variants.items())
+total = sum(os.path.getsize(os.path.join(run_dir, p)) for p in run_pages)
 print(f"{len(run_pages)} runs; their pages hold {total / 1e6:.1f} MB together")
 print(f"{'page':<52} {'bytes':>11} {'elements':>9} {'load ms (median of 5)':>22}")
 for label, path in rows:

@@ -157,8 +157,8 @@ func isFile(arg string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// fromFile is a trace file named on the command line; its earlier attempts
-// are counted among the files beside it.
+// fromFile is a trace file named on the command line; its attempt number
+// says how many attempts came before it.
 func fromFile(path string) (Found, error) {
 	id, attempt, ok := trace.ParseFileName(filepath.Base(path))
 	if !ok {

@@ -3,7 +3,6 @@ package transcript
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
@@ -131,16 +130,4 @@ func modelName(m schemas.Model) string {
 		return m.Name
 	}
 	return m.Backend + ":" + m.Name
-}
-
-// Duration is the run's wall time: the run_end's, else the span of its
-// turns.
-func (r *Run) Duration() time.Duration {
-	if r.End != nil {
-		return time.Duration(r.End.DurationMS) * time.Millisecond
-	}
-	if n := len(r.Turns); n > 0 && r.Start != nil {
-		return r.Turns[n-1].EndedAt.Sub(r.Start.StartedAt)
-	}
-	return 0
 }

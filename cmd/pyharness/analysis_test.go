@@ -96,7 +96,7 @@ func TestClassifyStatsReport(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Wrote a page for each of 34 runs in "+filepath.Join(dir, "report-runs")) {
 		t.Fatalf("report --traces: exit %d:\n%s%s", code, out, errs)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "report-runs", "bench-initials-p4-59a3dd8961a6.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "report-runs", "run", "bench-initials-p4-59a3dd8961a6.html")); err != nil {
 		t.Errorf("no run page: %v", err)
 	}
 }

@@ -162,7 +162,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		fmt.Fprintf(w, "\nRead one run turn by turn:\n  pyharness show --in %s %s\n", o.out, example)
 		fmt.Fprintf(w, "  (a unique prefix of its id will do; --patch adds its patch, --full its drafts whole)\n")
 		fmt.Fprintf(w, "or open its page, linked from every table of the report:\n  %s\n",
-			filepath.Join(runPagesDir(reportPath), example+".html"))
+			report.RunPagePath(runPagesDir(reportPath), example))
 	}
 	if bad > 0 {
 		return &exitError{code: 1, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
