@@ -46,9 +46,11 @@ them whole. --json prints the trace's records as they are.
 Two RUNs are laid side by side, step by step, with the first step where they
 part marked.
 
-Colour is used on a terminal only, and never when NO_COLOR is set; a long
-transcript goes through $PAGER (less -R by default) on a terminal, as git
-does.`,
+Colour is used on a terminal only, and never when NO_COLOR is set (--color
+always or never overrides). On a terminal the output goes through $PAGER,
+less by default (given LESS=FRX when LESS is unset: a transcript that fits
+the screen is printed, a longer one paged with its colours), as git does;
+--no-pager or PAGER=cat prints it straight.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runShow(cmd.Context(), a, opts, args)
