@@ -165,7 +165,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 			report.RunPagePath(runPagesDir(reportPath), example))
 	}
 	if bad > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
 	}
 	return nil
 }
