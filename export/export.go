@@ -20,6 +20,7 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // NothingError says that the selection left nothing to export, and why.
@@ -57,7 +58,7 @@ type Summary struct {
 	// were used.
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
-	// (at most maxProblems; ProblemsLeft counts the rest).
+	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
 	Problems     []string `json:"problems,omitempty"`
 	ProblemsLeft int      `json:"problems_left,omitempty"`
 	RunsLeftOut  Tally    `json:"runs_left_out"`
@@ -110,7 +111,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := dedupe.OpenCorpus(ctx, opts.In)
+	c, err := trace.OpenCorpus(ctx, opts.In)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -138,7 +139,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 // exporter holds one export's state.
 type exporter struct {
 	opts    Options
-	corpus  *dedupe.Corpus
+	corpus  *trace.Corpus
 	red     *Redactor
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
@@ -152,19 +153,19 @@ type exporter struct {
 
 // considered streams the runs that pass the run filters, tallying the rest
 // and learning every run's secrets on the way.
-func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedupe.RebuiltRun) error) error {
+func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace.RebuiltRun) error) error {
 	for run, err := range e.corpus.Runs(ctx) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
+			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
 			continue
 		}
 		if run.ReadErr != nil {
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
+			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)
@@ -193,7 +194,7 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedup
 // learnSecrets reads the environment files of a run's repository (on disk,
 // or the embedded fixture of a benchmark case) and every assignment in its
 // messages and drafts.
-func (e *exporter) learnSecrets(run *dedupe.RebuiltRun) {
+func (e *exporter) learnSecrets(run *trace.RebuiltRun) {
 	if s := run.Start; s != nil {
 		e.learnRepo(s)
 	}
@@ -270,7 +271,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	ix := dedupe.NewIndex(e.opts.Threshold, trainingTexts{corpus: e.corpus, rd: rd}, settled)
 	var keyBuf, nearBuf []byte
-	err = e.considered(ctx, false, func(run *dedupe.RebuiltRun) error {
+	err = e.considered(ctx, false, func(run *trace.RebuiltRun) error {
 		for i, t := range run.Turns {
 			if why := e.opts.turnWhy(run, i); why != "" {
 				e.sum.TurnsLeftOut[why]++
@@ -568,7 +569,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	byPrompt := map[string][]dpoCand{}
 	var buf []byte
-	err := e.considered(ctx, true, func(run *dedupe.RebuiltRun) error {
+	err := e.considered(ctx, true, func(run *trace.RebuiltRun) error {
 		for i, t := range run.Turns {
 			sd, why := e.opts.dpoSide(run, i)
 			if sd == sideNone {

@@ -10,6 +10,7 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // Message is one chat message as the trainers read it: role and content,
@@ -114,12 +115,12 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 // trainingTexts serves the index the training text of a pair, read again
 // from the traces.
 type trainingTexts struct {
-	corpus *dedupe.Corpus
+	corpus *trace.Corpus
 	rd     *renderer
 }
 
 func (t trainingTexts) KeyText(dst []byte, ref dedupe.Ref) ([]byte, error) {
-	p, d, err := t.corpus.Pair(ref)
+	p, d, err := t.corpus.Pair(int(ref.Run), int(ref.Turn))
 	if err != nil {
 		return dst, err
 	}
@@ -128,7 +129,7 @@ func (t trainingTexts) KeyText(dst []byte, ref dedupe.Ref) ([]byte, error) {
 }
 
 func (t trainingTexts) NearText(dst []byte, ref dedupe.Ref) ([]byte, error) {
-	p, d, err := t.corpus.Pair(ref)
+	p, d, err := t.corpus.Pair(int(ref.Run), int(ref.Turn))
 	if err != nil {
 		return dst, err
 	}

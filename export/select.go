@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // Why a run or a turn was left out. The order is the order they are
@@ -73,7 +73,7 @@ func modelMatches(m schemas.Model, want []string) bool {
 
 // runWhy says why a run is left out, or "" when its turns are considered.
 // forDPO keeps failed runs: their drafts are the rejected side.
-func (o Options) runWhy(r *dedupe.RebuiltRun, forDPO bool) string {
+func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
 	s := r.Start
 	switch {
 	case s == nil:
@@ -117,7 +117,7 @@ func parsed(t *schemas.Turn) bool {
 }
 
 // turnWhy says why turn i of a considered run is no SFT pair, or "".
-func (o Options) turnWhy(r *dedupe.RebuiltRun, i int) string {
+func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 	t := r.Turns[i]
 	switch {
 	case !t.ModelStep:
@@ -146,7 +146,7 @@ const (
 )
 
 // dpoSide says which side of a preference pair turn i can be, or why none.
-func (o Options) dpoSide(r *dedupe.RebuiltRun, i int) (side, string) {
+func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 	t := r.Turns[i]
 	switch {
 	case !t.ModelStep:
