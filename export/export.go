@@ -16,6 +16,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/harness/draft"
@@ -488,8 +489,9 @@ func (e *exporter) render(rd *renderer, r *pairRow) (*row, error) {
 	t := run.Turns[r.ref.Turn]
 	prompt := run.Prompts[r.ref.Turn]
 	s := run.Start
+	label := classify.LabelTurn(t) // the kind --kind chose the pair by
 	meta := Meta{Split: r.split, RunID: s.RunID, Step: t.Step, CaseID: s.CaseID, Group: r.group, Tier: s.Tier,
-		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: t.Sent.Kind, Code: t.Sent.Code,
+		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: label.Kind, Code: label.Code,
 		Weight: r.weight, Copies: r.copies, Key: fmt.Sprintf("%016x", r.key), Multiplicity: r.mult, ClusterTurns: r.cluster}
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -124,7 +125,7 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 		return whyNoModel
 	case r.Prompts[i] == nil:
 		return whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+	case !o.kindWanted(t):
 		return whyKind
 	case !parsed(t):
 		return whyNotParsed
@@ -134,6 +135,14 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 		return whyAlternation
 	}
 	return ""
+}
+
+// kindWanted reports whether a turn's kind is in --kind. The kind is the
+// one classify gives the turn (classify.LabelTurn): the recorded one, or the
+// text rules' for a turn recorded without one, so that export --kind and the
+// classified dataset agree on every trace.
+func (o Options) kindWanted(t *schemas.Turn) bool {
+	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, classify.LabelTurn(t).Kind)
 }
 
 // side is which side of a preference pair a draft can be.
@@ -153,7 +162,7 @@ func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 		return sideNone, whyNoModel
 	case r.Prompts[i] == nil:
 		return sideNone, whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+	case !o.kindWanted(t):
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation
