@@ -56,7 +56,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	ix := NewIndex(opts.Threshold, corpusTexts{c}, nil)
+	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
 	var keyBuf, nearBuf []byte
 	for run, err := range c.Runs(ctx) {
@@ -162,13 +162,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "%d turn(s) left out: their prompt did not rebuild to its prompt_hash.\n", r.NotRebuilt)
 		}
 		if r.FilesWithErrors > 0 {
-			fmt.Fprintf(&b, "%d trace file(s) have bad lines; their good records were used:\n", r.FilesWithErrors)
-			for _, p := range r.Problems {
-				fmt.Fprintf(&b, "  %s\n", p)
-			}
-			if r.ProblemsLeft > 0 {
-				fmt.Fprintf(&b, "  ... and %d more (pyharness validate lists them all)\n", r.ProblemsLeft)
-			}
+			trace.WriteProblems(&b, r.FilesWithErrors, r.Problems, r.ProblemsLeft)
 		}
 		if r.KeyCollisions > 0 {
 			fmt.Fprintf(&b, "%d key collision(s): equal keys over different text, kept apart.\n", r.KeyCollisions)

@@ -270,7 +270,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
-	ix := dedupe.NewIndex(e.opts.Threshold, trainingTexts{corpus: e.corpus, rd: rd}, settled)
+	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
 	var keyBuf, nearBuf []byte
 	err = e.considered(ctx, false, func(run *trace.RebuiltRun) error {
 		for i, t := range run.Turns {
@@ -718,13 +718,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	if s.FilesWithErrors > 0 {
-		fmt.Fprintf(&b, "%d trace file(s) have bad lines; their good records were used:\n", s.FilesWithErrors)
-		for _, p := range s.Problems {
-			fmt.Fprintf(&b, "  %s\n", p)
-		}
-		if s.ProblemsLeft > 0 {
-			fmt.Fprintf(&b, "  ... and %d more (pyharness validate lists them all)\n", s.ProblemsLeft)
-		}
+		trace.WriteProblems(&b, s.FilesWithErrors, s.Problems, s.ProblemsLeft)
 	}
 	if s.Why != "" {
 		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)
