@@ -17,13 +17,14 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// Corpus is a trace directory read as the stages after classify read it:
-// the last attempt of every run, each turn with the whole prompt it was
-// sent, rebuilt from the recorded deltas and proved by its prompt_hash. Runs come group by group
-// (GroupOf: a benchmark case, a dogfood task), in run id order within a
-// group, so that an Index holds one group at a time. Runs are read one at
-// a time; a few recent ones are cached so that the text of a pair can be
-// read again cheaply while duplicates are confirmed.
+// Corpus is a trace directory as dedupe and export read it: the last
+// attempt of every run, each turn with the whole prompt it was sent,
+// rebuilt from the recorded deltas and proved by its prompt_hash. Runs come
+// group by group (GroupOf: a benchmark case, a dogfood task), in run id
+// order within a group, so that a dedupe index holds one group at a time.
+// Runs are read one at a time; a few recent ones are cached so that the
+// text of a pair can be read again cheaply (Pair) while duplicates are
+// confirmed.
 type Corpus struct {
 	dir        string
 	files      *Listing // the last attempt of every run, group by group
