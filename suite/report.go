@@ -51,6 +51,11 @@ func (r Runner) structured(kind Kind) (structuredReport, error) {
 	return nil, nil
 }
 
+var (
+	_ structuredReport = (*junitReport)(nil)
+	_ structuredReport = (*goJSONReport)(nil)
+)
+
 // junitReport is pytest's --junitxml file.
 type junitReport struct {
 	dir, path string
