@@ -134,6 +134,9 @@ type RunRow struct {
 	// TraceFile is the trace file's name under the trace directory, where
 	// dedupe and export read the full text.
 	TraceFile string `parquet:"trace_file"`
+	// Tags are the run's tags (a dogfood manifest entry's), empty in part
+	// files written before the column existed.
+	Tags []string `parquet:"tags,list"`
 }
 
 // Write is one file a run changed.
@@ -179,7 +182,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 		NumCtx: int32(s.Model.Options.NumCtx), NumPredict: int32(s.Model.Options.NumPredict),
 		HarnessVersion: s.Harness.Version, HarnessCommit: s.Harness.Commit, Task: s.Task,
 		Turns: int32(len(run.Turns)), Writes: []Write{}, StartedAt: timePtr(s.StartedAt),
-		TraceFile: filepath.Base(run.File.Path),
+		TraceFile: filepath.Base(run.File.Path), Tags: nonNil(s.Tags),
 	}
 	if r.RunID == "" {
 		r.RunID = run.File.RunID

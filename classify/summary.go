@@ -47,8 +47,9 @@ type RunSummary struct {
 	ModelSteps   int32  `parquet:"model_steps"`
 	Turns        int32  `parquet:"turns"`
 	// Writes are read for their number.
-	Writes       []Write `parquet:"writes,list"`
-	FirstFailure string  `parquet:"first_failure"`
+	Writes       []Write  `parquet:"writes,list"`
+	FirstFailure string   `parquet:"first_failure"`
+	Tags         []string `parquet:"tags,list"`
 }
 
 // Summary is the run's columns that RunSummary holds.
@@ -56,7 +57,7 @@ func (r *RunRow) Summary() RunSummary {
 	return RunSummary{
 		RunID: r.RunID, CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Verdict: r.Verdict, FailureClass: r.FailureClass, ClaimedDone: r.ClaimedDone,
-		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure,
+		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure, Tags: r.Tags,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,6 +170,10 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 		}
 		if run.Start.Source != schemas.SourceDogfood || run.Start.CaseID != "textwrap-shorten" || run.Start.Repo.Commit == "" {
 			t.Errorf("run_start %+v", run.Start)
+		}
+		// export --tag selects by the tags on run_start, with no manifest.
+		if !slices.Equal(run.Start.Tags, []string{"stdlib"}) {
+			t.Errorf("run_start tags %q, want the entry's [stdlib]", run.Start.Tags)
 		}
 		b, a := run.End.SuiteBefore, run.End.SuiteAfter
 		if b.Ran != 66 || b.Passed != 66 || a.Ran != 66 || a.Passed != 66 {

@@ -91,6 +91,8 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 			"Use this export to check a training setup, not to train a model you mean to keep.\n\n", s.ScriptedRuns)
 	}
 
+	writeDrafters(&b, s)
+
 	b.WriteString("## Counts\n\n| split | file | groups | pairs | rows |\n|---|---|---:|---:|---:|\n")
 	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
 		sc, ok := s.Splits[sp]
@@ -235,6 +237,7 @@ func filterText(o Options) string {
 		tiers = append(tiers, fmt.Sprint(t))
 	}
 	add("tier", tiers)
+	add("tag", o.Tags)
 	add("kind", o.Kinds)
 	if len(parts) == 0 {
 		return "none"
@@ -256,6 +259,9 @@ func commandLine(o Options) string {
 	}
 	if o.KeepToolCalls {
 		parts = append(parts, "--keep-tool-calls")
+	}
+	if o.For != "" {
+		parts = append(parts, "--for "+o.For)
 	}
 	parts = append(parts, fmt.Sprintf("--alpha %g --cap %g --valid %g", o.Alpha, o.Cap, o.Valid))
 	if o.Test > 0 {
@@ -316,4 +322,31 @@ func axolotlEntries(shards []string) string {
 		out = append(out, "{path: DIR/"+sh+", ds_type: parquet, type: chat_template}")
 	}
 	return strings.Join(out, ", ")
+}
+
+// writeDrafters says which models wrote the drafts and which model the
+// export is meant for: a teacher's drafts train a student that was never
+// sent these prompts, and the card must not let that pass unsaid.
+func writeDrafters(b *strings.Builder, s *Summary) {
+	side := "drafts"
+	if s.Format == FormatDPO {
+		side = "chosen drafts"
+	}
+	fmt.Fprintf(b, "## Who wrote the %s\n\n| model | pairs | num_ctx of its runs |\n|---|---:|---:|\n", side)
+	for _, d := range s.Drafters {
+		fmt.Fprintf(b, "| `%s` | %d | %d |\n", d.Model, d.Pairs, d.NumCtx)
+	}
+	b.WriteString("\n")
+	if s.opts.For == "" {
+		b.WriteString("No `--for` was given: the card does not say which model this export is meant to train.\n\n")
+		return
+	}
+	whom, own := forWhom(s.opts.For, s.Drafters)
+	fmt.Fprintf(b, "**Meant for `%s`** (`--for`): %s.", s.opts.For, whom)
+	if !own {
+		b.WriteString(" The prompts are the ones the harness built for the drafting model, within its context window (num_ctx above); " +
+			"run the student with a `--num-ctx` at least as large, and train with a sequence length that holds the longest row, " +
+			"or it learns from prompts it will never be sent.")
+	}
+	b.WriteString("\n\n")
 }

@@ -81,10 +81,26 @@ type Summary struct {
 	Redactions   int      `json:"redactions"`
 	SecretValues int      `json:"secret_values"`
 	SourceRuns   []string `json:"source_runs"`
-	Files        []string `json:"files"`
-	Why          string   `json:"why,omitempty"`
+	// Drafters are the models that wrote the exported drafts (the chosen
+	// side of preference pairs), by pairs.
+	Drafters []Drafter `json:"drafters"`
+	// Unmatched says which --tag and --model values no run read has: a
+	// filter that matches nothing is most often a typo.
+	Unmatched []string `json:"unmatched_filters,omitempty"`
+	Files     []string `json:"files"`
+	Why       string   `json:"why,omitempty"`
 
 	opts Options
+}
+
+// Drafter is a model that wrote exported drafts.
+type Drafter struct {
+	// Model is backend:name as recorded on the runs' run_start.
+	Model string `json:"model"`
+	Pairs int    `json:"pairs"`
+	// NumCtx is the largest context window of its runs: the harness built
+	// the prompts to fit it.
+	NumCtx int `json:"num_ctx"`
 }
 
 // Run exports the traces of opts.In to opts.Out in opts.Format and writes a
@@ -99,6 +115,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	e := &exporter{opts: opts, corpus: c, red: NewRedactor(), scanned: map[string]bool{},
+		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
 			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
 	if opts.Format == FormatDPO {
@@ -126,6 +143,11 @@ type exporter struct {
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
+	// tags and models are those of every run read (models by backend and
+	// name), to name a --tag or --model value that matches no run.
+	tags     map[string]bool
+	models   map[schemas.Model]bool
+	drafters map[string]*Drafter
 }
 
 // considered streams the runs that pass the run filters, tallying the rest
@@ -146,6 +168,12 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedup
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)
+		if s := run.Start; s != nil {
+			for _, t := range s.Tags {
+				e.tags[t] = true
+			}
+			e.models[schemas.Model{Backend: s.Model.Backend, Name: s.Model.Name}] = true
+		}
 		if why := e.opts.runWhy(run, forDPO); why != "" {
 			e.sum.RunsLeftOut[why]++
 			continue
@@ -267,7 +295,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	e.sum.Dedupe = ix.Figures()
 	if e.sum.Dedupe.Clusters == 0 {
-		e.sum.Why = nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, 0)
+		e.sum.Unmatched = e.unmatched()
+		e.sum.Why = unmatchedWhy(e.sum.Unmatched) + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, 0)
 		return &NothingError{Why: e.sum.Why}
 	}
 	sizes := map[string]int{}
@@ -416,6 +445,12 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 		}
 	}
 	slices.Sort(e.sum.SourceRuns)
+	e.sum.Drafters = []Drafter{}
+	for _, m := range mapKeys(e.drafters) {
+		e.sum.Drafters = append(e.sum.Drafters, *e.drafters[m])
+	}
+	slices.SortStableFunc(e.sum.Drafters, func(a, b Drafter) int { return cmp.Compare(b.Pairs, a.Pairs) })
+	e.sum.Unmatched = e.unmatched()
 	e.sum.Redactions = e.red.Count
 	card, err := createAtomic(filepath.Join(e.opts.Out, "README.md"))
 	if err != nil {
@@ -458,6 +493,13 @@ func (e *exporter) render(rd *renderer, r *pairRow) (*row, error) {
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict
 	}
+	d := e.drafters[meta.Model]
+	if d == nil {
+		d = &Drafter{Model: meta.Model}
+		e.drafters[meta.Model] = d
+	}
+	d.Pairs++
+	d.NumCtx = max(d.NumCtx, s.Model.Options.NumCtx)
 	if e.opts.Format != FormatDPO {
 		return &row{messages: rd.conversation(prompt, t.Reply), meta: meta}, nil
 	}
@@ -558,7 +600,8 @@ func (e *exporter) runDPO(ctx context.Context) error {
 		}
 	}
 	if len(rows) == 0 {
-		e.sum.Why = nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, e.sum.Selected)
+		e.sum.Unmatched = e.unmatched()
+		e.sum.Why = unmatchedWhy(e.sum.Unmatched) + nothingWhy(e.sum.Runs, e.sum.RunsLeftOut, e.sum.TurnsLeftOut, e.sum.Selected)
 		return &NothingError{Why: e.sum.Why}
 	}
 	names := mapKeys(groups)
@@ -706,6 +749,16 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	if s.ZeroCopies > 0 {
 		fmt.Fprintf(&b, "%d training pair(s) drew no row (weight below 1; --seed draws)\n", s.ZeroCopies)
+	}
+	for _, d := range s.Drafters {
+		fmt.Fprintf(&b, "drafts by %s: %d pairs\n", d.Model, d.Pairs)
+	}
+	if s.opts.For != "" {
+		whom, _ := forWhom(s.opts.For, s.Drafters)
+		fmt.Fprintf(&b, "meant for %s: %s\n", s.opts.For, whom)
+	}
+	for _, u := range s.Unmatched {
+		fmt.Fprintf(&b, "note: %s\n", u)
 	}
 	fmt.Fprintf(&b, "secrets redacted: %d (%d values learned from environment files and assignments, and token shapes)\n", s.Redactions, s.SecretValues)
 	fmt.Fprintf(&b, "\nwrote %s:\n", s.Out)

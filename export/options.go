@@ -25,12 +25,15 @@ type Options struct {
 	Out    string
 	Format string
 
-	// Filters; empty means all. Models match the model name, the backend,
-	// or backend:name.
+	// Filters; empty means all, and a run matches a filter when it matches
+	// any of its values. Models match the model name, the backend, or
+	// backend:name; Tags the tags recorded on a run's run_start (a dogfood
+	// manifest entry's tags).
 	Models  []string
 	Sources []string
 	Cases   []string
 	Tiers   []int
+	Tags    []string
 	// Kinds are the kinds of what the model was sent (schemas.Kind*).
 	Kinds []string
 	// IncludeFailedRuns takes SFT pairs from failed runs too (never from
@@ -42,6 +45,10 @@ type Options struct {
 	// KeepToolCalls keeps native tool calls as OpenAI-style tool_calls and
 	// tool messages instead of rendering them in the text protocol.
 	KeepToolCalls bool
+	// For names the model the export is meant to train, as backend:name.
+	// It selects nothing; the dataset card says whether the drafts are that
+	// model's own or another model's (a teacher's, for a student).
+	For string
 
 	// Alpha is the variety exponent: a group of K distinct clusters weighs
 	// K^Alpha in all, each pair K^(Alpha−1).

@@ -17,6 +17,7 @@ const (
 	whySource      = "source not in --source"
 	whyCase        = "case not in --case"
 	whyTier        = "tier not in --tier"
+	whyTag         = "no tag in --tag"
 	whyModel       = "model not in --model"
 	whyScripted    = "scripted or replay backend: drafts written by hand, not by a model, would teach nothing true (--include-scripted takes them)"
 	whyNotJudged   = "not judged: ended error or cancelled"
@@ -30,7 +31,7 @@ const (
 	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
 )
 
-var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyModel, whyScripted, whyNotJudged, whyFailed}
+var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyNotJudged, whyFailed}
 
 var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNeither}
 
@@ -85,6 +86,8 @@ func (o Options) runWhy(r *dedupe.RebuiltRun, forDPO bool) string {
 		return whyCase
 	case len(o.Tiers) > 0 && !slices.Contains(o.Tiers, s.Tier):
 		return whyTier
+	case len(o.Tags) > 0 && !slices.ContainsFunc(s.Tags, func(t string) bool { return slices.Contains(o.Tags, t) }):
+		return whyTag
 	case len(o.Models) > 0 && !modelMatches(s.Model, o.Models):
 		return whyModel
 	case isScripted(s.Model) && !o.IncludeScripted:
@@ -201,4 +204,76 @@ func nothingWhy(runs int, runTally, turnTally Tally, pairs int) string {
 		b.WriteString("no preference pairs: no prompt was answered both by a draft applied in a worked run and by a different draft refused or from a failed run")
 	}
 	return b.String()
+}
+
+// mostListed bounds the tags and models named in a note on a filter that
+// matches no run.
+const mostListed = 12
+
+// unmatched says which --tag and --model values no run read has, and what
+// the runs do have.
+func (e *exporter) unmatched() []string {
+	var out []string
+	for _, t := range e.opts.Tags {
+		if e.tags[t] {
+			continue
+		}
+		if len(e.tags) == 0 {
+			out = append(out, fmt.Sprintf("no run read carries tag %q, nor any other tag (a dogfood run carries the tags: of its manifest entry)", t))
+			continue
+		}
+		out = append(out, fmt.Sprintf("no run read carries tag %q (the runs' tags: %s)", t, listed(mapKeys(e.tags))))
+	}
+	for _, w := range e.opts.Models {
+		found := false
+		var names []string
+		for m := range e.models {
+			found = found || modelMatches(m, []string{w})
+			names = append(names, m.Backend+":"+m.Name)
+		}
+		if !found {
+			slices.Sort(names)
+			out = append(out, fmt.Sprintf("no run read is of model %q (the runs' models: %s)", w, listed(names)))
+		}
+	}
+	return out
+}
+
+// unmatchedWhy is the start of the reason nothing was exported when a
+// filter matched no run, or "".
+func unmatchedWhy(u []string) string {
+	if len(u) == 0 {
+		return ""
+	}
+	return strings.Join(u, "; ") + "; "
+}
+
+func listed(names []string) string {
+	if len(names) > mostListed {
+		return strings.Join(names[:mostListed], ", ") + fmt.Sprintf(" and %d more", len(names)-mostListed)
+	}
+	return strings.Join(names, ", ")
+}
+
+// forWhom says how the model an export is meant for (--for) stands to the
+// models that wrote its drafts, and whether it wrote them all.
+func forWhom(target string, drafters []Drafter) (string, bool) {
+	own, all := 0, 0
+	var others []string
+	for _, d := range drafters {
+		backend, name, _ := strings.Cut(d.Model, ":")
+		all += d.Pairs
+		if modelMatches(schemas.Model{Backend: backend, Name: name}, []string{target}) {
+			own += d.Pairs
+		} else {
+			others = append(others, d.Model)
+		}
+	}
+	switch {
+	case own == all:
+		return "the model that wrote the drafts: its own worked runs", true
+	case own == 0:
+		return fmt.Sprintf("a different model from the one that wrote the drafts (%s): another model's worked drafts, for it to learn from", strings.Join(others, ", ")), false
+	}
+	return fmt.Sprintf("it wrote %d of the %d pairs; the others are drafts of %s", own, all, strings.Join(others, ", ")), false
 }

@@ -61,7 +61,7 @@ type Summary struct {
 	// of the input, not a score (Models is the score).
 	Runs RunCounts `json:"runs"`
 	// Scored says which runs the score tables count (FailureClasses,
-	// Tiers, Passes, ClaimedDone, NoModelSteps): the runs of models when
+	// Tiers, Tags, Passes, ClaimedDone, NoModelSteps): the runs of models when
 	// there are any, else the scripted and replayed runs.
 	Scored         ScoredRuns     `json:"scored"`
 	FailureClasses []Count        `json:"failure_classes"`
@@ -75,6 +75,9 @@ type Summary struct {
 	// ActionForms is how each model wrote its actions: its turns that got
 	// a reply, by the form the parser read them in.
 	ActionForms []ActionForms `json:"action_forms"`
+	// Tags are failures by the runs' tags (a dogfood manifest entry's); a
+	// run counts under each of its tags.
+	Tags []TagFailures `json:"tags"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []Bin `json:"turns_per_run"`
@@ -181,6 +184,14 @@ type Count struct {
 type TierFailures struct {
 	Tier   int    `json:"tier"`
 	Title  string `json:"title"`
+	Judged int    `json:"judged"`
+	Worked int    `json:"worked"`
+	Failed int    `json:"failed"`
+}
+
+// TagFailures is one row of the failures-by-tag table.
+type TagFailures struct {
+	Tag    string `json:"tag"`
 	Judged int    `json:"judged"`
 	Worked int    `json:"worked"`
 	Failed int    `json:"failed"`
@@ -376,13 +387,14 @@ type scoreTally struct {
 	judged, worked, failed int
 	classes                map[string]int
 	tiers                  map[int]*TierFailures
+	tags                   map[string]*TagFailures
 	passes                 map[int]*PassScore
 	claimed                ClaimedDone
 	noModel                NoModelSteps
 }
 
 func newScoreTally() *scoreTally {
-	return &scoreTally{classes: map[string]int{}, tiers: map[int]*TierFailures{}, passes: map[int]*PassScore{},
+	return &scoreTally{classes: map[string]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
 		claimed: ClaimedDone{Examples: []ClaimedRun{}}}
 }
 
@@ -498,6 +510,19 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 	}
 	t.Judged++
 	ps.Judged++
+	for _, name := range r.Tags {
+		tf := sc.tags[name]
+		if tf == nil {
+			tf = &TagFailures{Tag: name}
+			sc.tags[name] = tf
+		}
+		tf.Judged++
+		if r.Verdict == schemas.VerdictWorked {
+			tf.Worked++
+		} else {
+			tf.Failed++
+		}
+	}
 	if g != nil {
 		g.Judged++
 	}
@@ -655,6 +680,11 @@ func (c *collector) finish() *Summary {
 		s.Tiers = append(s.Tiers, *t)
 	}
 	slices.SortFunc(s.Tiers, func(a, b TierFailures) int { return cmp.Compare(a.Tier, b.Tier) })
+	s.Tags = []TagFailures{}
+	for _, t := range sc.tags {
+		s.Tags = append(s.Tags, *t)
+	}
+	slices.SortFunc(s.Tags, func(a, b TagFailures) int { return cmp.Compare(a.Tag, b.Tag) })
 	s.Passes = []PassScore{}
 	for _, p := range sc.passes {
 		s.Passes = append(s.Passes, *p)

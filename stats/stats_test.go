@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe/dedupetest"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -253,5 +256,59 @@ func stripColumn(t *testing.T, path, column string) {
 	}
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFailuresByTag: runs count under each of their tags, the same from
+// the traces and from their classified dataset; a dataset classified
+// before runs had a tags column reads as untagged.
+func TestFailuresByTag(t *testing.T) {
+	ctx := context.Background()
+	in := t.TempDir()
+	turns := []dedupetest.Turn{{Draft: "DONE nothing to do", Verb: "DONE", Status: schemas.StatusStopped}}
+	for _, r := range []dedupetest.Run{
+		{ID: "dogfood-port-p1-a00000000001", Case: "port", Pass: 1, Verdict: schemas.VerdictWorked, Tags: []string{"platform"}},
+		{ID: "dogfood-flag-p1-a00000000002", Case: "flag", Pass: 1, Verdict: schemas.VerdictFailed, Tags: []string{"platform", "cli"}},
+		{ID: "dogfood-typo-p1-a00000000003", Case: "typo", Pass: 1, Verdict: schemas.VerdictWorked},
+	} {
+		r.Source, r.Turns = schemas.SourceDogfood, turns
+		if _, err := dedupetest.Write(in, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []TagFailures{{Tag: "cli", Judged: 1, Failed: 1}, {Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
+	dataset := t.TempDir()
+	if _, err := classify.Classify(ctx, in, dataset); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{in, dataset} {
+		s, err := Load(ctx, dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(s.Tags, want) {
+			t.Errorf("%s: tags %+v, want %+v", s.Kind, s.Tags, want)
+		}
+		var text bytes.Buffer
+		if err := s.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "Failures by tag") || !regexp.MustCompile(`(?m)^platform +1 of 2 +1$`).MatchString(text.String()) {
+			t.Errorf("%s: no failures-by-tag table:\n%s", s.Kind, text.String())
+		}
+	}
+	parts, err := filepath.Glob(filepath.Join(dataset, classify.RunsTable, "*", "*", "*.parquet"))
+	if err != nil || len(parts) == 0 {
+		t.Fatalf("no runs part files: %v", err)
+	}
+	for _, path := range parts {
+		stripColumn(t, path, "tags")
+	}
+	s, err := Load(ctx, dataset, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tags) != 0 || s.Runs.Read != 3 {
+		t.Errorf("without the tags column: %d runs, tags %+v; want 3 runs and no tags", s.Runs.Read, s.Tags)
 	}
 }

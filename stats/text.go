@@ -89,6 +89,16 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	tw.Flush()
 
+	if len(s.Tags) > 0 {
+		fmt.Fprintf(w, "\nFailures by tag%s (a run counts under each of its tags)\n", ofRuns)
+		tw = table(w)
+		fmt.Fprintln(tw, "tag\tfailed\tworked")
+		for _, t := range s.Tags {
+			fmt.Fprintf(tw, "%s\t%d of %d\t%d\n", t.Tag, t.Failed, t.Judged, t.Worked)
+		}
+		tw.Flush()
+	}
+
 	fmt.Fprintf(w, "\nWorked per pass%s\n", ofRuns)
 	tw = table(w)
 	fmt.Fprintln(tw, "pass\tworked")

@@ -68,6 +68,7 @@ drafts and says where today's harness diverged.`,
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
+	opts.model.registerLabel(cmd)
 	cmd.AddCommand(newBenchCompareCmd(a))
 	return cmd
 }
@@ -104,6 +105,9 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		return &exitError{code: 2, msg: "bench: --repeat must be at least 1"}
 	}
 	spec, err := parseModelSpec(o.model.spec)
+	if err == nil {
+		err = o.model.checkLabel(spec)
+	}
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
@@ -158,7 +162,8 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 	switch {
 	case spec.backend == model.BackendScripted && spec.arg == "":
 		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-			return caseScript(it.Case, it.Pass, opts)
+			chat, m, err := caseScript(it.Case, it.Pass, opts)
+			return chat, f.labelled(m), err
 		}, nil, nil
 	case spec.backend == model.BackendReplay:
 		index, err := recordedBench(spec.arg)

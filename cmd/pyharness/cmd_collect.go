@@ -84,6 +84,7 @@ of n disjoint parts of the same plan (merge shards by copying directories).`,
 	fs.StringArrayVar(&opts.ollamaHosts, "ollama-host", nil, "an Ollama server to spread runs over (repeatable)")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
+	opts.model.registerLabel(cmd)
 	return cmd
 }
 
@@ -103,6 +104,9 @@ func parseShard(s string) (int, int, error) {
 
 func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	spec, err := parseModelSpec(o.model.spec)
+	if err == nil {
+		err = o.model.checkLabel(spec)
+	}
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
@@ -218,12 +222,13 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 			switch {
 			case spec.arg != "":
 				m, err := scripted.New(spec.arg)
-				return m, schemas.Model{Backend: model.BackendScripted, Name: spec.arg, Options: opts}, err
+				return m, o.model.labelled(schemas.Model{Backend: model.BackendScripted, Name: spec.arg, Options: opts}), err
 			case it.Case != nil:
-				return caseScript(*it.Case, pass, opts)
+				chat, m, err := caseScript(*it.Case, pass, opts)
+				return chat, o.model.labelled(m), err
 			case it.Entry.Script != "":
 				m, err := scripted.New(it.Entry.Script)
-				return m, schemas.Model{Backend: model.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts}, err
+				return m, o.model.labelled(schemas.Model{Backend: model.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts}), err
 			}
 			return nil, schemas.Model{}, fmt.Errorf("manifest entry %s (line %d) has no script: with --model scripted every entry needs script:", it.Entry.ID, it.Entry.Line)
 		}, nil, 2, nil

@@ -34,6 +34,12 @@ variety, splits by case, redacts secrets, and writes to --out
                     provenance columns
   --format dpo      {"prompt", "chosen", "rejected"} rows for TRL's DPOTrainer
 
+The filters (--model, --source, --case, --tier, --tag, --kind) each take
+runs matching any of their values; a --tag or --model value no run has is
+named. --model openai:TEACHER --for ollama:STUDENT exports a teacher's
+worked runs for a student: the card says who wrote the drafts and that they
+are meant for a different model (docs/loop.md walks the whole loop).
+
 Every format writes a README.md dataset card. When the selection leaves
 nothing, it says why and writes nothing. docs/export.md has the details.`,
 		Args: cobra.NoArgs,
@@ -49,6 +55,8 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	fs.StringArrayVar(&opts.Sources, "source", nil, "only runs of this source: bench, dogfood, adhoc (repeatable)")
 	fs.StringArrayVar(&opts.Cases, "case", nil, "only runs of this case or dogfood id (repeatable)")
 	fs.IntSliceVar(&opts.Tiers, "tier", nil, "only runs of this tier (repeatable)")
+	fs.StringArrayVar(&opts.Tags, "tag", nil, "only runs carrying this tag, from their manifest entry (repeatable: any of them)")
+	fs.StringVar(&opts.For, "for", "", "the model the export is meant to train, as backend:name; the card says whether it wrote the drafts")
 	fs.StringArrayVar(&opts.Kinds, "kind", nil, "only turns sent this kind: opening, tool-result, refusal-or-nudge, parse-failure (repeatable)")
 	fs.BoolVar(&opts.IncludeFailedRuns, "include-failed-runs", false, "take applied drafts from failed runs too")
 	fs.BoolVar(&opts.IncludeScripted, "include-scripted", false, "take runs of the scripted and replay backends (drafts written by hand)")

@@ -24,8 +24,9 @@ func newStatsCmd(a *app) *cobra.Command {
 runs worked and failed for each model, and how many were not judged (error,
 cancelled, incomplete), with the scripted and replayed runs in a section of
 their own, never totalled with a model's; why runs failed, by failure class;
-failures by tier; worked per pass (these count the runs of models when there
-are any, and say so); turns, turns per run and the share of each turn kind;
+failures by tier, and by tag when runs have tags (a dogfood manifest entry's);
+worked per pass (these count the runs of models when there are any, and say
+so); turns, turns per run and the share of each turn kind;
 the refusals, nudges and parse failures sent most often, with their message;
 the failures that ended claiming DONE and how many of them wrote nothing; the
 runs settled with no model step; and how each model wrote its actions

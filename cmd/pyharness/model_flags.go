@@ -34,6 +34,9 @@ type modelFlags struct {
 	temperature float64
 	numCtx      int
 	numPredict  int
+	// label names the model a scripted run stands in for (bench and
+	// collect only).
+	label string
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
@@ -74,6 +77,32 @@ func parseModelSpec(s string) (modelSpec, error) {
 		return modelSpec{backend: backend, arg: arg}, nil
 	}
 	return modelSpec{backend: model.BackendOllama, arg: s}, nil
+}
+
+// registerLabel adds --label, for the commands that record scripted runs
+// of many cases (bench, collect).
+func (f *modelFlags) registerLabel(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.label, "label", "", "scripted backend only: record the runs under this model name, the model the scripts stand in for (e.g. ollama:llama3.1:8b)")
+}
+
+// checkLabel refuses --label for a backend that names its own model: a
+// trace must say which model wrote its drafts.
+func (f *modelFlags) checkLabel(spec modelSpec) error {
+	if f.label != "" && spec.backend != model.BackendScripted {
+		return fmt.Errorf("--label %s: only the scripted backend takes a label; the %s backend records its model's own name", f.label, spec.backend)
+	}
+	return nil
+}
+
+// labelled is m recorded under --label, when one is given. The backend
+// stays scripted, so that no report and no export mistakes the scripts'
+// drafts for a model's; the name is what tells two stand-ins apart (and
+// what `export --model NAME` selects).
+func (f *modelFlags) labelled(m schemas.Model) schemas.Model {
+	if f.label != "" {
+		m.Name = f.label
+	}
+	return m
 }
 
 func (f *modelFlags) options() schemas.Options {

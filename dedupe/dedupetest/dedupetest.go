@@ -37,6 +37,7 @@ type Run struct {
 	Task             string
 	RepoPath         string
 	Verdict          string
+	Tags             []string
 	Started          time.Time
 	Turns            []Turn
 }
@@ -67,7 +68,7 @@ func Write(dir string, r Run) (string, error) {
 		Source: r.Source, CaseID: r.Case, Tier: r.Tier, Pass: r.Pass,
 		Model: schemas.Model{Backend: r.Backend, Name: r.Model, Options: schemas.Options{NumCtx: 8192, NumPredict: 1024}},
 		Task:  r.Task, Repo: schemas.Repo{Path: r.RepoPath}, Scope: []string{"**"}, Suite: "python3 -m unittest", Python: "python3",
-		StartedAt: r.Started}}}
+		Tags: r.Tags, StartedAt: r.Started}}}
 	var prompt []schemas.Message
 	var prev *Turn
 	modelSteps := 0
