@@ -83,13 +83,16 @@ type PlanFile struct {
 
 // Summary is what a collection did.
 type Summary struct {
-	Planned    int
-	Skipped    int // already complete (resume)
-	Ran        int
-	Worked     int
-	Failed     int
-	Errors     int
-	Cancelled  int
+	Planned   int
+	Skipped   int // already complete (resume)
+	Ran       int
+	Worked    int
+	Failed    int
+	Errors    int
+	Cancelled int
+	// Incomplete counts the planned runs that are not complete when Run
+	// returns: ended in a model error, cancelled, or never started.
+	Incomplete int
 	BrokeSuite []string // runs that broke a suite that passed at baseline
 	PlanPath   string
 }
@@ -268,6 +271,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	err = g.Wait()
 	mu.Lock()
 	defer mu.Unlock()
+	for _, p := range plan {
+		if p.Status != "complete" {
+			sum.Incomplete++
+		}
+	}
 	if serr := save(); err == nil {
 		err = serr
 	}

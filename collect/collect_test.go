@@ -284,8 +284,8 @@ func TestServerDownThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Errors != 2 || sum.Worked+sum.Failed != 0 {
-		t.Fatalf("server down: %+v, want every run model-error", sum)
+	if sum.Errors != 2 || sum.Worked+sum.Failed != 0 || sum.Incomplete != 2 {
+		t.Fatalf("server down: %+v, want every run model-error and incomplete", sum)
 	}
 	srv := wiretest.NewOllama(t)
 	for _, c := range cases {
@@ -301,8 +301,8 @@ func TestServerDownThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ran != 2 || sum.Skipped != 0 || sum.Worked != 2 {
-		t.Errorf("resume: %+v, want the 2 failed runs redone and worked", sum)
+	if sum.Ran != 2 || sum.Skipped != 0 || sum.Worked != 2 || sum.Incomplete != 0 {
+		t.Errorf("resume: %+v, want the 2 failed runs redone and worked, none incomplete", sum)
 	}
 	plan, _ := PlanRuns(context.Background(), Options{Cases: cases, Passes: 1, Model: backendAt("")})
 	completeOnce(t, out, plan)

@@ -438,10 +438,13 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)
 	if err != nil {
-		t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: err.Error()}
-		return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: err.Error()}
+		return r.draftRefused(t, err)
 	}
-	fb := r.apply(ctx, t, a)
+	a, refused := r.resolveDraft(t, a)
+	if refused != nil {
+		return *refused
+	}
+	fb := readAs(t, a, r.apply(ctx, t, a))
 	if r.brokenBy != "" && r.stopReason == "" && t.Step > r.brokenStep {
 		// The step after the suite broke: it must be restored by now.
 		res := r.suiteLatest
@@ -489,6 +492,9 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 	case draft.VerbWrite:
 		return r.write(ctx, t, a.Path, a.Body, "", false)
 	case draft.VerbPatch:
+		if len(a.Hunks) > 0 {
+			return r.patchHunks(ctx, t, a)
+		}
 		return r.patch(ctx, t, a)
 	case draft.VerbRun:
 		return r.runTests(ctx, t)

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# The test command of the README: every package's tests, then a short,
-# bounded run of every fuzz target so that CI exercises them on every change.
-# It ends with the list of tests that were skipped; with PYHARNESS_NO_SKIP
-# set (CI sets it) a test whose tool is missing fails instead of skipping.
+# The test command of the README: every package's tests (the main module's
+# and deploy/'s), then a short, bounded run of every fuzz target so that CI
+# exercises them on every change. It ends with the list of tests that were
+# skipped; with PYHARNESS_NO_SKIP set (CI sets it) a test whose tool is
+# missing fails instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build ./...
+# The binary as the container image builds it (Dockerfile), and a smoke run.
+bin="$(mktemp -d)/pyharness"
+./scripts/build.sh "$bin"
+"$bin" version
 # gotestsum (a tool of this module: go.mod's tool line) runs go test and ends
 # with the skipped tests and the counts.
 go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- ./...
+# deploy/ is a module of its own (the Kubernetes and BuildKit packages stay
+# out of pyharness's): the manifests, decoded strictly, and the Dockerfile.
+(cd deploy && go test ./...)
 
 # Every fuzz target of the module, found rather than listed, so a new one is
 # fuzzed from its first commit.

@@ -44,7 +44,7 @@ resolution statement: how big a gap this sample can tell from noise.
 
 --model scripted plays each case's own scripted drafts (no model is called);
 --model replay:DIR re-drives each run of a recorded benchmark with its own
-drafts and says where today's harness diverged.`,
+drafts and says where today's harness diverged.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -102,14 +102,14 @@ func selectCases(all []datasets.Case, tier int, ids []string) ([]datasets.Case, 
 
 func runBench(ctx context.Context, a *app, o benchOptions) error {
 	if o.repeat < 1 {
-		return &exitError{code: 2, msg: "bench: --repeat must be at least 1"}
+		return &exitError{code: exitUsage, msg: "bench: --repeat must be at least 1"}
 	}
 	spec, err := parseModelSpec(o.model.spec)
 	if err == nil {
 		err = o.model.checkLabel(spec)
 	}
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	all, err := datasets.Cases()
 	if err != nil {
@@ -117,7 +117,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	}
 	cases, err := selectCases(all, o.tier, o.cases)
 	if err != nil {
-		return &exitError{code: 2, msg: "bench: " + err.Error()}
+		return &exitError{code: exitUsage, msg: "bench: " + err.Error()}
 	}
 	factory, pre, err := benchModel(ctx, a, spec, &o.model, o.python, o.out)
 	if err != nil {
@@ -126,7 +126,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	if pre != nil {
 		pre.Write(a.stderr)
 		if pre.Failed() {
-			return &exitError{code: 1, msg: "bench: the pre-flight failed; nothing was run"}
+			return &exitError{code: exitPreflight, msg: "bench: the pre-flight failed; nothing was run"}
 		}
 	}
 	bar := newProgress(a, "bench")
@@ -150,10 +150,30 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		rep.Diverged = &n
 	}
 	if o.json {
-		return writeJSON(a.stdout, rep)
+		err = writeJSON(a.stdout, rep)
+	} else {
+		rep.WriteText(a.stdout)
 	}
-	rep.WriteText(a.stdout)
-	return nil
+	if err != nil {
+		return err
+	}
+	return benchIncomplete(outcomes)
+}
+
+// benchIncomplete is the exit of a benchmark some of whose runs ended in a
+// model error or were cancelled: the report is printed, but its figures
+// lack those runs.
+func benchIncomplete(outcomes []bench.Outcome) error {
+	n := 0
+	for _, oc := range outcomes {
+		if !oc.Judged() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &exitError{code: exitIncomplete, msg: fmt.Sprintf("bench: %d of %d run(s) ended in a model error or were cancelled; the figures above leave them out", n, len(outcomes))}
 }
 
 // benchModel returns the backend of each planned run, and the pre-flight
@@ -186,7 +206,7 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 	}
 	be, err := openBackend(ctx, a, spec, f)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	pre := be.preflight(ctx, f, python, out)
 	return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {

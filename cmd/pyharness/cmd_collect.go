@@ -51,12 +51,13 @@ a recorded run under OUT/runs/, a bounded number at a time, with a progress bar,
 a plan file OUT/collect.json, and resume: a run is complete when its trace ends
 with a run_end whose stop reason is neither cancelled nor model-error; --resume
 redoes every other planned run as a new attempt file. --shard k/n runs the k-th
-of n disjoint parts of the same plan (merge shards by copying directories).`,
+of n disjoint parts of the same plan (merge shards by copying directories).
+collect exits 0 only when every planned run of its shard is complete.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, n, err := parseShard(opts.shard)
 			if err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: exitUsage, msg: err.Error()}
 			}
 			ctx := cmd.Context()
 			if isolate {
@@ -108,10 +109,10 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 		err = o.model.checkLabel(spec)
 	}
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	if spec.backend == model.BackendReplay {
-		return &exitError{code: 2, msg: "collect: --model replay is for bench; collect records new runs"}
+		return &exitError{code: exitUsage, msg: "collect: --model replay is for bench; collect records new runs"}
 	}
 	opts := collect.Options{Passes: o.passes, Jobs: o.jobs, OutDir: o.out, ShardK: k, ShardN: n, Resume: o.resume,
 		Options: o.model.options(), FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now}
@@ -121,7 +122,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 			return err
 		}
 		if opts.Cases, err = selectCases(all, o.tier, o.cases); err != nil {
-			return &exitError{code: 2, msg: "collect: " + err.Error()}
+			return &exitError{code: exitUsage, msg: "collect: " + err.Error()}
 		}
 	}
 	if o.manifest != "" {
@@ -138,7 +139,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if pre != nil {
 		pre.Write(a.stderr)
 		if pre.Failed() {
-			return &exitError{code: 1, msg: "collect: the pre-flight failed; nothing was run"}
+			return &exitError{code: exitPreflight, msg: "collect: the pre-flight failed; nothing was run"}
 		}
 	}
 	opts.Model = factory
@@ -152,13 +153,17 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if sum != nil {
 		printCollectSummary(a, sum, o)
 	}
-	if errors.Is(err, collect.ErrAlreadyCollected) {
-		return &exitError{code: 1, msg: err.Error()}
+	switch {
+	case errors.Is(err, collect.ErrAlreadyCollected):
+		return &exitError{code: exitUsage, msg: err.Error()}
+	case err != nil && ctx.Err() != nil:
+		return &exitError{code: exitInterrupted, msg: "collect: interrupted; the run in flight was recorded as cancelled. Run the same command with --resume to finish."}
+	case err != nil:
+		return err
+	case sum.Incomplete > 0:
+		return &exitError{code: exitIncomplete, msg: fmt.Sprintf("collect: %d of %d planned run(s) are not complete; run the same command with --resume to redo them", sum.Incomplete, sum.Planned)}
 	}
-	if err != nil && ctx.Err() != nil {
-		return &exitError{code: 130, msg: "collect: interrupted; the run in flight was recorded as cancelled. Run the same command with --resume to finish."}
-	}
-	return err
+	return nil
 }
 
 func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
@@ -172,8 +177,8 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
 		fmt.Fprintf(w, "collect: %d planned, %d already complete, %d run: %d worked, %d failed, %d error, %d cancelled\n",
 			s.Planned, s.Skipped, s.Ran, s.Worked, s.Failed, s.Errors, s.Cancelled)
 	}
-	if s.Errors+s.Cancelled > 0 {
-		fmt.Fprintf(w, "%d run(s) are not complete: run the same command with --resume to redo them (earlier attempts are kept).\n", s.Errors+s.Cancelled)
+	if s.Incomplete > 0 {
+		fmt.Fprintf(w, "%d run(s) are not complete: run the same command with --resume to redo them (earlier attempts are kept).\n", s.Incomplete)
 	}
 	fmt.Fprintf(w, "traces: %s\nplan:   %s\n", filepath.Join(o.out, "runs"), s.PlanPath)
 	if strings.HasPrefix(o.model.spec, "scripted") {
@@ -184,7 +189,7 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
 func loadManifest(ctx context.Context, a *app, o collectOptions) ([]collect.Entry, error) {
 	data, err := os.ReadFile(o.manifest)
 	if err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
+		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("collect: read manifest: %v", err)}
 	}
 	entries, perr := collect.ParseManifest(o.manifest, data)
 	merr := &collect.ManifestError{File: o.manifest}
@@ -203,12 +208,12 @@ func loadManifest(ctx context.Context, a *app, o collectOptions) ([]collect.Entr
 	}
 	if len(merr.Problems) > 0 {
 		if !o.skipBad {
-			return nil, &exitError{code: 1, msg: merr.Error() + "\nnothing was run; fix the entries or use --skip-bad to run the good ones"}
+			return nil, &exitError{code: exitUsage, msg: merr.Error() + "\nnothing was run; fix the entries or use --skip-bad to run the good ones"}
 		}
 		fmt.Fprintln(a.stderr, merr.Error()+"\n--skip-bad: running the other entries")
 	}
 	if len(entries) == 0 {
-		return nil, &exitError{code: 1, msg: "collect: no usable manifest entry"}
+		return nil, &exitError{code: exitUsage, msg: "collect: no usable manifest entry"}
 	}
 	return entries, nil
 }
@@ -244,7 +249,7 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 			f.baseURL = h
 			be, err := openBackend(ctx, a, spec, &f)
 			if err != nil {
-				return nil, nil, 0, err
+				return nil, nil, 0, &exitError{code: exitUsage, msg: err.Error()}
 			}
 			res := be.preflight(ctx, &f, o.python, o.out)
 			if pre == nil {
@@ -263,7 +268,7 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 	}
 	be, err := openBackend(ctx, a, spec, &o.model)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	pre := be.preflight(ctx, &o.model, o.python, o.out)
 	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {

@@ -154,7 +154,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		filepath.Join(o.out, trace.RunsDir), sum.PlanPath, filepath.Join(o.out, "patches"), dataset,
 		exports[export.FormatJSONL], exports[export.FormatParquet], reportPath)
 	if bad > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
 	}
 	return nil
 }

@@ -20,7 +20,8 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Checks that the model server answers and has the model (its digest, trained
 context and template), which Python interpreters there are and which has
 pytest, that git is there, and that the output directory's disk has room.
-bench and collect run the same checks first. Exits 1 when a check fails.`,
+bench and collect run the same checks first. A failed check exits with the
+pre-flight code of run, bench and collect.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDoctor(cmd.Context(), a, opts)
@@ -35,7 +36,7 @@ bench and collect run the same checks first. Exits 1 when a check fails.`,
 func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	spec, err := parseModelSpec(o.model.spec)
 	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	if spec.backend == "scripted" && spec.arg == "" {
 		spec.arg = "each case's own scripts"
@@ -51,7 +52,7 @@ func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	res := be.preflight(ctx, &o.model, o.python, o.out)
 	res.Write(a.stdout)
 	if res.Failed() {
-		return &exitError{code: 1, msg: "doctor: a check failed; fix it before a long job"}
+		return &exitError{code: exitPreflight, msg: "doctor: a check failed; fix it before a long job"}
 	}
 	return nil
 }

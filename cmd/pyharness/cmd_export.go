@@ -81,7 +81,7 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	var nothing *export.NothingError
 	if errors.As(err, &nothing) {
 		// The summary on stdout has said why; say it again where errors go.
-		return &exitError{code: 1, msg: fmt.Sprintf("nothing exported from %s: %s", o.In, nothing.Why)}
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("nothing exported from %s: %s", o.In, nothing.Why)}
 	}
 	return err
 }

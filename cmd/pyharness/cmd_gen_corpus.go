@@ -59,7 +59,7 @@ docs/performance.md says how the pipeline's figures were measured with it.`,
 
 func runGenCorpus(ctx context.Context, a *app, o genCorpusOptions) error {
 	if err := o.Validate(); err != nil {
-		return &exitError{code: 2, msg: "gen-corpus: " + err.Error()}
+		return &exitError{code: exitUsage, msg: "gen-corpus: " + err.Error()}
 	}
 	ref, refName := corpus.ScriptedBench(), "scripted bench (fitted)"
 	if o.bench != "" {

@@ -43,7 +43,7 @@ sent as it is.`,
 func runReport(ctx context.Context, a *app, o reportOptions) (err error) {
 	opts := stats.Options{By: o.by}
 	if err := stats.CheckOptions(opts); err != nil {
-		return &exitError{code: 2, msg: "report: " + err.Error()}
+		return &exitError{code: exitUsage, msg: "report: " + err.Error()}
 	}
 	s, err := stats.Load(ctx, o.in, opts)
 	if err != nil {

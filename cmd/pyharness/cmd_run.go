@@ -46,11 +46,11 @@ func newRunCmd(a *app) *cobra.Command {
 		Short: "Run one task on one repository with one model, recording every turn",
 		Long: `Runs one task on a copy of a Python repository (the repository itself is never
 written unless --in-place), step by step, records every turn under OUT/runs/,
-writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.`,
+writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validateRunOptions(opts); err != nil {
-				return &exitError{code: 2, msg: err.Error()}
+				return &exitError{code: exitUsage, msg: err.Error()}
 			}
 			ctx := cmd.Context()
 			if isolate {
@@ -136,8 +136,11 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 			fmt.Fprintln(a.stdout, "replay:   no divergence: every step did what the recorded run did")
 		}
 	}
-	if res.End.Verdict == schemas.VerdictError {
-		return &exitError{code: 3}
+	switch res.End.Verdict {
+	case schemas.VerdictError:
+		return &exitError{code: exitIncomplete}
+	case schemas.VerdictCancelled:
+		return &exitError{code: exitInterrupted}
 	}
 	return nil
 }

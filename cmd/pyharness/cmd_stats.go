@@ -50,7 +50,7 @@ tables, which hold every good record.`,
 func runStats(ctx context.Context, a *app, o statsOptions) error {
 	opts := stats.Options{By: o.by}
 	if err := stats.CheckOptions(opts); err != nil {
-		return &exitError{code: 2, msg: "stats: " + err.Error()}
+		return &exitError{code: exitUsage, msg: "stats: " + err.Error()}
 	}
 	s, err := stats.Load(ctx, o.in, opts)
 	if err != nil {

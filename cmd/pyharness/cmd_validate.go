@@ -88,7 +88,7 @@ func runValidate(ctx context.Context, w io.Writer, paths []string) error {
 	fmt.Fprintf(w, "%d file(s), %d records, %d with errors, %d incomplete run(s), %d warning(s)\n",
 		len(files), records, bad, incomplete, warnings)
 	if bad > 0 {
-		return &exitError{code: 1}
+		return &exitError{code: exitFailure}
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestDoctor(t *testing.T) {
 		want     []string
 	}{
 		{"model on the server", "ollama:tiny", 0, []string{"ok    model", "tiny at " + srv.URL, "digest ", "ok    git"}},
-		{"model not on the server", "ollama:llama3.1:8b", 1, []string{"FAIL  model", "ollama pull llama3.1:8b", "model 'llama3.1:8b' not found"}},
+		{"model not on the server", "ollama:llama3.1:8b", exitPreflight, []string{"FAIL  model", "ollama pull llama3.1:8b", "model 'llama3.1:8b' not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestDoctor(t *testing.T) {
 		})
 	}
 	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", "http://127.0.0.1:1", "--out", t.TempDir())
-	if code != 1 || !strings.Contains(out, "FAIL  server") || !strings.Contains(out, "connection refused") {
+	if code != exitPreflight || !strings.Contains(out, "FAIL  server") || !strings.Contains(out, "connection refused") {
 		t.Errorf("a server that is down: exit %d\n%s", code, out)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/pyharness/pyharness/model"
 )
 
 func main() {
@@ -29,7 +31,7 @@ func run(ctx context.Context, a *app, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -40,9 +42,9 @@ func run(ctx context.Context, a *app, args []string) int {
 	}
 	fmt.Fprintln(a.stderr, "pyharness:", err)
 	if ctx.Err() != nil {
-		return 130
+		return exitInterrupted
 	}
-	return 1
+	return exitFailure
 }
 
 // app holds what every command shares: its streams, the clock, the
@@ -53,10 +55,15 @@ type app struct {
 	stdout, stderr io.Writer
 	now            func() time.Time
 	getenv         func(string) string
+	// retry is how the model backends retry a transport fault: the zero
+	// value, the model package's defaults, except in tests that would
+	// otherwise sleep through the backoff.
+	retry model.Retry
 }
 
-// exitError carries an exit code other than 1 (or a silent 1 after a
-// report that already said what was wrong).
+// exitError carries an exit code of the table in exitcodes.go other than
+// exitFailure (or a silent exitFailure after a report that already said
+// what was wrong).
 type exitError struct {
 	code int
 	msg  string

@@ -140,7 +140,7 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 	info := schemas.Model{Backend: spec.backend, Name: spec.arg, Options: f.options()}
 	switch spec.backend {
 	case model.BackendOllama:
-		c, err := ollama.New(ollama.Config{Host: f.baseURL, Model: spec.arg})
+		c, err := ollama.New(ollama.Config{Host: f.baseURL, Model: spec.arg, Retry: a.retry})
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		if f.baseURL == "" {
 			return nil, fmt.Errorf("--model %s:%s needs --base-url (the endpoint's /v1 URL)", spec.backend, spec.arg)
 		}
-		c, err := openai.New(openai.Config{BaseURL: f.baseURL, APIKey: a.getenv(f.apiKeyEnv), Model: spec.arg})
+		c, err := openai.New(openai.Config{BaseURL: f.baseURL, APIKey: a.getenv(f.apiKeyEnv), Model: spec.arg, Retry: a.retry})
 		if err != nil {
 			return nil, err
 		}

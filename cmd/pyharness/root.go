@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 )
 
@@ -13,6 +15,15 @@ func newRootCmd(a *app) *cobra.Command {
 		Short:         "A coding-agent harness for local language models, and the pipeline from its traces to fine-tuning data",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// An unknown command is a usage error (cobra's own check of the
+		// root's arguments cannot be given an exit code).
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -20,6 +31,7 @@ func newRootCmd(a *app) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(a),
 		newValidateCmd(a),
+		newDraftCmd(a),
 		newDemoCmd(a),
 		newRunCmd(a),
 		newDoctorCmd(a),
@@ -32,5 +44,26 @@ func newRootCmd(a *app) *cobra.Command {
 		newReportCmd(a),
 		newGenCorpusCmd(a),
 	)
+	usageErrors(root)
 	return root
+}
+
+// usageErrors makes cobra's own refusals of a command line (an unknown
+// flag, a bad flag value, an argument where none is taken) exit with
+// exitUsage, as the commands' own checks of their flags do.
+func usageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	})
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return &exitError{code: exitUsage, msg: err.Error()}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageErrors(sub)
+	}
 }

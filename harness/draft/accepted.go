@@ -1,6 +1,9 @@
 package draft
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // fence is spelled out here because a Go raw string cannot hold a backtick.
 const fence = "```"
@@ -61,4 +64,32 @@ func acceptedShort() string {
   ASK question                     e.g. ASK Should the flag default to off?
   DONE summary                     e.g. DONE count_words added; tests pass`
 	return strings.ReplaceAll(text, "FENCE", fence)
+}
+
+// Canonical is an action in this protocol's own form, as the harness shows
+// it after reading an action written in another format.
+func Canonical(a Action) string {
+	switch a.Verb {
+	case VerbRead:
+		s := "READ " + a.Path
+		if a.Start > 0 && a.End > 0 {
+			s += ":" + strconv.Itoa(a.Start) + "-" + strconv.Itoa(a.End)
+		} else if a.Start > 0 {
+			s += ":" + strconv.Itoa(a.Start)
+		}
+		return s
+	case VerbWrite:
+		return "WRITE " + a.Path + ", then the whole file in one fenced block"
+	case VerbPatch:
+		return "PATCH " + a.Path + ", then FIND: and REPLACE: blocks"
+	case VerbRun:
+		return "RUN tests"
+	case VerbSkill:
+		return strings.TrimSpace("SKILL " + a.Skill + " " + strings.Join(a.Args, " "))
+	case VerbAsk:
+		return "ASK " + a.Text
+	case VerbDone:
+		return "DONE summary"
+	}
+	return a.Verb
 }

@@ -512,6 +512,11 @@ func (p *parser) jsonCall(text string) (Action, bool, error) {
 	if err := dec.Decode(&call); err != nil || call.Name == "" {
 		return Action{}, false, nil
 	}
+	// {"name": "read_file", "path": "x.py"} is an action object with its
+	// arguments at the top: jsonAction reads it.
+	if len(call.Arguments) == 0 && len(call.Parameters) == 0 {
+		return Action{}, false, nil
+	}
 	raw := call.Arguments
 	if len(raw) == 0 {
 		raw = call.Parameters

@@ -10,6 +10,17 @@
 // from the brackets the model put it in, and a signature the model wrote after
 // a path is ignored, never turned into a file name or a body.
 //
+// Beyond this protocol's own shapes it reads the output formats that local
+// models and agent frameworks document, when no line opens with a verb:
+// Llama 3.1 and 3.2 tool calls written as text, JSON action objects,
+// LangChain's ReAct, shell-agent bash blocks (a command that shows a file is
+// a READ, one that runs the tests a RUN; any other is refused, never run),
+// Aider's whole, diff and udiff edit formats, files named beside or inside
+// their fence, leaked chat-template tokens, and verbs in odd places. A draft
+// that reads two ways is refused (Error.Code), and where only the workspace
+// can decide (which of the words after a verb is a file, where "the last N
+// lines" start) the action carries what the harness needs to decide.
+//
 // Every tolerance that applied is recorded in Action.Shape and every
 // mechanical change to the draft in Action.Repairs, as stable codes, so that
 // classification and training-data export can tell a canonical draft from a

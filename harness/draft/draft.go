@@ -48,6 +48,17 @@ type Action struct {
 	Args []string `json:"args,omitempty"`
 	// Text is an ASK's question or a DONE's summary, verbatim, trimmed.
 	Text string `json:"text,omitempty"`
+	// Hunks are the hunks of a PATCH written as a unified diff, in the
+	// order written; Find and Replace are then empty.
+	Hunks []Hunk `json:"hunks,omitempty"`
+	// Last asks a READ for the last Last lines of the file (tail -n), a
+	// window only the harness can place, since it knows the file's length.
+	Last int `json:"last,omitempty"`
+	// Candidates are the words after a READ/WRITE/PATCH verb, cleaned, when
+	// the first is not a file name ("READ the file x.py"): the harness takes
+	// the one that names an existing file, and Path (the first word that
+	// looks like a file name) when none does.
+	Candidates []string `json:"candidates,omitempty"`
 	// Shape names the tolerated shapes that matched, joined with "+" in the
 	// order of ShapeCodes, or "canonical".
 	Shape string `json:"shape"`
@@ -58,8 +69,30 @@ type Action struct {
 	Repairs []string `json:"repairs,omitempty"`
 }
 
-// Error is a draft that holds no readable action. Its message is written for
-// the model: it says what was missing and which shapes are accepted.
+// Hunk is one hunk of a unified diff: the lines it expects (context and
+// removed) and the lines it leaves (context and added), as file text with
+// every line ending in "\n" (so that no lines and one empty line differ),
+// and the hunk as written, for messages.
+type Hunk struct {
+	Old  string `json:"old"`
+	New  string `json:"new"`
+	Text string `json:"text"`
+}
+
+// Error codes of a draft that is refused for a reason other than holding
+// no action (Error.Code; empty for an unreadable draft).
+const (
+	// CodeShellCommand is a shell command the harness will not run.
+	CodeShellCommand = "shell-command"
+	// CodeAmbiguous is a draft that reads as two different actions or
+	// files.
+	CodeAmbiguous = "ambiguous-draft"
+)
+
+// Error is a draft the harness does not act on: one that holds no readable
+// action, or (Code set) one that was read but is refused, a shell command or
+// a draft that reads two ways. Its message is written for the model: it says
+// what was missing and which shapes are accepted, or what to send instead.
 type Error struct {
 	// Draft is the raw reply (for native tool calls, the calls rendered as
 	// name and JSON arguments after any content).
@@ -72,9 +105,18 @@ type Error struct {
 	Shape string
 	// Via is ViaText or ViaToolCall.
 	Via string
+	// Code is CodeShellCommand or CodeAmbiguous when the draft was read
+	// but refused, empty when no action could be read.
+	Code string
 }
 
 func (e *Error) Error() string {
+	switch e.Code {
+	case CodeShellCommand:
+		return e.Reason
+	case CodeAmbiguous:
+		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
+	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()
 }
 
@@ -103,6 +145,24 @@ const (
 	ShapeDoneLastLine       = "done-last-line"
 	ShapeLabelVariant       = "label-variant"
 	ShapeSearchReplaceBlock = "search-replace-block"
+	// Foreign formats: the documented output formats of models and agent
+	// frameworks (docs/harness.md names the source of each).
+	ShapePythonTag         = "python-tag"
+	ShapeFunctionTag       = "function-tag"
+	ShapePythonicList      = "pythonic-list"
+	ShapeJSONAction        = "json-action"
+	ShapeReAct             = "react"
+	ShapeShellBlock        = "shell-block"
+	ShapeAiderWhole        = "aider-whole"
+	ShapeAiderDiff         = "aider-diff"
+	ShapeUnifiedDiff       = "unified-diff"
+	ShapeFenceNameComment  = "fence-name-comment"
+	ShapeFenceInfoName     = "fence-info-name"
+	ShapeFenceNameSentence = "fence-name-sentence"
+	ShapeVerbAfterChatter  = "verb-after-chatter"
+	ShapeBracketedAction   = "bracketed-action"
+	ShapeDoneAlias         = "done-alias"
+	ShapePathAmongWords    = "path-among-words"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -122,6 +182,8 @@ const (
 	RepairUnfencedReplace     = "unfenced-replace"
 	RepairExtraBlocksIgnored  = "extra-blocks-ignored"
 	RepairExtraActionsIgnored = "extra-actions-ignored"
+	RepairStripSpecialTokens  = "strip-special-tokens"
+	RepairStripNameComment    = "strip-name-comment"
 )
 
 var shapeOrder = []string{
@@ -131,6 +193,34 @@ var shapeOrder = []string{
 	ShapeLowercase, ShapeVerbAlias, ShapeVerbColon, ShapeCallSyntax,
 	ShapeBracketedName, ShapeReasonAfterVerb, ShapeLinesWords,
 	ShapeDoneLastLine, ShapeLabelVariant, ShapeSearchReplaceBlock,
+	ShapePythonTag, ShapeFunctionTag, ShapePythonicList, ShapeJSONAction,
+	ShapeReAct, ShapeShellBlock, ShapeAiderWhole, ShapeAiderDiff,
+	ShapeUnifiedDiff, ShapeFenceNameComment, ShapeFenceInfoName,
+	ShapeFenceNameSentence, ShapeVerbAfterChatter, ShapeBracketedAction,
+	ShapeDoneAlias, ShapePathAmongWords,
+}
+
+// foreignShapes are the shapes of formats other than this protocol's: an
+// action read from one is answered with its canonical form, so that the
+// model can converge on the protocol.
+var foreignShapes = map[string]bool{
+	ShapeJSONCall: true, ShapePythonTag: true, ShapeFunctionTag: true, ShapePythonicList: true,
+	ShapeJSONAction: true, ShapeReAct: true, ShapeShellBlock: true,
+	ShapeAiderWhole: true, ShapeAiderDiff: true, ShapeUnifiedDiff: true,
+	ShapeFenceNameComment: true, ShapeFenceInfoName: true,
+	ShapeFenceNameSentence: true, ShapeVerbAfterChatter: true,
+	ShapeBracketedAction: true, ShapeDoneAlias: true, ShapePathAmongWords: true,
+}
+
+// Foreign reports whether a shape string (codes joined with "+") names a
+// format other than this protocol's.
+func Foreign(shape string) bool {
+	for _, c := range strings.Split(shape, "+") {
+		if foreignShapes[c] {
+			return true
+		}
+	}
+	return false
 }
 
 var repairOrder = []string{
@@ -139,6 +229,7 @@ var repairOrder = []string{
 	RepairStripTildeFence, RepairUnclosedFence, RepairDedentBody,
 	RepairUnfencedBody, RepairUnfencedFind, RepairUnfencedReplace,
 	RepairExtraBlocksIgnored, RepairExtraActionsIgnored,
+	RepairStripSpecialTokens, RepairStripNameComment,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical
@@ -186,6 +277,7 @@ type parser struct {
 	verb    string
 	shapes  map[string]bool
 	repairs map[string]bool
+	cands   []string // path candidates of the action's target
 }
 
 func newParser(draft, via string) *parser {
@@ -235,10 +327,20 @@ func (p *parser) fail(reason string) *Error {
 	return &Error{Draft: p.draft, Reason: reason, Verb: p.verb, Shape: shape, Via: p.via}
 }
 
+// refuse is a draft that was read but is not to be acted on: code says why.
+func (p *parser) refuse(code, reason string) *Error {
+	e := p.fail(reason)
+	e.Code = code
+	return e
+}
+
 // done stamps the shape, via and repairs on a finished action.
 func (p *parser) done(a Action) Action {
 	a.Shape = p.shapeString()
 	a.Via = p.via
 	a.Repairs = p.repairList()
+	if a.Candidates == nil && len(p.cands) > 1 {
+		a.Candidates = p.cands
+	}
 	return a
 }

@@ -69,8 +69,19 @@ func checkError(t *testing.T, draft string, err error) {
 	if pe.Reason == "" || pe.Shape == "" {
 		t.Errorf("Error without a reason or shape: %+v", pe)
 	}
-	if !strings.Contains(pe.Error(), "READ path") {
-		t.Errorf("Error() does not list the accepted shapes: %q", pe.Error())
+	switch pe.Code {
+	case "":
+		if !strings.Contains(pe.Error(), "READ path") {
+			t.Errorf("Error() does not list the accepted shapes: %q", pe.Error())
+		}
+	case CodeShellCommand, CodeAmbiguous:
+		// A refusal names the action to send instead.
+		if !(strings.Contains(pe.Error(), "READ") || strings.Contains(pe.Error(), "WRITE") ||
+			strings.Contains(pe.Error(), "PATCH") || strings.Contains(pe.Error(), "RUN") || strings.Contains(pe.Error(), "DONE")) {
+			t.Errorf("refusal %q names no action to use instead", pe.Error())
+		}
+	default:
+		t.Errorf("unknown error code %q", pe.Code)
 	}
 }
 

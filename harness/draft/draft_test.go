@@ -30,6 +30,9 @@ type parseCase struct {
 	verb string // "" when the draft must fail
 	path string
 	err  string // part of the failure reason
+	code string // Error.Code of a refused draft
+	// shape is a shape code the parse must record (foreign formats).
+	shape string
 }
 
 var parseCases = []parseCase{
@@ -209,14 +212,21 @@ type golden struct {
 
 type goldenFailed struct {
 	Reason string `json:"reason"`
+	Code   string `json:"code,omitempty"`
 	Verb   string `json:"verb,omitempty"`
 	Shape  string `json:"shape"`
 	Via    string `json:"via"`
 }
 
+// allCases are the golden cases: the protocol's own shapes, then the
+// documented formats of other models and frameworks.
+func allCases() []parseCase {
+	return append(append([]parseCase(nil), parseCases...), foreignCases...)
+}
+
 func TestParse(t *testing.T) {
 	seen := map[string]bool{}
-	for _, tc := range parseCases {
+	for _, tc := range allCases() {
 		if seen[tc.name] {
 			t.Fatalf("case %q is listed twice", tc.name)
 		}
@@ -232,10 +242,13 @@ func TestParse(t *testing.T) {
 				if !strings.Contains(pe.Reason, tc.err) {
 					t.Errorf("Reason = %q; want it to contain %q", pe.Reason, tc.err)
 				}
+				if pe.Code != tc.code {
+					t.Errorf("Code = %q; want %q", pe.Code, tc.code)
+				}
 				if tc.calls == nil && pe.Draft != tc.draft {
 					t.Errorf("Error.Draft = %q; want the raw draft %q", pe.Draft, tc.draft)
 				}
-				g.Error = &goldenFailed{Reason: pe.Reason, Verb: pe.Verb, Shape: pe.Shape, Via: pe.Via}
+				g.Error = &goldenFailed{Reason: pe.Reason, Code: pe.Code, Verb: pe.Verb, Shape: pe.Shape, Via: pe.Via}
 			} else {
 				if err != nil {
 					t.Fatalf("Parse: %v", err)
@@ -245,6 +258,15 @@ func TestParse(t *testing.T) {
 				}
 				checkInvariants(t, tc.draft, a)
 				g.Action = &a
+			}
+			if tc.shape != "" {
+				shape := a.Shape
+				if pe := (*Error)(nil); errors.As(err, &pe) {
+					shape = pe.Shape
+				}
+				if !slices.Contains(strings.Split(shape, "+"), tc.shape) {
+					t.Errorf("Shape = %q; want it to hold %q", shape, tc.shape)
+				}
 			}
 			compareGolden(t, tc, g)
 		})
@@ -296,7 +318,7 @@ func compareGolden(t *testing.T, tc parseCase, g golden) {
 // removed: the fuzz corpus is seeded from these files.
 func TestGoldenFilesHaveCases(t *testing.T) {
 	names := map[string]bool{}
-	for _, tc := range parseCases {
+	for _, tc := range allCases() {
 		names[tc.name] = true
 	}
 	entries, err := os.ReadDir("testdata")
@@ -476,8 +498,16 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 	if a.Verb == VerbWrite && (!strings.HasSuffix(a.Body, "\n") || strings.HasSuffix(a.Body, "\n\n")) {
 		t.Errorf("Body %q does not end with exactly one newline", a.Body)
 	}
-	if a.Verb == VerbPatch && strings.TrimSpace(a.Find) == "" {
-		t.Errorf("PATCH with an empty Find")
+	if a.Verb == VerbPatch && strings.TrimSpace(a.Find) == "" && len(a.Hunks) == 0 {
+		t.Errorf("PATCH with an empty Find and no hunks")
+	}
+	for i, h := range a.Hunks {
+		if h.Old == "" {
+			t.Errorf("hunk %d has no old lines to place it by", i+1)
+		}
+	}
+	if a.Last < 0 || (a.Last > 0 && (a.Verb != VerbRead || a.Start != 0)) {
+		t.Errorf("Last = %d on %s with start %d", a.Last, a.Verb, a.Start)
 	}
 	if a.Start < 0 || a.End < 0 || (a.End > 0 && (a.Start < 1 || a.End < a.Start)) {
 		t.Errorf("window %d-%d", a.Start, a.End)
@@ -512,9 +542,26 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 	}
 	// A path is taken from the draft, never made up: outside call syntax
 	// (whose string escapes change the bytes), it appears in the draft.
-	if a.Via == ViaText && a.Path != "" && !strings.Contains(a.Shape, ShapeCallSyntax) && !strings.Contains(a.Shape, ShapeJSONCall) {
+	viaJSON := false
+	for _, s := range []string{ShapeCallSyntax, ShapeJSONCall, ShapeJSONAction, ShapeFunctionTag, ShapePythonicList, ShapeReAct} {
+		viaJSON = viaJSON || strings.Contains(a.Shape, s)
+	}
+	if a.Via == ViaText && a.Path != "" && !viaJSON {
 		if !strings.Contains(strings.ReplaceAll(draft, `\`, "/"), a.Path) {
 			t.Errorf("path %q is not in the draft", a.Path)
+		}
+	}
+}
+
+// docs/harness.md lists every shape and repair code, with its source.
+func TestCodesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "harness.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range append(ShapeCodes()[1:], RepairCodes()...) {
+		if !bytes.Contains(doc, []byte("`"+code+"`")) {
+			t.Errorf("docs/harness.md does not list %s", code)
 		}
 	}
 }

@@ -59,6 +59,31 @@ func (p *parser) patchAction(d *doc, i int, h head) (Action, int, *Error) {
 		return Action{}, i, err
 	}
 	p.noteTail(tail)
+	// A unified diff after the PATCH line (Aider's udiff with the file
+	// named by this protocol's verb).
+	stop := d.nextHead(i)
+	for j := i + 1; j < stop; j++ {
+		b, ok := d.blockAt(j)
+		if !ok {
+			continue
+		}
+		inner := d.lines[b.open+1 : min(b.close, len(d.lines))]
+		if !diffLike(inner, diffTag(b.fence.info)) {
+			break
+		}
+		pd, err := p.parseDiff(inner, a.Path)
+		if err != nil {
+			return Action{}, i, err
+		}
+		if pd.isNew {
+			return Action{}, i, p.fail("PATCH with a diff that creates " + a.Path + ": use WRITE with the whole file")
+		}
+		last := min(b.close, len(d.lines)-1)
+		d.use(j, last)
+		p.shape(ShapeUnifiedDiff)
+		a.Hunks = pd.hunks
+		return a, last, nil
+	}
 	a.Find, a.Replace, i, err = p.patchBlocks(d, i)
 	return a, i, err
 }

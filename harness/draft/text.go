@@ -62,6 +62,19 @@ func parseText(raw string) (Action, error) {
 		text = strings.ReplaceAll(text, "\r", "\n")
 		p.repair(RepairCRLF)
 	}
+	// Tokens of the chat template that the server let through are never
+	// part of the action ("READ x.py<|eot_id|>").
+	if t, ok := stripSpecialTokens(text); ok {
+		text = t
+		p.repair(RepairStripSpecialTokens)
+	}
+	if t, chatter, ok := cutPythonTag(text); ok {
+		text = t
+		p.shape(ShapePythonTag)
+		if chatter {
+			p.shape(ShapeChatter)
+		}
+	}
 	// Reasoning models put their thinking first; a READ it mentions is a
 	// plan, not the action.
 	if m := thinkRE.FindString(text); m != "" {
@@ -78,6 +91,11 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 		return a, err
 	}
 	d := newDoc(lines)
+	// ReAct's "Action: READ" alone on its line would read as an action line
+	// without a path: its input is on the next line.
+	if a, ok, err := p.react(d); ok {
+		return a, err
+	}
 	for i := range lines {
 		if h, ok := d.headAt(i); ok {
 			return p.action(d, i, h)
@@ -107,7 +125,21 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 			return p.parseLines(inner, true)
 		}
 	}
+	// The formats of other protocols, tried only when no line opens with a
+	// verb, so that a canonical draft is never read another way.
+	if a, ok, err := p.foreignCall(strings.Join(lines, "\n")); ok {
+		return a, err
+	}
+	if a, ok, err := p.fencedFormat(d); ok {
+		return a, err
+	}
 	if a, ok := p.doneLastLine(d); ok {
+		return a, nil
+	}
+	if a, ok, err := p.oddVerb(d); ok {
+		return a, err
+	}
+	if a, ok := p.doneAlias(d); ok {
 		return a, nil
 	}
 	return Action{}, p.fail("no action verb found")
@@ -270,6 +302,12 @@ func (p *parser) writeAction(d *doc, i int, h head) (Action, int, *Error) {
 	if err != nil {
 		return Action{}, i, err
 	}
+	// "WRITE a.py" over a block whose first line is "# b.py" names two
+	// files: which one was meant is not for the parser to guess.
+	first, _, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n")
+	if m := nameCommentRE.FindStringSubmatch(first); m != nil && m[1] != a.Path && a.Path != "" && len(p.cands) == 0 {
+		return Action{}, i, p.refuse(CodeAmbiguous, "the WRITE line names "+a.Path+" and the block's first line "+m[1])
+	}
 	a.Body = body
 	return a, last, nil
 }
@@ -336,6 +374,7 @@ func (p *parser) target(h head) (path, tail string, err *Error) {
 	if strings.ContainsRune(word, '(') || word == "def" || word == "class" || word == "async" {
 		return "", "", p.fail(h.verb + " names a signature (" + quote(rest) + "), not a file: give the file path, e.g. " + h.verb + " wordcount.py")
 	}
+	word, after, _ = p.candidates(word, after)
 	return word, after, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ type Ollama struct {
 
 	models   map[string]bool
 	template api.ChatResponse // the recorded done:true chunk
+	dropping atomic.Bool
 }
 
 // NewOllama starts an Ollama test server, closed when t ends.
@@ -81,6 +83,12 @@ func (o *Ollama) Wait(ctx context.Context, n int) error { return o.wait(ctx, n) 
 // Close stops the server; it is also done when the test ends.
 func (o *Ollama) Close() { o.close() }
 
+// DropChats makes every chat request, while on, end with its connection
+// closed unanswered, as when the server process dies under its requests:
+// the pre-flight's /api/show still answers, so a job passes its
+// pre-flight and then loses its runs. Pushed steps are left for later.
+func (o *Ollama) DropChats(on bool) { o.dropping.Store(on) }
+
 func (o *Ollama) replay(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		o.record(r)
@@ -118,6 +126,10 @@ type chatRequest struct {
 
 func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 	body := o.record(r)
+	if o.dropping.Load() {
+		o.drop(w)
+		return
+	}
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		o.fail(w, http.StatusBadRequest, err.Error(), nil)

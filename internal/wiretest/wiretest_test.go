@@ -257,3 +257,30 @@ func TestOpenAIServer(t *testing.T) {
 		t.Errorf("overflow = %d %s", resp.StatusCode, body)
 	}
 }
+
+// While DropChats is on, a chat gets no answer at all and keeps its step,
+// and the metadata a pre-flight asks for still answers; off again, the
+// step is served.
+func TestOllamaDropChats(t *testing.T) {
+	srv := NewOllama(t)
+	srv.Push(Text("hello there"))
+	srv.DropChats(true)
+	body := `{"model":"tiny","messages":[{"role":"user","content":"hi"}]}`
+	if resp, err := http.Post(srv.URL+"/api/chat", "application/json", strings.NewReader(body)); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a dropped chat answered %d", resp.StatusCode)
+	} else if !errors.Is(err, io.EOF) {
+		t.Fatalf("a dropped chat: %v, want the connection closed (EOF)", err)
+	}
+	if resp, _, err := post(t, srv.URL+"/api/show", `{"model":"tiny"}`); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("show while chats drop: %v", err)
+	}
+	if srv.Pending() != 1 {
+		t.Fatalf("the dropped chat used the step")
+	}
+	srv.DropChats(false)
+	resp, got, err := post(t, srv.URL+"/api/chat", body)
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"content":"hel"`) {
+		t.Fatalf("chat after the drop: %v %s", err, got)
+	}
+}

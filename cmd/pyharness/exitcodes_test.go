@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/model"
+)
+
+// runCLIExit runs the command line in-process under ctx, with backends that
+// retry a transport fault once and without sleeping, so a server that is
+// down costs no backoff.
+func runCLIExit(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, now: time.Now,
+		getenv: func(string) string { return "" }, retry: model.Retry{Max: 1, Sleep: model.NoSleep}}
+	code := run(ctx, a, args)
+	return code, out.String(), errb.String()
+}
+
+// cleanDrafts returns the drafts of each case's clean script, in order.
+func cleanDrafts(t *testing.T, ids ...string) [][]string {
+	t.Helper()
+	cases, err := datasets.Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, id := range ids {
+		for _, c := range cases {
+			if c.ID == id {
+				d, err := c.Drafts("clean")
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) != len(ids) {
+		t.Fatalf("cases %v: found %d", ids, len(out))
+	}
+	return out
+}
+
+// Each command's exit code for each row of the table it can reach. The
+// servers: one that answers (dropping), but whose every chat dies
+// unanswered after the pre-flight, and an address where nothing listens.
+func TestExitCodes(t *testing.T) {
+	dropping := wiretest.NewOllama(t)
+	dropping.DropChats(true)
+	closed := wiretest.NewOllama(t)
+	closed.Close()
+	up := wiretest.NewOllama(t)
+
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	writeFiles(t, repo, map[string]string{
+		"greet.py":            "def greet(name):\n    return \"Hello, \" + name\n",
+		"tests/__init__.py":   "",
+		"tests/test_greet.py": greetTest,
+	})
+	writeFiles(t, dir, map[string]string{
+		"solve.jsonl": `{"content": "WRITE initials.py\n` + "```python\\ndef initials(name):\\n    return \\\" \\\".join(p[0] + \\\".\\\" for p in name.split())\\n```" + `"}` + "\n" +
+			`{"content": "RUN tests"}` + "\n" + `{"content": "DONE initials added"}` + "\n",
+		"giveup.jsonl": `{"content": "RUN tests"}` + "\n",
+		"bad.yaml":     "entries:\n  - id: x\n    repo: .\n    task: t\n    colour: blue\n",
+		"a-file":       "not a directory\n",
+	})
+	runTask := func(more ...string) []string {
+		return append([]string{"run", "--repo", repo, "--task", "Add initials(name) to initials.py", "--target", "initials.py", "--name", "initials"}, more...)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := func() string { return filepath.Join(t.TempDir(), "out") }
+
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		args   []string
+		code   int
+		stdout string // in stdout, when set
+		stderr string // in stderr, when set
+	}{
+		{name: "run worked", args: runTask("--model", "scripted:"+filepath.Join(dir, "solve.jsonl")), code: exitOK, stdout: "verdict:  worked"},
+		{name: "run failed is a run that ended", args: runTask("--steps", "1", "--model", "scripted:"+filepath.Join(dir, "giveup.jsonl")), code: exitOK, stdout: "verdict:  failed"},
+		{name: "run without --repo", args: []string{"run", "--task", "x"}, code: exitUsage, stderr: "--repo is required"},
+		{name: "run with an unknown flag", args: []string{"run", "--no-such-flag"}, code: exitUsage, stderr: "unknown flag"},
+		{name: "run whose server dies", args: runTask("--model", "ollama:tiny", "--base-url", dropping.URL), code: exitIncomplete},
+		{name: "run interrupted", ctx: cancelled, args: runTask("--model", "scripted:"+filepath.Join(dir, "solve.jsonl")), code: exitInterrupted},
+
+		{name: "bench worked", args: []string{"bench", "--model", "scripted", "--case", "initials", "--repeat", "1"}, code: exitOK},
+		{name: "bench with no such case", args: []string{"bench", "--model", "scripted", "--case", "nope"}, code: exitUsage, stderr: `no case "nope"`},
+		{name: "bench whose server dies", args: []string{"bench", "--model", "ollama:tiny", "--base-url", dropping.URL, "--case", "initials", "--repeat", "1"},
+			code: exitIncomplete, stderr: "1 of 1 run(s) ended in a model error"},
+		{name: "bench with the server down", args: []string{"bench", "--model", "ollama:tiny", "--base-url", closed.URL, "--case", "initials"},
+			code: exitPreflight, stderr: "pre-flight failed"},
+		{name: "bench interrupted", ctx: cancelled, args: []string{"bench", "--model", "scripted", "--case", "initials", "--repeat", "1"}, code: exitInterrupted},
+
+		{name: "collect worked", args: []string{"collect", "--model", "scripted", "--case", "initials", "--passes", "1"}, code: exitOK},
+		{name: "collect with a bad shard", args: []string{"collect", "--model", "scripted", "--shard", "3/2"}, code: exitUsage, stderr: "want k/n"},
+		{name: "collect with a bad manifest", args: []string{"collect", "--model", "scripted", "--manifest", filepath.Join(dir, "bad.yaml")},
+			code: exitUsage, stderr: "colour"},
+		{name: "collect with no manifest file", args: []string{"collect", "--model", "scripted", "--manifest", filepath.Join(dir, "nowhere.yaml")},
+			code: exitUsage, stderr: "read manifest"},
+		{name: "collect whose server dies", args: []string{"collect", "--model", "ollama:tiny", "--base-url", dropping.URL, "--case", "initials", "--passes", "1"},
+			code: exitIncomplete, stderr: "1 of 1 planned run(s) are not complete; run the same command with --resume"},
+		{name: "collect with the server down", args: []string{"collect", "--model", "ollama:tiny", "--base-url", closed.URL, "--case", "initials"},
+			code: exitPreflight, stderr: "pre-flight failed"},
+		{name: "collect interrupted", ctx: cancelled, args: []string{"collect", "--model", "scripted", "--case", "initials", "--passes", "1"},
+			code: exitInterrupted, stderr: "--resume"},
+		{name: "collect into a file", args: []string{"collect", "--model", "scripted", "--case", "initials", "--passes", "1", "--out", filepath.Join(dir, "a-file", "out")},
+			code: exitFailure},
+
+		{name: "doctor all well", args: []string{"doctor", "--model", "ollama:tiny", "--base-url", up.URL}, code: exitOK},
+		{name: "doctor with a bad model spec", args: []string{"doctor", "--model", "ollama:"}, code: exitUsage},
+		{name: "doctor with the server down", args: []string{"doctor", "--model", "ollama:tiny", "--base-url", closed.URL}, code: exitPreflight},
+
+		{name: "an unknown command", args: []string{"no-such-command"}, code: exitUsage, stderr: "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			args := tt.args
+			if !strings.Contains(strings.Join(args, " "), "--out") && args[0] != "no-such-command" {
+				args = append(args, "--out", out())
+			}
+			code, stdout, stderr := runCLIExit(t, ctx, args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, stdout)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+		})
+	}
+}
+
+// The table is in the --help of every command that uses it.
+func TestExitCodesInHelp(t *testing.T) {
+	for _, cmd := range []string{"run", "bench", "collect", "doctor"} {
+		t.Run(cmd, func(t *testing.T) {
+			code, stdout, _ := runCLI(t, cmd, "--help")
+			if code != exitOK {
+				t.Fatalf("exit %d", code)
+			}
+			if !strings.Contains(stdout, "Exit status:") {
+				t.Fatalf("no exit status in the help:\n%s", stdout)
+			}
+			for _, r := range exitCodeRows {
+				first, _, _ := strings.Cut(r.what, " ")
+				if row := fmt.Sprintf("  %3d  %s", r.code, first); !strings.Contains(stdout, row) {
+					t.Errorf("the help lacks the row %q", row)
+				}
+			}
+		})
+	}
+}
+
+// issue 16's scheduler story: a collect whose server is down runs nothing
+// (pre-flight); one whose server dies after the pre-flight ends with runs
+// incomplete; with the server back, --resume finishes the plan and exits
+// 0, and a later --resume has nothing to do. Running over the finished
+// plan without --resume is a configuration error.
+func TestCollectServerDownThenResume(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	plan := []string{"collect", "--model", "ollama:tiny", "--case", "initials", "--case", "fix-offbyone", "--passes", "1", "--out", out}
+
+	closed := wiretest.NewOllama(t)
+	closed.Close()
+	code, stdout, stderr := runCLIExit(t, context.Background(), append(plan, "--base-url", closed.URL)...)
+	if code != exitPreflight || !strings.Contains(stderr, "FAIL  server") {
+		t.Fatalf("server down: exit %d, want %d\n%s\n%s", code, exitPreflight, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs")); !os.IsNotExist(err) {
+		t.Fatalf("a failed pre-flight ran something: %v", err)
+	}
+
+	srv := wiretest.NewOllama(t)
+	srv.DropChats(true)
+	code, stdout, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL)...)
+	if code != exitIncomplete {
+		t.Fatalf("server dying: exit %d, want %d\n%s\n%s", code, exitIncomplete, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "2 run: 0 worked, 0 failed, 2 error") || !strings.Contains(stdout, "2 run(s) are not complete") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+
+	srv.DropChats(false)
+	for _, drafts := range cleanDrafts(t, "initials", "fix-offbyone") { // the plan's order, one job
+		for _, d := range drafts {
+			srv.Push(wiretest.Text(d))
+		}
+	}
+	code, stdout, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL, "--resume")...)
+	if code != exitOK || !strings.Contains(stdout, "2 run: 2 worked") {
+		t.Fatalf("server back, --resume: exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	if srv.Pending() != 0 {
+		t.Errorf("%d drafts unused", srv.Pending())
+	}
+
+	code, stdout, _ = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL, "--resume")...)
+	if code != exitOK || !strings.Contains(stdout, "Nothing to do") {
+		t.Errorf("--resume again: exit %d\n%s", code, stdout)
+	}
+	code, _, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL)...)
+	if code != exitUsage || !strings.Contains(stderr, "use --resume") {
+		t.Errorf("again without --resume: exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+}

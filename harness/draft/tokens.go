@@ -1,0 +1,73 @@
+package draft
+
+import "strings"
+
+// leadTokens open a reply when a chat template leaks into the text: the
+// role header the server should have consumed.
+var leadTokens = []string{
+	"<|begin_of_text|>",
+	"<|start_header_id|>assistant<|end_header_id|>",
+	"<|im_start|>assistant",
+	"<|assistant|>",
+	"<start_of_turn>model",
+	"<s>",
+}
+
+// endTokens end a turn. Whatever follows one is the model writing the next
+// turn itself (a made-up tool result, the user's reply), never its action.
+// "</s>" and "<end_of_turn>" count only at the very end, since they can be
+// text inside a file ("<s>struck</s>" in HTML).
+var endTokens = []string{
+	"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
+	"<|im_end|>", "<|end|>", "<|endoftext|>",
+	"<｜end▁of▁sentence｜>",
+}
+
+var trailTokens = []string{"</s>", "<end_of_turn>", "<eos>"}
+
+// stripSpecialTokens takes leaked chat-template tokens off a reply.
+func stripSpecialTokens(text string) (string, bool) {
+	out := text
+	for changed := true; changed; {
+		changed = false
+		t := strings.TrimLeft(out, " \t\n")
+		for _, tok := range leadTokens {
+			if rest, ok := strings.CutPrefix(t, tok); ok {
+				out, changed = rest, true
+				break
+			}
+		}
+	}
+	cut := -1
+	for _, tok := range endTokens {
+		if i := strings.Index(out, tok); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		out = out[:cut]
+	}
+	for changed := true; changed; {
+		changed = false
+		t := strings.TrimRight(out, " \t\n")
+		for _, tok := range trailTokens {
+			if rest, ok := strings.CutSuffix(t, tok); ok {
+				out, changed = rest, true
+				break
+			}
+		}
+	}
+	return out, out != text
+}
+
+const pythonTag = "<|python_tag|>"
+
+// cutPythonTag reads Llama 3.1's marker of a tool call: what follows it is
+// the call, what precedes it is chatter.
+func cutPythonTag(text string) (call string, chatter bool, ok bool) {
+	i := strings.Index(text, pythonTag)
+	if i < 0 {
+		return text, false, false
+	}
+	return text[i+len(pythonTag):], strings.TrimSpace(text[:i]) != "", true
+}
