@@ -226,3 +226,20 @@ func BenchmarkPyParse(b *testing.B) {
 		}
 	}
 }
+
+// A cancelled run reads by pattern without blaming the interpreter, which
+// is tried again by the next parse.
+func TestPyParserCancelled(t *testing.T) {
+	p := newPyParser(pythonForTest(t), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := "if True:\n    def hidden():\n        pass\n"
+	mods, unparsed, broken := p.parse(ctx, []pySource{{name: "m.py", text: src}})
+	if mods[0].exact || unparsed != "" || broken != "" {
+		t.Errorf("cancelled parse = exact %v, warnings %q %q; want the pattern's reading and no warning", mods[0].exact, unparsed, broken)
+	}
+	mods, _, broken = p.parse(context.Background(), []pySource{{name: "m.py", text: src}})
+	if !mods[0].exact || !mods[0].names["hidden"] || broken != "" {
+		t.Errorf("parse after a cancelled one = %+v, warning %q; want the ast's reading (hidden defined)", mods[0], broken)
+	}
+}
