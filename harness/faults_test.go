@@ -182,10 +182,12 @@ func TestModelServerFaults(t *testing.T) {
 			wantStop: schemas.StopDone, faultStep: 2, wantAttempts: []string{model.CodeServerBusy, ""}, wantStatus: []int{503, 0},
 		},
 		{
-			name:     "answers 500 on every attempt",
+			// At temperature 0 the same request gets the same 500 again:
+			// retried once, then the error says why it stopped.
+			name:     "answers the same 500 on every attempt",
 			steps:    []wiretest.Step{wiretest.Fail(500, "runner crashed"), wiretest.Fail(500, "runner crashed"), wiretest.Fail(500, "runner crashed")},
-			wantStop: schemas.StopModelError, wantError: "runner crashed",
-			faultStep: 2, wantAttempts: []string{model.CodeServerError, model.CodeServerError, model.CodeServerError}, wantStatus: []int{500, 500, 500},
+			wantStop: schemas.StopModelError, wantError: "runner crashed (not retried again",
+			faultStep: 2, wantAttempts: []string{model.CodeServerError, model.CodeServerError}, wantStatus: []int{500, 500},
 		},
 		{
 			name:     "answers 429 with Retry-After, then answers",
@@ -239,7 +241,7 @@ func TestModelServerFaults(t *testing.T) {
 		{
 			name:     "sends an error line after the output started, then answers",
 			steps:    []wiretest.Step{wiretest.Text(writeInitOK).ErrorAfter(2, "an error was encountered while running the model"), wiretest.Text(writeInitOK)},
-			wantStop: schemas.StopDone, faultStep: 2, wantAttempts: []string{model.CodeServerError, ""},
+			wantStop: schemas.StopDone, faultStep: 2, wantAttempts: []string{model.CodeStreamError, ""},
 		},
 		{
 			name:     "returns an empty reply",

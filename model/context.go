@@ -1,6 +1,10 @@
 package model
 
-import "github.com/pyharness/pyharness/schemas"
+import (
+	"fmt"
+
+	"github.com/pyharness/pyharness/schemas"
+)
 
 // ResolveContext decides the context window a run budgets against from what
 // the user asked for (requested, --num-ctx), what they said the server
@@ -42,4 +46,19 @@ func ResolveContext(requested, contextSize int, info Info) schemas.ContextSizes 
 		c.Effective, c.Source = requested, schemas.ContextUnknown
 	}
 	return c
+}
+
+// MinPromptTokens is the least room a window must leave for the prompt
+// once the reply's num_predict is set aside: the harness's system prompt,
+// task and the smallest view of a file take about this much.
+const MinPromptTokens = 512
+
+// CheckPromptRoom is the one rule on a window and num_predict, so that
+// doctor, run and the harness refuse the same values: the window minus
+// num_predict must leave MinPromptTokens for the prompt.
+func CheckPromptRoom(window, numPredict int) error {
+	if room := window - numPredict; room < MinPromptTokens {
+		return fmt.Errorf("num_ctx %d minus num_predict %d leaves %d tokens for the prompt; at least %d are needed", window, numPredict, room, MinPromptTokens)
+	}
+	return nil
 }

@@ -51,3 +51,22 @@ func TestResolveContext(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckPromptRoom(t *testing.T) {
+	tests := []struct {
+		window, predict int
+		ok              bool
+	}{
+		{8192, 1024, true},
+		{1536, 1024, true},
+		{512, 16, false}, // issue 14: doctor said all was well, run refused
+		{1024, 1024, false},
+		{2048, 4096, false},
+	}
+	for _, tt := range tests {
+		err := model.CheckPromptRoom(tt.window, tt.predict)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckPromptRoom(%d, %d) = %v, want ok %v", tt.window, tt.predict, err, tt.ok)
+		}
+	}
+}

@@ -31,6 +31,15 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		return s
 	},
 	"perRun": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"runLink": func(p *RunPages, runID string, text any) template.HTML {
+		return link(p.RunHref(runID), text)
+	},
+	"listLink": func(p *RunPages, name string, text any) template.HTML {
+		return link(p.ListHref(name), text)
+	},
+	"listClass": ListClass,
+	"listModel": ListModel,
+	"listTier":  ListTier,
 	"modelRuns": func(ms []stats.ModelRuns, scripted bool) []stats.ModelRuns {
 		var out []stats.ModelRuns
 		for _, m := range ms {
@@ -42,12 +51,23 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(pageTemplate))
 
+// link is text as a link to href, or as plain text when href is empty.
+func link(href string, text any) template.HTML {
+	t := template.HTMLEscapeString(fmt.Sprint(text))
+	if href == "" {
+		return template.HTML(t)
+	}
+	return template.HTML(`<a href="` + template.HTMLEscapeString(href) + `">` + t + `</a>`)
+}
+
 // Options are what a report says about itself.
 type Options struct {
 	// Title heads the page.
 	Title string
 	// Generated is printed as the time the report was made; empty for none.
 	Generated string
+	// Runs are the run pages the report links its rows to; nil for none.
+	Runs *RunPages
 }
 
 // Chart names, the id of each chart's figure in the page.

@@ -89,8 +89,9 @@ func validateRunOptions(o runOptions) error {
 		return fmt.Errorf("run: --task is required")
 	case o.steps < 1:
 		return fmt.Errorf("run: --steps must be at least 1")
-	case o.model.numPredict >= o.model.numCtx:
-		return fmt.Errorf("run: --num-predict %d leaves no room for a prompt in --num-ctx %d", o.model.numPredict, o.model.numCtx)
+	}
+	if err := o.model.check(); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	spec, err := parseModelSpec(o.model.spec)
 	if err != nil {

@@ -34,6 +34,7 @@ type modelFlags struct {
 	temperature float64
 	numCtx      int
 	numPredict  int
+	contextSize int
 	// label names the model a scripted run stands in for (bench and
 	// collect only).
 	label string
@@ -48,6 +49,19 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
 	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
+}
+
+// check is the rule on the context flags that run, bench, collect and
+// doctor share: the window must leave room for a prompt after the reply.
+func (f *modelFlags) check() error {
+	if f.contextSize < 0 {
+		return fmt.Errorf("--context-size %d: want a positive window, or 0 for none", f.contextSize)
+	}
+	if err := model.CheckPromptRoom(f.numCtx, f.numPredict); err != nil {
+		return fmt.Errorf("--num-ctx %d, --num-predict %d: %w", f.numCtx, f.numPredict, err)
+	}
+	return nil
 }
 
 // modelSpec is a parsed --model value.
@@ -124,12 +138,15 @@ type backend struct {
 // run_start).
 func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
 	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
-		NumCtx: f.numCtx, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
 	if res.Info.Digest != "" {
 		b.info.Digest = res.Info.Digest
 	}
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
+	}
+	if res.Context != nil {
+		b.info.Context = res.Context
 	}
 	return res
 }
