@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -34,6 +35,28 @@ type Report struct {
 	// Diverged counts replayed runs that did something other than the run
 	// they replay (replay only).
 	Diverged *int `json:"diverged,omitempty"`
+	// Context is the first run's context window, and ContextWarnings what
+	// it calls for (a --num-ctx above the trained context); Limits counts
+	// the turns the context cut or refused.
+	Context         *schemas.ContextSizes `json:"context,omitempty"`
+	ContextWarnings []string              `json:"context_warnings,omitempty"`
+	Limits          ContextLimits         `json:"context_limits"`
+}
+
+// ContextLimits counts the turns, and the runs they are in, that the
+// context window cut or refused.
+type ContextLimits struct {
+	// Full counts replies cut by a full context before num_predict (the
+	// server's finish reason is "length" either way).
+	Full     int `json:"full"`
+	FullRuns int `json:"full_runs"`
+	// Truncated counts prompts the server cut (its count far below what
+	// was sent, or the whole window).
+	Truncated     int `json:"truncated"`
+	TruncatedRuns int `json:"truncated_runs"`
+	// Overflow counts prompts the server refused as too long.
+	Overflow     int `json:"overflow"`
+	OverflowRuns int `json:"overflow_runs"`
 }
 
 // TierScore is one row of the tier table.
@@ -105,6 +128,13 @@ func NewReport(runs []Outcome, cases int, passes int) *Report {
 		}
 	}
 	r.Tiers = tierScores(runs)
+	for _, o := range runs {
+		if r.Context == nil && o.Context != nil {
+			r.Context = o.Context
+			r.ContextWarnings = harness.ContextWarnings(schemas.Model{Backend: o.Backend, Context: o.Context})
+		}
+		r.Limits.add(o)
+	}
 	for _, o := range runs {
 		switch o.Verdict {
 		case schemas.VerdictError:
@@ -246,12 +276,31 @@ func bootstrapMean(xs []int, n int, seed uint64) (float64, float64) {
 }
 
 // WriteText prints the report's four tables and the resolution statement.
+func (l *ContextLimits) add(o Outcome) {
+	count := func(n int, turns, runs *int) {
+		*turns += n
+		if n > 0 {
+			*runs++
+		}
+	}
+	count(o.ContextFull, &l.Full, &l.FullRuns)
+	count(o.ContextTruncated, &l.Truncated, &l.TruncatedRuns)
+	count(o.ContextOverflow, &l.Overflow, &l.OverflowRuns)
+}
+
 func (r *Report) WriteText(w io.Writer) {
 	judged := r.Failures.Worked + r.Failures.Failed
 	if r.Scripted {
 		fmt.Fprintf(w, "Backend: %s (%s) — no model was called; these runs measure the harness, not a model.\n\n", r.Backend, r.Model)
 	} else {
-		fmt.Fprintf(w, "Model: %s %s\n\n", r.Backend, r.Model)
+		fmt.Fprintf(w, "Model: %s %s\n", r.Backend, r.Model)
+		if r.Context != nil {
+			fmt.Fprintf(w, "Context: %s\n", harness.ContextLine(r.Context))
+		}
+		for _, warn := range r.ContextWarnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tpass\tverdict\tclass\twrote\tsteps\tmodel\tstop\twhy")
@@ -293,6 +342,11 @@ func (r *Report) WriteText(w io.Writer) {
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nRuns with no model steps: %d, of which correct: %d\n", r.NoModel.Runs, r.NoModel.Correct)
+	if !r.Scripted {
+		l := r.Limits
+		fmt.Fprintf(w, "Context limits: %d replies cut by a full context (in %d runs), %d prompts the server cut (in %d runs), %d prompts it refused as too long (in %d runs)\n",
+			l.Full, l.FullRuns, l.Truncated, l.TruncatedRuns, l.Overflow, l.OverflowRuns)
+	}
 	if r.Diverged != nil {
 		fmt.Fprintf(w, "Replayed runs that diverged from the recording: %d of %d\n", *r.Diverged, len(r.Runs))
 		for _, o := range r.Runs {

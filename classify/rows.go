@@ -3,6 +3,8 @@ package classify
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -56,6 +58,10 @@ type TurnRow struct {
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
 	ModelCalls int32 `parquet:"model_calls"`
+	// WarningCodes are the stable codes the turn's warnings start with
+	// (context-full, context-truncated, context-overflow, …), each once;
+	// part files written before the column read as none.
+	WarningCodes []string `parquet:"warning_codes,list"`
 	// The server's figures are null where it reported none (a server that
 	// sends no durations, a stream without usage): zero is a measurement.
 	PromptTokens     *int32     `parquet:"prompt_tokens,optional"`
@@ -238,6 +244,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)
 	}
+	row.WarningCodes = WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
 		row.Messages = append(row.Messages, Message{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
@@ -304,4 +311,18 @@ func int32Ptr(p *int) *int32 {
 		return nil
 	}
 	return new(int32(*p))
+}
+
+// WarningCodes returns the stable codes a turn's warnings start with
+// ("context-full: the reply was cut …" → "context-full"), each once, in
+// order; a warning that starts with no code is left out. Never nil.
+func WarningCodes(warnings []string) []string {
+	codes := []string{}
+	for _, w := range warnings {
+		code, _, _ := strings.Cut(w, ":")
+		if isCode(code) && !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+	}
+	return codes
 }

@@ -84,14 +84,20 @@ func garbling(t *testing.T, next *wiretest.Ollama, bodies map[int]string) string
 // the server dies between two steps of the run.
 type dying struct {
 	Chatter
-	srv   *wiretest.Ollama
-	after int
-	calls int
+	srv *wiretest.Ollama
+	// transport is the client's: its idle connections are closed with the
+	// server, so the next call dials (and is refused) rather than racing
+	// the client's notice of the close on a kept-alive connection, which
+	// ends in a reset or an EOF depending on the machine's load.
+	transport *http.Transport
+	after     int
+	calls     int
 }
 
 func (d *dying) Chat(ctx context.Context, req model.Request) (model.Reply, error) {
 	if d.calls++; d.calls == d.after+1 {
 		d.srv.Close()
+		d.transport.CloseIdleConnections()
 	}
 	return d.Chatter.Chat(ctx, req)
 }
@@ -289,7 +295,9 @@ func TestModelServerFaults(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var waits []time.Duration
+			transport := http.DefaultTransport.(*http.Transport).Clone()
 			client, err := ollama.New(ollama.Config{Host: host, Model: "tiny", IdleTimeout: 500 * time.Millisecond,
+				HTTPClient: &http.Client{Transport: transport},
 				Retry: model.Retry{Max: maxRetries, Sleep: func(ctx context.Context, d time.Duration) error {
 					mu.Lock()
 					defer mu.Unlock()
@@ -301,7 +309,7 @@ func TestModelServerFaults(t *testing.T) {
 			}
 			var chat Chatter = client
 			if tt.dieAfter > 0 {
-				chat = &dying{Chatter: client, srv: srv, after: tt.dieAfter}
+				chat = &dying{Chatter: client, srv: srv, transport: transport, after: tt.dieAfter}
 			}
 			repo := t.TempDir()
 			writeTree(t, repo, fixture)

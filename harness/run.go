@@ -57,10 +57,24 @@ const (
 	CodeBrokeSuite       = "broke-suite"
 	CodeContextTruncated = "context-truncated"
 	CodeContextOverflow  = "context-overflow"
+	// CodeContextFull starts the warning on a turn whose reply was cut
+	// because prompt and output filled the context window, before
+	// num_predict: the server's finish reason ("length") is the same as
+	// for a num_predict stop.
+	CodeContextFull = "context-full"
 	// CodeSuiteNotRun is a turn warning: the suite could not be started
 	// to check whether a break was restored.
 	CodeSuiteNotRun = "suite-not-run"
 )
+
+// truncatedShare is the share of the estimate below which a server's count
+// of a prompt means it dropped part of it: a tokenizer that is merely
+// sparser than the estimate's never counts this far below it.
+const truncatedShare = 0.6
+
+// maxRefits bounds the refits of one step after context overflows; each
+// refit is smaller than the last, so the bound only stops a slow descent.
+const maxRefits = 4
 
 // Repair codes the harness adds to the parser's own.
 const RepairWrapTestClass = "wrap-test-class"
@@ -74,13 +88,17 @@ type feedback struct {
 
 // runner holds the state of one run.
 type runner struct {
-	cfg    Config
-	model  Chatter
-	ws     *workspace
-	scope  *scope
-	suite  suite.Runner
-	w      *trace.Writer
-	tok    *tokenizer
+	cfg   Config
+	model Chatter
+	ws    *workspace
+	scope *scope
+	suite suite.Runner
+	w     *trace.Writer
+	tok   *tokenizer
+	// window is the context window prompts are budgeted against: the
+	// effective size of cfg.Model.Context, or num_ctx when none is known;
+	// an overflow answer that states the server's window lowers it.
+	window int
 	budget int
 
 	hist       []*histMsg
@@ -109,6 +127,8 @@ type runner struct {
 	modelErr    string
 	pendingStop bool
 	truncWarned bool
+	fullWarned  bool
+	turnCodes   map[string]int
 }
 
 // Run drives the model through the task, recording every turn, and returns
@@ -144,9 +164,15 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	window, source := cfg.Model.Options.NumCtx, "num_ctx"
+	if c := cfg.Model.Context; c != nil && c.Effective > 0 {
+		window, source = c.Effective, "the effective context ("+c.Source+")"
+	}
 	r := &runner{
 		cfg: cfg, model: m, ws: ws, scope: sc, tok: newTokenizer(),
-		budget:      cfg.Model.Options.NumCtx - cfg.Model.Options.NumPredict,
+		window:      window,
+		budget:      window - cfg.Model.Options.NumPredict,
+		turnCodes:   map[string]int{},
 		baseline:    map[string]bool{},
 		known:       map[string]bool{},
 		lastRead:    map[string]string{},
@@ -155,10 +181,11 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		skillsRun:   map[string]bool{},
 		nativeTools: cfg.NativeTools,
 	}
-	if r.budget < 512 {
-		return nil, fmt.Errorf("run: num_ctx %d minus num_predict %d leaves %d tokens for the prompt; at least 512 are needed",
-			cfg.Model.Options.NumCtx, cfg.Model.Options.NumPredict, r.budget)
+	if r.budget < model.MinPromptTokens {
+		return nil, fmt.Errorf("run: %s %d minus num_predict %d leaves %d tokens for the prompt; at least %d are needed",
+			source, window, cfg.Model.Options.NumPredict, r.budget, model.MinPromptTokens)
 	}
+	r.warnings = append(r.warnings, ContextWarnings(cfg.Model)...)
 	for _, f := range listFiles(ws.dir, nil) {
 		r.baseline[f] = true
 	}
@@ -219,6 +246,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	}
 	res.Warnings = r.warnings
 	res.Steps = r.steps
+	res.TurnWarnings = r.turnCodes
 	if end.Patch != "" {
 		dir := filepath.Join(cfg.OutDir, "patches")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -341,17 +369,33 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 	if r.nativeTools {
 		req.Tools = nativeTools()
 	}
-	reply, err := r.model.Chat(ctx, req)
+	reply, err := r.call(ctx, t, req)
 	var merr *model.Error
-	for tries := 0; tries < 3 && err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; tries++ {
-		// The estimate was too loose for this model's tokenizer: tighten
-		// it, fit the prompt again, and resend. The record keeps the
-		// refused attempt and what the refit left out.
-		t.Attempts = append(t.Attempts, merr.Attempts...)
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt estimated at %d tokens; refitted", CodeContextOverflow, r.tok.messages(prompt)))
-		r.tok.bytesPerToken *= 0.75
+	stuck := ""
+	for refits := 0; err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; refits++ {
+		// The server refused the prompt as longer than its window: shrink
+		// the budget and fit again. A refit that is not smaller than the
+		// refused prompt would only be refused again: the step stops.
+		refused := prompt
+		if stuck = r.shrinkBudget(refused, merr); stuck == "" {
+			if refits == maxRefits {
+				stuck = fmt.Sprintf("%d refits in a row were refused", refits)
+			}
+		}
 		var refit bool
-		prompt, elided, refit = fit(r.hist, r.tok, r.budget)
+		if stuck == "" {
+			prompt, elided, refit = fit(r.hist, r.tok, r.budget)
+			if before, after := r.tok.messages(refused), r.tok.messages(prompt); after >= before {
+				stuck = fmt.Sprintf("the refit prompt (%d messages, about %d tokens) is no smaller than the refused one (%d messages, about %d tokens): nothing more can be elided",
+					len(prompt), after, len(refused), before)
+			}
+		}
+		if stuck != "" {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens, and %s", CodeContextOverflow, len(refused), r.tok.messages(refused), stuck))
+			break
+		}
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens; refitted to %d messages, about %d tokens (budget %d)",
+			CodeContextOverflow, len(refused), r.tok.messages(refused), len(prompt), r.tok.messages(prompt), r.budget))
 		if refit {
 			t.Sent.Replaced = true
 			t.Sent.Messages = slices.Clone(prompt)
@@ -361,33 +405,34 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		t.Sent.PromptTokensEstimate = r.tok.messages(prompt)
 		r.prevPrompt = prompt
 		req.Messages = prompt
-		reply, err = r.model.Chat(ctx, req)
+		reply, err = r.call(ctx, t, req)
 	}
 	if err != nil && errors.As(err, &merr) && merr.Code == model.CodeToolsUnsupported && r.nativeTools {
 		// The server cannot take tools: say so once and go on in text.
 		r.nativeTools = false
 		r.warnings = append(r.warnings, "the model does not support native tools: fell back to the text protocol")
 		t.Warnings = append(t.Warnings, "tools-unsupported: fell back to the text protocol")
-		t.Attempts = append(t.Attempts, merr.Attempts...)
 		req.Tools = nil
-		reply, err = r.model.Chat(ctx, req)
+		reply, err = r.call(ctx, t, req)
 	}
-	t.Attempts = append(t.Attempts, reply.Attempts...)
 	t.Reply = reply.Reply
 	t.Metrics = reply.Metrics
 	t.Warnings = append(t.Warnings, reply.Warnings...)
+	defer r.countWarnings(t)
 	if err != nil {
 		t.EndedAt = r.cfg.Now().UTC()
 		t.Action = schemas.Action{Shape: "none"}
 		code, msg := "model-error", err.Error()
 		if errors.As(err, &merr) {
 			code = merr.Code
-			t.Attempts = append(t.Attempts, merr.Attempts...)
 		}
 		if ctx.Err() != nil {
 			r.stopReason = schemas.StopCancelled
 			t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: "cancelled", Message: "the run was cancelled"}
 			return t, feedback{}, nil
+		}
+		if stuck != "" {
+			msg = fmt.Sprintf("the server refused the prompt as longer than its context window, and %s (%s)", stuck, err)
 		}
 		r.stopReason = schemas.StopModelError
 		r.modelErr = msg
@@ -395,21 +440,8 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		return t, feedback{}, nil
 	}
 	r.modelSteps++
-	promptTokens, _ := schemas.Count(reply.Metrics.PromptTokens)
-	if promptTokens > 0 && !reply.Truncated {
-		r.tok.calibrate(prompt, promptTokens)
-	}
-	truncated := reply.Truncated || (promptTokens > 0 && promptTokens >= r.cfg.Model.Options.NumCtx)
-	if truncated {
-		// The server cut the prompt: the model answered something it never
-		// saw whole. Tighten the estimate so the next prompt fits.
-		r.tok.bytesPerToken *= 0.8
-		if !r.truncWarned {
-			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, promptTokens, r.cfg.Model.Options.NumCtx))
-			r.truncWarned = true
-		}
-		t.Warnings = append(t.Warnings, CodeContextTruncated)
-	}
+	truncated := r.checkPrompt(t, prompt, reply)
+	r.checkContextFull(t)
 
 	fb := r.act(ctx, t)
 	if truncated && t.Outcome.Code == "" {

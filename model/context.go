@@ -12,8 +12,8 @@ import (
 // said (info). The smallest window known to apply wins, since a prompt
 // budgeted against a larger one is refused or silently cut:
 //   - a backend that sends num_ctx gets the requested window, capped by the
-//     trained context (Ollama caps it silently) and by a window the server
-//     says is in force;
+//     trained context (Ollama caps it silently) and by --context-size (not
+//     by the window of a model loaded earlier, which the request replaces);
 //   - a backend that cannot send it gets the server's own window: the one it
 //     states, else --context-size, else the trained context; when none is
 //     known the requested window is budgeted against and the source says
@@ -35,7 +35,13 @@ func ResolveContext(requested, contextSize int, info Info) schemas.ContextSizes 
 	if c.Sent {
 		pick(requested, schemas.ContextFromRequested)
 		pick(c.Trained, schemas.ContextFromTrained)
-		pick(c.InForce, inForceSource)
+		// The window a server reports for a model already loaded (Ollama's
+		// /api/ps) is the one an earlier request asked for: a request that
+		// sends num_ctx has the model reloaded with its own. Only a window
+		// the user says the server applies caps it.
+		if info.ContextInForce == 0 {
+			pick(c.InForce, inForceSource)
+		}
 		return c
 	}
 	pick(c.InForce, inForceSource)

@@ -39,6 +39,14 @@ var Dimensions = []string{ByModel, ByTier, ByCase, BySource}
 // claimed DONE), so that its size does not grow with the input.
 const maxExamples = 20
 
+// The turn warning codes counted (harness.CodeContextFull and its
+// siblings; stats reads records and does not import the harness).
+const (
+	codeContextFull      = "context-full"
+	codeContextTruncated = "context-truncated"
+	codeContextOverflow  = "context-overflow"
+)
+
 // maxMessages bounds the distinct messages counted per code.
 const maxMessages = 500
 
@@ -213,6 +221,12 @@ type TurnCounts struct {
 	// RulesLabelled counts turns recorded without a kind, labelled by the
 	// text rules.
 	RulesLabelled int `json:"rules_labelled"`
+	// ContextFull, ContextTruncated and ContextOverflow count the turns
+	// whose reply a full context cut (before num_predict), whose prompt
+	// the server cut, and whose prompt it refused as too long.
+	ContextFull      int `json:"context_full"`
+	ContextTruncated int `json:"context_truncated"`
+	ContextOverflow  int `json:"context_overflow"`
 }
 
 // Nudge is a code the harness sent, how often, and what it said.
@@ -563,6 +577,16 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	c.s.Turns.Total++
 	c.kinds[t.Kind]++
+	for _, code := range t.WarningCodes {
+		switch code {
+		case codeContextFull:
+			c.s.Turns.ContextFull++
+		case codeContextTruncated:
+			c.s.Turns.ContextTruncated++
+		case codeContextOverflow:
+			c.s.Turns.ContextOverflow++
+		}
+	}
 	if form, ok := actionForm(t); ok {
 		f := c.forms[p.Model]
 		if f == nil {

@@ -112,6 +112,10 @@ func (s *Summary) writeText(w io.Writer) {
 	if t.RulesLabelled > 0 {
 		fmt.Fprintf(w, "(%d turn(s) recorded without a kind were labelled by the text rules)\n", t.RulesLabelled)
 	}
+	if t.ContextFull+t.ContextTruncated+t.ContextOverflow > 0 {
+		fmt.Fprintf(w, "Context limits: %d replies cut by a full context, %d prompts the server cut, %d prompts it refused as too long\n",
+			t.ContextFull, t.ContextTruncated, t.ContextOverflow)
+	}
 	tw = table(w)
 	fmt.Fprintln(tw, "what the model is sent\tshare\tturns")
 	for _, k := range s.Kinds {

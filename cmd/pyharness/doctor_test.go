@@ -20,6 +20,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestDoctor(t *testing.T) {
 	srv := wiretest.NewOllama(t)
+	srv.Trained = wiretest.Trained4096 // the first recorded model's 512 leaves no room for --num-predict 1024
 	tests := []struct {
 		name     string
 		model    string

@@ -145,8 +145,21 @@ func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out stri
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
 	}
-	if res.Context != nil {
-		b.info.Context = res.Context
+	if res.Context == nil {
+		return res
+	}
+	// The window the server applies, not the one asked for, is what every
+	// prompt of the job is budgeted against and what run_start records.
+	b.info.Context = res.Context
+	if err := model.CheckPromptRoom(res.Context.Effective, f.numPredict); err != nil {
+		// The harness refuses to start a run with this little room: the
+		// pre-flight fails rather than let the baseline run first.
+		for i, c := range res.Checks {
+			if c.Name == "context" {
+				res.Checks[i].Status = preflight.Fail
+				res.Checks[i].Detail += fmt.Sprintf(" (a run refuses this: lower --num-predict to %d or less)", res.Context.Effective-model.MinPromptTokens)
+			}
+		}
 	}
 	return res
 }
