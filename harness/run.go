@@ -118,6 +118,7 @@ type runner struct {
 	brokenBy    string
 	brokenStep  int
 	nativeTools bool
+	py          *pyParser // reads Python definitions for the map and the name checks
 	steps       []StepSummary
 	warnings    []string
 	modelSteps  int
@@ -199,6 +200,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		}
 		r.suite.Python = py
 	}
+	r.py = newPyParser(r.suite.Python, func(ctx context.Context) (string, error) { return suite.FindPython(ctx, cfg.Python, false) })
 
 	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
 	if err != nil {
@@ -266,7 +268,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 // already passes, on a suite that passes and with every required name
 // defined, has nothing left to do.
 func (r *runner) settledAtBaseline(ctx context.Context) (bool, error) {
-	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames()) > 0 {
+	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames(ctx, nil)) > 0 {
 		return false, nil
 	}
 	c, err := r.cfg.Checks.Check(ctx, r.ws.dir)
@@ -304,7 +306,7 @@ func (r *runner) loop(ctx context.Context) error {
 	r.hist = []*histMsg{
 		{msg: schemas.Message{Role: "system", Content: systemPrompt(r.cfg)}, kind: "system", protects: true},
 	}
-	opening := r.openingMessage()
+	opening := r.openingMessage(ctx)
 	next := feedback{kind: schemas.KindOpening, text: opening}
 	var prevReply *schemas.Reply
 	var prevVia string
@@ -533,7 +535,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		if r.skillsRun[key] {
 			return r.refuse(t, CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
 		}
-		out, err := r.runSkill(a.Skill, a.Args)
+		out, err := r.runSkill(ctx, t, a.Skill, a.Args)
 		if err != nil {
 			if errors.Is(err, errOutsideScope) {
 				return r.refuse(t, CodeOutsideScope, err.Error())
@@ -555,7 +557,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		}
 		return r.result(t, "The person answered: "+answer)
 	case draft.VerbDone:
-		return r.done(t, a)
+		return r.done(ctx, t, a)
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: "unknown action " + a.Verb}
 	return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: "unknown action " + a.Verb}
@@ -752,10 +754,11 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 		return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
 	}
 	if strings.HasSuffix(rel, ".py") {
-		if r.cfg.Subject != "" && topLevelNames(old)[r.cfg.Subject] && !definesName(body, r.cfg.Subject) {
+		mods := r.pyCompared(ctx, t, pySource{name: rel + " as it was", text: old}, pySource{name: rel, text: body})
+		if r.cfg.Subject != "" && mods[0].names[r.cfg.Subject] && !mods[1].names[r.cfg.Subject] {
 			return r.refuse(t, CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
 		}
-		if vague := newVagueNames(old, body); len(vague) > 0 {
+		if vague := newVagueNames(mods[0], mods[1]); len(vague) > 0 {
 			return r.refuse(t, CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
 		}
 		if !r.baseline[rel] && !isTestFile(rel) {
@@ -763,7 +766,8 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 				if other == rel {
 					continue
 				}
-				if shared := sameDefinitions(src, body); shared != nil {
+				pair := r.pyCompared(ctx, t, pySource{name: other, text: src}, pySource{name: rel, text: body})
+				if shared := sameDefinitions(pair[0], pair[1]); shared != nil {
 					return r.refuse(t, CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
 				}
 			}
@@ -810,8 +814,6 @@ func (r *runner) failed(t *schemas.Turn, msg string) feedback {
 	t.Outcome = schemas.Outcome{Status: schemas.StatusFailed, Message: msg}
 	return feedback{kind: schemas.KindToolResult, text: "FAILED: " + msg}
 }
-
-func definesName(src, name string) bool { return topLevelNames(src)[name] }
 
 // lineDelta counts lines added and removed between two versions, by
 // multiset difference of lines (good enough for a one-line summary; the
@@ -881,11 +883,11 @@ func suiteReport(res *suite.Result) string {
 }
 
 // done decides whether a DONE can end the run.
-func (r *runner) done(t *schemas.Turn, a draft.Action) feedback {
+func (r *runner) done(ctx context.Context, t *schemas.Turn, a draft.Action) feedback {
 	if r.wrote && !r.testsRan {
 		return r.refuse(t, CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
 	}
-	if missing := r.missingNames(); len(missing) > 0 {
+	if missing := r.missingNames(ctx, t); len(missing) > 0 {
 		return r.refuse(t, CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
 	}
 	if !r.wrote && !r.quotesFile(a.Text) {
@@ -917,13 +919,17 @@ func (r *runner) nameFiles() []string {
 	return files
 }
 
-func (r *runner) missingNames() []string {
+func (r *runner) missingNames(ctx context.Context, t *schemas.Turn) []string {
 	defined := map[string]bool{}
+	var srcs []pySource
 	for _, f := range r.nameFiles() {
 		if src, err := readRegular(r.abs(f)); err == nil {
-			for n := range topLevelNames(string(src)) {
-				defined[n] = true
-			}
+			srcs = append(srcs, pySource{name: f, text: string(src)})
+		}
+	}
+	for _, m := range r.pyModules(ctx, t, srcs...) {
+		for n := range m.names {
+			defined[n] = true
 		}
 	}
 	var missing []string
