@@ -11,22 +11,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/stats"
 )
 
 // Report is everything `pyharness bench` prints, as one document.
 type Report struct {
 	// Backend and Model name what drafted the runs; Scripted is true when
 	// no model was called (scripted or replay backends).
-	Backend  string       `json:"backend"`
-	Model    string       `json:"model"`
-	Scripted bool         `json:"scripted"`
-	Cases    int          `json:"cases"`
-	Passes   int          `json:"passes"`
-	Runs     []Outcome    `json:"runs"`
-	Tiers    []TierScore  `json:"tiers"`
-	Failures FailureTable `json:"failures"`
-	NoModel  NoModelSteps `json:"no_model_steps"`
+	Backend  string             `json:"backend"`
+	Model    string             `json:"model"`
+	Scripted bool               `json:"scripted"`
+	Cases    int                `json:"cases"`
+	Passes   int                `json:"passes"`
+	Runs     []Outcome          `json:"runs"`
+	Tiers    []TierScore        `json:"tiers"`
+	Failures FailureTable       `json:"failures"`
+	NoModel  stats.NoModelSteps `json:"no_model_steps"`
 	// NotJudged counts runs that ended error or cancelled: they are in no
 	// score, total or comparison.
 	NotJudged  NotJudged  `json:"not_judged"`
@@ -34,6 +37,28 @@ type Report struct {
 	// Diverged counts replayed runs that did something other than the run
 	// they replay (replay only).
 	Diverged *int `json:"diverged,omitempty"`
+	// Context is the first run's context window, and ContextWarnings what
+	// it calls for (a --num-ctx above the trained context); Limits counts
+	// the turns the context cut or refused.
+	Context         *schemas.ContextSizes `json:"context,omitempty"`
+	ContextWarnings []string              `json:"context_warnings,omitempty"`
+	Limits          ContextLimits         `json:"context_limits"`
+}
+
+// ContextLimits counts the turns, and the runs they are in, that the
+// context window cut or refused.
+type ContextLimits struct {
+	// Full counts replies cut by a full context before num_predict (the
+	// server's finish reason is "length" either way).
+	Full     int `json:"full"`
+	FullRuns int `json:"full_runs"`
+	// Truncated counts prompts the server cut (its count far below what
+	// was sent, or the whole window).
+	Truncated     int `json:"truncated"`
+	TruncatedRuns int `json:"truncated_runs"`
+	// Overflow counts prompts the server refused as too long.
+	Overflow     int `json:"overflow"`
+	OverflowRuns int `json:"overflow_runs"`
 }
 
 // TierScore is one row of the tier table.
@@ -57,12 +82,6 @@ type FailureTable struct {
 	DidNotDoTheJob  int `json:"did_not_do_the_job"`
 	ClaimedDone     int `json:"claimed_done"`
 	ClaimedDoneNoop int `json:"claimed_done_wrote_nothing"`
-}
-
-// NoModelSteps counts runs the harness settled without the model.
-type NoModelSteps struct {
-	Runs    int `json:"runs"`
-	Correct int `json:"correct"`
 }
 
 // NotJudged counts the runs left out of every score.
@@ -105,6 +124,13 @@ func NewReport(runs []Outcome, cases int, passes int) *Report {
 		}
 	}
 	r.Tiers = tierScores(runs)
+	for _, o := range runs {
+		if r.Context == nil && o.Context != nil {
+			r.Context = o.Context
+			r.ContextWarnings = harness.ContextWarnings(schemas.Model{Backend: o.Backend, Context: o.Context})
+		}
+		r.Limits.add(o)
+	}
 	for _, o := range runs {
 		switch o.Verdict {
 		case schemas.VerdictError:
@@ -246,18 +272,37 @@ func bootstrapMean(xs []int, n int, seed uint64) (float64, float64) {
 }
 
 // WriteText prints the report's four tables and the resolution statement.
+func (l *ContextLimits) add(o Outcome) {
+	count := func(n int, turns, runs *int) {
+		*turns += n
+		if n > 0 {
+			*runs++
+		}
+	}
+	count(o.ContextFull, &l.Full, &l.FullRuns)
+	count(o.ContextTruncated, &l.Truncated, &l.TruncatedRuns)
+	count(o.ContextOverflow, &l.Overflow, &l.OverflowRuns)
+}
+
 func (r *Report) WriteText(w io.Writer) {
 	judged := r.Failures.Worked + r.Failures.Failed
 	if r.Scripted {
 		fmt.Fprintf(w, "Backend: %s (%s) — no model was called; these runs measure the harness, not a model.\n\n", r.Backend, r.Model)
 	} else {
-		fmt.Fprintf(w, "Model: %s %s\n\n", r.Backend, r.Model)
+		fmt.Fprintf(w, "Model: %s %s\n", r.Backend, r.Model)
+		if r.Context != nil {
+			fmt.Fprintf(w, "Context: %s\n", harness.ContextLine(r.Context))
+		}
+		for _, warn := range r.ContextWarnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tpass\tverdict\tclass\twrote\tsteps\tmodel\tstop\twhy")
 	for _, o := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, dash(o.FailureClass),
-			writesText(o.Writes), o.Steps, o.ModelSteps, o.StopReason, truncate(o.Why, 70))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, tabletext.Dash(o.FailureClass),
+			writesText(o.Writes), o.Steps, o.ModelSteps, o.StopReason, tabletext.Truncate(o.Why, 70))
 	}
 	tw.Flush()
 
@@ -267,7 +312,7 @@ func (r *Report) WriteText(w io.Writer) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "tier\tscore\tweakest case")
 	for _, t := range r.Tiers {
-		weak := "—"
+		weak := tabletext.None
 		if t.Weakest != "" {
 			weak = fmt.Sprintf("%s %d/%d", t.Weakest, t.WeakestWorked, t.WeakestJudged)
 		}
@@ -279,20 +324,25 @@ func (r *Report) WriteText(w io.Writer) {
 	f := r.Failures
 	fmt.Fprintf(w, "\nFailures")
 	if judged > 0 {
-		fmt.Fprintf(w, ": %d of %d judged runs (%s)", f.Failed, judged, pct(f.Failed, judged))
+		fmt.Fprintf(w, ": %d of %d judged runs (%s)", f.Failed, judged, tabletext.Percent(f.Failed, judged))
 	}
 	r.notJudgedNote(w)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "worked\t%d\t\n", f.Worked)
 	fmt.Fprintf(tw, "failed\t%d\t\n", f.Failed)
-	fmt.Fprintf(tw, "  wrote nothing\t%d\t%s\n", f.WroteNothing, pct(f.WroteNothing, f.Failed))
-	fmt.Fprintf(tw, "  wrote something, not the thing asked (wrong file, name absent, no import)\t%d\t%s\n", f.WrongThing, pct(f.WrongThing, f.Failed))
-	fmt.Fprintf(tw, "  wrote something, it did not do the job (hidden checks fail)\t%d\t%s\n", f.DidNotDoTheJob, pct(f.DidNotDoTheJob, f.Failed))
-	fmt.Fprintf(tw, "  ended by claiming DONE\t%d\t%s of failures; %d of them wrote nothing\n", f.ClaimedDone, pct(f.ClaimedDone, f.Failed), f.ClaimedDoneNoop)
+	fmt.Fprintf(tw, "  wrote nothing\t%d\t%s\n", f.WroteNothing, tabletext.Percent(f.WroteNothing, f.Failed))
+	fmt.Fprintf(tw, "  wrote something, not the thing asked (wrong file, name absent, no import)\t%d\t%s\n", f.WrongThing, tabletext.Percent(f.WrongThing, f.Failed))
+	fmt.Fprintf(tw, "  wrote something, it did not do the job (hidden checks fail)\t%d\t%s\n", f.DidNotDoTheJob, tabletext.Percent(f.DidNotDoTheJob, f.Failed))
+	fmt.Fprintf(tw, "  ended by claiming DONE\t%d\t%s of failures; %d of them wrote nothing\n", f.ClaimedDone, tabletext.Percent(f.ClaimedDone, f.Failed), f.ClaimedDoneNoop)
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nRuns with no model steps: %d, of which correct: %d\n", r.NoModel.Runs, r.NoModel.Correct)
+	if !r.Scripted {
+		l := r.Limits
+		fmt.Fprintf(w, "Context limits: %d replies cut by a full context (in %d runs), %d prompts the server cut (in %d runs), %d prompts it refused as too long (in %d runs)\n",
+			l.Full, l.FullRuns, l.Truncated, l.TruncatedRuns, l.Overflow, l.OverflowRuns)
+	}
 	if r.Diverged != nil {
 		fmt.Fprintf(w, "Replayed runs that diverged from the recording: %d of %d\n", *r.Diverged, len(r.Runs))
 		for _, o := range r.Runs {
@@ -319,34 +369,13 @@ func (r *Report) notJudgedNote(w io.Writer) {
 
 func writesText(ws []schemas.Write) string {
 	if len(ws) == 0 {
-		return "—"
+		return tabletext.None
 	}
 	var parts []string
 	for _, w := range ws {
 		parts = append(parts, fmt.Sprintf("%s +%d/-%d", w.Path, w.Added, w.Removed))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func pct(n, of int) string {
-	if of == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }
 
 func joinInts(xs []int) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -154,5 +155,52 @@ func TestVariantIsDeterministicAndMixes(t *testing.T) {
 	}
 	if len(seen) < 3 {
 		t.Errorf("20 passes used only %v", seen)
+	}
+}
+
+// Turns cut or refused by the context are counted in the report, by turn
+// and by run, and the header says the context and its warning.
+func TestReportCountsContextLimits(t *testing.T) {
+	c := &schemas.ContextSizes{Requested: 8192, Sent: true, Trained: 4096, Effective: 4096, Source: schemas.ContextFromTrained}
+	runs := []Outcome{
+		outcome("a", 1, 1, schemas.VerdictWorked, ""),
+		outcome("b", 1, 1, schemas.VerdictFailed, schemas.FailWroteNothing),
+		outcome("c", 1, 1, schemas.VerdictWorked, ""),
+	}
+	for i := range runs {
+		runs[i].Backend, runs[i].Model, runs[i].Context = "ollama", "tiny", c
+	}
+	runs[0].ContextFull, runs[0].ContextOverflow = 2, 1
+	runs[1].ContextFull, runs[1].ContextTruncated = 1, 3
+	r := NewReport(runs, 3, 1)
+	want := ContextLimits{Full: 3, FullRuns: 2, Truncated: 3, TruncatedRuns: 1, Overflow: 1, OverflowRuns: 1}
+	if r.Limits != want {
+		t.Errorf("limits %+v, want %+v", r.Limits, want)
+	}
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	for _, line := range []string{
+		"Context: requested 8192, trained 4096, effective 4096 (trained)",
+		"warning: --num-ctx 8192 is above the model's trained context 4096",
+		"Context limits: 3 replies cut by a full context (in 2 runs), 3 prompts the server cut (in 1 runs), 1 prompts it refused as too long (in 1 runs)",
+	} {
+		if !strings.Contains(buf.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, buf.String())
+		}
+	}
+}
+
+// A long failure reason in a language written with multi-byte characters
+// is cut between characters: the table stays valid UTF-8.
+func TestReportCutsWhyBetweenCharacters(t *testing.T) {
+	o := outcome("a", 1, 1, schemas.VerdictFailed, schemas.FailDidNotDoTheJob)
+	o.Why = strings.Repeat("é", 69) + "日本語のテスト"
+	var b bytes.Buffer
+	NewReport([]Outcome{o}, 1, 1).WriteText(&b)
+	if !utf8.Valid(b.Bytes()) {
+		t.Fatalf("the report is not valid UTF-8:\n%s", b.String())
+	}
+	if want := strings.Repeat("é", 69) + "…"; !strings.Contains(b.String(), want) {
+		t.Errorf("the reason is not cut to 70 characters (%q):\n%s", want, b.String())
 	}
 }

@@ -60,6 +60,15 @@ type Outcome struct {
 	// Divergence says where a replayed run first did something other than
 	// the run it replays; empty when it did not diverge or is no replay.
 	Divergence string `json:"divergence,omitempty"`
+	// Context is the context window the run had (run_start's), nil for
+	// backends without a server.
+	Context *schemas.ContextSizes `json:"context,omitempty"`
+	// ContextFull, ContextTruncated and ContextOverflow count the run's
+	// turns whose reply was cut by a full context, whose prompt the server
+	// cut, and whose prompt the server refused (refitted or not).
+	ContextFull      int `json:"context_full"`
+	ContextTruncated int `json:"context_truncated"`
+	ContextOverflow  int `json:"context_overflow"`
 }
 
 // Judged reports whether the run counts in scores: error and cancelled
@@ -156,6 +165,9 @@ func runOne(ctx context.Context, o Options, it Item) (Outcome, bool, error) {
 		return Outcome{}, false, err
 	}
 	oc := FromEnd(&res.Start, &res.End)
+	oc.ContextFull = res.TurnWarnings[harness.CodeContextFull]
+	oc.ContextTruncated = res.TurnWarnings[harness.CodeContextTruncated]
+	oc.ContextOverflow = res.TurnWarnings[harness.CodeContextOverflow]
 	if rp, ok := chat.(recordedRun); ok {
 		oc.Divergence = Diverged(rp, res.Steps)
 	}
@@ -191,7 +203,7 @@ func CaseConfig(c datasets.Case, pass int, repo, python string) harness.Config {
 // FromEnd reads an outcome from a run's first and last records.
 func FromEnd(start *schemas.RunStart, end *schemas.RunEnd) Outcome {
 	o := Outcome{RunID: start.RunID, Case: start.CaseID, Tier: start.Tier, Pass: start.Pass,
-		Backend: start.Model.Backend, Model: start.Model.Name}
+		Backend: start.Model.Backend, Model: start.Model.Name, Context: start.Model.Context}
 	if end == nil {
 		o.Verdict, o.StopReason, o.Why = schemas.VerdictCancelled, schemas.StopCancelled, "the run has no run_end (cut off)"
 		return o

@@ -3,6 +3,8 @@ package classify
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -32,11 +34,11 @@ type TurnRow struct {
 	Feedback string `parquet:"feedback,dict"`
 	// Messages are the messages added at this step (the whole prompt when
 	// Replaced), as recorded.
-	Messages             []Message `parquet:"messages,list"`
-	Replaced             bool      `parquet:"replaced"`
-	PromptHash           string    `parquet:"prompt_hash"`
-	PromptTokensEstimate int32     `parquet:"prompt_tokens_estimate"`
-	ElidedTokens         int32     `parquet:"elided_tokens"`
+	Messages             []MessageRow `parquet:"messages,list"`
+	Replaced             bool         `parquet:"replaced"`
+	PromptHash           string       `parquet:"prompt_hash"`
+	PromptTokensEstimate int32        `parquet:"prompt_tokens_estimate"`
+	ElidedTokens         int32        `parquet:"elided_tokens"`
 	// Draft is the model's reply text; ReplyToolCalls its native tool
 	// calls as JSON ("" when there were none).
 	Draft          string   `parquet:"draft"`
@@ -56,6 +58,10 @@ type TurnRow struct {
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
 	ModelCalls int32 `parquet:"model_calls"`
+	// WarningCodes are the stable codes the turn's warnings start with
+	// (context-full, context-truncated, context-overflow, …), each once;
+	// part files written before the column read as none.
+	WarningCodes []string `parquet:"warning_codes,list"`
 	// The server's figures are null where it reported none (a server that
 	// sends no durations, a stream without usage): zero is a measurement.
 	PromptTokens     *int32     `parquet:"prompt_tokens,optional"`
@@ -71,8 +77,10 @@ type TurnRow struct {
 	EndedAt          *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 }
 
-// Message is one chat message of a turn's delta.
-type Message struct {
+// MessageRow is one chat message of a turn's delta as the turns table
+// stores it: a schemas.Message with its native tool calls as a JSON string,
+// for Parquet has no column type for their free-form arguments.
+type MessageRow struct {
 	Role    string `parquet:"role,dict"`
 	Content string `parquet:"content"`
 	// ToolCalls are the message's native tool calls as JSON, "" for none.
@@ -222,7 +230,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	row := TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: feedbackOf(l.Kind, t.Sent.Messages),
-		Messages: make([]Message, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
+		Messages: make([]MessageRow, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
 		PromptTokensEstimate: int32(t.Sent.PromptTokensEstimate),
 		Draft:                t.Reply.Content, Thinking: t.Reply.Thinking, ReplyToolCalls: toolCallsJSON(t.Reply.ToolCalls),
 		FinishReason: t.Reply.FinishReason,
@@ -238,8 +246,9 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)
 	}
+	row.WarningCodes = WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
-		row.Messages = append(row.Messages, Message{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
+		row.Messages = append(row.Messages, MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
 	return row
 }
@@ -259,7 +268,7 @@ func feedbackOf(kind string, msgs []schemas.Message) string {
 }
 
 // feedbackOfRows is feedbackOf for the messages as the table stores them.
-func feedbackOfRows(kind string, rows []Message) string {
+func feedbackOfRows(kind string, rows []MessageRow) string {
 	if !hasFeedback(kind) {
 		return "" // without converting the messages
 	}
@@ -304,4 +313,18 @@ func int32Ptr(p *int) *int32 {
 		return nil
 	}
 	return new(int32(*p))
+}
+
+// WarningCodes returns the stable codes a turn's warnings start with
+// ("context-full: the reply was cut …" → "context-full"), each once, in
+// order; a warning that starts with no code is left out. Never nil.
+func WarningCodes(warnings []string) []string {
+	codes := []string{}
+	for _, w := range warnings {
+		code, _, _ := strings.Cut(w, ":")
+		if isCode(code) && !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+	}
+	return codes
 }

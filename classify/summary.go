@@ -26,12 +26,15 @@ type TurnSummary struct {
 	Status      string `parquet:"status,dict"`
 	OutcomeCode string `parquet:"outcome_code,dict"`
 	ModelStep   bool   `parquet:"model_step"`
+	// WarningCodes are the codes of the turn's warnings (context-full and
+	// the like).
+	WarningCodes []string `parquet:"warning_codes,list"`
 }
 
 // Summary is the turn's columns that TurnSummary holds.
 func (t *TurnRow) Summary() TurnSummary {
 	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback,
-		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep}
+		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep, WarningCodes: t.WarningCodes}
 }
 
 // RunSummary is the columns of a runs row that a summary of the table
@@ -87,7 +90,7 @@ func readTurnSummaries(ctx context.Context, path string, part Partition, yield f
 
 // turnMessages is the messages column of a turns row.
 type turnMessages struct {
-	Messages []Message `parquet:"messages,list"`
+	Messages []MessageRow `parquet:"messages,list"`
 }
 
 // feedbackFiller computes the feedback of the turn summaries of one part

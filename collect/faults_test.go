@@ -299,8 +299,10 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 	out := t.TempDir()
 	ids := []string{"initials", "fix-offbyone"}
 	broken, good := wiretest.NewOllama(t), wiretest.NewOllama(t)
-	for i := 0; i < 3; i++ {
-		broken.Push(wiretest.Fail(500, "llama runner process has terminated: signal: killed"))
+	// Three different crashes: the same 500 twice at temperature 0 would
+	// not be retried a third time (model.Retry), and this is about the bound.
+	for _, how := range []string{"signal: killed", "exit status 2", "signal: segmentation fault"} {
+		broken.Push(wiretest.Fail(500, "llama runner process has terminated: "+how))
 	}
 	for _, c := range casesByID(ids[1:]) {
 		drafts, err := c.Drafts("clean")
@@ -328,7 +330,7 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 		t.Errorf("summary %+v: want one model error and one run that worked", sum)
 	}
 	plan, _ := PlanRuns(context.Background(), o)
-	if err := Status(out, plan); err != nil {
+	if err := Status(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range plan {

@@ -108,7 +108,14 @@ func fit(hist []*histMsg, tok *tokenizer, budget int) ([]schemas.Message, []sche
 			if h.elided || h.protects || h.kind != pass {
 				continue
 			}
-			h.short = elisionNote(h)
+			// A short message's stand-in can be longer than the message
+			// (a one-line reply plus the elision note): leaving it out
+			// would cost tokens, not save them.
+			short := elisionNote(h)
+			if tok.text(short) >= tok.text(h.msg.Content) {
+				continue
+			}
+			h.short = short
 			h.elided = true
 			changed = true
 		}
@@ -133,10 +140,13 @@ func fit(hist []*histMsg, tok *tokenizer, budget int) ([]schemas.Message, []sche
 		if keepTok < 64 {
 			keepTok = 64
 		}
-		h.short = headTail(h.msg.Content, int(float64(keepTok)*tok.bytesPerToken))
-		if h.short == h.msg.Content {
+		short := headTail(h.msg.Content, int(float64(keepTok)*tok.bytesPerToken))
+		if tok.text(short) >= tok.text(h.msg.Content) {
+			// Within a marker's length of the cut: the marker costs more
+			// than the bytes it stands for.
 			continue
 		}
+		h.short = short
 		h.elided = true
 		changed = true
 	}

@@ -97,4 +97,7 @@ type Result struct {
 	BrokeSuite string
 	Warnings   []string
 	Steps      []StepSummary
+	// TurnWarnings counts the turns that carry each warning code
+	// (context-full, context-truncated, context-overflow, …).
+	TurnWarnings map[string]int
 }

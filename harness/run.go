@@ -57,10 +57,24 @@ const (
 	CodeBrokeSuite       = "broke-suite"
 	CodeContextTruncated = "context-truncated"
 	CodeContextOverflow  = "context-overflow"
+	// CodeContextFull starts the warning on a turn whose reply was cut
+	// because prompt and output filled the context window, before
+	// num_predict: the server's finish reason ("length") is the same as
+	// for a num_predict stop.
+	CodeContextFull = "context-full"
 	// CodeSuiteNotRun is a turn warning: the suite could not be started
 	// to check whether a break was restored.
 	CodeSuiteNotRun = "suite-not-run"
 )
+
+// truncatedShare is the share of the estimate below which a server's count
+// of a prompt means it dropped part of it: a tokenizer that is merely
+// sparser than the estimate's never counts this far below it.
+const truncatedShare = 0.6
+
+// maxRefits bounds the refits of one step after context overflows; each
+// refit is smaller than the last, so the bound only stops a slow descent.
+const maxRefits = 4
 
 // Repair codes the harness adds to the parser's own.
 const RepairWrapTestClass = "wrap-test-class"
@@ -74,13 +88,17 @@ type feedback struct {
 
 // runner holds the state of one run.
 type runner struct {
-	cfg    Config
-	model  Chatter
-	ws     *workspace
-	scope  *scope
-	suite  suite.Runner
-	w      *trace.Writer
-	tok    *tokenizer
+	cfg   Config
+	model Chatter
+	ws    *workspace
+	scope *scope
+	suite suite.Runner
+	w     *trace.Writer
+	tok   *tokenizer
+	// window is the context window prompts are budgeted against: the
+	// effective size of cfg.Model.Context, or num_ctx when none is known;
+	// an overflow answer that states the server's window lowers it.
+	window int
 	budget int
 
 	hist       []*histMsg
@@ -100,6 +118,7 @@ type runner struct {
 	brokenBy    string
 	brokenStep  int
 	nativeTools bool
+	py          *pyParser // reads Python definitions for the map and the name checks
 	steps       []StepSummary
 	warnings    []string
 	modelSteps  int
@@ -108,6 +127,8 @@ type runner struct {
 	modelErr    string
 	pendingStop bool
 	truncWarned bool
+	fullWarned  bool
+	turnCodes   map[string]int
 }
 
 // Run drives the model through the task, recording every turn, and returns
@@ -143,9 +164,15 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	window, source := cfg.Model.Options.NumCtx, "num_ctx"
+	if c := cfg.Model.Context; c != nil && c.Effective > 0 {
+		window, source = c.Effective, "the effective context ("+c.Source+")"
+	}
 	r := &runner{
 		cfg: cfg, model: m, ws: ws, scope: sc, tok: newTokenizer(),
-		budget:      cfg.Model.Options.NumCtx - cfg.Model.Options.NumPredict,
+		window:      window,
+		budget:      window - cfg.Model.Options.NumPredict,
+		turnCodes:   map[string]int{},
 		baseline:    map[string]bool{},
 		known:       map[string]bool{},
 		lastRead:    map[string]string{},
@@ -154,10 +181,11 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		skillsRun:   map[string]bool{},
 		nativeTools: cfg.NativeTools,
 	}
-	if r.budget < 512 {
-		return nil, fmt.Errorf("run: num_ctx %d minus num_predict %d leaves %d tokens for the prompt; at least 512 are needed",
-			cfg.Model.Options.NumCtx, cfg.Model.Options.NumPredict, r.budget)
+	if r.budget < model.MinPromptTokens {
+		return nil, fmt.Errorf("run: %s %d minus num_predict %d leaves %d tokens for the prompt; at least %d are needed",
+			source, window, cfg.Model.Options.NumPredict, r.budget, model.MinPromptTokens)
 	}
+	r.warnings = append(r.warnings, ContextWarnings(cfg.Model)...)
 	for _, f := range listFiles(ws.dir, nil) {
 		r.baseline[f] = true
 	}
@@ -172,6 +200,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		}
 		r.suite.Python = py
 	}
+	r.py = newPyParser(r.suite.Python, func(ctx context.Context) (string, error) { return suite.FindPython(ctx, cfg.Python, false) })
 
 	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
 	if err != nil {
@@ -217,6 +246,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	}
 	res.Warnings = r.warnings
 	res.Steps = r.steps
+	res.TurnWarnings = r.turnCodes
 	if end.Patch != "" {
 		dir := filepath.Join(cfg.OutDir, "patches")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -238,7 +268,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 // already passes, on a suite that passes and with every required name
 // defined, has nothing left to do.
 func (r *runner) settledAtBaseline(ctx context.Context) (bool, error) {
-	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames()) > 0 {
+	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames(ctx, nil)) > 0 {
 		return false, nil
 	}
 	c, err := r.cfg.Checks.Check(ctx, r.ws.dir)
@@ -276,7 +306,7 @@ func (r *runner) loop(ctx context.Context) error {
 	r.hist = []*histMsg{
 		{msg: schemas.Message{Role: "system", Content: systemPrompt(r.cfg)}, kind: "system", protects: true},
 	}
-	opening := r.openingMessage()
+	opening := r.openingMessage(ctx)
 	next := feedback{kind: schemas.KindOpening, text: opening}
 	var prevReply *schemas.Reply
 	var prevVia string
@@ -339,17 +369,33 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 	if r.nativeTools {
 		req.Tools = nativeTools()
 	}
-	reply, err := r.model.Chat(ctx, req)
+	reply, err := r.call(ctx, t, req)
 	var merr *model.Error
-	for tries := 0; tries < 3 && err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; tries++ {
-		// The estimate was too loose for this model's tokenizer: tighten
-		// it, fit the prompt again, and resend. The record keeps the
-		// refused attempt and what the refit left out.
-		t.Attempts = append(t.Attempts, merr.Attempts...)
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt estimated at %d tokens; refitted", CodeContextOverflow, r.tok.messages(prompt)))
-		r.tok.bytesPerToken *= 0.75
+	stuck := ""
+	for refits := 0; err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; refits++ {
+		// The server refused the prompt as longer than its window: shrink
+		// the budget and fit again. A refit that is not smaller than the
+		// refused prompt would only be refused again: the step stops.
+		refused := prompt
+		if stuck = r.shrinkBudget(refused, merr); stuck == "" {
+			if refits == maxRefits {
+				stuck = fmt.Sprintf("%d refits in a row were refused", refits)
+			}
+		}
 		var refit bool
-		prompt, elided, refit = fit(r.hist, r.tok, r.budget)
+		if stuck == "" {
+			prompt, elided, refit = fit(r.hist, r.tok, r.budget)
+			if before, after := r.tok.messages(refused), r.tok.messages(prompt); after >= before {
+				stuck = fmt.Sprintf("the refit prompt (%d messages, about %d tokens) is no smaller than the refused one (%d messages, about %d tokens): nothing more can be elided",
+					len(prompt), after, len(refused), before)
+			}
+		}
+		if stuck != "" {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens, and %s", CodeContextOverflow, len(refused), r.tok.messages(refused), stuck))
+			break
+		}
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens; refitted to %d messages, about %d tokens (budget %d)",
+			CodeContextOverflow, len(refused), r.tok.messages(refused), len(prompt), r.tok.messages(prompt), r.budget))
 		if refit {
 			t.Sent.Replaced = true
 			t.Sent.Messages = slices.Clone(prompt)
@@ -359,33 +405,34 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		t.Sent.PromptTokensEstimate = r.tok.messages(prompt)
 		r.prevPrompt = prompt
 		req.Messages = prompt
-		reply, err = r.model.Chat(ctx, req)
+		reply, err = r.call(ctx, t, req)
 	}
 	if err != nil && errors.As(err, &merr) && merr.Code == model.CodeToolsUnsupported && r.nativeTools {
 		// The server cannot take tools: say so once and go on in text.
 		r.nativeTools = false
 		r.warnings = append(r.warnings, "the model does not support native tools: fell back to the text protocol")
 		t.Warnings = append(t.Warnings, "tools-unsupported: fell back to the text protocol")
-		t.Attempts = append(t.Attempts, merr.Attempts...)
 		req.Tools = nil
-		reply, err = r.model.Chat(ctx, req)
+		reply, err = r.call(ctx, t, req)
 	}
-	t.Attempts = append(t.Attempts, reply.Attempts...)
 	t.Reply = reply.Reply
 	t.Metrics = reply.Metrics
 	t.Warnings = append(t.Warnings, reply.Warnings...)
+	defer r.countWarnings(t)
 	if err != nil {
 		t.EndedAt = r.cfg.Now().UTC()
 		t.Action = schemas.Action{Shape: "none"}
 		code, msg := "model-error", err.Error()
 		if errors.As(err, &merr) {
 			code = merr.Code
-			t.Attempts = append(t.Attempts, merr.Attempts...)
 		}
 		if ctx.Err() != nil {
 			r.stopReason = schemas.StopCancelled
 			t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: "cancelled", Message: "the run was cancelled"}
 			return t, feedback{}, nil
+		}
+		if stuck != "" {
+			msg = fmt.Sprintf("the server refused the prompt as longer than its context window, and %s (%s)", stuck, err)
 		}
 		r.stopReason = schemas.StopModelError
 		r.modelErr = msg
@@ -393,21 +440,8 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		return t, feedback{}, nil
 	}
 	r.modelSteps++
-	promptTokens, _ := schemas.Count(reply.Metrics.PromptTokens)
-	if promptTokens > 0 && !reply.Truncated {
-		r.tok.calibrate(prompt, promptTokens)
-	}
-	truncated := reply.Truncated || (promptTokens > 0 && promptTokens >= r.cfg.Model.Options.NumCtx)
-	if truncated {
-		// The server cut the prompt: the model answered something it never
-		// saw whole. Tighten the estimate so the next prompt fits.
-		r.tok.bytesPerToken *= 0.8
-		if !r.truncWarned {
-			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt_eval_count %d, num_ctx %d)", step, promptTokens, r.cfg.Model.Options.NumCtx))
-			r.truncWarned = true
-		}
-		t.Warnings = append(t.Warnings, CodeContextTruncated)
-	}
+	truncated := r.checkPrompt(t, prompt, reply)
+	r.checkContextFull(t)
 
 	fb := r.act(ctx, t)
 	if truncated && t.Outcome.Code == "" {
@@ -501,7 +535,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		if r.skillsRun[key] {
 			return r.refuse(t, CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
 		}
-		out, err := r.runSkill(a.Skill, a.Args)
+		out, err := r.runSkill(ctx, t, a.Skill, a.Args)
 		if err != nil {
 			if errors.Is(err, errOutsideScope) {
 				return r.refuse(t, CodeOutsideScope, err.Error())
@@ -523,7 +557,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		}
 		return r.result(t, "The person answered: "+answer)
 	case draft.VerbDone:
-		return r.done(t, a)
+		return r.done(ctx, t, a)
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: "unknown action " + a.Verb}
 	return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: "unknown action " + a.Verb}
@@ -567,21 +601,11 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 	r.lastRead[key] = sum
 	r.known[rel] = true
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (lines %d-%d of %d):\n```%s\n%s\n```", rel, start, end, len(lines), langTag(rel), strings.Join(lines[start-1:end], "\n"))
+	fmt.Fprintf(&b, "%s (lines %d-%d of %d):\n```%s\n%s\n```", rel, start, end, len(lines), draft.FenceTag(rel), strings.Join(lines[start-1:end], "\n"))
 	if end < len(lines) {
 		fmt.Fprintf(&b, "\nThe file goes on: READ %s:%d-%d for more.", rel, end+1, min(len(lines), end+maxLines))
 	}
 	return r.result(t, b.String())
-}
-
-func langTag(rel string) string {
-	switch filepath.Ext(rel) {
-	case ".py":
-		return "python"
-	case ".go":
-		return "go"
-	}
-	return ""
 }
 
 func (r *runner) nearNames(rel string) string {
@@ -730,10 +754,11 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 		return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
 	}
 	if strings.HasSuffix(rel, ".py") {
-		if r.cfg.Subject != "" && topLevelNames(old)[r.cfg.Subject] && !definesName(body, r.cfg.Subject) {
+		mods := r.pyCompared(ctx, t, pySource{name: rel + " as it was", text: old}, pySource{name: rel, text: body})
+		if r.cfg.Subject != "" && mods[0].names[r.cfg.Subject] && !mods[1].names[r.cfg.Subject] {
 			return r.refuse(t, CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
 		}
-		if vague := newVagueNames(old, body); len(vague) > 0 {
+		if vague := newVagueNames(mods[0], mods[1]); len(vague) > 0 {
 			return r.refuse(t, CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
 		}
 		if !r.baseline[rel] && !isTestFile(rel) {
@@ -741,7 +766,8 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 				if other == rel {
 					continue
 				}
-				if shared := sameDefinitions(src, body); shared != nil {
+				pair := r.pyCompared(ctx, t, pySource{name: other, text: src}, pySource{name: rel, text: body})
+				if shared := sameDefinitions(pair[0], pair[1]); shared != nil {
 					return r.refuse(t, CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
 				}
 			}
@@ -788,8 +814,6 @@ func (r *runner) failed(t *schemas.Turn, msg string) feedback {
 	t.Outcome = schemas.Outcome{Status: schemas.StatusFailed, Message: msg}
 	return feedback{kind: schemas.KindToolResult, text: "FAILED: " + msg}
 }
-
-func definesName(src, name string) bool { return topLevelNames(src)[name] }
 
 // lineDelta counts lines added and removed between two versions, by
 // multiset difference of lines (good enough for a one-line summary; the
@@ -859,11 +883,11 @@ func suiteReport(res *suite.Result) string {
 }
 
 // done decides whether a DONE can end the run.
-func (r *runner) done(t *schemas.Turn, a draft.Action) feedback {
+func (r *runner) done(ctx context.Context, t *schemas.Turn, a draft.Action) feedback {
 	if r.wrote && !r.testsRan {
 		return r.refuse(t, CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
 	}
-	if missing := r.missingNames(); len(missing) > 0 {
+	if missing := r.missingNames(ctx, t); len(missing) > 0 {
 		return r.refuse(t, CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
 	}
 	if !r.wrote && !r.quotesFile(a.Text) {
@@ -895,13 +919,17 @@ func (r *runner) nameFiles() []string {
 	return files
 }
 
-func (r *runner) missingNames() []string {
+func (r *runner) missingNames(ctx context.Context, t *schemas.Turn) []string {
 	defined := map[string]bool{}
+	var srcs []pySource
 	for _, f := range r.nameFiles() {
 		if src, err := readRegular(r.abs(f)); err == nil {
-			for n := range topLevelNames(string(src)) {
-				defined[n] = true
-			}
+			srcs = append(srcs, pySource{name: f, text: string(src)})
+		}
+	}
+	for _, m := range r.pyModules(ctx, t, srcs...) {
+		for n := range m.names {
+			defined[n] = true
 		}
 	}
 	var missing []string

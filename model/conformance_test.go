@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -37,6 +38,7 @@ const (
 	kindReply       = "reply"
 	kindCut         = "cut"         // the connection drops after two chunks
 	kindCutInLine   = "cut-in-line" // … in the middle of the third
+	kindCutFirst    = "cut-first"   // … before the status line (EOF)
 	kindNoDone      = "no-done"     // the stream ends properly, but not the reply
 	kindNotFound    = "not-found"
 	kindRateLimited = "rate-limited"
@@ -69,6 +71,8 @@ type instance struct {
 
 type fixture struct {
 	name string
+	// backend is the backend's name in Info, when not the fixture's.
+	backend string
 	// kinds lists the exchanges the backend can produce.
 	kinds []string
 	// notFound is the message the model side gives for an unknown model.
@@ -90,10 +94,10 @@ func (f fixture) can(kind string) bool {
 }
 
 func fixtures() []fixture {
-	return []fixture{ollamaFixture(), openaiFixture(), scriptedFixture(), replayFixture()}
+	return []fixture{ollamaFixture(), openaiFixture(), llamaServerFixture(), scriptedFixture(), replayFixture()}
 }
 
-var allFaults = []string{kindReply, kindCut, kindCutInLine, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
+var allFaults = []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
 
 func ollamaFixture() fixture {
 	// The recorded done:true chunk of chat-stream: durations in ns.
@@ -157,22 +161,79 @@ func openaiFixture() fixture {
 				backend:   b,
 				calls:     func() int { return len(srv.ChatRequests()) },
 				waitCalls: srv.Wait,
-				checkSent: func(t *testing.T, want schemas.Options) {
-					for i, r := range srv.ChatRequests() {
-						for key, w := range map[string]any{"seed": float64(want.Seed), "temperature": want.Temperature, "max_tokens": float64(want.NumPredict)} {
-							if got, ok := r.Lookup(key); !ok || got != w {
-								t.Errorf("request %d: %s = %v (sent: %v), want %v", i+1, key, got, ok, w)
-							}
-						}
-						if got, _ := r.Lookup("stream_options", "include_usage"); got != true {
-							t.Errorf("request %d: stream_options.include_usage = %v, want true", i+1, got)
-						}
-					}
-				},
+				checkSent: func(t *testing.T, want schemas.Options) { checkSentOpenAI(t, srv.ChatRequests(), want) },
 			}
 		},
 	}
 }
+
+// llamaServerFixture runs the openai backend against llama-server, the
+// second server family. Where it differs from Ollama's /v1 the suite says
+// so: it answers for any model name (no model-not-found to produce), sends
+// no 429, and reports its timings and prompt cache, which the backend
+// records.
+func llamaServerFixture() fixture {
+	var rec struct {
+		Timings struct {
+			PromptN     int     `json:"prompt_n"`
+			PromptMS    float64 `json:"prompt_ms"`
+			PredictedN  int     `json:"predicted_n"`
+			PredictedMS float64 `json:"predicted_ms"`
+		} `json:"timings"`
+	}
+	if err := json.Unmarshal(wiretest.MustLoad("llama-server/openai-nostream").Body, &rec); err != nil {
+		panic(err)
+	}
+	ms := func(n int, total float64, per int) *int64 {
+		return new(int64(math.Round(float64(n) * total / float64(per))))
+	}
+	return fixture{
+		name:    "llama-server",
+		backend: model.BackendOpenAI,
+		kinds:   []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindServerError, kindOverflow, kindHang},
+		metrics: func(req model.Request, text string) schemas.Metrics {
+			prompt, output := wiretest.CountPrompt(contents(req)), wiretest.CountTokens(text)
+			// A first request: nothing cached, the whole prompt evaluated.
+			return schemas.Metrics{PromptTokens: new(prompt), OutputTokens: new(output), PromptEvalTokens: new(prompt), CachedTokens: new(0),
+				PromptEvalMS: ms(prompt, rec.Timings.PromptMS, rec.Timings.PromptN), EvalMS: ms(output, rec.Timings.PredictedMS, rec.Timings.PredictedN)}
+		},
+		measuredTotal: true,
+		setup: func(t *testing.T, exs []exchange, cfg config) instance {
+			srv := wiretest.NewLlamaServer(t)
+			for _, ex := range exs {
+				srv.Push(serverStep(ex, "", wiretest.Recorded("llama-server/openai-overflow")))
+			}
+			b, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "tiny", IdleTimeout: cfg.idle, Retry: cfg.retry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return instance{
+				backend:   b,
+				calls:     func() int { return len(srv.ChatRequests()) },
+				waitCalls: srv.Wait,
+				checkSent: func(t *testing.T, want schemas.Options) { checkSentOpenAI(t, srv.ChatRequests(), want) },
+			}
+		},
+	}
+}
+
+// checkSentOpenAI asserts the options of every request to an
+// OpenAI-compatible server.
+func checkSentOpenAI(t *testing.T, requests []wiretest.Request, want schemas.Options) {
+	for i, r := range requests {
+		for key, w := range map[string]any{"seed": float64(want.Seed), "temperature": want.Temperature, "max_tokens": float64(want.NumPredict)} {
+			if got, ok := r.Lookup(key); !ok || got != w {
+				t.Errorf("request %d: %s = %v (sent: %v), want %v", i+1, key, got, ok, w)
+			}
+		}
+		if got, _ := r.Lookup("stream_options", "include_usage"); got != true {
+			t.Errorf("request %d: stream_options.include_usage = %v, want true", i+1, got)
+		}
+	}
+}
+
+// serverErrorMessage is the 500 every backend's server error says.
+const serverErrorMessage = "llama runner process has terminated: exit status 2"
 
 // serverStep is what a test server does for ex.
 func serverStep(ex exchange, notFound string, overflow wiretest.Step) wiretest.Step {
@@ -183,6 +244,8 @@ func serverStep(ex exchange, notFound string, overflow wiretest.Step) wiretest.S
 		return wiretest.Text(ex.text).CutAfter(2)
 	case kindCutInLine:
 		return wiretest.Text(ex.text).CutInLine(2)
+	case kindCutFirst:
+		return wiretest.Text(ex.text).CutBeforeAnswer()
 	case kindNoDone:
 		return wiretest.Text(ex.text).WithoutDone()
 	case kindNotFound:
@@ -190,7 +253,7 @@ func serverStep(ex exchange, notFound string, overflow wiretest.Step) wiretest.S
 	case kindRateLimited:
 		return wiretest.RateLimited(strconv.Itoa(ex.retryAfter))
 	case kindServerError:
-		return wiretest.Fail(500, "llama runner process has terminated: exit status 2")
+		return wiretest.Fail(500, serverErrorMessage)
 	case kindOverflow:
 		return overflow
 	case kindHang:
@@ -218,14 +281,14 @@ func scriptedFixture() fixture {
 				switch ex.kind {
 				case kindReply:
 					line = map[string]any{"content": ex.text}
-				case kindCut, kindCutInLine, kindNoDone:
+				case kindCut, kindCutInLine, kindCutFirst, kindNoDone:
 					line = map[string]any{"error": model.CodeStreamCut}
 				case kindNotFound:
 					line = map[string]any{"error": model.CodeModelNotFound, "status": 404, "message": "model 'llama3.1:8b' not found"}
 				case kindRateLimited:
 					line = map[string]any{"error": model.CodeRateLimited, "status": 429, "retry_after_ms": ex.retryAfter * 1000}
 				case kindServerError:
-					line = map[string]any{"error": model.CodeServerError, "status": 500}
+					line = map[string]any{"error": model.CodeServerError, "status": 500, "message": serverErrorMessage}
 				case kindOverflow:
 					line = map[string]any{"error": model.CodeContextOverflow, "status": 400, "message": "the input length exceeds the context length"}
 				case kindHang:
@@ -428,7 +491,9 @@ func runConformance(t *testing.T, f fixture) {
 		}
 	})
 
-	for _, kind := range []string{kindCut, kindCutInLine, kindNoDone} {
+	// An EOF where the answer should be is a dropped stream too (issue 14,
+	// finding 5: it was labelled connection-refused).
+	for _, kind := range []string{kindCut, kindCutInLine, kindCutFirst, kindNoDone} {
 		t.Run("stream "+kind+" retried", func(t *testing.T) {
 			var s sleeps
 			in := start(t, config{retry: model.Retry{Base: base, Sleep: s.sleep}}, exchange{kind: kind, text: draft}, reply)
@@ -476,11 +541,13 @@ func runConformance(t *testing.T, f fixture) {
 		}
 	})
 
-	t.Run("500 retried up to Max", func(t *testing.T) {
+	t.Run("500 retried up to Max when sampled", func(t *testing.T) {
 		var s sleeps
 		fail := exchange{kind: kindServerError}
 		in := start(t, config{retry: model.Retry{Max: 2, Base: base, Sleep: s.sleep}}, fail, fail, fail, reply)
-		_, err := in.backend.Chat(context.Background(), request())
+		req := request()
+		req.Options.Temperature = 0.7
+		_, err := in.backend.Chat(context.Background(), req)
 		e := wantError(t, err, model.CodeServerError)
 		if !e.Retryable || e.Status != 500 {
 			t.Errorf("error = %+v, want a retryable 500", e)
@@ -495,6 +562,20 @@ func runConformance(t *testing.T, f fixture) {
 		}
 		if w := s.got(); !reflect.DeepEqual(w, []time.Duration{base, 2 * base}) {
 			t.Errorf("waits = %v, want [%v %v] (doubling)", w, base, 2*base)
+		}
+	})
+
+	t.Run("the same 500 twice at temperature 0 is not retried again", func(t *testing.T) {
+		var s sleeps
+		fail := exchange{kind: kindServerError}
+		in := start(t, config{retry: model.Retry{Max: 3, Base: base, Sleep: s.sleep}}, fail, fail, fail, reply)
+		_, err := in.backend.Chat(context.Background(), request())
+		e := wantError(t, err, model.CodeServerError)
+		if e.Retryable || !strings.Contains(e.Message, "not retried again") {
+			t.Errorf("error = %v, want one that says why it was not retried again", e)
+		}
+		if len(e.Attempts) != 2 || in.calls() != 2 || len(s.got()) != 1 {
+			t.Errorf("%d attempts, %d calls, waits %v: want 2 attempts, one wait", len(e.Attempts), in.calls(), s.got())
 		}
 	})
 
@@ -567,7 +648,11 @@ func runConformance(t *testing.T, f fixture) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Backend != f.name || info.Name == "" {
+		want := f.name
+		if f.backend != "" {
+			want = f.backend
+		}
+		if info.Backend != want || info.Name == "" {
 			t.Errorf("info = %+v, want backend %s and a name", info, f.name)
 		}
 	})
@@ -580,3 +665,97 @@ var (
 	_ backend = (*scripted.Backend)(nil)
 	_ backend = (*replay.Backend)(nil)
 )
+
+// TestServerFamilies names each difference between the two families of
+// OpenAI-compatible servers the openai backend runs against (Ollama's
+// /v1 and llama-server), and asserts what the backend makes of it.
+func TestServerFamilies(t *testing.T) {
+	type family struct {
+		name  string
+		start func(t *testing.T) (url string, push func(...wiretest.Step))
+	}
+	ollamaV1 := family{"ollama /v1", func(t *testing.T) (string, func(...wiretest.Step)) { s := wiretest.NewOpenAI(t); return s.URL, s.Push }}
+	llama := family{"llama-server", func(t *testing.T) (string, func(...wiretest.Step)) {
+		s := wiretest.NewLlamaServer(t)
+		return s.URL, s.Push
+	}}
+	client := func(t *testing.T, url, name string) *openai.Client {
+		c, err := openai.New(openai.Config{BaseURL: url, Model: name, IdleTimeout: 5 * time.Second, Retry: model.Retry{Max: -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	t.Run("model field: llama-server answers for any name, Ollama only for its models", func(t *testing.T) {
+		for _, f := range []family{ollamaV1, llama} {
+			url, push := f.start(t)
+			push(wiretest.Text(draft))
+			_, err := client(t, url, "whatever").Chat(context.Background(), request())
+			if got, want := model.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
+				t.Errorf("%s: a chat for model 'whatever' = %v, want code %q", f.name, err, want)
+			}
+			info, err := client(t, url, "whatever").Info(context.Background())
+			if got, want := model.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
+				t.Errorf("%s: Info for model 'whatever' = %+v %v, want code %q", f.name, info, err, want)
+			}
+		}
+	})
+
+	t.Run("usage chunk: Ollama sends usage alone, llama-server usage with timings", func(t *testing.T) {
+		for _, f := range []family{ollamaV1, llama} {
+			url, push := f.start(t)
+			push(wiretest.Text(draft))
+			got, err := client(t, url, "tiny").Chat(context.Background(), request())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := got.Metrics
+			if m.PromptTokens == nil || m.OutputTokens == nil {
+				t.Errorf("%s: usage not recorded: %+v", f.name, m)
+			}
+			timed := m.PromptEvalMS != nil && m.EvalMS != nil && m.PromptEvalTokens != nil && m.CachedTokens != nil
+			if want := f.name == llama.name; timed != want {
+				t.Errorf("%s: timings recorded = %v, want %v (metrics %+v)", f.name, timed, want, m)
+			}
+			if m.LoadMS != nil {
+				t.Errorf("%s: load_ms %d recorded; neither server reports one", f.name, *m.LoadMS)
+			}
+		}
+	})
+
+	t.Run("error bodies: llama-server's overflow states n_ctx and the prompt's count, Ollama's does not", func(t *testing.T) {
+		steps := map[string]wiretest.Step{
+			ollamaV1.name: wiretest.Fail(400, wiretest.MustLoad("chat-overflow-truncate-false").ErrorMessage()),
+			llama.name:    wiretest.Recorded("llama-server/openai-overflow"),
+		}
+		for _, f := range []family{ollamaV1, llama} {
+			url, push := f.start(t)
+			push(steps[f.name])
+			_, err := client(t, url, "tiny").Chat(context.Background(), request())
+			e := wantError(t, err, model.CodeContextOverflow)
+			want := map[string][2]int{ollamaV1.name: {0, 0}, llama.name: {2048, 3037}}[f.name]
+			if [2]int{e.ContextInForce, e.PromptTokens} != want {
+				t.Errorf("%s: overflow n_ctx %d, prompt %d; want %v", f.name, e.ContextInForce, e.PromptTokens, want)
+			}
+		}
+	})
+
+	t.Run("routes: llama-server has no /v1/models/{id}, its window is in /props; Ollama's trained context is in /api/show", func(t *testing.T) {
+		want := map[string]model.Info{
+			ollamaV1.name: {ContextLength: 4096, Server: model.ServerOllama},
+			llama.name:    {ContextLength: 4096, ContextInForce: 2048, Server: model.ServerLlama},
+		}
+		for _, f := range []family{ollamaV1, llama} {
+			url, _ := f.start(t)
+			info, err := client(t, url, "tiny").Info(context.Background())
+			if err != nil {
+				t.Fatalf("%s: %v", f.name, err)
+			}
+			w := want[f.name]
+			if info.ContextLength != w.ContextLength || info.ContextInForce != w.ContextInForce || info.Server != w.Server {
+				t.Errorf("%s: Info = %+v, want trained %d, in force %d, server %s", f.name, info, w.ContextLength, w.ContextInForce, w.Server)
+			}
+		}
+	})
+}

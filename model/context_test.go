@@ -21,6 +21,9 @@ func TestResolveContext(t *testing.T) {
 		{"ollama, num_ctx within the trained context",
 			2048, 0, model.Info{SendsNumCtx: true, ContextLength: 4096},
 			schemas.ContextSizes{Requested: 2048, Sent: true, Trained: 4096, Effective: 2048, Source: schemas.ContextFromRequested}},
+		{"ollama, the model loaded with a smaller window: a request with num_ctx reloads it",
+			2048, 0, model.Info{SendsNumCtx: true, ContextLength: 4096, ContextInForce: 512},
+			schemas.ContextSizes{Requested: 2048, Sent: true, Trained: 4096, InForce: 512, Effective: 2048, Source: schemas.ContextFromRequested}},
 		{"ollama, trained context unknown",
 			8192, 0, model.Info{SendsNumCtx: true},
 			schemas.ContextSizes{Requested: 8192, Sent: true, Effective: 8192, Source: schemas.ContextFromRequested}},
@@ -49,5 +52,24 @@ func TestResolveContext(t *testing.T) {
 				t.Errorf("ResolveContext(%d, %d, %+v) =\n%+v, want\n%+v", tt.requested, tt.contextSize, tt.info, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckPromptRoom(t *testing.T) {
+	tests := []struct {
+		window, predict int
+		ok              bool
+	}{
+		{8192, 1024, true},
+		{1536, 1024, true},
+		{512, 16, false}, // issue 14: doctor said all was well, run refused
+		{1024, 1024, false},
+		{2048, 4096, false},
+	}
+	for _, tt := range tests {
+		err := model.CheckPromptRoom(tt.window, tt.predict)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckPromptRoom(%d, %d) = %v, want ok %v", tt.window, tt.predict, err, tt.ok)
+		}
 	}
 }

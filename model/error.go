@@ -14,11 +14,15 @@ import (
 // Error codes. They are stable: records and reports classify failures by
 // them.
 const (
-	CodeModelNotFound     = "model-not-found"
-	CodeContextOverflow   = "context-overflow"
-	CodeToolsUnsupported  = "tools-unsupported"
-	CodeBadRequest        = "bad-request"
-	CodeStreamCut         = "stream-cut"
+	CodeModelNotFound    = "model-not-found"
+	CodeContextOverflow  = "context-overflow"
+	CodeToolsUnsupported = "tools-unsupported"
+	CodeBadRequest       = "bad-request"
+	CodeStreamCut        = "stream-cut"
+	// CodeStreamError is an error the server sent inside a stream that
+	// had started with 200 (an SSE error event, an NDJSON error line):
+	// the reply so far is not a reply.
+	CodeStreamError       = "stream-error"
 	CodeTimeout           = "timeout"
 	CodeServerError       = "server-error"
 	CodeServerBusy        = "server-busy"
@@ -37,7 +41,7 @@ const (
 // attempt: transport faults are, answers about the request itself are not.
 func Retryable(code string) bool {
 	switch code {
-	case CodeStreamCut, CodeTimeout, CodeServerError, CodeServerBusy, CodeRateLimited, CodeConnectionRefused:
+	case CodeStreamCut, CodeStreamError, CodeTimeout, CodeServerError, CodeServerBusy, CodeRateLimited, CodeConnectionRefused:
 		return true
 	}
 	return false

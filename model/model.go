@@ -68,7 +68,19 @@ type Info struct {
 	// its own window.
 	SendsNumCtx  bool
 	Capabilities []string
+	// Server is the server family behind an OpenAI-compatible endpoint,
+	// when it showed itself (ServerOllama, ServerLlama), "" otherwise.
+	Server string
+	// Notes are what discovery learned that a user should read: a server
+	// that answers for any model name, a check that could not be made.
+	Notes []string
 }
+
+// Server families an OpenAI-compatible endpoint may turn out to be.
+const (
+	ServerOllama = "ollama"
+	ServerLlama  = "llama-server"
+)
 
 // WarnPromptTruncated starts the warning a backend records when the server
 // cut the prompt.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -31,6 +32,53 @@ type Retry struct {
 	// Sleep waits d or until ctx is done. Tests inject one that returns at
 	// once and remembers d.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// greedy is set by ForRequest for a request sampled at temperature 0:
+	// the same bytes then get the same answer, so a server error repeated
+	// word for word will be repeated again.
+	greedy bool
+}
+
+// ForRequest returns r for the attempts of req. Every backend sends the
+// same bytes on every attempt of a call; at temperature 0 a server error
+// repeated identically is then deterministic, and is not retried again.
+func (r Retry) ForRequest(req Request) Retry {
+	r.greedy = req.Options.Temperature == 0
+	return r
+}
+
+// deterministic says why a server error will come back for this request
+// whatever the number of retries, or "" when it may not. A server error
+// (an error status or an error inside a stream) is deterministic when
+//   - the server says so: llama-server's own parser rejecting the model's
+//     output ("does not match the expected … format") rejects the same
+//     output again, and at temperature 0 the output is the same; after
+//     one retry (the output may differ when sampled), it is not retried;
+//   - the server shows it: at temperature 0 the same request got the same
+//     error (code, status and message) twice.
+//
+// Transport faults (connection, timeout, cut stream) and the 429 and 503
+// a busy server sends are never deterministic: they say nothing about the
+// request.
+func (r Retry) deterministic(e, prev *Error) string {
+	if e.Code != CodeServerError && e.Code != CodeStreamError {
+		return ""
+	}
+	if prev != nil && statesDeterministic(prev.Message) && statesDeterministic(e.Message) {
+		return "the server's parser rejected the model's output twice, and it rejects the same output every time"
+	}
+	if r.greedy && prev != nil && prev.Code == e.Code && prev.Status == e.Status && prev.Message == e.Message {
+		return "the same request at temperature 0 got the same error twice; it would get it again"
+	}
+	return ""
+}
+
+// statesDeterministic recognises a server error that is about the model's
+// output, not the server's health: llama-server's "The model produced
+// output that does not match the expected <format> format".
+func statesDeterministic(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "does not match the expected") && strings.Contains(m, "format")
 }
 
 func (r Retry) withDefaults() Retry {
@@ -79,6 +127,7 @@ func NoSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 func (r Retry) Do(ctx context.Context, call func(ctx context.Context) (Reply, error)) (Reply, error) {
 	r = r.withDefaults()
 	var attempts []schemas.Attempt
+	var prev *Error // the previous attempt's error, as the server gave it
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return Reply{}, cancelled(ctx, attempts, nil)
@@ -95,10 +144,17 @@ func (r Retry) Do(ctx context.Context, call func(ctx context.Context) (Reply, er
 			return Reply{}, cancelled(ctx, attempts, &schemas.Attempt{N: n, Error: e.Error(), Status: e.Status})
 		}
 		att := schemas.Attempt{N: n, Error: e.Error(), Status: e.Status}
+		if why := r.deterministic(e, prev); e.Retryable && why != "" {
+			e.Attempts = append(attempts, att)
+			e.Retryable = false
+			e.Message = fmt.Sprintf("%s (not retried again: %s)", e.Message, why)
+			return Reply{}, e
+		}
 		if !e.Retryable || n > r.Max {
 			e.Attempts = append(attempts, att)
 			return Reply{}, e
 		}
+		prev = &Error{Code: e.Code, Status: e.Status, Message: e.Message}
 		wait := r.backoff(n)
 		if e.RetryAfter > 0 {
 			if e.RetryAfter > r.MaxWait {

@@ -28,6 +28,8 @@ func script(errs ...error) (call func(context.Context) (model.Reply, error), cal
 func fault(code string) *model.Error { return model.NewError(code, "boom", nil) }
 
 func TestRetryDo(t *testing.T) {
+	greedy := model.Retry{}.ForRequest(model.Request{Options: schemas.Options{Temperature: 0}})
+	peg := "The model produced output that does not match the expected peg-native format"
 	rateLimited := func(after time.Duration) *model.Error {
 		e := model.FromStatus(429, "slow down", nil)
 		e.RetryAfter = after
@@ -77,6 +79,31 @@ func TestRetryDo(t *testing.T) {
 		{
 			name: "Retry-After beyond MaxWait gives up", retry: model.Retry{MaxWait: 10 * time.Second}, errs: []error{rateLimited(time.Minute)},
 			wantCode: model.CodeRateLimited, wantCalls: 1,
+		},
+		{
+			name: "the same server error twice at temperature 0: not retried again", retry: greedy,
+			errs:     []error{fault(model.CodeServerError), fault(model.CodeServerError), fault(model.CodeServerError)},
+			wantCode: model.CodeServerError, wantCalls: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name: "the same error event twice at temperature 0: not retried again", retry: greedy,
+			errs:     []error{fault(model.CodeStreamError), fault(model.CodeStreamError)},
+			wantCode: model.CodeStreamError, wantCalls: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name: "different server errors at temperature 0 are retried", retry: greedy,
+			errs:      []error{model.NewError(model.CodeServerError, "a", nil), model.NewError(model.CodeServerError, "b", nil)},
+			wantCalls: 3, wantWaits: []time.Duration{time.Second, 2 * time.Second},
+		},
+		{
+			name: "transport faults repeated at temperature 0 are retried up to Max", retry: greedy,
+			errs:     []error{fault(model.CodeStreamCut), fault(model.CodeStreamCut), fault(model.CodeServerBusy), fault(model.CodeServerBusy)},
+			wantCode: model.CodeServerBusy, wantCalls: 4, wantWaits: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
+		},
+		{
+			name:     "the server's parser rejecting the output twice, sampled: not retried again",
+			errs:     []error{model.NewError(model.CodeServerError, peg, nil), model.NewError(model.CodeServerError, peg, nil), model.NewError(model.CodeServerError, peg, nil)},
+			wantCode: model.CodeServerError, wantCalls: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name: "a plain error is a backend bug, not retried", errs: []error{errors.New("oops")},

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )
 
@@ -39,8 +40,13 @@ type Options struct {
 	Backend string
 	Model   string
 	Info    InfoFunc
-	// NumCtx is the context the job will send, checked against the model's.
-	NumCtx int
+	// NumCtx is the context the job asks for (--num-ctx), checked against
+	// the model's; NumPredict the reply's share of it (--num-predict).
+	NumCtx     int
+	NumPredict int
+	// ContextSize is the window the user says the server applies
+	// (--context-size), for servers that state none; 0 if not given.
+	ContextSize int
 	// Python is the interpreter asked for, if any.
 	Python string
 	// OutDir is where the job writes; its disk must have MinFreeBytes.
@@ -51,8 +57,11 @@ type Options struct {
 // Result is every check, and whether the job can go on.
 type Result struct {
 	Checks []Check
-	// Digest and ContextLength are what the server said of the model.
+	// Info is what the server said of the model.
 	Info model.Info
+	// Context is the window the job budgets against, and where each size
+	// came from (model.ResolveContext); nil when no server was asked.
+	Context *schemas.ContextSizes
 }
 
 // Failed reports whether any check failed.
@@ -79,6 +88,13 @@ func Run(ctx context.Context, o Options) *Result {
 	add := func(name, status, format string, args ...any) {
 		res.Checks = append(res.Checks, Check{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
 	}
+	if o.NumCtx > 0 {
+		// The rule run refuses by: a doctor that passes what run refuses
+		// is no pre-flight.
+		if err := model.CheckPromptRoom(o.NumCtx, o.NumPredict); err != nil {
+			add("options", Fail, "--num-ctx %d, --num-predict %d: %v", o.NumCtx, o.NumPredict, err)
+		}
+	}
 	switch {
 	case o.Info == nil:
 		add("model", OK, "%s backend: no server needed (drafts are not from a model, and every record says so)", o.Backend)
@@ -95,10 +111,16 @@ func Run(ctx context.Context, o Options) *Result {
 			if info.ContextLength > 0 {
 				detail += fmt.Sprintf(", trained context %d", info.ContextLength)
 			}
-			add("model", OK, "%s", detail)
-			if info.ContextLength > 0 && o.NumCtx > info.ContextLength {
-				add("context", Warn, "--num-ctx %d is above the model's trained context %d: the server caps it silently", o.NumCtx, info.ContextLength)
+			if info.Server != "" && info.Backend == model.BackendOpenAI {
+				detail += ", served by " + info.Server
 			}
+			for _, n := range info.Notes {
+				detail += "; " + n
+			}
+			add("model", OK, "%s", detail)
+			c := model.ResolveContext(o.NumCtx, o.ContextSize, info)
+			res.Context = &c
+			contextChecks(add, o, c)
 			if o.Backend == model.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
 				add("native tools", Warn, "the model's template has no tools: --native-tools will fall back to text")
 			}
@@ -147,6 +169,52 @@ func Run(ctx context.Context, o Options) *Result {
 		}
 	}
 	return res
+}
+
+// contextChecks says which window the job will have: the sizes asked
+// for, trained, in force and budgeted against, with a warning wherever
+// the window asked for is not the one that will apply.
+func contextChecks(add func(name, status, format string, args ...any), o Options, c schemas.ContextSizes) {
+	size := func(n int) string {
+		if n == 0 {
+			return "unknown"
+		}
+		return fmt.Sprint(n)
+	}
+	sent := "sent"
+	if !c.Sent {
+		sent = "not sent: this API has no num_ctx"
+	}
+	status := OK
+	var why []string
+	if c.Trained > 0 && c.Requested > c.Trained {
+		status = Warn
+		w := fmt.Sprintf("--num-ctx %d is above the model's trained context %d", c.Requested, c.Trained)
+		if c.Sent {
+			w += ": the server caps it silently"
+		}
+		why = append(why, w)
+	}
+	if !c.Sent && c.InForce > 0 && c.InForce != c.Requested {
+		status = Warn
+		why = append(why, fmt.Sprintf("the server's window is %d whatever --num-ctx asks", c.InForce))
+	}
+	if c.Source == schemas.ContextUnknown {
+		status = Warn
+		why = append(why, "the server states no window and no trained context: prompts are budgeted against --num-ctx unchecked (give --context-size N)")
+	}
+	if o.NumPredict > 0 && c.Effective > 0 && c.Effective != c.Requested {
+		if err := model.CheckPromptRoom(c.Effective, o.NumPredict); err != nil {
+			status = Warn
+			why = append(why, "in the effective window, "+err.Error())
+		}
+	}
+	detail := fmt.Sprintf("requested %d (%s), trained %s, in force %s, effective %d (from %s)",
+		c.Requested, sent, size(c.Trained), size(c.InForce), c.Effective, c.Source)
+	if len(why) > 0 {
+		detail += ": " + strings.Join(why, "; ")
+	}
+	add("context", status, "%s", detail)
 }
 
 func shortDigest(d string) string {

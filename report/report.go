@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/stats"
 )
 
@@ -15,7 +16,7 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":        stats.Pct,
+	"pct":        tabletext.Share,
 	"kindTitle":  stats.KindTitle,
 	"classTitle": stats.ClassTitle,
 	"share": func(n, of int) float64 {
@@ -24,13 +25,17 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return float64(n) / float64(of)
 	},
-	"dash": func(s string) string {
-		if s == "" {
-			return "—"
-		}
-		return s
-	},
+	"dash":   tabletext.Dash,
 	"perRun": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"runLink": func(p *RunPages, runID string, text any) template.HTML {
+		return link(p.RunHref(runID), text)
+	},
+	"listLink": func(p *RunPages, name string, text any) template.HTML {
+		return link(p.ListHref(name), text)
+	},
+	"listClass": ListClass,
+	"listModel": ListModel,
+	"listTier":  ListTier,
 	"modelRuns": func(ms []stats.ModelRuns, scripted bool) []stats.ModelRuns {
 		var out []stats.ModelRuns
 		for _, m := range ms {
@@ -42,12 +47,23 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(pageTemplate))
 
+// link is text as a link to href, or as plain text when href is empty.
+func link(href string, text any) template.HTML {
+	t := template.HTMLEscapeString(fmt.Sprint(text))
+	if href == "" {
+		return template.HTML(t)
+	}
+	return template.HTML(`<a href="` + template.HTMLEscapeString(href) + `">` + t + `</a>`)
+}
+
 // Options are what a report says about itself.
 type Options struct {
 	// Title heads the page.
 	Title string
 	// Generated is printed as the time the report was made; empty for none.
 	Generated string
+	// Runs are the run pages the report links its rows to; nil for none.
+	Runs *RunPages
 }
 
 // Chart names, the id of each chart's figure in the page.
@@ -159,7 +175,7 @@ func charts(s *stats.Summary) []chart {
 	var frac []float64
 	for _, k := range s.Kinds {
 		labels = append(labels, stats.KindTitle(k.Name))
-		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(k.Share, s.Turns.Total), k.Count))
+		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(k.Share, s.Turns.Total), k.Count))
 		frac = append(frac, k.Share)
 	}
 	out = append(out, horizontal(ChartKinds, "What the model is sent", fmt.Sprintf("%d turns over %d runs", s.Turns.Total, s.Turns.Runs),
@@ -178,7 +194,7 @@ func charts(s *stats.Summary) []chart {
 	labels, values, frac = nil, nil, nil
 	for _, c := range s.FailureClasses {
 		labels = append(labels, stats.ClassTitle(c.Name))
-		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(c.Share, s.Scored.Failed), c.Count))
+		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(c.Share, s.Scored.Failed), c.Count))
 		frac = append(frac, c.Share)
 	}
 	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs%s", s.Scored.Failed, s.Scored.Judged, ofModels(s)),

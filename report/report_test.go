@@ -3,17 +3,23 @@ package report
 import (
 	"bytes"
 	"context"
+	"html"
 	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/stats"
+	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/transcript"
 )
 
 const fixtures = "../classify/testdata/traces"
@@ -156,6 +162,8 @@ func TestRendersInChromium(t *testing.T) {
 		}
 	}
 
+	checkRunPages(t, bin)
+
 	control := filepath.Join(dir, "control.html")
 	bad := strings.Replace(string(render(t, s)), "</main>", `<img src="http://192.0.2.1/x.png"></main>`, 1)
 	if err := os.WriteFile(control, []byte(bad), 0o644); err != nil {
@@ -163,6 +171,50 @@ func TestRendersInChromium(t *testing.T) {
 	}
 	if _, console := chromium(t, bin, dir, control, filepath.Join(dir, "control.png")); len(console) == 0 {
 		t.Error("a page that tries to load an image logged nothing: console errors would go unseen")
+	}
+}
+
+// checkRunPages renders the report with its links and a run's page in
+// the browser: the run page shows every step, the draft beside the
+// feedback, and the patch as a diff, and logs nothing.
+func checkRunPages(t *testing.T, bin string) {
+	dir := t.TempDir()
+	report, pages, _ := site(t, dir)
+	// The run with the most steps that wrote a patch.
+	var pick transcript.Entry
+	for _, e := range pages.Runs {
+		if e.Verdict == "failed" && e.Steps > pick.Steps {
+			pick = e
+		}
+	}
+	run, err := transcript.Load(trace.File{RunID: pick.RunID, Attempt: pick.Attempt, Path: pick.Path}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := RunPagePath(filepath.Join(dir, "report-runs"), pick.RunID)
+	dom, console := chromium(t, bin, dir, page, filepath.Join(dir, "run.png"))
+	if len(console) > 0 {
+		t.Errorf("the run page logged console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if got := strings.Count(dom, `<section class="step"`); got != len(run.Turns) || got == 0 {
+		t.Errorf("the browser built %d steps of %s, want %d", got, pick.RunID, len(run.Turns))
+	}
+	if got := strings.Count(dom, `<div class="pair">`); got != len(run.Turns) {
+		t.Errorf("%d steps show the draft beside the feedback, want %d", got, len(run.Turns))
+	}
+	if run.End.Patch != "" && !strings.Contains(dom, `<span class="add">+`) {
+		t.Error("the patch is not shown as a diff")
+	}
+	if _, console := chromium(t, bin, dir, report, filepath.Join(dir, "linked.png")); len(console) > 0 {
+		t.Errorf("the linked report logged console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if keep := os.Getenv("PYHARNESS_SCREENSHOT_DIR"); keep != "" {
+		for _, name := range []string{"run.png", "linked.png"} {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			if err := os.WriteFile(filepath.Join(keep, name), b, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
 	}
 }
 
@@ -231,4 +283,140 @@ func TestModelsAndScriptedRunsApart(t *testing.T) {
 			t.Errorf("the action forms table has no %s", want)
 		}
 	}
+}
+
+// site writes the report of the fixtures with a page per run, as the
+// report command does, and returns the report's path.
+func site(t *testing.T, dir string) (string, *RunPages, *stats.Summary) {
+	t.Helper()
+	s := summary(t, stats.ByModel)
+	pages, err := WriteRunPages(context.Background(), fixtures, filepath.Join(dir, "report-runs"), PagesOptions{Title: "fixtures", Report: "report.html", Rel: "report-runs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, s, Options{Title: "pyharness report: fixtures", Runs: pages}); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(report, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return report, pages, s
+}
+
+var (
+	hrefRE = regexp.MustCompile(`href="([^"]*)"`)
+	idRE   = regexp.MustCompile(`id="([^"]*)"`)
+)
+
+// TestEveryLinkFindsItsTarget follows every link from the report, page
+// after page, and finds each target file (and the element a fragment
+// names); every run is reached, and every count of the tables that counts
+// runs leads to a list of exactly that many.
+func TestEveryLinkFindsItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	report, pages, s := site(t, dir)
+	if len(pages.Problems) > 0 {
+		t.Errorf("fixtures with no page: %v", pages.Problems)
+	}
+	seen := map[string]bool{report: true}
+	queue := []string{report}
+	links := 0
+	for len(queue) > 0 {
+		page := queue[0]
+		queue = queue[1:]
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"<script", "src=", "@import", "url("} {
+			if strings.Contains(string(b), bad) {
+				t.Errorf("%s holds %q: it must load nothing", rel(dir, page), bad)
+			}
+		}
+		for _, m := range hrefRE.FindAllStringSubmatch(string(b), -1) {
+			links++
+			href := html.UnescapeString(m[1])
+			if strings.Contains(href, ":") || strings.HasPrefix(href, "/") {
+				t.Errorf("%s links to %q: every link must be relative, to a file of the report", rel(dir, page), href)
+				continue
+			}
+			file, frag, _ := strings.Cut(href, "#")
+			unescaped, err := url.PathUnescape(file)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", rel(dir, page), href, err)
+				continue
+			}
+			target := page
+			if file != "" {
+				target = filepath.Join(filepath.Dir(page), filepath.FromSlash(unescaped))
+			}
+			tb, err := os.ReadFile(target)
+			if err != nil {
+				t.Errorf("%s links to %q: %v", rel(dir, page), href, err)
+				continue
+			}
+			if frag != "" && !slices.ContainsFunc(idRE.FindAllStringSubmatch(string(tb), -1), func(m []string) bool { return m[1] == frag }) {
+				t.Errorf("%s links to %q: no element has id %q", rel(dir, page), href, frag)
+			}
+			if !seen[target] {
+				seen[target] = true
+				queue = append(queue, target)
+			}
+		}
+	}
+	for _, e := range pages.Runs {
+		if !seen[RunPagePath(filepath.Join(dir, "report-runs"), e.RunID)] {
+			t.Errorf("no link leads to the page of %s", e.RunID)
+		}
+	}
+	if len(pages.Runs) != s.Runs.Read {
+		t.Errorf("%d run pages, the report counts %d runs", len(pages.Runs), s.Runs.Read)
+	}
+	t.Logf("followed %d links over %d pages", links, len(seen))
+
+	// Each linked count is the length of the list it leads to.
+	b, _ := os.ReadFile(report)
+	countRE := regexp.MustCompile(`<a href="report-runs/([a-z0-9-]+)\.html">([0-9]+)</a>`)
+	counted := countRE.FindAllStringSubmatch(string(b), -1)
+	nonzero := 0
+	for _, m := range s.Models {
+		for _, n := range []int{m.Runs, m.Worked, m.Failed, m.NotJudged} {
+			if n > 0 {
+				nonzero++
+			}
+		}
+	}
+	for _, c := range s.FailureClasses {
+		nonzero += min(c.Count, 1)
+	}
+	for _, tf := range s.Tiers {
+		nonzero += min(tf.Failed, 1)
+	}
+	if len(counted) != nonzero || nonzero == 0 {
+		t.Errorf("%d counts are links, want %d: every count above zero in the tables of runs of each model, of classes and of tiers", len(counted), nonzero)
+	}
+	for _, m := range counted {
+		lb, err := os.ReadFile(filepath.Join(dir, "report-runs", m[1]+".html"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got := strings.Count(string(lb), "<tr><td><a href="); strconv.Itoa(got) != m[2] {
+			t.Errorf("the report counts %s runs in %s, its list holds %d", m[2], m[1], got)
+		}
+	}
+	claimed := regexp.MustCompile(`(?s)<h2>Failures that ended claiming DONE[^<]*</h2>.*?</table>`).FindString(string(b))
+	if got, want := strings.Count(claimed, `<a href="report-runs/`), len(s.ClaimedDone.Examples); got != want || want == 0 {
+		t.Errorf("%d of %d claimed-DONE rows link to their run", got, want)
+	}
+}
+
+func rel(dir, path string) string {
+	r, err := filepath.Rel(dir, path)
+	if err != nil {
+		return path
+	}
+	return r
 }

@@ -39,6 +39,14 @@ var Dimensions = []string{ByModel, ByTier, ByCase, BySource}
 // claimed DONE), so that its size does not grow with the input.
 const maxExamples = 20
 
+// The turn warning codes counted (harness.CodeContextFull and its
+// siblings; stats reads records and does not import the harness).
+const (
+	codeContextFull      = "context-full"
+	codeContextTruncated = "context-truncated"
+	codeContextOverflow  = "context-overflow"
+)
+
 // maxMessages bounds the distinct messages counted per code.
 const maxMessages = 500
 
@@ -213,6 +221,12 @@ type TurnCounts struct {
 	// RulesLabelled counts turns recorded without a kind, labelled by the
 	// text rules.
 	RulesLabelled int `json:"rules_labelled"`
+	// ContextFull, ContextTruncated and ContextOverflow count the turns
+	// whose reply a full context cut (before num_predict), whose prompt
+	// the server cut, and whose prompt it refused as too long.
+	ContextFull      int `json:"context_full"`
+	ContextTruncated int `json:"context_truncated"`
+	ContextOverflow  int `json:"context_overflow"`
 }
 
 // Nudge is a code the harness sent, how often, and what it said.
@@ -305,22 +319,14 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
-	all, err := trace.List(dir)
-	if err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
-	}
-	if all.Len() == 0 {
-		return nil, fmt.Errorf("stats: no trace files (*.jsonl) in %s or %s/runs, and no classified dataset", dir, dir)
-	}
-	latest, setAside := all.Latest()
 	c := newCollector(dir, InputTraces, o)
-	c.s.Runs.SetAside = setAside
-	for i := range latest.Len() {
-		if err := ctx.Err(); err != nil {
+	listed := false
+	for run, err := range trace.Runs(ctx, dir) {
+		if run == nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		f := latest.File(i)
-		run, err := trace.ReadRun(f)
+		listed = true
+		c.s.Runs.SetAside += run.SetAside
 		for _, w := range run.Warnings {
 			c.problem(w)
 		}
@@ -331,13 +337,16 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 			continue
 		}
 		if !run.Complete() {
-			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", f.Path))
+			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", run.File.Path))
 		}
 		part, r, turns := classify.Rows(run)
 		c.addRun(part, r.Summary())
 		for i := range turns {
 			c.addTurn(part, turns[i].Summary())
 		}
+	}
+	if !listed {
+		return nil, fmt.Errorf("stats: no trace files (*.jsonl) in %s or %s/runs, and no classified dataset", dir, dir)
 	}
 	return c.finish(), nil
 }
@@ -563,6 +572,16 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	c.s.Turns.Total++
 	c.kinds[t.Kind]++
+	for _, code := range t.WarningCodes {
+		switch code {
+		case codeContextFull:
+			c.s.Turns.ContextFull++
+		case codeContextTruncated:
+			c.s.Turns.ContextTruncated++
+		case codeContextOverflow:
+			c.s.Turns.ContextOverflow++
+		}
+	}
 	if form, ok := actionForm(t); ok {
 		f := c.forms[p.Model]
 		if f == nil {

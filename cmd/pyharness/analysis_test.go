@@ -89,6 +89,16 @@ func TestClassifyStatsReport(t *testing.T) {
 	if !strings.Contains(string(b), "Generated 2026-12-01T09:00:00Z") || strings.Count(string(b), `<figure class="chart"`) != 5 {
 		t.Error("the report is not the page expected")
 	}
+	if !strings.Contains(out, "No run pages") || strings.Contains(string(b), "report-runs/") {
+		t.Errorf("a report of a dataset with no --traces links run pages:\n%s", out)
+	}
+	code, out, errs = runCmd(t, "report", "--in", dataset, "--traces", analysisFixtures, "--out", page)
+	if code != 0 || !strings.Contains(out, "Wrote a page for each of 34 runs in "+filepath.Join(dir, "report-runs")) {
+		t.Fatalf("report --traces: exit %d:\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report-runs", "run", "bench-initials-p4-59a3dd8961a6.html")); err != nil {
+		t.Errorf("no run page: %v", err)
+	}
 }
 
 func TestStatsArguments(t *testing.T) {

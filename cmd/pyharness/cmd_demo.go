@@ -92,7 +92,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	}
 	fmt.Fprintf(w, "2. validate: %d trace files, %d records, %d with errors\n", len(files), records, bad)
 
-	outcomes, err := bench.ReadOutcomes(o.out)
+	outcomes, err := bench.ReadOutcomes(ctx, o.out)
 	if err != nil {
 		return err
 	}
@@ -136,27 +136,52 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		return err
 	}
 	reportPath := filepath.Join(o.out, "report.html")
+	const title = "pyharness demo (scripted model)"
+	pages, err := writeRunPages(ctx, o.out, reportPath, title)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	f, err := os.Create(reportPath)
 	if err != nil {
 		return fmt.Errorf("demo: write report: %w", err)
 	}
-	if err := report.Write(ctx, f, st, report.Options{Title: "pyharness demo (scripted model)"}); err != nil {
+	if err := report.Write(ctx, f, st, report.Options{Title: title, Runs: pages}); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("demo: write report: %w", err)
 	}
-	fmt.Fprintf(w, "\n9. report: %s\n", reportPath)
+	fmt.Fprintf(w, "\n9. report: %s, and a page for each of its %d runs in %s\n", reportPath, len(pages.Runs), runPagesDir(reportPath))
 
 	fmt.Fprintf(w, "\nOutputs (the model was scripted throughout):\n")
-	fmt.Fprintf(w, "  traces    %s\n  plan      %s\n  patches   %s\n  dataset   %s\n  jsonl     %s\n  parquet   %s\n  report    %s\n",
+	fmt.Fprintf(w, "  traces    %s\n  plan      %s\n  patches   %s\n  dataset   %s\n  jsonl     %s\n  parquet   %s\n  report    %s\n  run pages %s\n",
 		filepath.Join(o.out, trace.RunsDir), sum.PlanPath, filepath.Join(o.out, "patches"), dataset,
-		exports[export.FormatJSONL], exports[export.FormatParquet], reportPath)
+		exports[export.FormatJSONL], exports[export.FormatParquet], reportPath, runPagesDir(reportPath))
+	if example := demoExample(pages); example != "" {
+		fmt.Fprintf(w, "\nRead one run turn by turn:\n  pyharness show --in %s %s\n", o.out, example)
+		fmt.Fprintf(w, "  (a unique prefix of its id will do; --patch adds its patch, --full its drafts whole)\n")
+		fmt.Fprintf(w, "or open its page, linked from every table of the report:\n  %s\n",
+			report.RunPagePath(runPagesDir(reportPath), example))
+	}
 	if bad > 0 {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
 	}
 	return nil
+}
+
+// demoExample is the run the demo points a reader to: the first that
+// failed, since a failure is what one reads a run for.
+func demoExample(pages *report.RunPages) string {
+	for _, e := range pages.Runs {
+		if e.Verdict == schemas.VerdictFailed {
+			return e.RunID
+		}
+	}
+	if len(pages.Runs) > 0 {
+		return pages.Runs[0].RunID
+	}
+	return ""
 }
 
 // splitsLine says how many rows each split of an export holds.

@@ -18,10 +18,15 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the model server, the model, Python, git and disk before a long job",
 		Long: `Checks that the model server answers and has the model (its digest, trained
-context and template), which Python interpreters there are and which has
-pytest, that git is there, and that the output directory's disk has room.
-bench and collect run the same checks first. A failed check exits with the
-pre-flight code of run, bench and collect.` + exitCodesHelp(),
+context and template), which context window a run will have (requested with
+--num-ctx, trained, in force on the server, and the effective one prompts are
+budgeted against, with a warning where the one asked for will not apply), that
+--num-ctx and --num-predict leave room for a prompt (the rule run refuses by),
+which Python interpreters there are and which has pytest, that git is there,
+and that the output directory's disk has room. Works with Ollama, Ollama's /v1
+and llama-server (openai:NAME --base-url http://host:8080/v1). bench and
+collect run the same checks first. A failed check exits with the pre-flight
+code of run, bench and collect.` + exitCodesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDoctor(cmd.Context(), a, opts)

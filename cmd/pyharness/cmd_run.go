@@ -14,6 +14,7 @@ import (
 	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )
@@ -89,8 +90,9 @@ func validateRunOptions(o runOptions) error {
 		return fmt.Errorf("run: --task is required")
 	case o.steps < 1:
 		return fmt.Errorf("run: --steps must be at least 1")
-	case o.model.numPredict >= o.model.numCtx:
-		return fmt.Errorf("run: --num-predict %d leaves no room for a prompt in --num-ctx %d", o.model.numPredict, o.model.numCtx)
+	}
+	if err := o.model.check(); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	spec, err := parseModelSpec(o.model.spec)
 	if err != nil {
@@ -109,10 +111,12 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 		return err
 	}
 	if be.ask != nil {
-		// The digest goes on run_start; a server that is down shows as the
-		// run's model error, with every attempt recorded.
-		if info, err := be.ask(ctx); err == nil {
-			be.info.Digest, be.info.ContextLength = info.Digest, info.ContextLength
+		// The pre-flight bench and collect make: a server that is down or
+		// lacks the model is said before the baseline suite, with how to
+		// fix it; the digest and the context in force go on run_start.
+		pre := be.preflight(ctx, &o.model, o.python, o.out)
+		if failed := runPreflightProblems(a.stderr, pre); failed {
+			return &exitError{code: exitPreflight, msg: "run: the pre-flight failed (see the FAIL lines above); nothing was run"}
 		}
 	}
 	cfg := harness.Config{
@@ -143,6 +147,21 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 		return &exitError{code: exitInterrupted}
 	}
 	return nil
+}
+
+// runPreflightProblems prints the failed pre-flight checks that stop a run
+// and reports whether there were any. Python is left to the run, which
+// needs none for a Go suite and says so itself when it does; warnings (the
+// context among them) are in the run's summary.
+func runPreflightProblems(w io.Writer, res *preflight.Result) bool {
+	failed := false
+	for _, c := range res.Checks {
+		if c.Status == preflight.Fail && c.Name != "python" {
+			fmt.Fprintf(w, "%-5s %-18s %s\n", c.Status, c.Name, c.Detail)
+			failed = true
+		}
+	}
+	return failed
 }
 
 // adhocRunID names an ad-hoc run by what it is and when it started.
@@ -182,6 +201,12 @@ func printSummary(w io.Writer, res *harness.Result) {
 			map[string]string{"scripted": "script", "replay": "recorded run"}[res.Start.Model.Backend])
 	} else {
 		fmt.Fprintf(w, "model:    %s %s\n", res.Start.Model.Backend, res.Start.Model.Name)
+	}
+	if c := res.Start.Model.Context; c != nil {
+		fmt.Fprintf(w, "context:  %s\n", harness.ContextLine(c))
+	}
+	if n := res.TurnWarnings[harness.CodeContextFull]; n > 0 {
+		fmt.Fprintf(w, "context:  %d replies cut by a full context (not by --num-predict)\n", n)
 	}
 	if len(e.Writes) == 0 {
 		fmt.Fprintln(w, "written:  nothing")

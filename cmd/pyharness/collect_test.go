@@ -24,6 +24,7 @@ func TestCollectSpreadsRunsOverOllamaHosts(t *testing.T) {
 		}
 	}
 	a, b := wiretest.NewOllama(t), wiretest.NewOllama(t)
+	a.Trained, b.Trained = wiretest.Trained4096, wiretest.Trained4096
 	for _, d := range drafts["initials"] { // tier 1: first in the plan, first host
 		a.Push(wiretest.Text(d))
 	}

@@ -20,6 +20,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestDoctor(t *testing.T) {
 	srv := wiretest.NewOllama(t)
+	srv.Trained = wiretest.Trained4096 // the first recorded model's 512 leaves no room for --num-predict 1024
 	tests := []struct {
 		name     string
 		model    string
@@ -79,5 +80,67 @@ func TestParseModelSpec(t *testing.T) {
 				t.Fatalf("got %+v, %v; want %s %s", got, err, tt.backend, tt.arg)
 			}
 		})
+	}
+}
+
+// TestDoctorServerFamilies: doctor against both recorded server families
+// reports the model present and the window in force (issue 20, finding 1:
+// it said FAIL for a model llama-server serves), with the requested,
+// trained, in-force and effective sizes, and a warning where the window
+// asked for is not the one that applies (issue 14, finding 1).
+func TestDoctorServerFamilies(t *testing.T) {
+	llama := wiretest.NewLlamaServer(t)
+	ollamaV1 := wiretest.NewOpenAI(t)
+	native := wiretest.NewOllama(t)
+	native.Trained = wiretest.Trained4096
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"llama-server", []string{"--model", "openai:tiny", "--base-url", llama.URL},
+			[]string{"ok    model              tiny at " + llama.URL + ", trained context 4096, served by llama-server; llama-server answers for any model name with the one it serves (/models/tiny.gguf)",
+				"warn  context            requested 8192 (not sent: this API has no num_ctx), trained 4096, in force 2048, effective 2048 (from server): --num-ctx 8192 is above the model's trained context 4096; the server's window is 2048 whatever --num-ctx asks"}},
+		{"llama-server, any model name", []string{"--model", "openai:whatever", "--base-url", llama.URL, "--num-ctx", "2048"},
+			[]string{"ok    model              whatever at ", "ok    context            requested 2048 (not sent: this API has no num_ctx), trained 4096, in force 2048, effective 2048 (from server)"}},
+		{"ollama /v1", []string{"--model", "openai:tiny", "--base-url", ollamaV1.URL},
+			[]string{"ok    model              tiny at " + ollamaV1.URL + ", trained context 4096, served by ollama",
+				"warn  context            requested 8192 (not sent: this API has no num_ctx), trained 4096, in force unknown, effective 4096 (from trained): --num-ctx 8192 is above the model's trained context 4096\n"}},
+		{"ollama /v1 with --context-size", []string{"--model", "openai:tiny", "--base-url", ollamaV1.URL, "--num-ctx", "4096", "--context-size", "3000"},
+			[]string{"warn  context            requested 4096 (not sent: this API has no num_ctx), trained 4096, in force 3000, effective 3000 (from context-size): the server's window is 3000 whatever --num-ctx asks"}},
+		{"ollama, num_ctx above the trained context", []string{"--model", "ollama:tiny", "--base-url", native.URL},
+			[]string{"ok    model              tiny at ", "warn  context            requested 8192 (sent), trained 4096, in force 4096, effective 4096 (from trained): --num-ctx 8192 is above the model's trained context 4096: the server caps it silently"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, _ := runCLI(t, append([]string{"doctor", "--out", t.TempDir()}, tt.args...)...)
+			if strings.Contains(out, "FAIL  model") || strings.Contains(out, "FAIL  server") || strings.Contains(out, "FAIL  options") {
+				t.Errorf("exit %d: a FAIL about the model or server:\n%s", code, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks\n%s\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestDoctorAgreesWithRun: issue 14, finding 5: doctor --num-ctx 512
+// --num-predict 16 said all was well while run refused the same values.
+func TestDoctorAgreesWithRun(t *testing.T) {
+	srv := wiretest.NewOllama(t)
+	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "512", "--num-predict", "16")
+	want := "--num-ctx 512, --num-predict 16: num_ctx 512 minus num_predict 16 leaves 496 tokens for the prompt; at least 512 are needed"
+	if code != exitPreflight || !strings.Contains(out, "FAIL  options            "+want) {
+		t.Errorf("doctor: exit %d, want %d with %q:\n%s", code, exitPreflight, want, out)
+	}
+	code, _, errOut := runCLI(t, "run", "--model", "ollama:tiny", "--base-url", srv.URL, "--repo", t.TempDir(), "--task", "x", "--num-ctx", "512", "--num-predict", "16")
+	if code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("run: exit %d, want %d with %q:\n%s", code, exitUsage, want, errOut)
+	}
+	code, out, _ = runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "2048", "--num-predict", "512")
+	if strings.Contains(out, "options") {
+		t.Errorf("doctor with room for a prompt: exit %d\n%s", code, out)
 	}
 }

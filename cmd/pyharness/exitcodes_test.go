@@ -56,11 +56,15 @@ func cleanDrafts(t *testing.T, ids ...string) [][]string {
 // servers: one that answers (dropping), but whose every chat dies
 // unanswered after the pre-flight, and an address where nothing listens.
 func TestExitCodes(t *testing.T) {
+	// The model of trained context 4096: the first recorded one's 512
+	// leaves no room for --num-predict 1024, and the pre-flight says so.
 	dropping := wiretest.NewOllama(t)
+	dropping.Trained = wiretest.Trained4096
 	dropping.DropChats(true)
 	closed := wiretest.NewOllama(t)
 	closed.Close()
 	up := wiretest.NewOllama(t)
+	up.Trained = wiretest.Trained4096
 
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
@@ -192,6 +196,7 @@ func TestCollectServerDownThenResume(t *testing.T) {
 	}
 
 	srv := wiretest.NewOllama(t)
+	srv.Trained = wiretest.Trained4096
 	srv.DropChats(true)
 	code, stdout, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL)...)
 	if code != exitIncomplete {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,24 @@ func TestScripts(t *testing.T) {
 				b, err := os.ReadFile(path)
 				ts.Check(err)
 				ts.Check(os.WriteFile(path, b[:len(b)-n], 0o644))
+			},
+			// spoil FILE N replaces line N of FILE with a line that is not
+			// JSON, as a disk fault or a stray write would.
+			"spoil": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: spoil FILE N")
+				}
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				path := ts.MkAbs(args[0])
+				b, err := os.ReadFile(path)
+				ts.Check(err)
+				lines := strings.SplitAfter(string(b), "\n")
+				if n < 1 || n > len(lines) {
+					ts.Fatalf("spoil: %s has no line %d", args[0], n)
+				}
+				lines[n-1] = "{\"type\": \"turn\", this is not JSON\n"
+				ts.Check(os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
 			},
 		},
 	})

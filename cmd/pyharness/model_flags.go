@@ -34,6 +34,7 @@ type modelFlags struct {
 	temperature float64
 	numCtx      int
 	numPredict  int
+	contextSize int
 	// label names the model a scripted run stands in for (bench and
 	// collect only).
 	label string
@@ -48,6 +49,19 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
 	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
+}
+
+// check is the rule on the context flags that run, bench, collect and
+// doctor share: the window must leave room for a prompt after the reply.
+func (f *modelFlags) check() error {
+	if f.contextSize < 0 {
+		return fmt.Errorf("--context-size %d: want a positive window, or 0 for none", f.contextSize)
+	}
+	if err := model.CheckPromptRoom(f.numCtx, f.numPredict); err != nil {
+		return fmt.Errorf("--num-ctx %d, --num-predict %d: %w", f.numCtx, f.numPredict, err)
+	}
+	return nil
 }
 
 // modelSpec is a parsed --model value.
@@ -124,12 +138,28 @@ type backend struct {
 // run_start).
 func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
 	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
-		NumCtx: f.numCtx, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
 	if res.Info.Digest != "" {
 		b.info.Digest = res.Info.Digest
 	}
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
+	}
+	if res.Context == nil {
+		return res
+	}
+	// The window the server applies, not the one asked for, is what every
+	// prompt of the job is budgeted against and what run_start records.
+	b.info.Context = res.Context
+	if err := model.CheckPromptRoom(res.Context.Effective, f.numPredict); err != nil {
+		// The harness refuses to start a run with this little room: the
+		// pre-flight fails rather than let the baseline run first.
+		for i, c := range res.Checks {
+			if c.Name == "context" {
+				res.Checks[i].Status = preflight.Fail
+				res.Checks[i].Detail += fmt.Sprintf(" (a run refuses this: lower --num-predict to %d or less)", res.Context.Effective-model.MinPromptTokens)
+			}
+		}
 	}
 	return res
 }
@@ -166,7 +196,7 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		}
 		return &backend{chat: c, info: info}, nil
 	case model.BackendReplay:
-		path, err := replayFile(spec.arg)
+		path, err := replayFile(ctx, spec.arg)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +229,7 @@ func caseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatte
 
 // replayFile is the trace to replay: the file named, or the one run of a
 // trace directory (its last attempt).
-func replayFile(arg string) (string, error) {
+func replayFile(ctx context.Context, arg string) (string, error) {
 	st, err := os.Stat(arg)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
@@ -207,13 +237,15 @@ func replayFile(arg string) (string, error) {
 	if !st.IsDir() {
 		return arg, nil
 	}
-	all, err := trace.List(arg)
-	if err != nil {
-		return "", fmt.Errorf("replay: %w", err)
+	var runs []trace.LastAttempt
+	for la, err := range trace.LastAttempts(ctx, arg) {
+		if err != nil {
+			return "", fmt.Errorf("replay: %w", err)
+		}
+		runs = append(runs, la)
 	}
-	latest, _ := all.Latest()
-	if latest.Len() != 1 {
-		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, latest.Len())
+	if len(runs) != 1 {
+		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, len(runs))
 	}
-	return latest.File(0).Path, nil
+	return runs[0].Path, nil
 }

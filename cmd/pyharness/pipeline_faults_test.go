@@ -223,6 +223,8 @@ func TestPipelineOnAnEmptyDirectory(t *testing.T) {
 		{"export", []string{"export", "--in", empty, "--out", "OUT"}},
 		{"dedupe", []string{"dedupe", "--in", empty}},
 		{"report", []string{"report", "--in", empty, "--out", "OUT"}},
+		{"show --last", []string{"show", "--in", empty, "--last"}},
+		{"show an id", []string{"show", "--in", empty, "adhoc-1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

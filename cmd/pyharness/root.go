@@ -42,6 +42,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newClassifyCmd(a),
 		newStatsCmd(a),
 		newReportCmd(a),
+		newShowCmd(a),
 		newGenCorpusCmd(a),
 	)
 	usageErrors(root)

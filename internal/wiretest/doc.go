@@ -3,8 +3,9 @@
 // against what a server really sends rather than against a fake that only
 // agrees with itself.
 //
-// Everything the servers send is taken from traffic recorded from a real
-// Ollama v0.17.4 server (testdata/ollama, embedded): recorded answers are
+// Everything the servers send is taken from traffic recorded from real
+// servers — Ollama v0.17.4 (testdata/ollama) and llama.cpp's llama-server
+// b10573 (testdata/llama-server), embedded: recorded answers are
 // replayed verbatim (status, Content-Type, body), and generated replies
 // follow the recorded chunk shapes field for field (NDJSON for /api/chat,
 // SSE for /v1/chat/completions). On top of that, each server can be told,
@@ -16,5 +17,13 @@
 // answers 404 for a model it does not have, 400 for tools sent to a model
 // without them, and counts prompt tokens with a tokenizer of its own
 // (CountTokens) to refuse an over-long prompt when truncate is false or to
-// truncate it silently, as Ollama does, when it is not.
+// truncate it silently, as Ollama does, when it is not. Set Trained and it
+// serves the second recorded model (trained context 4096), capping a
+// larger num_ctx as the real server does.
+//
+// The three servers: NewOllama (native API), NewOpenAI (Ollama's /v1,
+// with /api/show beside it; Window for its silent truncation) and
+// NewLlamaServer (llama-server: any model name, its window NCtx, its
+// overflow 400 with n_ctx, timings and prompt cache, 404 for
+// /v1/models/{id}).
 package wiretest

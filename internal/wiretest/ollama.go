@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,11 +32,27 @@ type Ollama struct {
 	// Tools says whether the model supports tools. The recorded model
 	// does not, so by default tools are refused as it refused them.
 	Tools bool
+	// Trained, when positive, makes the server's model the second one
+	// recorded (show-tiny, trained context 4096) with this trained
+	// context, and the server does what the real one did with it: a
+	// num_ctx above it is silently capped to it (ps-after-numctx-8192
+	// reports the capped window), a prompt longer than the capped window
+	// is refused with truncate false (chat-numctx-above-trained), and with
+	// shift false generation stops with done_reason "length" when prompt
+	// and output fill the window. 0 keeps the first recorded model (show,
+	// trained context 512) and no cap. Set it before the first request.
+	Trained int
 
 	models   map[string]bool
 	template api.ChatResponse // the recorded done:true chunk
 	dropping atomic.Bool
+
+	mu     sync.Mutex
+	loaded int // the window of the last chat, for /api/ps in Trained mode
 }
+
+// Trained4096 is the trained context of the model recorded in show-tiny.
+const Trained4096 = 4096
 
 // NewOllama starts an Ollama test server, closed when t ends.
 func NewOllama(t testing.TB) *Ollama {
@@ -54,7 +72,7 @@ func NewOllama(t testing.TB) *Ollama {
 	mux.HandleFunc("POST /api/chat", o.chat)
 	mux.HandleFunc("POST /api/show", o.show)
 	mux.HandleFunc("GET /api/tags", o.replay("tags"))
-	mux.HandleFunc("GET /api/ps", o.replay("ps"))
+	mux.HandleFunc("GET /api/ps", o.ps)
 	mux.HandleFunc("GET /api/version", o.replay("version"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		o.record(r)
@@ -109,8 +127,44 @@ func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 		o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name), nil)
 		return
 	}
+	if o.Trained > 0 {
+		rec := MustLoad("show-tiny")
+		answer(w, rec.Status, rec.Header, patchInt(rec.Body, "llama.context_length", Trained4096, o.Trained))
+		return
+	}
 	rec := MustLoad("show")
 	answer(w, rec.Status, rec.Header, rec.Body)
+}
+
+// ps answers /api/ps: the first model's recording, or in Trained mode the
+// one taken after a chat asked for num_ctx 8192, with the window the last
+// chat was given (the trained context before any chat).
+func (o *Ollama) ps(w http.ResponseWriter, r *http.Request) {
+	o.record(r)
+	if o.Trained <= 0 {
+		rec := MustLoad("ps")
+		answer(w, rec.Status, rec.Header, rec.Body)
+		return
+	}
+	o.mu.Lock()
+	loaded := o.loaded
+	o.mu.Unlock()
+	if loaded == 0 {
+		loaded = o.Trained
+	}
+	rec := MustLoad("ps-after-numctx-8192")
+	answer(w, rec.Status, rec.Header, patchInt(rec.Body, "context_length", Trained4096, loaded))
+}
+
+// window is the context a chat request gets: its num_ctx (the default
+// when it sets none), capped in Trained mode to the trained context as
+// the real server caps it, without a word.
+func (o *Ollama) window(req chatRequest) (n int, capped bool) {
+	n = numCtx(req)
+	if o.Trained > 0 && n > o.Trained {
+		return o.Trained, true
+	}
+	return n, false
 }
 
 // chatRequest is the part of a chat request the server looks at; Truncate
@@ -122,6 +176,7 @@ type chatRequest struct {
 	Tools    []any          `json:"tools"`
 	Options  map[string]any `json:"options"`
 	Truncate *bool          `json:"truncate"`
+	Shift    *bool          `json:"shift"`
 }
 
 func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
@@ -146,8 +201,18 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 			o.fail(w, http.StatusBadRequest, fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", fullName(req.Model)), nil)
 			return
 		}
-		if req.Truncate != nil && !*req.Truncate && o.promptTokens(req, false) > numCtx(req) {
-			rec := MustLoad("chat-overflow-truncate-false")
+		window, capped := o.window(req)
+		if o.Trained > 0 {
+			o.mu.Lock()
+			o.loaded = window
+			o.mu.Unlock()
+		}
+		if req.Truncate != nil && !*req.Truncate && o.promptTokens(req, false) > window {
+			name := "chat-overflow-truncate-false"
+			if capped {
+				name = "chat-numctx-above-trained"
+			}
+			rec := MustLoad(name)
 			answer(w, rec.Status, rec.Header, rec.Body)
 			return
 		}
@@ -204,11 +269,18 @@ func (o *Ollama) chunks(req chatRequest, rep Reply) [][]byte {
 		return api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: m}
 	}
 	limit := numPredict(req)
+	// In Trained mode with shift false, the runner stops when prompt and
+	// output fill the window (chat-length-shift-false), with the reason a
+	// num_predict stop has.
+	room := -1 // no limit
+	if window, _ := o.window(req); o.Trained > 0 && req.Shift != nil && !*req.Shift {
+		room = max(window-o.promptTokens(req, true), 0)
+	}
 	reason := rep.DoneReason
 	generated := 0
 	emit := func(parts []string, thinking bool) {
 		for _, p := range parts {
-			if limit > 0 && generated >= limit {
+			if (limit > 0 && generated >= limit) || (room >= 0 && generated >= room) {
 				reason = "length"
 				return
 			}
@@ -300,7 +372,7 @@ func (o *Ollama) promptTokens(req chatRequest, mayTruncate bool) int {
 		contents = append(contents, m.Content)
 	}
 	n := CountPrompt(contents)
-	limit := numCtx(req)
+	limit, _ := o.window(req)
 	if !mayTruncate || n <= limit {
 		return n
 	}
@@ -342,4 +414,19 @@ func fullName(name string) string {
 		return name + ":latest"
 	}
 	return name
+}
+
+// patchInt replaces "key":from with "key":to in a recorded body, so a
+// server set to another figure sends the recorded bytes otherwise
+// unchanged. It panics when the recording has no such field: the test
+// server would otherwise answer with a figure it was not set to.
+func patchInt(body []byte, key string, from, to int) []byte {
+	old := []byte(`"` + key + `":` + strconv.Itoa(from))
+	if !bytes.Contains(body, old) {
+		panic(fmt.Sprintf("wiretest: recording has no %s", old))
+	}
+	if from == to {
+		return body
+	}
+	return bytes.ReplaceAll(body, old, []byte(`"`+key+`":`+strconv.Itoa(to)))
 }

@@ -9,10 +9,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
+	ollamaopenai "github.com/ollama/ollama/openai"
 )
 
 // OpenAI is a test server for the OpenAI-compatible API as Ollama serves it
-// (/v1/chat/completions, /v1/models/{model}), in the recorded shapes.
+// (/v1/chat/completions, /v1/models, /v1/models/{model}), in the recorded
+// shapes, with Ollama's own /api/show, /api/tags and /api/version beside
+// it, as the real server has them: the model behind it is the one of
+// show-tiny (trained context 4096).
 type OpenAI struct {
 	*server
 	// URL is the base URL to give a client, ending in /v1.
@@ -21,6 +27,12 @@ type OpenAI struct {
 	// token count (CountPrompt) plus max_tokens exceeds it, as vLLM and the
 	// OpenAI API do.
 	ContextLength int
+	// Window, when positive, is the context Ollama applies to /v1
+	// requests (no num_ctx can be sent there): a longer prompt is cut
+	// without a word, whole old messages dropped (never the system prompt
+	// or the last message) until it fits, and usage.prompt_tokens counts
+	// what was kept (openai-silent-truncation).
+	Window int
 
 	models map[string]bool
 	ids    atomic.Int64
@@ -33,6 +45,10 @@ func NewOpenAI(t testing.TB) *OpenAI {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", o.chat)
 	mux.HandleFunc("GET /v1/models/{model...}", o.model)
+	mux.HandleFunc("GET /v1/models", o.list)
+	mux.HandleFunc("POST /api/show", o.show)
+	mux.HandleFunc("GET /api/tags", o.replay("tags"))
+	mux.HandleFunc("GET /api/version", o.replay("version"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		o.record(r)
 		http.NotFound(w, r)
@@ -71,6 +87,44 @@ func (o *OpenAI) model(w http.ResponseWriter, r *http.Request) {
 	answer(w, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, body)
 }
 
+// list answers GET /v1/models as Ollama does: its /api/tags (the
+// recording) turned into an OpenAI list by Ollama's own conversion.
+func (o *OpenAI) list(w http.ResponseWriter, r *http.Request) {
+	o.record(r)
+	var tags api.ListResponse
+	if err := json.Unmarshal(MustLoad("tags").Body, &tags); err != nil {
+		panic(fmt.Sprintf("wiretest: recorded tags: %v", err))
+	}
+	body, _ := json.Marshal(ollamaopenai.ToListCompletion(tags))
+	answer(w, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, body)
+}
+
+// show answers Ollama's /api/show for the model behind /v1 (show-tiny).
+func (o *OpenAI) show(w http.ResponseWriter, r *http.Request) {
+	body := o.record(r)
+	var req api.ShowRequest
+	json.Unmarshal(body, &req)
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	if !o.models[name] {
+		b, _ := json.Marshal(map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
+		answer(w, http.StatusNotFound, http.Header{"Content-Type": {"application/json; charset=utf-8"}}, b)
+		return
+	}
+	rec := MustLoad("show-tiny")
+	answer(w, rec.Status, rec.Header, rec.Body)
+}
+
+func (o *OpenAI) replay(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		o.record(r)
+		rec := MustLoad(name)
+		answer(w, rec.Status, rec.Header, rec.Body)
+	}
+}
+
 type oaiRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
@@ -86,6 +140,10 @@ type oaiRequest struct {
 }
 
 func (req oaiRequest) promptTokens() int {
+	return CountPrompt(req.contents())
+}
+
+func (req oaiRequest) contents() []string {
 	var contents []string
 	for _, m := range req.Messages {
 		var s string
@@ -94,7 +152,29 @@ func (req oaiRequest) promptTokens() int {
 		}
 		contents = append(contents, s)
 	}
-	return CountPrompt(contents)
+	return contents
+}
+
+// keptTokens is the prompt Ollama evaluates in a window: whole old
+// messages dropped, never the system prompt or the last message, until
+// the rest fits (the count is the window when one message alone is too
+// long: the runner cuts it).
+func (req oaiRequest) keptTokens(window int) int {
+	contents := req.contents()
+	n := CountPrompt(contents)
+	if window <= 0 || n <= window {
+		return n
+	}
+	for i, m := range req.Messages {
+		if i == len(req.Messages)-1 || n <= window {
+			break
+		}
+		if m.Role == "system" {
+			continue
+		}
+		n -= CountTokens(contents[i]) + PerMessageTokens
+	}
+	return min(n, window)
 }
 
 func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
@@ -133,12 +213,16 @@ func (o *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	default:
 		id := fmt.Sprintf("chatcmpl-%d", 100+o.ids.Add(1))
 		created := time.Now().Unix()
+		rep := *st.reply
+		if o.Window > 0 && rep.PromptTokens == 0 {
+			rep.PromptTokens = req.keptTokens(o.Window)
+		}
 		if !req.Stream {
-			body, _ := json.Marshal(completion(id, created, req, *st.reply))
+			body, _ := json.Marshal(completion(id, created, req, rep))
 			answer(w, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, body)
 			return
 		}
-		units := streamUnits(id, created, req, *st.reply)
+		units := streamUnits(id, created, req, rep)
 		o.stream(w, r, st, http.StatusOK, http.Header{"Content-Type": {"text/event-stream"}}, units, finalIndex(units), errUnit)
 	}
 }

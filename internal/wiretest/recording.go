@@ -12,8 +12,15 @@ import (
 	"strings"
 )
 
-//go:embed testdata/ollama
+//go:embed testdata/ollama testdata/llama-server
 var recordings embed.FS
+
+// Server families whose traffic was recorded: a recording's name is
+// FAMILY/NAME, or a bare NAME for Ollama's (the first family recorded).
+const (
+	FamilyOllama      = "ollama"
+	FamilyLlamaServer = "llama-server"
+)
 
 // Recording is one exchange recorded from a real server.
 type Recording struct {
@@ -30,22 +37,33 @@ type Recording struct {
 	RequestBody  []byte
 }
 
-// Names lists the recordings.
-func Names() []string {
+// Names lists the recordings of Ollama, by bare name.
+func Names() []string { return NamesOf(FamilyOllama) }
+
+// NamesOf lists the recordings of a server family, as Load takes them:
+// bare names for Ollama, FAMILY/NAME for the others.
+func NamesOf(family string) []string {
 	var names []string
-	entries, _ := fs.ReadDir(recordings, "testdata/ollama")
+	entries, _ := fs.ReadDir(recordings, "testdata/"+family)
 	for _, e := range entries {
 		if name, ok := strings.CutSuffix(e.Name(), ".headers"); ok {
+			if family != FamilyOllama {
+				name = family + "/" + name
+			}
 			names = append(names, name)
 		}
 	}
 	return names
 }
 
-// Load reads the recording NAME (NAME.headers, NAME.body, NAME.request).
+// Load reads the recording NAME (NAME.headers, NAME.body, NAME.request):
+// "chat-stream" is Ollama's, "llama-server/props" llama-server's.
 func Load(name string) (Recording, error) {
 	rec := Recording{Name: name, Header: http.Header{}}
-	dir := "testdata/ollama/"
+	dir := "testdata/" + FamilyOllama + "/"
+	if strings.Contains(name, "/") {
+		dir = "testdata/"
+	}
 	head, err := recordings.ReadFile(dir + name + ".headers")
 	if err != nil {
 		return rec, fmt.Errorf("load recording %s: %w", name, err)

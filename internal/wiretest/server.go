@@ -165,6 +165,10 @@ func answer(w http.ResponseWriter, status int, header http.Header, body []byte) 
 // and shapes the stream as the step says. final is the index of the first
 // unit WithoutDone leaves out; errUnit is the error to send for ErrorAfter.
 func (s *server) stream(w http.ResponseWriter, r *http.Request, st Step, status int, header http.Header, units [][]byte, final int, errUnit []byte) {
+	if st.cutFirst {
+		s.drop(w)
+		return
+	}
 	for k, vs := range header {
 		for _, v := range vs {
 			w.Header().Add(k, v)

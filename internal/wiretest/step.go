@@ -21,6 +21,7 @@ type Step struct {
 
 	cut       int // > 0: drop the connection after this many units
 	cutInLine bool
+	cutFirst  bool // drop the connection before the status line
 	noDone    bool
 	stall     int // > 0: go silent after this many units
 	errAt     int // > 0: send an error unit after this many units
@@ -79,6 +80,12 @@ func (s Step) WithHeader(key, value string) Step {
 // CutAfter drops the connection after n units of the body (NDJSON lines or
 // SSE events) without ending it properly, as when a server dies.
 func (s Step) CutAfter(n int) Step { s.cut, s.cutInLine = n, false; return s }
+
+// CutBeforeAnswer drops the connection after the request arrived and
+// before the status line, as when the server process dies while the
+// model loads or the prompt is evaluated: the client reads EOF where the
+// answer should start.
+func (s Step) CutBeforeAnswer() Step { s.cutFirst = true; return s }
 
 // CutInLine drops the connection halfway through unit n+1.
 func (s Step) CutInLine(n int) Step { s.cut, s.cutInLine = n, true; return s }

@@ -19,7 +19,11 @@ func TestRecordingsLoad(t *testing.T) {
 	if len(names) < 14 {
 		t.Fatalf("Names() = %d recordings, want the 14 recorded exchanges", len(names))
 	}
-	for _, name := range names {
+	llama := NamesOf(FamilyLlamaServer)
+	if len(llama) < 25 {
+		t.Fatalf("NamesOf(llama-server) = %d recordings, want the 25 recorded exchanges", len(llama))
+	}
+	for _, name := range append(names, llama...) {
 		rec, err := Load(name)
 		if err != nil {
 			t.Errorf("Load(%q): %v", name, err)
@@ -255,6 +259,103 @@ func TestOpenAIServer(t *testing.T) {
 	resp, body, _ = post(t, srv.URL+"/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"`+strings.Repeat("x", 300)+`"}]}`)
 	if resp.StatusCode != 400 || !strings.Contains(string(body), "context_length_exceeded") {
 		t.Errorf("overflow = %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestOllamaTrained: with Trained set, the server is the recorded model of
+// trained context 4096 and does what the real one did with num_ctx 8192.
+func TestOllamaTrained(t *testing.T) {
+	srv := NewOllama(t)
+	srv.Trained = Trained4096
+	// About 6,000 tokens, as in chat-numctx-above-trained: above 4096.
+	long := strings.Repeat("abc ", 4500)
+	resp, body, _ := post(t, srv.URL+"/api/chat", `{"model":"tiny","messages":[{"role":"user","content":"`+long+`"}],"options":{"num_ctx":8192},"truncate":false}`)
+	if rec := MustLoad("chat-numctx-above-trained"); resp.StatusCode != 400 || !bytes.Equal(body, rec.Body) {
+		t.Errorf("a prompt above the trained context with num_ctx 8192 = %d %s, want the recording", resp.StatusCode, body)
+	}
+	resp, body = getBody(t, srv.URL+"/api/ps")
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"context_length":4096`) {
+		t.Errorf("/api/ps after num_ctx 8192 = %s, want context_length 4096", body)
+	}
+	resp, body, _ = post(t, srv.URL+"/api/show", `{"model":"tiny"}`)
+	if rec := MustLoad("show-tiny"); !bytes.Equal(body, rec.Body) {
+		t.Errorf("/api/show = %d, want show-tiny", resp.StatusCode)
+	}
+
+	// With shift false, generation stops when prompt and output fill the
+	// capped window: a 4000-token prompt leaves 96.
+	srv.Push(Text(strings.Repeat("abc", 300)))
+	prompt := strings.Repeat("abc", 4000-PerMessageTokens)
+	resp, body, _ = post(t, srv.URL+"/api/chat", `{"model":"tiny","messages":[{"role":"user","content":"`+prompt+`"}],"options":{"num_ctx":8192,"num_predict":600},"truncate":false,"shift":false}`)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"done_reason":"length"`) || !strings.Contains(string(body), `"prompt_eval_count":4000,`) || !strings.Contains(string(body), `"eval_count":96,`) {
+		t.Errorf("context full: %d %.300s", resp.StatusCode, body[max(0, len(body)-400):])
+	}
+}
+
+func getBody(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// TestOpenAIOllamaRoutes: the Ollama /v1 server lists its models as
+// Ollama does, has /api/show beside /v1, and with Window set drops old
+// messages without a word, as openai-silent-truncation shows.
+func TestOpenAIOllamaRoutes(t *testing.T) {
+	srv := NewOpenAI(t)
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	_, body := getBody(t, srv.URL+"/models")
+	if !strings.Contains(string(body), `"object":"list","data":[{"id":"tiny:latest","object":"model"`) {
+		t.Errorf("/v1/models = %s", body)
+	}
+	_, body, _ = post(t, root+"/api/show", `{"model":"tiny"}`)
+	if !bytes.Equal(body, MustLoad("show-tiny").Body) {
+		t.Errorf("/api/show behind /v1 is not show-tiny")
+	}
+
+	srv.Window = 100
+	srv.Push(Text("ok"))
+	msg := func(role string, n int) string {
+		return `{"role":"` + role + `","content":"` + strings.Repeat("abc", n-PerMessageTokens) + `"}`
+	}
+	// 10 + 60 + 60 + 20 tokens: the first 60 goes, 90 are kept.
+	_, body, _ = post(t, srv.URL+"/chat/completions", `{"model":"tiny","messages":[`+msg("system", 10)+`,`+msg("user", 60)+`,`+msg("assistant", 60)+`,`+msg("user", 20)+`]}`)
+	if !strings.Contains(string(body), `"prompt_tokens":90,`) {
+		t.Errorf("silent truncation at 100: %s", body)
+	}
+}
+
+// TestOpenAINewRecordingsMatch: the answers recorded with the model of
+// trained context 4096 — a length stop, and the silent truncation of a
+// 7,000-token prompt to 3,656 — are what the server generates for the
+// same reply and counts.
+func TestOpenAINewRecordingsMatch(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		prompt, output int
+	}{{"openai-length-stop", 15, 16}, {"openai-silent-truncation", 3656, 16}} {
+		rec := MustLoad(tt.name)
+		var req oaiRequest
+		if err := json.Unmarshal(rec.RequestBody, &req); err != nil {
+			t.Fatal(err)
+		}
+		var recorded struct {
+			ID      string `json:"id"`
+			Created int64  `json:"created"`
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		json.Unmarshal(rec.Body, &recorded)
+		got, _ := json.Marshal(completion(recorded.ID, recorded.Created, req, Reply{Chunks: []string{recorded.Choices[0].Message.Content}, DoneReason: "length", PromptTokens: tt.prompt, OutputTokens: tt.output}))
+		if want := bytes.TrimSpace(rec.Body); !bytes.Equal(got, want) {
+			t.Errorf("%s: generated\n%s\nrecorded\n%s", tt.name, got, want)
+		}
 	}
 }
 

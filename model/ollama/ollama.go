@@ -97,7 +97,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Reply, erro
 	if err != nil {
 		return model.Reply{}, err
 	}
-	return c.retry.Do(ctx, func(ctx context.Context) (model.Reply, error) {
+	return c.retry.ForRequest(req).Do(ctx, func(ctx context.Context) (model.Reply, error) {
 		return c.attempt(ctx, creq, req.Options.NumCtx)
 	})
 }
@@ -221,8 +221,14 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 		// The client library hands back a partial last line as the error.
 		return model.NewError(model.CodeStreamCut, "the stream ended inside a line", err)
 	}
-	// An {"error": …} line after the output started (status 200).
-	return model.NewError(model.CodeServerError, err.Error(), err)
+	if strings.HasPrefix(err.Error(), "<") {
+		// The client library hands back a line that is not JSON as the
+		// error: an HTML page from a proxy in front of the server.
+		return model.NewError(model.CodeServerError, err.Error(), err)
+	}
+	// An {"error": …} line after the output started (status 200): the
+	// server gave up mid-reply, and the partial reply is not one.
+	return model.NewError(model.CodeStreamError, "an error line mid-stream: "+err.Error(), err)
 }
 
 func toMessages(msgs []schemas.Message) []api.Message {

@@ -295,3 +295,40 @@ func TestInfo(t *testing.T) {
 		t.Errorf("Info of an unknown model: %v", err)
 	}
 }
+
+// TestTrainedContext: issue 14, finding 1, the server side, on the
+// recorded model of trained context 4096: Info learns the trained
+// context and, once num_ctx 8192 was asked, the 4096 in force; a prompt
+// above 4096 is refused though num_ctx 8192 was sent; and a reply that
+// ran past the window ends "length" like a num_predict stop.
+func TestTrainedContext(t *testing.T) {
+	srv := wiretest.NewOllama(t)
+	srv.Trained = wiretest.Trained4096
+	c := newClient(t, srv, "tiny")
+
+	long := ask(strings.Repeat("The report generator reads the configuration file. ", 400), 8192)
+	_, err := c.Chat(context.Background(), long)
+	var e *model.Error
+	if !errors.As(err, &e) || e.Code != model.CodeContextOverflow || len(e.Attempts) != 1 || e.Message != wiretest.MustLoad("chat-numctx-above-trained").ErrorMessage() {
+		t.Errorf("a prompt above the trained context with num_ctx 8192 = %v, want the recorded overflow, one attempt", err)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ContextLength != 4096 || info.ContextInForce != 4096 || !info.SendsNumCtx {
+		t.Errorf("Info = trained %d, in force %d, sends num_ctx %v; want 4096, 4096, true", info.ContextLength, info.ContextInForce, info.SendsNumCtx)
+	}
+	if got := model.ResolveContext(8192, 0, info); got.Effective != 4096 {
+		t.Errorf("ResolveContext(8192) = %+v, want an effective 4096", got)
+	}
+
+	srv.Push(wiretest.Recorded("chat-numctx-above-trained-fits"))
+	got, err := c.Chat(context.Background(), ask("x", 8192))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.FinishReason != "length" || *got.Metrics.PromptTokens != 3021 || *got.Metrics.OutputTokens != 2000 {
+		t.Errorf("recorded fits: finish %q, prompt %d, output %d; want length, 3021, 2000", got.FinishReason, *got.Metrics.PromptTokens, *got.Metrics.OutputTokens)
+	}
+}

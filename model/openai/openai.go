@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +15,7 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -45,6 +49,8 @@ type Config struct {
 // Client is the OpenAI-compatible backend.
 type Client struct {
 	client oai.Client
+	http   *http.Client
+	apiKey string
 	base   string
 	model  string
 	idle   time.Duration
@@ -63,9 +69,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	httpc := httpwatch.Client(cfg.HTTPClient)
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(httpwatch.Client(cfg.HTTPClient)),
+		option.WithHTTPClient(httpc),
 		option.WithMaxRetries(0),
 		// Set even when empty, so a stray OPENAI_API_KEY in the
 		// environment is never sent to a server the user did not mean.
@@ -76,6 +83,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	return &Client{
 		client: oai.NewClient(opts...),
+		http:   httpc,
+		apiKey: cfg.APIKey,
 		base:   cfg.BaseURL,
 		model:  cfg.Model,
 		idle:   cfg.IdleTimeout,
@@ -89,7 +98,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Reply, erro
 	if err != nil {
 		return model.Reply{}, err
 	}
-	return c.retry.Do(ctx, func(ctx context.Context) (model.Reply, error) {
+	return c.retry.ForRequest(req).Do(ctx, func(ctx context.Context) (model.Reply, error) {
 		return c.attempt(ctx, params)
 	})
 }
@@ -162,6 +171,8 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 		acc      oai.ChatCompletionAccumulator
 		thinking strings.Builder
 		first    bool
+		usage    *oai.CompletionUsage // the last usage sent, nil if none
+		timings  *serverTimings       // llama-server's, nil if none
 	)
 	stream := c.client.Chat.Completions.NewStreaming(actx, params)
 	defer stream.Close()
@@ -170,6 +181,17 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 		if !acc.AddChunk(chunk) {
 			// Dropping the chunk would hand back a reply with a hole in it.
 			return model.Reply{}, model.NewError(model.CodeBadResponse, fmt.Sprintf("the stream sent a chunk that does not belong to it (id %q)", chunk.ID), nil)
+		}
+		// Servers differ in where they put the figures: Ollama and
+		// llama-server send usage in a chunk of its own (choices: []),
+		// llama-server its timings there or, without include_usage, on
+		// the finish chunk. Whichever chunk has them, they are kept.
+		if chunk.JSON.Usage.Valid() {
+			u := chunk.Usage
+			usage = &u
+		}
+		if t := readTimings(chunk.JSON.ExtraFields); t != nil {
+			timings = t
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
@@ -205,16 +227,69 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 		}
 		reply.ToolCalls = append(reply.ToolCalls, call)
 	}
-	// The accumulator keeps no trace of whether a usage chunk came; a
-	// prompt always has at least one token, so 0 means none did.
-	if acc.Usage.PromptTokens > 0 {
-		reply.Metrics.PromptTokens = new(int(acc.Usage.PromptTokens))
-		reply.Metrics.OutputTokens = new(int(acc.Usage.CompletionTokens))
-	}
-	// The API reports no durations: the total is measured here, the rest
-	// stay absent rather than guessed.
+	recordFigures(&reply.Metrics, usage, timings)
+	// The total is measured here; durations the server did not send (the
+	// OpenAI API has none; llama-server sends its timings) stay absent.
 	reply.Metrics.TotalMS = time.Since(start).Milliseconds()
 	return reply, nil
+}
+
+// serverTimings is the part of llama-server's timings object kept: the
+// prompt it evaluated (prompt_n, the cached prefix cache_n left out) and
+// the output it predicted, with their durations in milliseconds.
+type serverTimings struct {
+	CacheN      *int     `json:"cache_n"`
+	PromptN     *int     `json:"prompt_n"`
+	PromptMS    *float64 `json:"prompt_ms"`
+	PredictedN  *int     `json:"predicted_n"`
+	PredictedMS *float64 `json:"predicted_ms"`
+}
+
+// readTimings reads a timings object from a chunk's fields the SDK does
+// not know; nil when there is none.
+func readTimings(extra map[string]respjson.Field) *serverTimings {
+	f, ok := extra["timings"]
+	if !ok {
+		return nil
+	}
+	var t serverTimings
+	if json.Unmarshal([]byte(f.Raw()), &t) != nil {
+		return nil
+	}
+	return &t
+}
+
+// recordFigures puts what the server reported into m, and nothing it did
+// not: usage's prompt_tokens is the whole prompt, timings' prompt_n the
+// part evaluated for this request, cache_n (or usage's cached_tokens) the
+// part reused from the prompt cache.
+func recordFigures(m *schemas.Metrics, u *oai.CompletionUsage, t *serverTimings) {
+	if u != nil && u.JSON.PromptTokens.Valid() {
+		m.PromptTokens = new(int(u.PromptTokens))
+	}
+	if u != nil && u.JSON.CompletionTokens.Valid() {
+		m.OutputTokens = new(int(u.CompletionTokens))
+	}
+	if u != nil && u.PromptTokensDetails.JSON.CachedTokens.Valid() {
+		m.CachedTokens = new(int(u.PromptTokensDetails.CachedTokens))
+	}
+	if t == nil {
+		return
+	}
+	ms := func(f *float64) *int64 {
+		if f == nil {
+			return nil
+		}
+		return new(int64(math.Round(*f)))
+	}
+	m.PromptEvalTokens = t.PromptN
+	if t.CacheN != nil {
+		m.CachedTokens = t.CacheN
+	}
+	m.PromptEvalMS, m.EvalMS = ms(t.PromptMS), ms(t.PredictedMS)
+	if m.OutputTokens == nil {
+		m.OutputTokens = t.PredictedN
+	}
 }
 
 // reasoning returns the thinking text of a delta: OpenAI-compatible servers
@@ -264,6 +339,10 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 		}
 		e := model.FromStatus(ae.StatusCode, msg, h)
 		e.Err = err
+		// llama-server says what it counted and what its window is
+		// (exceed_context_size_error); Ollama's message says neither.
+		e.PromptTokens = extraInt(ae.JSON.ExtraFields, "n_prompt_tokens")
+		e.ContextInForce = extraInt(ae.JSON.ExtraFields, "n_ctx")
 		return e
 	}
 	if e := httpwatch.Dropped(ex, err); e != nil {
@@ -277,8 +356,10 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		// An error event after the output started (status 200).
-		return model.NewError(model.CodeServerError, se.Message, err)
+		// An error event in a stream that started with 200: the server
+		// gave up mid-reply (llama-server sends no finish_reason, usage
+		// or [DONE] after it). The partial reply is not one.
+		return model.NewError(model.CodeStreamError, streamErrorMessage(se), err)
 	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
@@ -287,18 +368,252 @@ func classify(ctx, actx context.Context, ex *httpwatch.Exchange, err error) *mod
 	return model.NewError(model.CodeServerError, err.Error(), err)
 }
 
-// Info checks that the endpoint knows the model (GET /models/{model}).
-// OpenAI-compatible servers report neither digest nor context length.
+// Info asks the endpoint about the model, in a way that works on the
+// OpenAI-compatible servers people run locally, which differ:
+//   - GET /models lists the models (Ollama: its tags; llama-server: the one
+//     GGUF it serves, with meta.n_ctx and meta.n_ctx_train). A model the
+//     list does not have is not found — unless the server answers for any
+//     name, as llama-server does (GET /models/{id} is no route of its: 404
+//     "File Not Found", which says nothing about the model).
+//   - GET /props at the server's root (the base URL without /v1) is
+//     llama-server's: default_generation_settings.n_ctx is its window.
+//   - POST /api/show at the root is Ollama's: the trained context.
+//
+// A server that has neither list nor route for a model is not failed: its
+// notes say the model's presence was not checked.
 func (c *Client) Info(ctx context.Context) (model.Info, error) {
 	info := model.Info{Backend: model.BackendOpenAI, Name: c.model, Host: c.base}
+	base := strings.TrimRight(c.base, "/")
+	root := strings.TrimSuffix(base, "/v1")
+
+	var list modelList
+	status, msg, err := c.getJSON(ctx, http.MethodGet, base+"/models", nil, &list)
+	if err != nil {
+		return info, fmt.Errorf("list models: %w", err)
+	}
+	listed := status == http.StatusOK
+	if !listed && status != http.StatusNotFound && status != http.StatusMethodNotAllowed && status != http.StatusUnsupportedMediaType {
+		// A refused key, a server error: the list route is there and
+		// says something is wrong.
+		return info, fmt.Errorf("list models: %w", model.FromStatus(status, msg, nil))
+	}
+	entry, found := list.find(c.model)
+
+	var props llamaProps
+	if st, _, err := c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props); err == nil && st == http.StatusOK && props.Settings.NCtx > 0 {
+		info.Server = model.ServerLlama
+		info.ContextInForce = props.Settings.NCtx
+		if !found && len(list.Data) == 1 {
+			// llama-server serves one model whatever name is asked for.
+			entry, found = list.Data[0], true
+		}
+		served := props.ModelPath
+		if served == "" {
+			served = entry.ID
+		}
+		info.Notes = append(info.Notes, fmt.Sprintf("llama-server answers for any model name with the one it serves (%s)", served))
+		if props.BuildInfo != "" {
+			info.Notes = append(info.Notes, "llama-server build "+props.BuildInfo)
+		}
+	}
+	if found {
+		if entry.Meta.NCtxTrain > 0 {
+			info.ContextLength = entry.Meta.NCtxTrain
+		}
+		if info.ContextInForce == 0 && entry.Meta.NCtx > 0 {
+			info.ContextInForce = entry.Meta.NCtx
+		}
+	}
+
+	if info.Server == "" {
+		var show ollamaShow
+		st, _, err := c.getJSON(ctx, http.MethodPost, root+"/api/show", map[string]string{"model": c.model}, &show)
+		if err == nil && st == http.StatusOK && show.ModelInfo != nil {
+			info.Server = model.ServerOllama
+			if arch, ok := show.ModelInfo["general.architecture"].(string); ok {
+				if n, ok := show.ModelInfo[arch+".context_length"].(float64); ok {
+					info.ContextLength = int(n)
+				}
+			}
+			info.Capabilities = show.Capabilities
+			info.Template = show.Template
+			info.Notes = append(info.Notes, "Ollama behind /v1: no num_ctx can be sent; the server keeps its own window and drops old messages without a word when a prompt does not fit")
+		}
+	}
+
+	switch {
+	case found || info.Server == model.ServerLlama:
+		return info, nil
+	case listed:
+		return info, fmt.Errorf("list models: %w", &model.Error{Code: model.CodeModelNotFound, Status: http.StatusNotFound,
+			Message: fmt.Sprintf("the server does not list %s (it lists %s)", c.model, list.names())})
+	}
+	// No list: ask for the model itself, the route the OpenAI API has.
+	var m struct {
+		ID string `json:"id"`
+	}
+	status, msg, err = c.getJSON(ctx, http.MethodGet, base+"/models/"+url.PathEscape(c.model), nil, &m)
+	switch {
+	case err != nil:
+		return info, fmt.Errorf("get model %s: %w", c.model, err)
+	case status == http.StatusOK:
+		return info, nil
+	case status == http.StatusNotFound && strings.Contains(msg, c.model):
+		return info, fmt.Errorf("get model %s: %w", c.model, model.FromStatus(status, msg, nil))
+	}
+	info.Notes = append(info.Notes, fmt.Sprintf("the server has no model list and no route for one model (HTTP %d): whether it has %s was not checked", status, c.model))
+	return info, nil
+}
+
+// modelList is GET /models as Ollama and llama-server answer it: the
+// OpenAI list (data), each entry with llama-server's meta beside it
+// (llama-server also sends an Ollama-style "models" list, not read).
+type modelList struct {
+	Data []listEntry `json:"data"`
+}
+
+type listEntry struct {
+	ID   string `json:"id"`
+	Meta struct {
+		NCtx      int `json:"n_ctx"`
+		NCtxTrain int `json:"n_ctx_train"`
+	} `json:"meta"`
+}
+
+// find returns the entry of the model named, taking Ollama's default tag
+// into account ("tiny" is "tiny:latest").
+func (l modelList) find(name string) (listEntry, bool) {
+	for _, d := range l.Data {
+		if d.ID == name || withTag(d.ID) == withTag(name) {
+			return d, true
+		}
+	}
+	return listEntry{}, false
+}
+
+func (l modelList) names() string {
+	var ids []string
+	for _, d := range l.Data {
+		ids = append(ids, d.ID)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func withTag(name string) string {
+	if i := strings.LastIndex(name, "/"); !strings.Contains(name[i+1:], ":") {
+		return name + ":latest"
+	}
+	return name
+}
+
+// llamaProps is the part of llama-server's GET /props read here.
+type llamaProps struct {
+	Settings struct {
+		NCtx int `json:"n_ctx"`
+	} `json:"default_generation_settings"`
+	ModelPath string `json:"model_path"`
+	BuildInfo string `json:"build_info"`
+}
+
+// ollamaShow is the part of Ollama's POST /api/show read here.
+type ollamaShow struct {
+	Template     string         `json:"template"`
+	ModelInfo    map[string]any `json:"model_info"`
+	Capabilities []string       `json:"capabilities"`
+}
+
+// getJSON makes one request and decodes a 200's body into out. It returns
+// the status and, for other statuses, the server's error message; err is
+// for an answer that never came (classified as Chat's are).
+func (c *Client) getJSON(ctx context.Context, method, u string, body any, out any) (int, string, error) {
 	actx, ex, stop := httpwatch.Start(ctx, c.idle)
 	defer stop()
-	m, err := c.client.Models.Get(actx, c.model)
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(actx, method, u, rd)
 	if err != nil {
-		return info, fmt.Errorf("get model %s: %w", c.model, classify(ctx, actx, ex, err))
+		return 0, "", model.NewError(model.CodeBadRequest, err.Error(), err)
 	}
-	if m.ID != "" {
-		info.Name = m.ID
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
-	return info, nil
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, "", classify(ctx, actx, ex, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, "", classify(ctx, actx, ex, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, errorMessage(b), nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		// A 200 that is not the JSON this route answers elsewhere (a web
+		// page): for discovery, as good as no such route.
+		return http.StatusUnsupportedMediaType, "the answer is not the JSON expected", nil
+	}
+	return resp.StatusCode, "", nil
+}
+
+// errorMessage reads an error body in the OpenAI shape ({"error":
+// {"message": …}}) or Ollama's ({"error": "…"}); the body itself
+// otherwise.
+func errorMessage(b []byte) string {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+		var o struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
+			return o.Message
+		}
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// extraInt reads an integer field the SDK does not know; 0 when absent.
+func extraInt(extra map[string]respjson.Field, key string) int {
+	f, ok := extra[key]
+	if !ok {
+		return 0
+	}
+	var n int
+	json.Unmarshal([]byte(f.Raw()), &n)
+	return n
+}
+
+// streamErrorMessage is the server's own message of an error event, with
+// the code it gave (llama-server's {"error": {"code": 500, "message": …}},
+// Ollama's {"error": {"message": …}}).
+func streamErrorMessage(se *ssestream.StreamError) string {
+	var ev struct {
+		Error struct {
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(se.Event.Data, &ev) != nil || ev.Error.Message == "" {
+		return "an error event mid-stream: " + string(se.Event.Data)
+	}
+	if ev.Error.Code != nil {
+		return fmt.Sprintf("an error event mid-stream (code %v): %s", ev.Error.Code, ev.Error.Message)
+	}
+	return "an error event mid-stream: " + ev.Error.Message
 }

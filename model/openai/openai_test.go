@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -224,18 +225,89 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
+// TestInfo: discovery on both server families. Issue 20, finding 1: on
+// llama-server, which has no GET /v1/models/{id} and answers for any
+// model name, the model is present and its window is learned; issue 14,
+// finding 3: behind Ollama's /v1, the trained context comes from
+// /api/show at the root.
 func TestInfo(t *testing.T) {
-	srv := wiretest.NewOpenAI(t)
-	info, err := newClient(t, srv, "", "tiny", 0).Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	show := wiretest.MustLoad("show-tiny")
+	tests := []struct {
+		name   string
+		server func(t *testing.T) (url string, requests func() []wiretest.Request)
+		model  string
+		want   model.Info // Host is filled in
+		code   string     // the error's code, "" for none
+	}{
+		{name: "ollama /v1: listed, trained context from /api/show", model: "tiny",
+			server: func(t *testing.T) (string, func() []wiretest.Request) {
+				srv := wiretest.NewOpenAI(t)
+				return srv.URL, srv.Requests
+			},
+			want: model.Info{Backend: "openai", Name: "tiny", ContextLength: 4096, Server: model.ServerOllama, Capabilities: []string{"completion"}}},
+		{name: "ollama /v1: a model it does not list is not found", model: "nope",
+			server: func(t *testing.T) (string, func() []wiretest.Request) {
+				srv := wiretest.NewOpenAI(t)
+				return srv.URL, srv.Requests
+			},
+			code: model.CodeModelNotFound},
+		{name: "llama-server: present, window 2048 of trained 4096", model: "tiny",
+			server: func(t *testing.T) (string, func() []wiretest.Request) {
+				srv := wiretest.NewLlamaServer(t)
+				return srv.URL, srv.Requests
+			},
+			want: model.Info{Backend: "openai", Name: "tiny", ContextLength: 4096, ContextInForce: 2048, Server: model.ServerLlama}},
+		{name: "llama-server: any name is the model it serves", model: "whatever",
+			server: func(t *testing.T) (string, func() []wiretest.Request) {
+				srv := wiretest.NewLlamaServer(t)
+				return srv.URL, srv.Requests
+			},
+			want: model.Info{Backend: "openai", Name: "whatever", ContextLength: 4096, ContextInForce: 2048, Server: model.ServerLlama}},
+		{name: "llama-server started with -c 1024", model: "tiny",
+			server: func(t *testing.T) (string, func() []wiretest.Request) {
+				srv := wiretest.NewLlamaServer(t)
+				srv.NCtx = 1024
+				return srv.URL, srv.Requests
+			},
+			want: model.Info{Backend: "openai", Name: "tiny", ContextLength: 4096, ContextInForce: 1024, Server: model.ServerLlama}},
 	}
-	if want := (model.Info{Backend: "openai", Name: "tiny", Host: srv.URL}); !reflect.DeepEqual(info, want) {
-		t.Errorf("Info = %+v, want %+v", info, want)
-	}
-	_, err = newClient(t, srv, "", "nope", 0).Info(context.Background())
-	if model.CodeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'nope' not found") {
-		t.Errorf("Info of an unknown model: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, requests := tt.server(t)
+			c, err := openai.New(openai.Config{BaseURL: url, Model: tt.model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := c.Info(context.Background())
+			if tt.code != "" {
+				if model.CodeOf(err) != tt.code {
+					t.Fatalf("Info = %v, want %s", err, tt.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Host = url
+			if tt.want.Server == model.ServerOllama {
+				var s struct{ Template string }
+				json.Unmarshal(show.Body, &s)
+				tt.want.Template = s.Template
+			}
+			notes := info.Notes
+			info.Notes = nil
+			if !reflect.DeepEqual(info, tt.want) {
+				t.Errorf("Info =\n%+v, want\n%+v", info, tt.want)
+			}
+			if tt.want.Server == model.ServerLlama && (len(notes) == 0 || !strings.Contains(notes[0], "answers for any model name")) {
+				t.Errorf("notes = %q, want one saying llama-server answers for any model name", notes)
+			}
+			for _, r := range requests() {
+				if strings.HasPrefix(r.Path, "/v1/models/") {
+					t.Errorf("Info asked %s %s: a route llama-server does not have", r.Method, r.Path)
+				}
+			}
+		})
 	}
 }
 

@@ -37,7 +37,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // faultCodes are the codes a script may inject: every fault a server can
 // produce, so the harness's handling of each can be tested without one.
 var faultCodes = []string{
-	model.CodeStreamCut, model.CodeTimeout, model.CodeServerError, model.CodeServerBusy,
+	model.CodeStreamCut, model.CodeStreamError, model.CodeTimeout, model.CodeServerError, model.CodeServerBusy,
 	model.CodeRateLimited, model.CodeConnectionRefused, model.CodeModelNotFound,
 	model.CodeContextOverflow, model.CodeToolsUnsupported, model.CodeBadRequest, model.CodeBadResponse,
 }
@@ -222,7 +222,7 @@ func (b *Backend) Chat(ctx context.Context, req model.Request) (model.Reply, err
 	if r.Sleep == nil {
 		r.Sleep = model.NoSleep
 	}
-	return r.Do(ctx, func(ctx context.Context) (model.Reply, error) {
+	return r.ForRequest(req).Do(ctx, func(ctx context.Context) (model.Reply, error) {
 		return b.play(req)
 	})
 }

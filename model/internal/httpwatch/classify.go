@@ -3,6 +3,7 @@ package httpwatch
 import (
 	"context"
 	"errors"
+	"io"
 	"net/url"
 	"syscall"
 
@@ -36,12 +37,19 @@ func Dropped(ex *Exchange, err error) *model.Error {
 	return nil
 }
 
-// Unreachable classifies any other failure to get an answer at all (a
-// reset, DNS, TLS): the client library's *url.Error. nil for other errors.
+// Unreachable classifies any other failure to get an answer at all (DNS,
+// TLS, a refused connection): the client library's *url.Error. nil for
+// other errors. A connection the server closed or reset after it took the
+// request (EOF where the status line should be: the server died while it
+// loaded the model or read the prompt, or a kept-alive connection it had
+// dropped) reached the server: it is a dropped stream, not a refusal.
 func Unreachable(err error) *model.Error {
 	var ue *url.Error
-	if errors.As(err, &ue) {
-		return model.NewError(model.CodeConnectionRefused, err.Error(), err)
+	if !errors.As(err, &ue) {
+		return nil
 	}
-	return nil
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return model.NewError(model.CodeStreamCut, "the server closed the connection before it answered: "+err.Error(), err)
+	}
+	return model.NewError(model.CodeConnectionRefused, err.Error(), err)
 }

@@ -1,0 +1,53 @@
+package preflight
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pyharness/pyharness/model"
+)
+
+// TestContextCheck: the context line for what a server said of the model
+// (the servers' own answers are tested in the backends and in doctor's
+// tests; here, each case of the rule).
+func TestContextCheck(t *testing.T) {
+	tests := []struct {
+		name        string
+		numCtx      int
+		numPredict  int
+		contextSize int
+		info        model.Info
+		wantStatus  string
+		want        string
+	}{
+		{"ollama within the trained context", 2048, 512, 0, model.Info{SendsNumCtx: true, ContextLength: 4096},
+			OK, "requested 2048 (sent), trained 4096, in force unknown, effective 2048 (from requested)"},
+		{"a server that states nothing", 8192, 1024, 0, model.Info{},
+			Warn, "effective 8192 (from unknown): the server states no window and no trained context: prompts are budgeted against --num-ctx unchecked (give --context-size N)"},
+		{"--context-size for it", 8192, 1024, 4096, model.Info{},
+			Warn, "in force 4096, effective 4096 (from context-size): the server's window is 4096 whatever --num-ctx asks"},
+		{"the effective window leaves no room", 8192, 2000, 0, model.Info{ContextLength: 4096, ContextInForce: 2048},
+			Warn, "in the effective window, num_ctx 2048 minus num_predict 2000 leaves 48 tokens for the prompt; at least 512 are needed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info := tt.info
+			info.Name, info.Host = "tiny", "http://x"
+			res := Run(context.Background(), Options{Backend: model.BackendOpenAI, Model: "tiny", NumCtx: tt.numCtx, NumPredict: tt.numPredict, ContextSize: tt.contextSize,
+				Info: func(context.Context) (model.Info, error) { return info, nil }})
+			var got *Check
+			for i, c := range res.Checks {
+				if c.Name == "context" {
+					got = &res.Checks[i]
+				}
+			}
+			if got == nil || got.Status != tt.wantStatus || !strings.Contains(got.Detail, tt.want) {
+				t.Errorf("context check = %+v, want %s containing %q", got, tt.wantStatus, tt.want)
+			}
+			if res.Context == nil || res.Context.Requested != tt.numCtx {
+				t.Errorf("Result.Context = %+v, want the resolved sizes", res.Context)
+			}
+		})
+	}
+}
