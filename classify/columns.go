@@ -66,6 +66,9 @@ var turnSummaryColumns = []column[TurnSummary]{
 	text("status", func(t *TurnSummary) *string { return &t.Status }),
 	text("outcome_code", func(t *TurnSummary) *string { return &t.OutcomeCode }),
 	bools("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
+	{path: "warning_codes.list.element", kind: parquet.ByteArray, elem: func(t *TurnSummary, _ int, v parquet.Value) {
+		t.WarningCodes = append(t.WarningCodes, string(v.ByteArray()))
+	}, none: func(t *TurnSummary) { t.WarningCodes = []string{} }},
 }
 
 // writeAt returns the i-th write of a run, growing the list to hold it:

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -336,4 +337,30 @@ func overwriteColumns(t *testing.T, path string, names ...string) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSummaryColumnsCoverTheSummaries: the columns read page by page are
+// every column of TurnSummary and RunSummary, so that a field added to a
+// summary cannot be left empty by the column reader.
+func TestSummaryColumnsCoverTheSummaries(t *testing.T) {
+	check := func(name string, schema *parquet.Schema, paths []string) {
+		var want []string
+		for _, c := range schema.Columns() {
+			want = append(want, strings.Join(c, "."))
+		}
+		slices.Sort(want)
+		slices.Sort(paths)
+		if !slices.Equal(paths, want) {
+			t.Errorf("%s: the column reader reads %q, the summary has %q", name, paths, want)
+		}
+	}
+	var turns, runs []string
+	for _, c := range turnSummaryColumns {
+		turns = append(turns, c.path)
+	}
+	for _, c := range runSummaryColumns {
+		runs = append(runs, c.path)
+	}
+	check("TurnSummary", parquet.SchemaOf(TurnSummary{}), turns)
+	check("RunSummary", parquet.SchemaOf(RunSummary{}), runs)
 }
