@@ -101,7 +101,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 	}
 
 	// The runs table as written, then with its rows repeated into ten row
-	// groups (two batches of readRunSummaries, read on every core).
+	// groups (two batches of readRunColumns, read on every core).
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,9 @@
 # the ratio of their times (stats on the dataset ÷ DuckDB's query, stats on
 # the traces ÷ jq's). Then it runs BenchmarkTraceRead and prints how much
 # longer decoding the traces takes than reading their bytes, and the load
-# average before and after. WORKDIR is removed at the end unless KEEP=1. Needs /usr/bin/time (apt-get install -y time), jq
-# (apt-get install -y jq), and node and npm for DuckDB
+# average before and after. WORKDIR is removed at the end unless KEEP=1.
+# Needs /usr/bin/time (apt-get install -y time), jq (apt-get install -y jq),
+# Go (for the benchmark), and node and npm for DuckDB
 # (scripts/install-duckdb.sh, run by this script).
 set -euo pipefail
 turns="${1:-1000000}"
