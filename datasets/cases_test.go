@@ -52,15 +52,15 @@ func TestCases(t *testing.T) {
 			t.Errorf("%s: scripts %v, want %v", c.ID, got, scriptNames)
 		}
 		for name, want := range map[string]string{
-			"clean":           schemas.VerdictWorked,
-			"chatty":          schemas.VerdictWorked,
-			"plausible-wrong": schemas.FailDidNotDoTheJob,
+			"clean":           string(schemas.VerdictWorked),
+			"chatty":          string(schemas.VerdictWorked),
+			"plausible-wrong": string(schemas.FailDidNotDoTheJob),
 		} {
 			if got := c.Expect[name]; got != want {
 				t.Errorf("%s: expect %s = %q, want %q", c.ID, name, got, want)
 			}
 		}
-		if got := c.Expect["other-failure"]; got != schemas.FailWrongThing && got != schemas.FailWroteNothing {
+		if got := c.Expect["other-failure"]; got != string(schemas.FailWrongThing) && got != string(schemas.FailWroteNothing) {
 			t.Errorf("%s: expect other-failure = %q, want wrong-thing or wrote-nothing", c.ID, got)
 		}
 		for _, name := range c.Scripts() {
@@ -596,7 +596,7 @@ type player struct {
 	broken   bool // suite-broken was said at the previous turn
 	repeats  int
 	refusals []string
-	end      string // schemas.StopDone, StopBrokeSuite or StopRepeatPatch
+	end      schemas.StopReason // StopDone, StopBrokeSuite or StopRepeatPatch
 	endTurn  int
 }
 
@@ -614,7 +614,7 @@ func newPlayer(t *testing.T, py string, c Case) *player {
 
 func (p *player) refuse(code string) { p.refusals = append(p.refusals, code) }
 
-func (p *player) stop(turn int, reason string) { p.end, p.endTurn = reason, turn }
+func (p *player) stop(turn int, reason schemas.StopReason) { p.end, p.endTurn = reason, turn }
 
 func (p *player) inScope(rel string) bool {
 	for _, g := range p.c.Scope {
@@ -880,7 +880,7 @@ func (p *player) outcome() judgement {
 		changed = changed || string(now) != string(p.original[target])
 	}
 	if !changed {
-		return judgement{class: schemas.FailWroteNothing, suite: p.suiteOK, why: "no target changed"}
+		return judgement{class: string(schemas.FailWroteNothing), suite: p.suiteOK, why: "no target changed"}
 	}
 	in := p.inspect()
 	if missing := p.missingNames(in); len(missing) > 0 || len(in.ImportErrors) > 0 {
@@ -891,14 +891,14 @@ func (p *player) outcome() judgement {
 		if !moduleFails && len(p.namesNotInText()) == 0 {
 			p.t.Errorf("wrong-thing only because a test module does not import or a file does not parse (%v); another reading says did-not-do-the-job", in.ImportErrors)
 		}
-		return judgement{class: schemas.FailWrongThing, suite: p.suiteOK, why: "missing names " + strings.Join(missing, ", ") + "; import errors " + strconv.Quote(strings.Join(slices.Sorted(maps.Values(in.ImportErrors)), "; "))}
+		return judgement{class: string(schemas.FailWrongThing), suite: p.suiteOK, why: "missing names " + strings.Join(missing, ", ") + "; import errors " + strconv.Quote(strings.Join(slices.Sorted(maps.Values(in.ImportErrors)), "; "))}
 	}
 	suite, hidden := p.suite(), p.hidden()
 	j := judgement{suite: suite.passed(), hidden: hidden.passed()}
 	if j.suite && j.hidden {
-		j.class = schemas.VerdictWorked
+		j.class = string(schemas.VerdictWorked)
 	} else {
-		j.class = schemas.FailDidNotDoTheJob
+		j.class = string(schemas.FailDidNotDoTheJob)
 		j.why = "suite:\n" + suite.out + "\nhidden checks:\n" + hidden.out
 	}
 	return j

@@ -124,7 +124,7 @@ func (o Options) turnWhy(r *dedupe.RebuiltRun, i int) string {
 		return whyNoModel
 	case r.Prompts[i] == nil:
 		return whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, string(t.Sent.Kind)):
 		return whyKind
 	case !parsed(t):
 		return whyNotParsed
@@ -153,7 +153,7 @@ func (o Options) dpoSide(r *dedupe.RebuiltRun, i int) (side, string) {
 		return sideNone, whyNoModel
 	case r.Prompts[i] == nil:
 		return sideNone, whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, t.Sent.Kind):
+	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, string(t.Sent.Kind)):
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation

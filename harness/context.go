@@ -68,9 +68,9 @@ func sizeOrUnknown(n int) string {
 
 // warningCode is the stable code a turn warning starts with ("context-full:
 // …" → "context-full").
-func warningCode(w string) string {
+func warningCode(w string) schemas.Code {
 	code, _, _ := strings.Cut(w, ":")
-	return code
+	return schemas.Code(code)
 }
 
 // call sends one request and records its attempts on the turn: numbered
@@ -143,7 +143,7 @@ func (r *runner) checkPrompt(t *schemas.Turn, prompt []schemas.Message, reply mo
 	case silent:
 		r.budget = min(r.budget, p)
 		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens for a prompt estimated at %d: it dropped part of it without a word; prompts are now budgeted at %d",
-			CodeContextTruncated, p, est, r.budget))
+			schemas.CodeContextTruncated, p, est, r.budget))
 		if !r.truncWarned {
 			r.warnings = append(r.warnings, fmt.Sprintf("the server silently truncated the prompt at step %d (it counted %d tokens of about %d sent): its context window is smaller than the %d budgeted against", t.Step, p, est, r.window))
 			r.truncWarned = true
@@ -152,7 +152,7 @@ func (r *runner) checkPrompt(t *schemas.Turn, prompt []schemas.Message, reply mo
 		// The server cut the prompt: the model answered something it never
 		// saw whole. Tighten the estimate so the next prompt fits.
 		r.tok.bytesPerToken *= 0.8
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens, the whole window of %d: the prompt was cut", CodeContextTruncated, p, r.window))
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens, the whole window of %d: the prompt was cut", schemas.CodeContextTruncated, p, r.window))
 		if !r.truncWarned {
 			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt tokens %d, context window %d)", t.Step, p, r.window))
 			r.truncWarned = true
@@ -176,7 +176,7 @@ func (r *runner) checkContextFull(t *schemas.Turn) {
 		return
 	}
 	t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the reply was cut after %d tokens, before num_predict %d: prompt %d + output %d filled the context window of %d",
-		CodeContextFull, out, numPredict, p, out, r.window))
+		schemas.CodeContextFull, out, numPredict, p, out, r.window))
 	if !r.fullWarned {
 		r.warnings = append(r.warnings, fmt.Sprintf("a reply was cut by a full context at step %d (%d prompt + %d output tokens of a %d window), not by num_predict %d",
 			t.Step, p, out, r.window, numPredict))
@@ -187,7 +187,7 @@ func (r *runner) checkContextFull(t *schemas.Turn) {
 // countWarnings counts the turn under each warning code it carries, once
 // per code, for the run's result.
 func (r *runner) countWarnings(t *schemas.Turn) {
-	seen := map[string]bool{}
+	seen := map[schemas.Code]bool{}
 	for _, w := range t.Warnings {
 		if code := warningCode(w); !seen[code] {
 			seen[code] = true

@@ -28,45 +28,6 @@ const DefaultMaxSteps = 20
 // source file a model writes, and would fill the trace and the patch.
 const MaxWriteBytes = 1 << 20
 
-// Guard codes: the stable codes of what the harness sends back.
-const (
-	CodeParseFailed     = "parse-failed"
-	CodeRunTestsFirst   = "run-tests-first"
-	CodeReadBeforePatch = "read-before-patch"
-	CodeWrongFile       = "wrong-file"
-	CodeFindNotFound    = "find-not-found"
-	CodeRepeatRead      = "repeat-read"
-	CodeRepeatPatch     = "repeat-patch"
-	CodeTooLateToAsk    = "too-late-to-ask"
-	CodeNoAnswer        = "no-answer"
-	CodeSkillRepeated   = "skill-repeated"
-	CodeOutsideScope    = "outside-scope"
-	CodeDeletedSubject  = "deleted-subject"
-	CodeQuoteRequired   = "quote-required"
-	CodeNameMissing     = "name-missing"
-	CodeVagueName       = "vague-name"
-	CodeModuleTwice     = "module-twice"
-	CodeSuiteBroken     = "suite-broken"
-	CodeEmptyReply      = "empty-reply"
-	CodeNoSuchFile      = "no-such-file"
-	CodeBadSkill        = "bad-skill"
-	CodeFindAmbiguous   = "find-ambiguous"
-	CodeTooLarge        = "too-large"
-	CodeNotText         = "not-text"
-	// Outcome codes that are not guards.
-	CodeBrokeSuite       = "broke-suite"
-	CodeContextTruncated = "context-truncated"
-	CodeContextOverflow  = "context-overflow"
-	// CodeContextFull starts the warning on a turn whose reply was cut
-	// because prompt and output filled the context window, before
-	// num_predict: the server's finish reason ("length") is the same as
-	// for a num_predict stop.
-	CodeContextFull = "context-full"
-	// CodeSuiteNotRun is a turn warning: the suite could not be started
-	// to check whether a break was restored.
-	CodeSuiteNotRun = "suite-not-run"
-)
-
 // truncatedShare is the share of the estimate below which a server's count
 // of a prompt means it dropped part of it: a tokenizer that is merely
 // sparser than the estimate's never counts this far below it.
@@ -76,13 +37,10 @@ const truncatedShare = 0.6
 // refit is smaller than the last, so the bound only stops a slow descent.
 const maxRefits = 4
 
-// Repair codes the harness adds to the parser's own.
-const RepairWrapTestClass = "wrap-test-class"
-
 // feedback is what the harness sends back after a step.
 type feedback struct {
-	kind string // schemas.Kind*
-	code string
+	kind schemas.Kind
+	code schemas.Code
 	text string
 }
 
@@ -122,12 +80,12 @@ type runner struct {
 	warnings    []string
 	modelSteps  int
 	claimedDone bool
-	stopReason  string
+	stopReason  schemas.StopReason
 	modelErr    string
 	pendingStop bool
 	truncWarned bool
 	fullWarned  bool
-	turnCodes   map[string]int
+	turnCodes   map[schemas.Code]int
 }
 
 // Run drives the model through the task, recording every turn, and returns
@@ -171,7 +129,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		cfg: cfg, model: m, ws: ws, scope: sc, tok: newTokenizer(),
 		window:      window,
 		budget:      window - cfg.Model.Options.NumPredict,
-		turnCodes:   map[string]int{},
+		turnCodes:   map[schemas.Code]int{},
 		baseline:    map[string]bool{},
 		known:       map[string]bool{},
 		lastRead:    map[string]string{},
@@ -389,11 +347,11 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 			}
 		}
 		if stuck != "" {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens, and %s", CodeContextOverflow, len(refused), r.tok.messages(refused), stuck))
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens, and %s", schemas.CodeContextOverflow, len(refused), r.tok.messages(refused), stuck))
 			break
 		}
 		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens; refitted to %d messages, about %d tokens (budget %d)",
-			CodeContextOverflow, len(refused), r.tok.messages(refused), len(prompt), r.tok.messages(prompt), r.budget))
+			schemas.CodeContextOverflow, len(refused), r.tok.messages(refused), len(prompt), r.tok.messages(prompt), r.budget))
 		if refit {
 			t.Sent.Replaced = true
 			t.Sent.Messages = slices.Clone(prompt)
@@ -420,9 +378,9 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 	if err != nil {
 		t.EndedAt = r.cfg.Now().UTC()
 		t.Action = schemas.Action{Shape: "none"}
-		code, msg := "model-error", err.Error()
+		code, msg := schemas.Code("model-error"), err.Error()
 		if errors.As(err, &merr) {
-			code = merr.Code
+			code = schemas.Code(merr.Code)
 		}
 		if ctx.Err() != nil {
 			r.stopReason = schemas.StopCancelled
@@ -443,7 +401,7 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 
 	fb := r.act(ctx, t)
 	if truncated && t.Outcome.Code == "" {
-		t.Outcome.Code = CodeContextTruncated
+		t.Outcome.Code = schemas.CodeContextTruncated
 	}
 	t.EndedAt = r.cfg.Now().UTC()
 	return t, fb, nil
@@ -463,7 +421,7 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 			msg += " (you spent it thinking)"
 		}
 		msg += ". Reply with one action, e.g. READ path or RUN tests."
-		return r.refuse(t, CodeEmptyReply, msg)
+		return r.refuse(t, schemas.CodeEmptyReply, msg)
 	}
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)
@@ -488,14 +446,14 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 		case runErr != nil:
 			// Nothing is known of the suite: say so, and keep the check
 			// for the next step rather than call the suite restored.
-			w := fmt.Sprintf("%s: the suite could not run at step %d to check the break by %s: %v", CodeSuiteNotRun, t.Step, r.brokenBy, runErr)
+			w := fmt.Sprintf("%s: the suite could not run at step %d to check the break by %s: %v", schemas.CodeSuiteNotRun, t.Step, r.brokenBy, runErr)
 			t.Warnings = append(t.Warnings, w)
 			r.warnings = append(r.warnings, w)
 			fb.text += fmt.Sprintf("\nThe test suite could not run (%v), so whether your change restored it is not known. It is checked again after your next step.", runErr)
 		case !res.Passed():
 			r.stopReason = schemas.StopBrokeSuite
 			t.Outcome.Status = schemas.StatusStopped
-			t.Outcome.Code = CodeBrokeSuite
+			t.Outcome.Code = schemas.CodeBrokeSuite
 			t.Outcome.Message = fmt.Sprintf("the suite passed at baseline and still fails after %s broke it: %s", r.brokenBy, res.FirstFailure())
 		default:
 			r.brokenBy = ""
@@ -505,7 +463,7 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	return fb
 }
 
-func (r *runner) refuse(t *schemas.Turn, code, msg string) feedback {
+func (r *runner) refuse(t *schemas.Turn, code schemas.Code, msg string) feedback {
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: code, Message: msg}
 	return feedback{kind: schemas.KindRefusalOrNudge, code: code, text: fmt.Sprintf("REFUSED (%s): %s", code, msg)}
 }
@@ -531,34 +489,34 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 	case draft.VerbSkill:
 		key := a.Skill + " " + strings.Join(a.Args, " ")
 		if r.skillsRun[key] {
-			return r.refuse(t, CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
+			return r.refuse(t, schemas.CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
 		}
 		out, err := r.runSkill(a.Skill, a.Args)
 		if err != nil {
 			if errors.Is(err, errOutsideScope) {
-				return r.refuse(t, CodeOutsideScope, err.Error())
+				return r.refuse(t, schemas.CodeOutsideScope, err.Error())
 			}
-			return r.refuse(t, CodeBadSkill, err.Error())
+			return r.refuse(t, schemas.CodeBadSkill, err.Error())
 		}
 		r.skillsRun[key] = true
 		return r.result(t, out)
 	case draft.VerbAsk:
 		if r.wrote {
-			return r.refuse(t, CodeTooLateToAsk, "files have already changed; it is too late to ask. Finish the task with what you know.")
+			return r.refuse(t, schemas.CodeTooLateToAsk, "files have already changed; it is too late to ask. Finish the task with what you know.")
 		}
 		if r.cfg.Ask == nil {
-			return r.refuse(t, CodeNoAnswer, "nobody is watching this run, so no one can answer. Decide for yourself and go on.")
+			return r.refuse(t, schemas.CodeNoAnswer, "nobody is watching this run, so no one can answer. Decide for yourself and go on.")
 		}
 		answer, err := r.cfg.Ask(ctx, a.Text)
 		if err != nil || strings.TrimSpace(answer) == "" {
-			return r.refuse(t, CodeNoAnswer, "no answer came. Decide for yourself and go on.")
+			return r.refuse(t, schemas.CodeNoAnswer, "no answer came. Decide for yourself and go on.")
 		}
 		return r.result(t, "The person answered: "+answer)
 	case draft.VerbDone:
 		return r.done(t, a)
 	}
-	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: "unknown action " + a.Verb}
-	return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: "unknown action " + a.Verb}
+	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: "unknown action " + a.Verb}
+	return feedback{kind: schemas.KindParseFailure, code: schemas.CodeParseFailed, text: "unknown action " + a.Verb}
 }
 
 // read shows a file, or a window of a long one.
@@ -570,7 +528,7 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 	t.Action.Path = rel
 	src, err := readRegular(r.abs(rel))
 	if err != nil {
-		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))
+		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))
 	}
 	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
 	start, end := a.Start, a.End
@@ -589,12 +547,12 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 		end = start + maxLines - 1
 	}
 	if start > len(lines) {
-		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s has %d lines; there is no line %d.", rel, len(lines), start))
+		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s has %d lines; there is no line %d.", rel, len(lines), start))
 	}
 	key := fmt.Sprintf("%s:%d-%d", rel, start, end)
 	sum := hashString(string(src))
 	if r.lastRead[key] == sum {
-		return r.refuse(t, CodeRepeatRead, fmt.Sprintf("you already read %s and it has not changed since. Use what you read.", key))
+		return r.refuse(t, schemas.CodeRepeatRead, fmt.Sprintf("you already read %s and it has not changed since. Use what you read.", key))
 	}
 	r.lastRead[key] = sum
 	r.known[rel] = true
@@ -635,9 +593,9 @@ func (r *runner) nearNames(rel string) string {
 
 func (r *runner) refuseScope(t *schemas.Turn, err error) feedback {
 	if errors.Is(err, errOutsideScope) {
-		return r.refuse(t, CodeOutsideScope, err.Error())
+		return r.refuse(t, schemas.CodeOutsideScope, err.Error())
 	}
-	return r.refuse(t, CodeNoSuchFile, err.Error())
+	return r.refuse(t, schemas.CodeNoSuchFile, err.Error())
 }
 
 func hashString(s string) string {
@@ -659,16 +617,16 @@ func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		return r.repeat(t, rel)
 	}
 	if !r.known[rel] {
-		return r.refuse(t, CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a FIND block must be copied from the file as it is now.", rel))
+		return r.refuse(t, schemas.CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a FIND block must be copied from the file as it is now.", rel))
 	}
 	src, err := readRegular(r.abs(rel))
 	if err != nil {
-		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
+		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
 	}
 	old := string(src)
 	find := a.Find
 	if n := strings.Count(old, find); n > 1 && find != "" {
-		return r.refuse(t, CodeFindAmbiguous, fmt.Sprintf("the FIND block is in %s %d times; copy more lines around the place to change, so that it matches once.", rel, n))
+		return r.refuse(t, schemas.CodeFindAmbiguous, fmt.Sprintf("the FIND block is in %s %d times; copy more lines around the place to change, so that it matches once.", rel, n))
 	}
 	idx := strings.Index(old, find)
 	if idx < 0 || find == "" {
@@ -678,7 +636,7 @@ func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 			idx, find = i, old[i:i+n]
 			t.Action.Repairs = append(t.Action.Repairs, "find-trailing-space")
 		} else {
-			return r.refuse(t, CodeFindNotFound, fmt.Sprintf("the FIND block is not in %s. Copy it exactly from the file as it is now (READ %s to see it).", rel, rel))
+			return r.refuse(t, schemas.CodeFindNotFound, fmt.Sprintf("the FIND block is not in %s. Copy it exactly from the file as it is now (READ %s to see it).", rel, rel))
 		}
 	}
 	updated := old[:idx] + a.Replace + old[idx+len(find):]
@@ -695,11 +653,11 @@ func (r *runner) repeat(t *schemas.Turn, rel string) feedback {
 	r.repeats++
 	if r.repeats >= 2 {
 		r.stopReason = schemas.StopRepeatPatch
-		t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: CodeRepeatPatch,
+		t.Outcome = schemas.Outcome{Status: schemas.StatusStopped, Code: schemas.CodeRepeatPatch,
 			Message: fmt.Sprintf("the same change to %s was sent again after being refused as a repeat: the run stops here", rel)}
 		return feedback{}
 	}
-	return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this exact change to %s is already applied. Do something else: RUN tests, or DONE if the task is done.", rel))
+	return r.refuse(t, schemas.CodeRepeatPatch, fmt.Sprintf("this exact change to %s is already applied. Do something else: RUN tests, or DONE if the task is done.", rel))
 }
 
 // indexLoose finds needle in s ignoring trailing spaces on each line,
@@ -737,13 +695,13 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 	}
 	t.Action.Path = rel
 	if len(r.cfg.Targets) > 0 && !slices.Contains(r.cfg.Targets, rel) {
-		return r.refuse(t, CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", ")))
+		return r.refuse(t, schemas.CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", ")))
 	}
 	if len(body) > MaxWriteBytes {
-		return r.refuse(t, CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes))
+		return r.refuse(t, schemas.CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes))
 	}
 	if strings.ContainsRune(body, 0) || !utf8.ValidString(body) {
-		return r.refuse(t, CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel))
+		return r.refuse(t, schemas.CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel))
 	}
 	if !haveOld {
 		if b, err := readRegular(r.abs(rel)); err == nil {
@@ -752,21 +710,21 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 	}
 	if fixed, ok := wrapTestClass(rel, body); ok {
 		body = fixed
-		t.Action.Repairs = append(t.Action.Repairs, RepairWrapTestClass)
+		t.Action.Repairs = append(t.Action.Repairs, schemas.RepairWrapTestClass)
 	}
 	key := rel + "\x00" + hashString(body)
 	if r.applied[key] {
 		return r.repeat(t, rel)
 	}
 	if body == old && old != "" {
-		return r.refuse(t, CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
+		return r.refuse(t, schemas.CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
 	}
 	if strings.HasSuffix(rel, ".py") {
 		if r.cfg.Subject != "" && topLevelNames(old)[r.cfg.Subject] && !definesName(body, r.cfg.Subject) {
-			return r.refuse(t, CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
+			return r.refuse(t, schemas.CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
 		}
 		if vague := newVagueNames(old, body); len(vague) > 0 {
-			return r.refuse(t, CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
+			return r.refuse(t, schemas.CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
 		}
 		if !r.baseline[rel] && !isTestFile(rel) {
 			for other, src := range r.newModules {
@@ -774,7 +732,7 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 					continue
 				}
 				if shared := sameDefinitions(src, body); shared != nil {
-					return r.refuse(t, CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
+					return r.refuse(t, schemas.CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
 				}
 			}
 		}
@@ -805,11 +763,11 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 			r.suiteLatest = res
 			if !res.Passed() {
 				r.brokenBy, r.brokenStep = rel, t.Step
-				t.Outcome.Code = CodeSuiteBroken
+				t.Outcome.Code = schemas.CodeSuiteBroken
 				t.Outcome.Message = fmt.Sprintf("the suite passed before this write and fails after it: %s", res.FirstFailure())
-				return feedback{kind: schemas.KindRefusalOrNudge, code: CodeSuiteBroken,
+				return feedback{kind: schemas.KindRefusalOrNudge, code: schemas.CodeSuiteBroken,
 					text: fmt.Sprintf("%s\nSUITE BROKEN (%s): the test suite passed before you wrote %s and fails now:\n%s\nRestore it in your next step, or the run stops.",
-						fb.text, CodeSuiteBroken, rel, suiteReport(res))}
+						fb.text, schemas.CodeSuiteBroken, rel, suiteReport(res))}
 			}
 		}
 	}
@@ -893,13 +851,13 @@ func suiteReport(res *suite.Result) string {
 // done decides whether a DONE can end the run.
 func (r *runner) done(t *schemas.Turn, a draft.Action) feedback {
 	if r.wrote && !r.testsRan {
-		return r.refuse(t, CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
+		return r.refuse(t, schemas.CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
 	}
 	if missing := r.missingNames(); len(missing) > 0 {
-		return r.refuse(t, CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
+		return r.refuse(t, schemas.CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
 	}
 	if !r.wrote && !r.quotesFile(a.Text) {
-		return r.refuse(t, CodeQuoteRequired, "you changed nothing. If the code is already correct, quote the line that makes it so, in backticks, exactly as it is in the file.")
+		return r.refuse(t, schemas.CodeQuoteRequired, "you changed nothing. If the code is already correct, quote the line that makes it so, in backticks, exactly as it is in the file.")
 	}
 	r.claimedDone = true
 	r.stopReason = schemas.StopDone

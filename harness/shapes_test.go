@@ -76,7 +76,7 @@ func TestParserShapesThroughTheLoop(t *testing.T) {
 			if turn.Action.Shape != a.Shape || turn.Action.Verb != a.Verb {
 				t.Fatalf("recorded shape %q verb %q, want %q %q", turn.Action.Shape, turn.Action.Verb, a.Shape, a.Verb)
 			}
-			if turn.Outcome.Code == CodeParseFailed || turn.Outcome.Status == schemas.StatusFailed {
+			if turn.Outcome.Code == schemas.CodeParseFailed || turn.Outcome.Status == schemas.StatusFailed {
 				t.Fatalf("outcome %+v", turn.Outcome)
 			}
 			if a.Verb == draft.VerbWrite || a.Verb == draft.VerbPatch {

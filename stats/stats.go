@@ -11,7 +11,6 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
@@ -38,14 +37,6 @@ var Dimensions = []string{ByModel, ByTier, ByCase, BySource}
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input.
 const maxExamples = 20
-
-// The turn warning codes counted (harness.CodeContextFull and its
-// siblings; stats reads records and does not import the harness).
-const (
-	codeContextFull      = "context-full"
-	codeContextTruncated = "context-truncated"
-	codeContextOverflow  = "context-overflow"
-)
 
 // maxMessages bounds the distinct messages counted per code.
 const maxMessages = 500
@@ -231,10 +222,10 @@ type TurnCounts struct {
 
 // Nudge is a code the harness sent, how often, and what it said.
 type Nudge struct {
-	Code  string  `json:"code"`
-	Kind  string  `json:"kind"`
-	Count int     `json:"count"`
-	Share float64 `json:"share"`
+	Code  schemas.Code `json:"code"`
+	Kind  schemas.Kind `json:"kind"`
+	Count int          `json:"count"`
+	Share float64      `json:"share"`
 	// Message is the commonest wording of the code; Distinct counts the
 	// wordings seen (file names make them differ).
 	Message  string `json:"message"`
@@ -388,8 +379,8 @@ type collector struct {
 	// scores are the score tables' tallies: [0] of models' runs, [1]
 	// of scripted and replayed runs; finish keeps one.
 	scores [2]*scoreTally
-	kinds  map[string]int
-	nudges map[string]*nudgeCount
+	kinds  map[schemas.Kind]int
+	nudges map[schemas.Code]*nudgeCount
 	perRun map[int]int
 	groups map[string]*Group
 	models map[string]*ModelRuns
@@ -399,7 +390,7 @@ type collector struct {
 // scoreTally is the score tables of one kind of run.
 type scoreTally struct {
 	judged, worked, failed int
-	classes                map[string]int
+	classes                map[schemas.FailureClass]int
 	tiers                  map[int]*TierFailures
 	tags                   map[string]*TagFailures
 	passes                 map[int]*PassScore
@@ -408,12 +399,12 @@ type scoreTally struct {
 }
 
 func newScoreTally() *scoreTally {
-	return &scoreTally{classes: map[string]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
+	return &scoreTally{classes: map[schemas.FailureClass]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
 		claimed: ClaimedDone{Examples: []ClaimedRun{}}}
 }
 
 type nudgeCount struct {
-	kind     string
+	kind     schemas.Kind
 	count    int
 	messages map[string]int
 }
@@ -423,8 +414,8 @@ func newCollector(input, kind string, o Options) *collector {
 		s:      &Summary{Input: input, Kind: kind, Problems: []string{}},
 		by:     o.By,
 		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
-		kinds:  map[string]int{},
-		nudges: map[string]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
+		kinds:  map[schemas.Kind]int{},
+		nudges: map[schemas.Code]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
 		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
 	}
 }
@@ -578,12 +569,12 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 	c.s.Turns.Total++
 	c.kinds[t.Kind]++
 	for _, code := range t.WarningCodes {
-		switch code {
-		case codeContextFull:
+		switch schemas.Code(code) {
+		case schemas.CodeContextFull:
 			c.s.Turns.ContextFull++
-		case codeContextTruncated:
+		case schemas.CodeContextTruncated:
 			c.s.Turns.ContextTruncated++
-		case codeContextOverflow:
+		case schemas.CodeContextOverflow:
 			c.s.Turns.ContextOverflow++
 		}
 	}
@@ -631,7 +622,7 @@ func actionForm(t classify.TurnSummary) (string, bool) {
 	switch {
 	case !t.ModelStep:
 		return "", false
-	case t.OutcomeCode == harness.CodeParseFailed || t.OutcomeCode == harness.CodeEmptyReply:
+	case t.OutcomeCode == schemas.CodeParseFailed || t.OutcomeCode == schemas.CodeEmptyReply:
 		return FormUnparsed, true
 	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
 		if t.Status == schemas.StatusRefused {
@@ -690,12 +681,12 @@ func (c *collector) finish() *Summary {
 		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
 	})
 	s.FailureClasses = []Count{}
-	for _, class := range []string{schemas.FailWrongThing, schemas.FailWroteNothing, schemas.FailDidNotDoTheJob} {
-		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: sc.classes[class], Share: share(sc.classes[class], sc.failed)})
+	for _, class := range []schemas.FailureClass{schemas.FailWrongThing, schemas.FailWroteNothing, schemas.FailDidNotDoTheJob} {
+		s.FailureClasses = append(s.FailureClasses, Count{Name: string(class), Count: sc.classes[class], Share: share(sc.classes[class], sc.failed)})
 		delete(sc.classes, class)
 	}
 	for class, n := range sc.classes { // a class this build does not know
-		s.FailureClasses = append(s.FailureClasses, Count{Name: class, Count: n, Share: share(n, sc.failed)})
+		s.FailureClasses = append(s.FailureClasses, Count{Name: string(class), Count: n, Share: share(n, sc.failed)})
 	}
 	slices.SortStableFunc(s.FailureClasses, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
 
@@ -720,12 +711,12 @@ func (c *collector) finish() *Summary {
 		s.Turns.PerRun = float64(s.Turns.Total) / float64(s.Turns.Runs)
 	}
 	s.Kinds = []Count{}
-	for _, k := range []string{schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindOpening, schemas.KindParseFailure} {
-		s.Kinds = append(s.Kinds, Count{Name: k, Count: c.kinds[k], Share: share(c.kinds[k], s.Turns.Total)})
+	for _, k := range []schemas.Kind{schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindOpening, schemas.KindParseFailure} {
+		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: c.kinds[k], Share: share(c.kinds[k], s.Turns.Total)})
 		delete(c.kinds, k)
 	}
 	for k, n := range c.kinds {
-		s.Kinds = append(s.Kinds, Count{Name: k, Count: n, Share: share(n, s.Turns.Total)})
+		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: n, Share: share(n, s.Turns.Total)})
 	}
 
 	s.Nudges = []Nudge{}
