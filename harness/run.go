@@ -27,10 +27,6 @@ const DefaultMaxSteps = 20
 // sparser than the estimate's never counts this far below it.
 const truncatedShare = 0.6
 
-// maxRefits bounds the refits of one step after context overflows; each
-// refit is smaller than the last, so the bound only stops a slow descent.
-const maxRefits = 4
-
 // feedback is what the harness sends back after a step.
 type feedback struct {
 	kind schemas.Kind
