@@ -87,7 +87,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 	case draft.VerbRead:
 		return r.read(t, a)
 	case draft.VerbWrite:
-		return r.write(ctx, t, a.Path, a.Body, "", false)
+		return r.writeFile(ctx, t, a.Path, a.Body)
 	case draft.VerbPatch:
 		if len(a.Hunks) > 0 {
 			return r.patchHunks(ctx, t, a)
@@ -249,7 +249,7 @@ func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		}
 	}
 	updated := old[:idx] + a.Replace + old[idx+len(find):]
-	fb := r.write(ctx, t, rel, updated, old, true)
+	fb := r.changeFile(ctx, t, rel, old, updated)
 	if len(t.Outcome.FilesChanged) > 0 {
 		r.applied[draftKey] = true
 	}
@@ -296,27 +296,58 @@ func indexLoose(s, needle string) (int, int) {
 	return -1, 0
 }
 
-// write checks a new file content against the guards and writes it.
-func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old string, haveOld bool) feedback {
+// writeFile is a WRITE: the whole content of a file, new or not. What it
+// replaces is read from the disk once the guards on the content passed.
+func (r *runner) writeFile(ctx context.Context, t *schemas.Turn, name, body string) feedback {
+	rel, fb, ok := r.checkContent(t, name, body)
+	if !ok {
+		return fb
+	}
+	old, verb := "", "Created"
+	if b, err := readRegular(r.abs(rel)); err == nil {
+		old = string(b)
+	}
+	if old != "" {
+		verb = "Wrote"
+	}
+	return r.store(ctx, t, rel, old, body, verb)
+}
+
+// changeFile is a PATCH: the new content of a file the model has read, and
+// the content it had.
+func (r *runner) changeFile(ctx context.Context, t *schemas.Turn, name, old, body string) feedback {
+	rel, fb, ok := r.checkContent(t, name, body)
+	if !ok {
+		return fb
+	}
+	return r.store(ctx, t, rel, old, body, "Wrote")
+}
+
+// checkContent resolves the path of a new file content and checks the
+// content against the guards that need no other version: a target, not too
+// large, text. It returns the path, or the refusal and false.
+func (r *runner) checkContent(t *schemas.Turn, name, body string) (string, feedback, bool) {
 	rel, err := r.scope.resolve(name)
 	if err != nil {
-		return r.refuseScope(t, err)
+		return "", r.refuseScope(t, err), false
 	}
 	t.Action.Path = rel
 	if len(r.cfg.Targets) > 0 && !slices.Contains(r.cfg.Targets, rel) {
-		return r.refuse(t, schemas.CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", ")))
+		return "", r.refuse(t, schemas.CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", "))), false
 	}
 	if len(body) > MaxWriteBytes {
-		return r.refuse(t, schemas.CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes))
+		return "", r.refuse(t, schemas.CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes)), false
 	}
 	if strings.ContainsRune(body, 0) || !utf8.ValidString(body) {
-		return r.refuse(t, schemas.CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel))
+		return "", r.refuse(t, schemas.CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel)), false
 	}
-	if !haveOld {
-		if b, err := readRegular(r.abs(rel)); err == nil {
-			old = string(b)
-		}
-	}
+	return rel, feedback{}, true
+}
+
+// store checks a new content of rel against the guards that compare it
+// with the old one and with the run's other writes, writes it, and tells
+// the model what it did (verb: Created or Wrote).
+func (r *runner) store(ctx context.Context, t *schemas.Turn, rel, old, body, verb string) feedback {
 	if fixed, ok := wrapTestClass(rel, body); ok {
 		body = fixed
 		t.Action.Repairs = append(t.Action.Repairs, schemas.RepairWrapTestClass)
@@ -361,10 +392,6 @@ func (r *runner) write(ctx context.Context, t *schemas.Turn, name, body, old str
 	r.suiteLatest = nil
 	t.Outcome.FilesChanged = []string{rel}
 	added, removed := lineDelta(old, body)
-	verb := "Wrote"
-	if !haveOld && old == "" {
-		verb = "Created"
-	}
 	fb := r.result(t, fmt.Sprintf("%s %s (+%d -%d lines). RUN tests to check it.", verb, rel, added, removed))
 	if r.suiteBefore.Passed() && r.brokenBy == "" {
 		res, err := r.runSuite(ctx)

@@ -311,56 +311,7 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 	}
 	r.prevPrompt = prompt
 
-	req := model.Request{Messages: prompt, Options: r.cfg.Model.Options}
-	if r.nativeTools {
-		req.Tools = nativeTools()
-	}
-	reply, err := r.call(ctx, t, req)
-	var merr *model.Error
-	stuck := ""
-	for refits := 0; err != nil && errors.As(err, &merr) && merr.Code == model.CodeContextOverflow; refits++ {
-		// The server refused the prompt as longer than its window: shrink
-		// the budget and fit again. A refit that is not smaller than the
-		// refused prompt would only be refused again: the step stops.
-		refused := prompt
-		if stuck = r.shrinkBudget(refused, merr); stuck == "" {
-			if refits == maxRefits {
-				stuck = fmt.Sprintf("%d refits in a row were refused", refits)
-			}
-		}
-		var refit bool
-		if stuck == "" {
-			prompt, elided, refit = fit(r.hist, r.tok, r.budget)
-			if before, after := r.tok.messages(refused), r.tok.messages(prompt); after >= before {
-				stuck = fmt.Sprintf("the refit prompt (%d messages, about %d tokens) is no smaller than the refused one (%d messages, about %d tokens): nothing more can be elided",
-					len(prompt), after, len(refused), before)
-			}
-		}
-		if stuck != "" {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens, and %s", schemas.CodeContextOverflow, len(refused), r.tok.messages(refused), stuck))
-			break
-		}
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server refused a prompt of %d messages estimated at %d tokens; refitted to %d messages, about %d tokens (budget %d)",
-			schemas.CodeContextOverflow, len(refused), r.tok.messages(refused), len(prompt), r.tok.messages(prompt), r.budget))
-		if refit {
-			t.Sent.Replaced = true
-			t.Sent.Messages = slices.Clone(prompt)
-		}
-		t.Sent.Elided = elided
-		t.Sent.PromptHash = schemas.PromptHash(prompt)
-		t.Sent.PromptTokensEstimate = r.tok.messages(prompt)
-		r.prevPrompt = prompt
-		req.Messages = prompt
-		reply, err = r.call(ctx, t, req)
-	}
-	if err != nil && errors.As(err, &merr) && merr.Code == model.CodeToolsUnsupported && r.nativeTools {
-		// The server cannot take tools: say so once and go on in text.
-		r.nativeTools = false
-		r.warnings = append(r.warnings, "the model does not support native tools: fell back to the text protocol")
-		t.Warnings = append(t.Warnings, "tools-unsupported: fell back to the text protocol")
-		req.Tools = nil
-		reply, err = r.call(ctx, t, req)
-	}
+	reply, prompt, stuck, err := r.ask(ctx, t, prompt)
 	t.Reply = reply.Reply
 	t.Metrics = reply.Metrics
 	t.Warnings = append(t.Warnings, reply.Warnings...)
@@ -369,6 +320,7 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 		t.EndedAt = r.cfg.Now().UTC()
 		t.Action = schemas.Action{Shape: "none"}
 		code, msg := schemas.Code("model-error"), err.Error()
+		var merr *model.Error
 		if errors.As(err, &merr) {
 			code = schemas.Code(merr.Code)
 		}

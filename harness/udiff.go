@@ -107,7 +107,7 @@ func (r *runner) patchHunks(ctx context.Context, t *schemas.Turn, a draft.Action
 	if herr != nil {
 		return r.refuse(t, herr.code, herr.msg)
 	}
-	fb := r.write(ctx, t, rel, updated, string(src), true)
+	fb := r.changeFile(ctx, t, rel, string(src), updated)
 	if len(t.Outcome.FilesChanged) > 0 {
 		r.applied[key] = true
 	}
