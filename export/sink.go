@@ -68,6 +68,12 @@ type sink interface {
 	abort()
 }
 
+var (
+	_ sink = (*jsonlSink)(nil)
+	_ sink = (*parquetSink[parquetMessage])(nil)
+	_ sink = (*parquetSink[parquetToolMessage])(nil)
+)
+
 // Data file names, as the trainers look for them: mlx-lm reads train,
 // valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
 var jsonlNames = map[string]string{SplitTrain: "train.jsonl", SplitValidation: "valid.jsonl", SplitTest: "test.jsonl"}
