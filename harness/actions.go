@@ -100,7 +100,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		if r.skillsRun[key] {
 			return r.refuse(t, schemas.CodeSkillRepeated, fmt.Sprintf("you already ran SKILL %s; its answer has not changed. Use what it told you.", key))
 		}
-		out, err := r.runSkill(a.Skill, a.Args)
+		out, err := r.runSkill(ctx, t, a.Skill, a.Args)
 		if err != nil {
 			if errors.Is(err, errOutsideScope) {
 				return r.refuse(t, schemas.CodeOutsideScope, err.Error())
@@ -122,7 +122,7 @@ func (r *runner) apply(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 		}
 		return r.result(t, "The person answered: "+answer)
 	case draft.VerbDone:
-		return r.done(t, a)
+		return r.done(ctx, t, a)
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: "unknown action " + a.Verb}
 	return feedback{kind: schemas.KindParseFailure, code: schemas.CodeParseFailed, text: "unknown action " + a.Verb}
@@ -360,10 +360,11 @@ func (r *runner) store(ctx context.Context, t *schemas.Turn, rel, old, body, ver
 		return r.refuse(t, schemas.CodeRepeatPatch, fmt.Sprintf("this leaves %s exactly as it is. Change something, or RUN tests.", rel))
 	}
 	if strings.HasSuffix(rel, ".py") {
-		if r.cfg.Subject != "" && topLevelNames(old)[r.cfg.Subject] && !definesName(body, r.cfg.Subject) {
+		mods := r.pyCompared(ctx, t, pySource{name: rel + " as it was", text: old}, pySource{name: rel, text: body})
+		if r.cfg.Subject != "" && mods[0].names[r.cfg.Subject] && !mods[1].names[r.cfg.Subject] {
 			return r.refuse(t, schemas.CodeDeletedSubject, fmt.Sprintf("this removes %s from %s, the function you were asked to fix. Keep it, and change its body.", r.cfg.Subject, rel))
 		}
-		if vague := newVagueNames(old, body); len(vague) > 0 {
+		if vague := newVagueNames(mods[0], mods[1]); len(vague) > 0 {
 			return r.refuse(t, schemas.CodeVagueName, fmt.Sprintf("the name %s says nothing about what it does. Name it for its job.", strings.Join(vague, ", ")))
 		}
 		if !r.baseline[rel] && !isTestFile(rel) {
@@ -371,7 +372,8 @@ func (r *runner) store(ctx context.Context, t *schemas.Turn, rel, old, body, ver
 				if other == rel {
 					continue
 				}
-				if shared := sameDefinitions(src, body); shared != nil {
+				pair := r.pyCompared(ctx, t, pySource{name: other, text: src}, pySource{name: rel, text: body})
+				if shared := sameDefinitions(pair[0], pair[1]); shared != nil {
 					return r.refuse(t, schemas.CodeModuleTwice, fmt.Sprintf("%s defines %s again, which %s already does. Keep one module: change %s instead.", rel, strings.Join(shared, ", "), other, other))
 				}
 			}
@@ -414,8 +416,6 @@ func (r *runner) failed(t *schemas.Turn, msg string) feedback {
 	t.Outcome = schemas.Outcome{Status: schemas.StatusFailed, Message: msg}
 	return feedback{kind: schemas.KindToolResult, text: "FAILED: " + msg}
 }
-
-func definesName(src, name string) bool { return topLevelNames(src)[name] }
 
 // lineDelta counts lines added and removed between two versions, by
 // multiset difference of lines (good enough for a one-line summary; the
@@ -485,11 +485,11 @@ func suiteReport(res *suite.Result) string {
 }
 
 // done decides whether a DONE can end the run.
-func (r *runner) done(t *schemas.Turn, a draft.Action) feedback {
+func (r *runner) done(ctx context.Context, t *schemas.Turn, a draft.Action) feedback {
 	if r.wrote && !r.testsRan {
 		return r.refuse(t, schemas.CodeRunTestsFirst, "you changed files and have not run the tests since. RUN tests first.")
 	}
-	if missing := r.missingNames(); len(missing) > 0 {
+	if missing := r.missingNames(ctx, t); len(missing) > 0 {
 		return r.refuse(t, schemas.CodeNameMissing, fmt.Sprintf("%s is not defined in %s, and the task asks for it.", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", ")))
 	}
 	if !r.wrote && !r.quotesFile(a.Text) {
@@ -521,13 +521,17 @@ func (r *runner) nameFiles() []string {
 	return files
 }
 
-func (r *runner) missingNames() []string {
+func (r *runner) missingNames(ctx context.Context, t *schemas.Turn) []string {
 	defined := map[string]bool{}
+	var srcs []pySource
 	for _, f := range r.nameFiles() {
 		if src, err := readRegular(r.abs(f)); err == nil {
-			for n := range topLevelNames(string(src)) {
-				defined[n] = true
-			}
+			srcs = append(srcs, pySource{name: f, text: string(src)})
+		}
+	}
+	for _, m := range r.pyModules(ctx, t, srcs...) {
+		for n := range m.names {
+			defined[n] = true
 		}
 	}
 	var missing []string

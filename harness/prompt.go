@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -28,7 +29,7 @@ Rules the harness enforces:
 
 // openingMessage is the task, its targets and names, and the repository
 // map sized to a share of the budget.
-func (r *runner) openingMessage() string {
+func (r *runner) openingMessage(ctx context.Context) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task: %s\n", strings.TrimSpace(r.cfg.Task))
 	if len(r.cfg.Targets) > 0 {
@@ -47,7 +48,9 @@ func (r *runner) openingMessage() string {
 	b.WriteString("\n")
 	// The map gets a quarter of the budget at most: the rest is for files
 	// and results.
-	m, _ := repoMap(r.ws.dir, r.scope, r.tok, r.budget/4)
+	m, _ := repoMap(r.ws.dir, r.scope, r.tok, r.budget/4, func(srcs []pySource) []pyModule {
+		return r.pyModules(ctx, nil, srcs...) // before the first turn: on the run
+	})
 	b.WriteString(m)
 	return b.String()
 }

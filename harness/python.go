@@ -10,10 +10,17 @@ import (
 
 // pyDef is one class or function definition found in Python source.
 type pyDef struct {
-	Kind   string // def or class
-	Name   string
-	Line   int
-	Indent int
+	Kind string // def or class
+	Name string
+	Line int
+	// Depth is how deep the definition is shown in an outline: the
+	// functions and classes around it (by ast), or its indentation in
+	// steps of four (by pattern).
+	Depth int
+	// Top says the definition is the module's own: not inside a function
+	// or class (by ast; under an if or try counts), or at column 0 (by
+	// pattern).
+	Top bool
 }
 
 var defRe = regexp.MustCompile(`^(\s*)(async\s+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)`)
@@ -21,9 +28,12 @@ var bareTestRe = regexp.MustCompile(`^def (test_[A-Za-z0-9_]*)\((.*)\)(.*)$`)
 
 var assignRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=[^=]`)
 
-// pyDefs lists the class and function definitions of a Python source, in
-// order, with their indentation (0 for top level).
-func pyDefs(src string) []pyDef {
+// patternDefs lists the class and function definitions of a Python source
+// found line by line by a regular expression, in order: the fallback when
+// the source does not parse or no interpreter can parse it. It is fooled by
+// a "def" inside a multi-line string and misses what is indented under an
+// if at module level.
+func patternDefs(src string) []pyDef {
 	var defs []pyDef
 	for i, line := range strings.Split(src, "\n") {
 		m := defRe.FindStringSubmatch(line)
@@ -34,26 +44,27 @@ func pyDefs(src string) []pyDef {
 		if m[2] == "class" {
 			kind = "class"
 		}
-		defs = append(defs, pyDef{Kind: kind, Name: m[3], Line: i + 1, Indent: len(strings.ReplaceAll(m[1], "\t", "    "))})
+		indent := len(strings.ReplaceAll(m[1], "\t", "    "))
+		defs = append(defs, pyDef{Kind: kind, Name: m[3], Line: i + 1, Depth: indent / 4, Top: indent == 0})
 	}
 	return defs
 }
 
-// topLevelNames returns the names a module defines at top level: functions,
-// classes, and plain assignments.
-func topLevelNames(src string) map[string]bool {
-	names := map[string]bool{}
-	for _, d := range pyDefs(src) {
-		if d.Indent == 0 {
-			names[d.Name] = true
+// patternModule reads a source's definitions and module-level names by
+// pattern: functions and classes at column 0, and plain assignments.
+func patternModule(src string) pyModule {
+	m := pyModule{defs: patternDefs(src), names: map[string]bool{}}
+	for _, d := range m.defs {
+		if d.Top {
+			m.names[d.Name] = true
 		}
 	}
 	for _, line := range strings.Split(src, "\n") {
-		if m := assignRe.FindStringSubmatch(line); m != nil {
-			names[m[1]] = true
+		if a := assignRe.FindStringSubmatch(line); a != nil {
+			m.names[a[1]] = true
 		}
 	}
-	return names
+	return m
 }
 
 // vagueNames are names that say nothing about what a thing does. Short
@@ -76,11 +87,10 @@ func isVague(name string) bool {
 
 // newVagueNames lists top-level functions or classes that the new source
 // adds and whose names say nothing.
-func newVagueNames(oldSrc, newSrc string) []string {
-	old := topLevelNames(oldSrc)
+func newVagueNames(old, updated pyModule) []string {
 	var out []string
-	for _, d := range pyDefs(newSrc) {
-		if d.Indent == 0 && !old[d.Name] && isVague(d.Name) {
+	for _, d := range updated.defs {
+		if d.Top && !old.names[d.Name] && isVague(d.Name) {
 			out = append(out, d.Name)
 		}
 	}
@@ -165,7 +175,7 @@ func moduleName(rel string) string {
 // sameDefinitions reports whether two modules define (mostly) the same
 // top-level functions and classes: a second module written to do the first
 // one's job.
-func sameDefinitions(a, b string) []string {
+func sameDefinitions(a, b pyModule) []string {
 	na, nb := topLevelDefs(a), topLevelDefs(b)
 	var shared []string
 	for n := range na {
@@ -180,10 +190,10 @@ func sameDefinitions(a, b string) []string {
 	return shared
 }
 
-func topLevelDefs(src string) map[string]bool {
+func topLevelDefs(m pyModule) map[string]bool {
 	out := map[string]bool{}
-	for _, d := range pyDefs(src) {
-		if d.Indent == 0 && !strings.HasPrefix(d.Name, "test") && !strings.HasPrefix(d.Name, "Test") {
+	for _, d := range m.defs {
+		if d.Top && !strings.HasPrefix(d.Name, "test") && !strings.HasPrefix(d.Name, "Test") {
 			out[d.Name] = true
 		}
 	}

@@ -49,28 +49,34 @@ func listFiles(root string, sc *scope) []string {
 	return files
 }
 
+// repoMapBatch is how many Python files the repository map has parsed at
+// once: the map's budget shows the definitions of a few dozen files at
+// most, so a large repository is not parsed whole for it.
+const repoMapBatch = 64
+
 // repoMap describes the repository within a token budget: every file, with
 // the top-level definitions of Python files while they fit, then only the
-// names of files, then a count of what was left out.
-func repoMap(root string, sc *scope, tok *tokenizer, budget int) (string, int) {
+// names of files, then a count of what was left out. parse reads the
+// definitions of a batch of files.
+func repoMap(root string, sc *scope, tok *tokenizer, budget int, parse func([]pySource) []pyModule) (string, int) {
 	files := listFiles(root, sc)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%d):\n", repoMapHeading, len(files))
 	left := 0
 	withDefs := true
+	parsed := map[string][]pyDef{}
 	for i, f := range files {
 		line := f
 		if withDefs && strings.HasSuffix(f, ".py") {
-			if src, err := readRegular(filepath.Join(root, filepath.FromSlash(f))); err == nil {
-				var names []string
-				for _, d := range pyDefs(string(src)) {
-					if d.Indent == 0 {
-						names = append(names, d.Kind+" "+d.Name)
-					}
-				}
-				if len(names) > 0 {
-					line += ": " + strings.Join(names, ", ")
-				}
+			if _, ok := parsed[f]; !ok {
+				parseAhead(root, files[i:], parsed, parse)
+			}
+			var names []string
+			for _, d := range parsed[f] {
+				names = append(names, d.Kind+" "+d.Name)
+			}
+			if len(names) > 0 {
+				line += ": " + strings.Join(names, ", ")
 			}
 		}
 		if tok.text(b.String()+line) > budget {
@@ -89,6 +95,27 @@ func repoMap(root string, sc *scope, tok *tokenizer, budget int) (string, int) {
 		b.WriteString(line + "\n")
 	}
 	return b.String(), left
+}
+
+// parseAhead parses the next batch of Python files from files on, noting
+// the top-level definitions of each (none for a file it cannot read).
+func parseAhead(root string, files []string, parsed map[string][]pyDef, parse func([]pySource) []pyModule) {
+	var batch []pySource
+	for _, f := range files {
+		if len(batch) == repoMapBatch {
+			break
+		}
+		if !strings.HasSuffix(f, ".py") {
+			continue
+		}
+		parsed[f] = nil
+		if src, err := readRegular(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+			batch = append(batch, pySource{name: f, text: string(src)})
+		}
+	}
+	for i, m := range parse(batch) {
+		parsed[batch[i].name] = m.topDefs()
+	}
 }
 
 // linkToRegularInside reports whether p is a symlink to a regular file

@@ -66,6 +66,7 @@ type runner struct {
 	brokenBy    string
 	brokenStep  int
 	nativeTools bool
+	py          *pyParser // reads Python definitions for the map and the name checks
 	steps       []StepSummary
 	warnings    []string
 	modelSteps  int
@@ -147,6 +148,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		}
 		r.suite.Python = py
 	}
+	r.py = newPyParser(r.suite.Python, func(ctx context.Context) (string, error) { return suite.FindPython(ctx, cfg.Python, false) })
 
 	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
 	if err != nil {
@@ -214,7 +216,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 // already passes, on a suite that passes and with every required name
 // defined, has nothing left to do.
 func (r *runner) settledAtBaseline(ctx context.Context) (bool, error) {
-	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames()) > 0 {
+	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames(ctx, nil)) > 0 {
 		return false, nil
 	}
 	c, err := r.cfg.Checks.Check(ctx, r.ws.dir)
@@ -252,7 +254,7 @@ func (r *runner) loop(ctx context.Context) error {
 	r.hist = []*histMsg{
 		{msg: schemas.Message{Role: "system", Content: systemPrompt(r.cfg)}, kind: "system", protects: true},
 	}
-	opening := r.openingMessage()
+	opening := r.openingMessage(ctx)
 	next := feedback{kind: schemas.KindOpening, text: opening}
 	var prevReply *schemas.Reply
 	var prevVia string

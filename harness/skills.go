@@ -1,17 +1,20 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // skillNames are the deterministic procedures a model may call.
 var skillNames = []string{"locate", "outline", "scaffold-test"}
 
 // runSkill runs a skill and returns its result for the model.
-func (r *runner) runSkill(name string, args []string) (string, error) {
+func (r *runner) runSkill(ctx context.Context, t *schemas.Turn, name string, args []string) (string, error) {
 	switch name {
 	case "locate":
 		if len(args) != 1 {
@@ -30,12 +33,12 @@ func (r *runner) runSkill(name string, args []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("outline %s: no such file", rel)
 		}
-		return outline(rel, string(src)), nil
+		return outline(rel, string(src), r.pyModules(ctx, t, pySource{name: rel, text: string(src)})[0]), nil
 	case "scaffold-test":
 		if len(args) != 1 {
 			return "", fmt.Errorf("SKILL scaffold-test takes one module, e.g. SKILL scaffold-test wordcount")
 		}
-		return r.scaffoldTest(args[0])
+		return r.scaffoldTest(ctx, t, args[0])
 	}
 	return "", fmt.Errorf("unknown skill %q: the skills are %s", name, strings.Join(skillNames, ", "))
 }
@@ -84,22 +87,22 @@ func (r *runner) locate(name string) string {
 }
 
 // outline lists a file's classes and functions with their line numbers.
-func outline(rel, src string) string {
+func outline(rel, src string, m pyModule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%d lines):\n", rel, strings.Count(src, "\n")+1)
-	defs := pyDefs(src)
+	defs := m.defs
 	if len(defs) == 0 {
 		b.WriteString("  no classes or functions\n")
 	}
 	for _, d := range defs {
-		fmt.Fprintf(&b, "  %5d  %s%s %s\n", d.Line, strings.Repeat("  ", d.Indent/4), d.Kind, d.Name)
+		fmt.Fprintf(&b, "  %5d  %s%s %s\n", d.Line, strings.Repeat("  ", d.Depth), d.Kind, d.Name)
 	}
 	return b.String()
 }
 
 // scaffoldTest returns a unittest skeleton for a module's public functions;
 // it writes nothing (the model decides where the test goes).
-func (r *runner) scaffoldTest(module string) (string, error) {
+func (r *runner) scaffoldTest(ctx context.Context, t *schemas.Turn, module string) (string, error) {
 	rel := strings.ReplaceAll(strings.TrimSuffix(module, ".py"), ".", "/") + ".py"
 	rel, err := r.scope.resolve(rel)
 	if err != nil {
@@ -111,8 +114,8 @@ func (r *runner) scaffoldTest(module string) (string, error) {
 	}
 	mod := moduleName(rel)
 	var funcs []string
-	for _, d := range pyDefs(string(src)) {
-		if d.Indent == 0 && !strings.HasPrefix(d.Name, "_") {
+	for _, d := range r.pyModules(ctx, t, pySource{name: rel, text: string(src)})[0].topDefs() {
+		if !strings.HasPrefix(d.Name, "_") {
 			funcs = append(funcs, d.Name)
 		}
 	}

@@ -76,7 +76,7 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 	case r.cfg.Checks != nil: // a run settled at baseline (no-model-steps) included
 		worked = end.Checks.Passed && suiteOK
 	default:
-		worked = r.claimedDone && len(end.Writes) > 0 && len(r.missingNames()) == 0 && suiteOK
+		worked = r.claimedDone && len(end.Writes) > 0 && len(r.missingNames(ctx, nil)) == 0 && suiteOK
 		if b := r.suiteBefore.Counts; worked && (b.Failed+b.Errors > 0 || b.ImportError != "") {
 			a := after.Counts
 			worked = a.ImportError == "" && a.Failed+a.Errors < b.Failed+b.Errors
@@ -99,7 +99,7 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 			return schemas.VerdictFailed, schemas.FailWrongThing
 		}
 	}
-	if len(r.missingNames()) > 0 || r.targetImportFails(ctx) {
+	if len(r.missingNames(ctx, nil)) > 0 || r.targetImportFails(ctx) {
 		return schemas.VerdictFailed, schemas.FailWrongThing
 	}
 	return schemas.VerdictFailed, schemas.FailDidNotDoTheJob

@@ -74,6 +74,11 @@ const (
 	// CodeSuiteNotRun is a turn warning: the suite could not be started
 	// to check whether a break was restored.
 	CodeSuiteNotRun Code = "suite-not-run"
+	// CodeRegexFallback is a turn (or run) warning: some Python
+	// definitions were read by regular expression instead of by the
+	// interpreter's ast module, because a source does not parse (a draft
+	// with a syntax error) or no interpreter could be run.
+	CodeRegexFallback Code = "regex-fallback"
 )
 
 // RepairWrapTestClass is the repair the harness adds to the parser's own

@@ -8,5 +8,8 @@
 // bounded head and tail of its output; the parsers for each runner turn that
 // output into schemas.SuiteCounts and a list of failures, each with the test,
 // the repository file and line the traceback points at, and the first line of
-// the error.
+// the error. The default pytest and go test commands also ask the runner for
+// its own report (a JUnit XML file, go test -json events), and the counts
+// come from it when it is complete; the text is read for the failures, and
+// alone for custom commands and unittest.
 package suite

@@ -7,33 +7,24 @@ import (
 
 const goMod = "module example.com/calc\n\ngo 1.22\n"
 
-func TestRunGoTest(t *testing.T) {
-	requireGo(t)
-	tests := []struct {
-		name         string
-		files        map[string]string
-		want         tally
-		wantPassed   bool
-		wantImport   []string
-		wantFailures []Failure
-		wantFirst    string
-	}{
-		{
-			name: "all pass",
-			files: map[string]string{
-				"go.mod":       goMod,
-				"calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
-				"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\nfunc TestZero(t *testing.T) {}\n",
-			},
-			want:       tally{Ran: 2, Passed: 2},
-			wantPassed: true,
+// goTestRunCases are Go suites and what reading them must find.
+var goTestRunCases = []runCase{
+	{
+		name: "all pass",
+		files: map[string]string{
+			"go.mod":       goMod,
+			"calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\nfunc TestZero(t *testing.T) {}\n",
 		},
-		{
-			name: "failures skips subtests and a panic in a subpackage",
-			files: map[string]string{
-				"go.mod":  goMod,
-				"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b + 1 }\n",
-				"calc_test.go": `package calc
+		want:       tally{Ran: 2, Passed: 2},
+		wantPassed: true,
+	},
+	{
+		name: "failures skips subtests and a panic in a subpackage",
+		files: map[string]string{
+			"go.mod":  goMod,
+			"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b + 1 }\n",
+			"calc_test.go": `package calc
 
 import "testing"
 
@@ -54,38 +45,41 @@ func TestTable(t *testing.T) {
 	t.Run("large", func(t *testing.T) {})
 }
 `,
-				"store/store.go":      "package store\n\nvar m map[string]int\n\nfunc Put(k string) { m[k] = 1 }\n",
-				"store/store_test.go": "package store\n\nimport \"testing\"\n\nfunc TestPut(t *testing.T) {\n\tPut(\"a\")\n}\n",
-			},
-			want: tally{Ran: 5, Passed: 1, Failed: 3, Skipped: 1, Exit: 1},
-			wantFailures: []Failure{
-				{Test: "TestAdd", File: "calc_test.go", Line: 7, Message: "Add(1, 2) = 4, want 3"},
-				{Test: "TestTable/small", File: "calc_test.go", Line: 17, Message: "small broke"},
-				{Test: "TestPut", File: "store/store.go", Line: 5, Message: "panic: assignment to entry in nil map"},
-			},
-			wantFirst: "Add(1, 2) = 4, want 3",
+			"store/store.go":      "package store\n\nvar m map[string]int\n\nfunc Put(k string) { m[k] = 1 }\n",
+			"store/store_test.go": "package store\n\nimport \"testing\"\n\nfunc TestPut(t *testing.T) {\n\tPut(\"a\")\n}\n",
 		},
-		{
-			name: "package that does not build",
-			files: map[string]string{
-				"go.mod":       goMod,
-				"calc.go":      "package calc\n",
-				"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\t_ = Add(1, 2)\n}\n",
-			},
-			want:       tally{Errors: 1, Exit: 1},
-			wantImport: []string{"example.com/calc", "calc_test.go:6", "undefined: Add"},
+		want: tally{Ran: 5, Passed: 1, Failed: 3, Skipped: 1, Exit: 1},
+		wantFailures: []Failure{
+			{Test: "TestAdd", File: "calc_test.go", Line: 7, Message: "Add(1, 2) = 4, want 3"},
+			{Test: "TestTable/small", File: "calc_test.go", Line: 17, Message: "small broke"},
+			{Test: "TestPut", File: "store/store.go", Line: 5, Message: "panic: assignment to entry in nil map"},
 		},
-		{
-			name: "no test files",
-			files: map[string]string{
-				"go.mod":  goMod,
-				"calc.go": "package calc\n",
-			},
-			want:      tally{NoTests: true},
-			wantFirst: "no tests ran",
+		wantFirst: "Add(1, 2) = 4, want 3",
+	},
+	{
+		name: "package that does not build",
+		files: map[string]string{
+			"go.mod":       goMod,
+			"calc.go":      "package calc\n",
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\t_ = Add(1, 2)\n}\n",
 		},
-	}
-	for _, tt := range tests {
+		want:       tally{Errors: 1, Exit: 1},
+		wantImport: []string{"example.com/calc", "calc_test.go:6", "undefined: Add"},
+	},
+	{
+		name: "no test files",
+		files: map[string]string{
+			"go.mod":  goMod,
+			"calc.go": "package calc\n",
+		},
+		want:      tally{NoTests: true},
+		wantFirst: "no tests ran",
+	},
+}
+
+func TestRunGoTest(t *testing.T) {
+	requireGo(t)
+	for _, tt := range goTestRunCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeTree(t, tt.files)

@@ -71,6 +71,17 @@ func requireGo(t *testing.T) {
 	}
 }
 
+// runCase is a suite and what reading its run must find.
+type runCase struct {
+	name         string
+	files        map[string]string
+	want         tally
+	wantPassed   bool
+	wantImport   []string
+	wantFailures []Failure // exactly, in order; nil means not checked
+	wantFirst    string
+}
+
 // tally is the part of a Result a table states exactly.
 type tally struct {
 	Ran, Passed, Failed, Errors, Skipped int

@@ -8,11 +8,13 @@ import (
 // A suite that ran nothing is not a suite that passed (seed #320), whatever
 // the exit code says: 0 from unittest on 3.11, 5 from 3.12 on and from
 // pytest, 0 from go test.
+// emptyPython is a suite with a test module and no tests.
+var emptyPython = map[string]string{
+	"wordcount.py":           initialsModule,
+	"tests/test_initials.py": "import unittest\nfrom wordcount import initials\n",
+}
+
 func TestZeroTestsIsNotAPass(t *testing.T) {
-	emptyPython := map[string]string{
-		"wordcount.py":           initialsModule,
-		"tests/test_initials.py": "import unittest\nfrom wordcount import initials\n",
-	}
 	tests := []struct {
 		name     string
 		kind     Kind

@@ -47,39 +47,40 @@ func TestCappedOutput(t *testing.T) {
 // A suite that prints megabytes costs a fixed amount of memory, and its
 // counts, printed last, are still read. Not parallel: it measures this
 // process's allocations while the suite runs.
+var largeOutputCases = []struct {
+	name  string
+	kind  Kind
+	needs func(*testing.T)
+	files map[string]string
+	want  tally
+}{
+	{
+		name: "unittest test printing ten megabytes", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
+		files: map[string]string{
+			"test_loud.py": "import unittest\n\nclass LoudTest(unittest.TestCase):\n    def test_loud(self):\n        print('x' * 10_000_000)\n\n    def test_fails(self):\n        self.assertEqual(1, 2)\n",
+		},
+		want: tally{Ran: 2, Passed: 1, Failed: 1, Exit: 1},
+	},
+	{
+		name: "pytest failure with ten megabytes captured", kind: Pytest, needs: requirePytest,
+		files: map[string]string{
+			"test_loud.py": "def test_loud():\n    print('x' * 10_000_000)\n    assert 1 == 2\n\ndef test_ok():\n    pass\n",
+		},
+		want: tally{Ran: 2, Passed: 1, Failed: 1, Exit: 1},
+	},
+	{
+		name: "go test printing ten megabytes", kind: GoTest, needs: requireGo,
+		files: map[string]string{
+			"go.mod":       goMod,
+			"loud_test.go": "package calc\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestLoud(t *testing.T) { fmt.Println(strings.Repeat(\"x\", 10_000_000)) }\n\nfunc TestQuiet(t *testing.T) {}\n",
+		},
+		want: tally{Ran: 2, Passed: 2},
+	},
+}
+
 func TestLargeOutputIsCapped(t *testing.T) {
 	const printed = 10_000_000
-	tests := []struct {
-		name  string
-		kind  Kind
-		needs func(*testing.T)
-		files map[string]string
-		want  tally
-	}{
-		{
-			name: "unittest test printing ten megabytes", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
-			files: map[string]string{
-				"test_loud.py": "import unittest\n\nclass LoudTest(unittest.TestCase):\n    def test_loud(self):\n        print('x' * 10_000_000)\n\n    def test_fails(self):\n        self.assertEqual(1, 2)\n",
-			},
-			want: tally{Ran: 2, Passed: 1, Failed: 1, Exit: 1},
-		},
-		{
-			name: "pytest failure with ten megabytes captured", kind: Pytest, needs: requirePytest,
-			files: map[string]string{
-				"test_loud.py": "def test_loud():\n    print('x' * 10_000_000)\n    assert 1 == 2\n\ndef test_ok():\n    pass\n",
-			},
-			want: tally{Ran: 2, Passed: 1, Failed: 1, Exit: 1},
-		},
-		{
-			name: "go test printing ten megabytes", kind: GoTest, needs: requireGo,
-			files: map[string]string{
-				"go.mod":       goMod,
-				"loud_test.go": "package calc\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\t\"testing\"\n)\n\nfunc TestLoud(t *testing.T) { fmt.Println(strings.Repeat(\"x\", 10_000_000)) }\n\nfunc TestQuiet(t *testing.T) {}\n",
-			},
-			want: tally{Ran: 2, Passed: 2},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range largeOutputCases {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.needs(t)
 			dir := writeTree(t, tt.files)

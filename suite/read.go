@@ -20,8 +20,10 @@ type reading struct {
 	failures     []Failure
 }
 
-// read parses the output of a finished (or killed) run into res.
-func read(kind Kind, res *Result, dir string) {
+// read parses the output of a finished (or killed) run into res. The
+// counts come from structured, the runner's own report, when there is one;
+// the failures' files and messages always come from the text.
+func read(kind Kind, res *Result, dir string, structured *reading) {
 	text := normalizeOutput(res.Output)
 	rp := newRepoPaths(dir)
 	finished := !res.Counts.TimedOut && !res.Cancelled
@@ -33,6 +35,10 @@ func read(kind Kind, res *Result, dir string) {
 		rd = readPytest(text, rp)
 	case GoTest:
 		rd = readGoTest(text, rp, modulePath(dir))
+	}
+	if structured != nil {
+		rd.summary = structured.summary
+		rd.ran, rd.passed, rd.failed, rd.errors, rd.skipped = structured.ran, structured.passed, structured.failed, structured.errors, structured.skipped
 	}
 	c := &res.Counts
 	c.Ran, c.Passed, c.Failed, c.Errors, c.Skipped = rd.ran, max(rd.passed, 0), rd.failed, rd.errors, rd.skipped

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,13 +74,24 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out := newCappedOutput(capacity)
-	cmd, cleanup, err := Sandbox{Env: r.environ(kind), Isolate: r.Isolate}.Command(runCtx, dir, argv)
+	report, err := r.structured(kind)
 	if err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
-	cmd.Stdout = out // one writer for both keeps their order
-	cmd.Stderr = out
+	runArgv := argv
+	out := newCappedOutput(capacity)
+	var w io.Writer = out
+	if report != nil {
+		defer report.close()
+		runArgv = report.command(argv)
+		w = report.output(out)
+	}
+	cmd, cleanup, err := Sandbox{Env: r.environ(kind), Isolate: r.Isolate}.Command(runCtx, dir, runArgv)
+	if err != nil {
+		return nil, fmt.Errorf("run suite: %w", err)
+	}
+	cmd.Stdout = w // one writer for both keeps their order
+	cmd.Stderr = w
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -106,7 +118,18 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 			res.Counts.TimedOut = true
 		}
 	}
-	read(kind, res, dir)
+	var structured *reading
+	res.CountsFrom = FromOutput
+	if report != nil {
+		if rd, ok := report.counts(); ok {
+			structured = &rd
+			res.CountsFrom = report.source()
+		}
+		if g, ok := w.(*goEvents); ok {
+			res.OutputBytes = g.raw
+		}
+	}
+	read(kind, res, dir, structured)
 	return res, nil
 }
 

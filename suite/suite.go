@@ -32,8 +32,15 @@ type Result struct {
 	Failures []Failure
 	// Duration is the wall time from start to exit (or kill).
 	Duration time.Duration
-	// Command is the argument vector that was run.
+	// Command is the argument vector of the suite as a person would run
+	// it: the arguments that asked the runner for a structured report (a
+	// JUnit XML file in a temporary directory, go test's -json) were added
+	// to it to run, and are not shown here or to the model.
 	Command []string
+	// CountsFrom says where Counts were read from: FromJUnitXML or
+	// FromGoTestJSON for the default pytest and go test commands when the
+	// runner wrote its report, else FromOutput.
+	CountsFrom string
 	// Timeout is the limit the run had; it is what FirstFailure reports
 	// when the run was killed for it.
 	Timeout time.Duration

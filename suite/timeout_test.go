@@ -6,41 +6,42 @@ import (
 	"time"
 )
 
+var timeoutCases = []struct {
+	name  string
+	kind  Kind
+	needs func(*testing.T)
+	files map[string]string
+}{
+	{
+		name: "unittest that sleeps", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
+		files: map[string]string{
+			"test_hang.py": "import time, unittest\n\nclass HangTest(unittest.TestCase):\n    def test_hang(self):\n        time.sleep(1000)\n",
+		},
+	},
+	{
+		name: "pytest that sleeps", kind: Pytest, needs: requirePytest,
+		files: map[string]string{
+			"test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(1000)\n",
+		},
+	},
+	{
+		name: "module that hangs on import", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
+		files: map[string]string{
+			"slow.py":      "while True:\n    pass\n",
+			"test_slow.py": "import unittest\nimport slow\n",
+		},
+	},
+	{
+		name: "go test that sleeps", kind: GoTest, needs: requireGo,
+		files: map[string]string{
+			"go.mod":       goMod,
+			"hang_test.go": "package calc\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestHang(t *testing.T) { time.Sleep(1000 * time.Second) }\n",
+		},
+	},
+}
+
 func TestTimeout(t *testing.T) {
-	tests := []struct {
-		name  string
-		kind  Kind
-		needs func(*testing.T)
-		files map[string]string
-	}{
-		{
-			name: "unittest that sleeps", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
-			files: map[string]string{
-				"test_hang.py": "import time, unittest\n\nclass HangTest(unittest.TestCase):\n    def test_hang(self):\n        time.sleep(1000)\n",
-			},
-		},
-		{
-			name: "pytest that sleeps", kind: Pytest, needs: requirePytest,
-			files: map[string]string{
-				"test_hang.py": "import time\n\ndef test_hang():\n    time.sleep(1000)\n",
-			},
-		},
-		{
-			name: "module that hangs on import", kind: Unittest, needs: func(t *testing.T) { requirePython(t) },
-			files: map[string]string{
-				"slow.py":      "while True:\n    pass\n",
-				"test_slow.py": "import unittest\nimport slow\n",
-			},
-		},
-		{
-			name: "go test that sleeps", kind: GoTest, needs: requireGo,
-			files: map[string]string{
-				"go.mod":       goMod,
-				"hang_test.go": "package calc\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestHang(t *testing.T) { time.Sleep(1000 * time.Second) }\n",
-			},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range timeoutCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.needs(t)
