@@ -190,7 +190,7 @@ func TestScriptedBenchScoresArePinned(t *testing.T) {
 		t.Errorf("resolution %+v", r.Resolution)
 	}
 	// The recorded benchmark is read back the same from its traces.
-	back, err := ReadOutcomes(out)
+	back, err := ReadOutcomes(t.Context(), out)
 	if err != nil || len(back) != len(outcomes) {
 		t.Fatalf("read back %d outcomes (%v)", len(back), err)
 	}

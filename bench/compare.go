@@ -2,6 +2,7 @@ package bench
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -42,9 +43,9 @@ type CaseCompare struct {
 
 // ReadOutcomes reads the benchmark runs of a trace directory (the last
 // attempt of each run id).
-func ReadOutcomes(dir string) ([]Outcome, error) {
+func ReadOutcomes(ctx context.Context, dir string) ([]Outcome, error) {
 	var out []Outcome
-	for run, err := range trace.Runs(dir) {
+	for run, err := range trace.Runs(ctx, dir) {
 		if run == nil {
 			return nil, err
 		}

@@ -12,22 +12,24 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/stats"
 )
 
 // Report is everything `pyharness bench` prints, as one document.
 type Report struct {
 	// Backend and Model name what drafted the runs; Scripted is true when
 	// no model was called (scripted or replay backends).
-	Backend  string       `json:"backend"`
-	Model    string       `json:"model"`
-	Scripted bool         `json:"scripted"`
-	Cases    int          `json:"cases"`
-	Passes   int          `json:"passes"`
-	Runs     []Outcome    `json:"runs"`
-	Tiers    []TierScore  `json:"tiers"`
-	Failures FailureTable `json:"failures"`
-	NoModel  NoModelSteps `json:"no_model_steps"`
+	Backend  string             `json:"backend"`
+	Model    string             `json:"model"`
+	Scripted bool               `json:"scripted"`
+	Cases    int                `json:"cases"`
+	Passes   int                `json:"passes"`
+	Runs     []Outcome          `json:"runs"`
+	Tiers    []TierScore        `json:"tiers"`
+	Failures FailureTable       `json:"failures"`
+	NoModel  stats.NoModelSteps `json:"no_model_steps"`
 	// NotJudged counts runs that ended error or cancelled: they are in no
 	// score, total or comparison.
 	NotJudged  NotJudged  `json:"not_judged"`
@@ -80,12 +82,6 @@ type FailureTable struct {
 	DidNotDoTheJob  int `json:"did_not_do_the_job"`
 	ClaimedDone     int `json:"claimed_done"`
 	ClaimedDoneNoop int `json:"claimed_done_wrote_nothing"`
-}
-
-// NoModelSteps counts runs the harness settled without the model.
-type NoModelSteps struct {
-	Runs    int `json:"runs"`
-	Correct int `json:"correct"`
 }
 
 // NotJudged counts the runs left out of every score.
@@ -305,8 +301,8 @@ func (r *Report) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tpass\tverdict\tclass\twrote\tsteps\tmodel\tstop\twhy")
 	for _, o := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, dash(string(o.FailureClass)),
-			writesText(o.Writes), o.Steps, o.ModelSteps, o.StopReason, truncate(o.Why, 70))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, tabletext.Dash(string(o.FailureClass)),
+			writesText(o.Writes), o.Steps, o.ModelSteps, o.StopReason, tabletext.Truncate(o.Why, 70))
 	}
 	tw.Flush()
 
@@ -316,7 +312,7 @@ func (r *Report) WriteText(w io.Writer) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "tier\tscore\tweakest case")
 	for _, t := range r.Tiers {
-		weak := "—"
+		weak := tabletext.None
 		if t.Weakest != "" {
 			weak = fmt.Sprintf("%s %d/%d", t.Weakest, t.WeakestWorked, t.WeakestJudged)
 		}
@@ -328,17 +324,17 @@ func (r *Report) WriteText(w io.Writer) {
 	f := r.Failures
 	fmt.Fprintf(w, "\nFailures")
 	if judged > 0 {
-		fmt.Fprintf(w, ": %d of %d judged runs (%s)", f.Failed, judged, pct(f.Failed, judged))
+		fmt.Fprintf(w, ": %d of %d judged runs (%s)", f.Failed, judged, tabletext.Percent(f.Failed, judged))
 	}
 	r.notJudgedNote(w)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "worked\t%d\t\n", f.Worked)
 	fmt.Fprintf(tw, "failed\t%d\t\n", f.Failed)
-	fmt.Fprintf(tw, "  wrote nothing\t%d\t%s\n", f.WroteNothing, pct(f.WroteNothing, f.Failed))
-	fmt.Fprintf(tw, "  wrote something, not the thing asked (wrong file, name absent, no import)\t%d\t%s\n", f.WrongThing, pct(f.WrongThing, f.Failed))
-	fmt.Fprintf(tw, "  wrote something, it did not do the job (hidden checks fail)\t%d\t%s\n", f.DidNotDoTheJob, pct(f.DidNotDoTheJob, f.Failed))
-	fmt.Fprintf(tw, "  ended by claiming DONE\t%d\t%s of failures; %d of them wrote nothing\n", f.ClaimedDone, pct(f.ClaimedDone, f.Failed), f.ClaimedDoneNoop)
+	fmt.Fprintf(tw, "  wrote nothing\t%d\t%s\n", f.WroteNothing, tabletext.Percent(f.WroteNothing, f.Failed))
+	fmt.Fprintf(tw, "  wrote something, not the thing asked (wrong file, name absent, no import)\t%d\t%s\n", f.WrongThing, tabletext.Percent(f.WrongThing, f.Failed))
+	fmt.Fprintf(tw, "  wrote something, it did not do the job (hidden checks fail)\t%d\t%s\n", f.DidNotDoTheJob, tabletext.Percent(f.DidNotDoTheJob, f.Failed))
+	fmt.Fprintf(tw, "  ended by claiming DONE\t%d\t%s of failures; %d of them wrote nothing\n", f.ClaimedDone, tabletext.Percent(f.ClaimedDone, f.Failed), f.ClaimedDoneNoop)
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nRuns with no model steps: %d, of which correct: %d\n", r.NoModel.Runs, r.NoModel.Correct)
@@ -373,34 +369,13 @@ func (r *Report) notJudgedNote(w io.Writer) {
 
 func writesText(ws []schemas.Write) string {
 	if len(ws) == 0 {
-		return "—"
+		return tabletext.None
 	}
 	var parts []string
 	for _, w := range ws {
 		parts = append(parts, fmt.Sprintf("%s +%d/-%d", w.Path, w.Added, w.Removed))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func pct(n, of int) string {
-	if of == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }
 
 func joinInts(xs []int) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -186,5 +187,20 @@ func TestReportCountsContextLimits(t *testing.T) {
 		if !strings.Contains(buf.String(), line) {
 			t.Errorf("text lacks %q:\n%s", line, buf.String())
 		}
+	}
+}
+
+// A long failure reason in a language written with multi-byte characters
+// is cut between characters: the table stays valid UTF-8.
+func TestReportCutsWhyBetweenCharacters(t *testing.T) {
+	o := outcome("a", 1, 1, schemas.VerdictFailed, schemas.FailDidNotDoTheJob)
+	o.Why = strings.Repeat("é", 69) + "日本語のテスト"
+	var b bytes.Buffer
+	NewReport([]Outcome{o}, 1, 1).WriteText(&b)
+	if !utf8.Valid(b.Bytes()) {
+		t.Fatalf("the report is not valid UTF-8:\n%s", b.String())
+	}
+	if want := strings.Repeat("é", 69) + "…"; !strings.Contains(b.String(), want) {
+		t.Errorf("the reason is not cut to 70 characters (%q):\n%s", want, b.String())
 	}
 }

@@ -97,59 +97,53 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // kept.
 func Classify(ctx context.Context, in, out string) (*Result, error) {
 	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: []string{}, Parts: []string{}}
-	all, err := trace.List(in)
-	if err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
-	if all.Len() == 0 {
-		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
-	}
-	latest, setAside := all.Latest()
-	all = nil
-	res.Runs, res.SetAside = latest.Len(), setAside
-	// runID is the run id of latest's file i, a part of the listing's own
-	// string: the state's keys cost no string of their own.
-	runID := func(i int) (string, int) {
-		id, attempt, _ := trace.ParseFileName(latest.Name(i))
-		return id, attempt
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("classify: %w", err)
-	}
 	st, err := loadState(out)
 	if err != nil {
 		return nil, err
 	}
-	if err := removeOrphans(out, st); err != nil {
-		return nil, err
-	}
-	if abs, err := filepath.Abs(in); err == nil && !slices.Contains(st.Traces, abs) {
-		st.Traces = append(st.Traces, abs)
-	}
 
-	// Decide what to do with each run before writing anything.
+	// Decide what to do with each run before writing anything. A file's
+	// run id is a part of the listing's own string: the state's keys cost
+	// no string of their own.
 	type job struct {
 		size int64
-		file int32 // in latest
-		seen bool  // the dataset holds an older classification of the run
+		file trace.File
+		seen bool // the dataset holds an older classification of the run
 	}
 	var jobs []job
 	drop := map[string]bool{} // run ids whose old rows go
-	for i := range latest.Len() {
-		info, err := os.Stat(latest.File(i).Path)
+	for la, err := range trace.LastAttempts(ctx, in) {
 		if err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		id, attempt := runID(i)
+		res.Runs++
+		res.SetAside += la.SetAside
+		info, err := os.Stat(la.Path)
+		if err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		id := la.RunID
 		old, seen := st.Runs[id]
-		if seen && int(old.Attempt) == attempt && (old.Complete || old.Size == info.Size()) {
+		if seen && int(old.Attempt) == la.Attempt && (old.Complete || old.Size == info.Size()) {
 			res.Unchanged++
 			continue
 		}
 		if seen {
 			drop[id] = true
 		}
-		jobs = append(jobs, job{size: info.Size(), file: int32(i), seen: seen})
+		jobs = append(jobs, job{size: info.Size(), file: la.File, seen: seen})
+	}
+	if res.Runs == 0 {
+		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("classify: %w", err)
+	}
+	if err := removeOrphans(out, st); err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(in); err == nil && !slices.Contains(st.Traces, abs) {
+		st.Traces = append(st.Traces, abs)
 	}
 
 	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[TurnRow]{}, runs: map[int]*partWriter[RunRow]{}}
@@ -178,7 +172,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
-		run, err := trace.ReadRun(latest.File(int(j.file)))
+		run, err := trace.ReadRun(j.file)
 		l := labelled{run: run, err: err}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
@@ -190,7 +184,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		j, run, err := jobs[k], l.run, l.err
-		id, attempt := runID(int(j.file))
+		id, attempt := j.file.RunID, j.file.Attempt
 		for _, w := range run.Warnings {
 			res.Problems = append(res.Problems, w.Error())
 		}

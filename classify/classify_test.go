@@ -30,7 +30,7 @@ const fixtures = "testdata/traces"
 func expectedRows(t *testing.T, dir string) (map[string]RunRow, map[string]TurnRow, map[string]Partition) {
 	t.Helper()
 	runs, turns, parts := map[string]RunRow{}, map[string]TurnRow{}, map[string]Partition{}
-	for run := range trace.Runs(dir) {
+	for run := range trace.Runs(t.Context(), dir) {
 		if run == nil || run.Start == nil {
 			continue
 		}

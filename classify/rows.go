@@ -34,11 +34,11 @@ type TurnRow struct {
 	Feedback string `parquet:"feedback,dict"`
 	// Messages are the messages added at this step (the whole prompt when
 	// Replaced), as recorded.
-	Messages             []Message `parquet:"messages,list"`
-	Replaced             bool      `parquet:"replaced"`
-	PromptHash           string    `parquet:"prompt_hash"`
-	PromptTokensEstimate int32     `parquet:"prompt_tokens_estimate"`
-	ElidedTokens         int32     `parquet:"elided_tokens"`
+	Messages             []MessageRow `parquet:"messages,list"`
+	Replaced             bool         `parquet:"replaced"`
+	PromptHash           string       `parquet:"prompt_hash"`
+	PromptTokensEstimate int32        `parquet:"prompt_tokens_estimate"`
+	ElidedTokens         int32        `parquet:"elided_tokens"`
 	// Draft is the model's reply text; ReplyToolCalls its native tool
 	// calls as JSON ("" when there were none).
 	Draft          string         `parquet:"draft"`
@@ -77,8 +77,10 @@ type TurnRow struct {
 	EndedAt          *time.Time `parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 }
 
-// Message is one chat message of a turn's delta.
-type Message struct {
+// MessageRow is one chat message of a turn's delta as the turns table
+// stores it: a schemas.Message with its native tool calls as a JSON string,
+// for Parquet has no column type for their free-form arguments.
+type MessageRow struct {
 	Role    string `parquet:"role,dict"`
 	Content string `parquet:"content"`
 	// ToolCalls are the message's native tool calls as JSON, "" for none.
@@ -228,7 +230,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	row := TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: feedbackOf(l.Kind, t.Sent.Messages),
-		Messages: make([]Message, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
+		Messages: make([]MessageRow, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
 		PromptTokensEstimate: int32(t.Sent.PromptTokensEstimate),
 		Draft:                t.Reply.Content, Thinking: t.Reply.Thinking, ReplyToolCalls: toolCallsJSON(t.Reply.ToolCalls),
 		FinishReason: t.Reply.FinishReason,
@@ -246,7 +248,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	}
 	row.WarningCodes = WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
-		row.Messages = append(row.Messages, Message{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
+		row.Messages = append(row.Messages, MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
 	return row
 }
@@ -266,7 +268,7 @@ func feedbackOf(kind schemas.Kind, msgs []schemas.Message) string {
 }
 
 // feedbackOfRows is feedbackOf for the messages as the table stores them.
-func feedbackOfRows(kind schemas.Kind, rows []Message) string {
+func feedbackOfRows(kind schemas.Kind, rows []MessageRow) string {
 	if !hasFeedback(kind) {
 		return "" // without converting the messages
 	}

@@ -89,7 +89,7 @@ func readTurnSummaries(ctx context.Context, path string, part Partition, yield f
 
 // turnMessages is the messages column of a turns row.
 type turnMessages struct {
-	Messages []Message `parquet:"messages,list"`
+	Messages []MessageRow `parquet:"messages,list"`
 }
 
 // feedbackFiller computes the feedback of the turn summaries of one part

@@ -147,24 +147,28 @@ func shardOf(runID string, n int) int {
 
 // Status reads where each planned run stands from the traces in OUT: a run
 // is complete when its last attempt ends with a run_end whose stop reason is
-// neither cancelled nor model-error.
-func Status(outDir string, plan []*Planned) error {
-	files, err := trace.ListFiles(filepath.Join(outDir, trace.RunsDir))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	attempts := map[string][]trace.File{}
-	for _, f := range files {
-		attempts[f.RunID] = append(attempts[f.RunID], f)
+// neither cancelled nor model-error. That is collect's own rule for what
+// needs running again; which attempt is a run's last is trace's.
+func Status(ctx context.Context, outDir string, plan []*Planned) error {
+	last := map[string]trace.LastAttempt{}
+	for la, err := range trace.LastAttempts(ctx, filepath.Join(outDir, trace.RunsDir)) {
+		if errors.Is(err, os.ErrNotExist) {
+			break // nothing collected yet
+		}
+		if err != nil {
+			return err
+		}
+		last[la.RunID] = la
 	}
 	for _, p := range plan {
-		fs := attempts[p.RunID]
-		p.Attempts = len(fs)
-		if len(fs) == 0 {
+		la, ok := last[p.RunID]
+		if !ok {
+			p.Attempts = 0
 			p.Status = "planned"
 			continue
 		}
-		run, _ := trace.ReadRun(fs[len(fs)-1])
+		p.Attempts = 1 + la.SetAside
+		run, _ := trace.ReadRun(la.File)
 		p.Status = "incomplete"
 		if run != nil && run.End != nil {
 			p.Verdict, p.Stop = run.End.Verdict, run.End.StopReason
@@ -193,7 +197,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Status(o.OutDir, plan); err != nil {
+	if err := Status(ctx, o.OutDir, plan); err != nil {
 		return nil, err
 	}
 	sum := &Summary{Planned: len(plan), PlanPath: PlanPath(o.OutDir, o.ShardK, o.ShardN)}

@@ -330,7 +330,7 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 		t.Errorf("summary %+v: want one model error and one run that worked", sum)
 	}
 	plan, _ := PlanRuns(context.Background(), o)
-	if err := Status(out, plan); err != nil {
+	if err := Status(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range plan {

@@ -164,7 +164,7 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 	if err != nil || sum.Worked != 1 {
 		t.Fatalf("summary %+v, err %v", sum, err)
 	}
-	for run, err := range trace.Runs(out) {
+	for run, err := range trace.Runs(t.Context(), out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestCheckThatAlreadyPassesNeedsNoModel(t *testing.T) {
 	if sum.Worked != 1 || called {
 		t.Fatalf("summary %+v, model called %v", sum, called)
 	}
-	for run := range trace.Runs(out) {
+	for run := range trace.Runs(t.Context(), out) {
 		e := run.End
 		if e.StopReason != schemas.StopNoModelSteps || e.ModelSteps != 0 || e.Steps != 0 || !e.Checks.Passed || e.Verdict != schemas.VerdictWorked {
 			t.Errorf("run_end %+v", e)

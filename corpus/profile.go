@@ -113,15 +113,9 @@ func (pr *profiler) profile() *Profile {
 // Measure reads the last attempt of every run of a trace directory and
 // returns its profile.
 func Measure(ctx context.Context, dir string) (*Profile, error) {
-	all, err := trace.List(dir)
-	if err != nil {
-		return nil, fmt.Errorf("measure traces: %w", err)
-	}
-	latest, _ := all.Latest()
 	pr := newProfiler()
-	for i := range latest.Len() {
-		f := latest.File(i)
-		if err := ctx.Err(); err != nil {
+	for f, err := range trace.LastAttempts(ctx, dir) {
+		if err != nil {
 			return nil, fmt.Errorf("measure traces: %w", err)
 		}
 		if st, err := os.Stat(f.Path); err == nil {

@@ -9,8 +9,8 @@
 // bands over token 5-grams of the draft and the message it answered
 // (AppendNearText), confirmed by exact Jaccard similarity, within a group,
 // against each cluster's representative. The Index holds keys and band
-// hashes, never text: it reads text again through Texts, which a Corpus
-// serves from the traces on disk.
+// hashes, never text: it reads text again through Texts, served from the
+// traces on disk (trace.Corpus rebuilds the prompts).
 //
 // Run is the whole stage: it reads a trace directory and writes the report
 // that `pyharness dedupe` prints. The export package runs an Index on the

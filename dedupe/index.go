@@ -33,7 +33,7 @@ type Texts interface {
 // Item is one raw turn offered to the index.
 type Item struct {
 	Ref Ref
-	// Group is the case or dogfood task the turn belongs to (GroupOf).
+	// Group is the case or dogfood task the turn belongs to (trace.GroupOf).
 	// Near-duplicates are looked for within a group only: two cases are two
 	// tasks, however alike their turns read.
 	Group string
@@ -82,7 +82,7 @@ type cluster struct {
 
 // ErrGroupReopened is returned by Add when a turn comes for a group the
 // index has closed: the index holds one group at a time, so its turns must
-// come together (Corpus orders runs so).
+// come together (trace.Corpus orders runs so).
 var ErrGroupReopened = errors.New("index: turns of a group must come together")
 
 // Index counts exact duplicates and clusters near-duplicates of pairs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pyharness/pyharness/trace"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -31,7 +32,7 @@ type Report struct {
 	// were used.
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
-	// (at most MaxProblems; ProblemsLeft counts the rest).
+	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
 	Problems     []string `json:"problems,omitempty"`
 	ProblemsLeft int      `json:"problems_left,omitempty"`
 	// NoModel counts turns settled without the model: they have no draft.
@@ -51,11 +52,11 @@ type Report struct {
 // Run dedupes every model turn of the traces in dir and writes the report
 // to w.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	c, err := OpenCorpus(ctx, dir)
+	c, err := trace.OpenCorpus(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	ix := NewIndex(opts.Threshold, c, nil)
+	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
 	var keyBuf, nearBuf []byte
 	for run, err := range c.Runs(ctx) {
@@ -64,12 +65,12 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 				return nil, err
 			}
 			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = AddProblems(rep.Problems, rep.ProblemsLeft, err)
+			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, err)
 			continue
 		}
 		if run.ReadErr != nil {
 			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = AddProblems(rep.Problems, rep.ProblemsLeft, run.ReadErr)
+			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, run.ReadErr)
 		}
 		if run.Start == nil {
 			continue
@@ -161,13 +162,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "%d turn(s) left out: their prompt did not rebuild to its prompt_hash.\n", r.NotRebuilt)
 		}
 		if r.FilesWithErrors > 0 {
-			fmt.Fprintf(&b, "%d trace file(s) have bad lines; their good records were used:\n", r.FilesWithErrors)
-			for _, p := range r.Problems {
-				fmt.Fprintf(&b, "  %s\n", p)
-			}
-			if r.ProblemsLeft > 0 {
-				fmt.Fprintf(&b, "  ... and %d more (pyharness validate lists them all)\n", r.ProblemsLeft)
-			}
+			trace.WriteProblems(&b, r.FilesWithErrors, r.Problems, r.ProblemsLeft)
 		}
 		if r.KeyCollisions > 0 {
 			fmt.Fprintf(&b, "%d key collision(s): equal keys over different text, kept apart.\n", r.KeyCollisions)
@@ -187,24 +182,4 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// MaxProblems is how many bad lines a report lists one by one.
-const MaxProblems = 50
-
-// AddProblems appends the lines of a read error (each "file:line: what",
-// as the trace reader words them) to a report's list, counting those past
-// MaxProblems instead of listing them.
-func AddProblems(list []string, left int, err error) ([]string, int) {
-	for _, line := range strings.Split(err.Error(), "\n") {
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		if len(list) < MaxProblems {
-			list = append(list, line)
-		} else {
-			left++
-		}
-	}
-	return list, left
 }

@@ -88,7 +88,7 @@ func TestRunReport(t *testing.T) {
 	// An independent count: every model turn's prompt and draft, each text
 	// normalised by a plain strings-and-loops statement of the rules.
 	raw, exact, groups := 0, map[string]bool{}, map[string]bool{}
-	for run, err := range trace.Runs(dir) {
+	for run, err := range trace.Runs(t.Context(), dir) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestRunReport(t *testing.T) {
 			parts = append(parts, plainNormalize(turn.Reply.Content))
 			b, _ := json.Marshal(parts)
 			exact[string(b)] = true
-			groups[dedupe.GroupOf(run.Start)] = true
+			groups[trace.GroupOf(run.Start)] = true
 		}
 	}
 	if rep.RawTurns != raw || rep.ExactUnique != len(exact) || rep.Groups != len(groups) {

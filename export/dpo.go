@@ -12,6 +12,7 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // dpoCand is a draft that can be one side of a preference pair.
@@ -45,7 +46,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	byPrompt := map[string][]dpoCand{}
 	var buf []byte
-	err := e.considered(ctx, true, func(run *dedupe.RebuiltRun) error {
+	err := e.considered(ctx, true, func(run *trace.RebuiltRun) error {
 		for i, t := range run.Turns {
 			sd, why := e.opts.dpoSide(run, i)
 			if sd == sideNone {

@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // NothingError says that the selection left nothing to export, and why.
@@ -31,7 +33,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := dedupe.OpenCorpus(ctx, opts.In)
+	c, err := trace.OpenCorpus(ctx, opts.In)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -59,7 +61,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 // exporter holds one export's state.
 type exporter struct {
 	opts    Options
-	corpus  *dedupe.Corpus
+	corpus  *trace.Corpus
 	red     *Redactor
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
@@ -73,19 +75,19 @@ type exporter struct {
 
 // considered streams the runs that pass the run filters, tallying the rest
 // and learning every run's secrets on the way.
-func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedupe.RebuiltRun) error) error {
+func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace.RebuiltRun) error) error {
 	for run, err := range e.corpus.Runs(ctx) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
+			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
 			continue
 		}
 		if run.ReadErr != nil {
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = dedupe.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
+			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)
@@ -114,7 +116,7 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*dedup
 // learnSecrets reads the environment files of a run's repository (on disk,
 // or the embedded fixture of a benchmark case) and every assignment in its
 // messages and drafts.
-func (e *exporter) learnSecrets(run *dedupe.RebuiltRun) {
+func (e *exporter) learnSecrets(run *trace.RebuiltRun) {
 	if s := run.Start; s != nil {
 		e.learnRepo(s)
 	}
@@ -189,9 +191,9 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
-	ix := dedupe.NewIndex(e.opts.Threshold, trainingTexts{corpus: e.corpus, rd: rd}, settled)
+	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
 	var keyBuf, nearBuf []byte
-	err = e.considered(ctx, false, func(run *dedupe.RebuiltRun) error {
+	err = e.considered(ctx, false, func(run *trace.RebuiltRun) error {
 		for i, t := range run.Turns {
 			if why := e.opts.turnWhy(run, i); why != "" {
 				e.sum.TurnsLeftOut[why]++
@@ -408,8 +410,9 @@ func (e *exporter) render(rd *renderer, r *pairRow) (*row, error) {
 	t := run.Turns[r.ref.Turn]
 	prompt := run.Prompts[r.ref.Turn]
 	s := run.Start
+	label := classify.LabelTurn(t) // the kind --kind chose the pair by
 	meta := Meta{Split: r.split, RunID: s.RunID, Step: t.Step, CaseID: s.CaseID, Group: r.group, Tier: s.Tier,
-		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: t.Sent.Kind, Code: t.Sent.Code,
+		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: label.Kind, Code: label.Code,
 		Weight: r.weight, Copies: r.copies, Key: fmt.Sprintf("%016x", r.key), Multiplicity: r.mult, ClusterTurns: r.cluster}
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict

@@ -309,7 +309,7 @@ func TestDPOPairs(t *testing.T) {
 	sum, _ := runExport(t, options(in, out, export.FormatDPO))
 	turns := map[string]*schemas.Turn{}
 	verdicts := map[string]schemas.Verdict{}
-	for run, err := range trace.Runs(in) {
+	for run, err := range trace.Runs(t.Context(), in) {
 		if err != nil && run == nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,8 @@ type Options struct {
 	Cases   []string
 	Tiers   []int
 	Tags    []string
-	// Kinds are the kinds of what the model was sent (schemas.Kind*).
+	// Kinds are the kinds of what the model was sent (schemas.Kind*), as
+	// classify labels them.
 	Kinds []string
 	// IncludeFailedRuns takes SFT pairs from failed runs too (never from
 	// runs that ended error or cancelled).

@@ -3,18 +3,18 @@ package export
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
 // Message is one chat message as the trainers read it: role and content,
 // content always a string. ToolCalls and ToolCallID are written only with
-// --keep-tool-calls, in the OpenAI shape.
+// --keep-tool-calls, in the OpenAI shape (arguments a JSON string), which is
+// why this is not schemas.Message: the trace keeps the calls as the model
+// sent them.
 type Message struct {
 	Role       string     `json:"role"`
 	Content    string     `json:"content"`
@@ -111,33 +111,6 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 	return out, reply
 }
 
-// trainingTexts serves the index the training text of a pair, read again
-// from the traces.
-type trainingTexts struct {
-	corpus *dedupe.Corpus
-	rd     *renderer
-}
-
-func (t trainingTexts) KeyText(dst []byte, ref dedupe.Ref) ([]byte, error) {
-	p, d, err := t.corpus.Pair(ref)
-	if err != nil {
-		return dst, err
-	}
-	p, d = t.rd.training(p, d)
-	return dedupe.AppendKeyText(dst, p, d), nil
-}
-
-func (t trainingTexts) NearText(dst []byte, ref dedupe.Ref) ([]byte, error) {
-	p, d, err := t.corpus.Pair(ref)
-	if err != nil {
-		return dst, err
-	}
-	p, d = t.rd.training(p, d)
-	return dedupe.AppendNearText(dst, p, d), nil
-}
-
-var _ dedupe.Texts = trainingTexts{}
-
 // TextAction renders native tool calls as the text protocol's action, after
 // any content the model wrote with them. The first call is the action (the
 // harness ignores the others, as it ignores extra text actions).
@@ -197,21 +170,7 @@ func canonical(a draft.Action) string {
 // fence wraps a body in a code fence tagged with the file's language,
 // choosing a longer fence when the body holds one.
 func fence(name, body string) string {
-	tag := ""
-	switch path.Ext(name) {
-	case ".py":
-		tag = "python"
-	case ".go":
-		tag = "go"
-	case ".toml":
-		tag = "toml"
-	case ".json":
-		tag = "json"
-	case ".yaml", ".yml":
-		tag = "yaml"
-	case ".sh":
-		tag = "bash"
-	}
+	tag := draft.FenceTag(name)
 	marker := "```"
 	for strings.Contains(body, marker) {
 		marker += "`"

@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // Why a run or a turn was left out. The order is the order they are
@@ -73,7 +74,7 @@ func modelMatches(m schemas.Model, want []string) bool {
 
 // runWhy says why a run is left out, or "" when its turns are considered.
 // forDPO keeps failed runs: their drafts are the rejected side.
-func (o Options) runWhy(r *dedupe.RebuiltRun, forDPO bool) string {
+func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
 	s := r.Start
 	switch {
 	case s == nil:
@@ -117,14 +118,14 @@ func parsed(t *schemas.Turn) bool {
 }
 
 // turnWhy says why turn i of a considered run is no SFT pair, or "".
-func (o Options) turnWhy(r *dedupe.RebuiltRun, i int) string {
+func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 	t := r.Turns[i]
 	switch {
 	case !t.ModelStep:
 		return whyNoModel
 	case r.Prompts[i] == nil:
 		return whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, string(t.Sent.Kind)):
+	case !o.kindWanted(t):
 		return whyKind
 	case !parsed(t):
 		return whyNotParsed
@@ -134,6 +135,14 @@ func (o Options) turnWhy(r *dedupe.RebuiltRun, i int) string {
 		return whyAlternation
 	}
 	return ""
+}
+
+// kindWanted reports whether a turn's kind is in --kind. The kind is the
+// one classify gives the turn (classify.LabelTurn): the recorded one, or the
+// text rules' for a turn recorded without one, so that export --kind and the
+// classified dataset agree on every trace.
+func (o Options) kindWanted(t *schemas.Turn) bool {
+	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(classify.LabelTurn(t).Kind))
 }
 
 // side is which side of a preference pair a draft can be.
@@ -146,14 +155,14 @@ const (
 )
 
 // dpoSide says which side of a preference pair turn i can be, or why none.
-func (o Options) dpoSide(r *dedupe.RebuiltRun, i int) (side, string) {
+func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 	t := r.Turns[i]
 	switch {
 	case !t.ModelStep:
 		return sideNone, whyNoModel
 	case r.Prompts[i] == nil:
 		return sideNone, whyNotRebuilt
-	case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, string(t.Sent.Kind)):
+	case !o.kindWanted(t):
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation

@@ -224,7 +224,8 @@ func (s *jsonlSink) abort() {
 }
 
 // parquetMessage is the chat struct every trainer's template expects:
-// exactly role and content, in every row.
+// exactly role and content, in every row. It and parquetToolMessage are the
+// Parquet columns of a Message, one schema each, as a Parquet file has one.
 type parquetMessage struct {
 	Role    string `parquet:"role"`
 	Content string `parquet:"content"`

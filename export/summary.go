@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // SplitCounts are the figures of one split.
@@ -38,7 +39,7 @@ type Summary struct {
 	// were used.
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
-	// (at most maxProblems; ProblemsLeft counts the rest).
+	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
 	Problems     []string `json:"problems,omitempty"`
 	ProblemsLeft int      `json:"problems_left,omitempty"`
 	RunsLeftOut  Tally    `json:"runs_left_out"`
@@ -109,13 +110,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	if s.FilesWithErrors > 0 {
-		fmt.Fprintf(&b, "%d trace file(s) have bad lines; their good records were used:\n", s.FilesWithErrors)
-		for _, p := range s.Problems {
-			fmt.Fprintf(&b, "  %s\n", p)
-		}
-		if s.ProblemsLeft > 0 {
-			fmt.Fprintf(&b, "  ... and %d more (pyharness validate lists them all)\n", s.ProblemsLeft)
-		}
+		trace.WriteProblems(&b, s.FilesWithErrors, s.Problems, s.ProblemsLeft)
 	}
 	if s.Why != "" {
 		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)

@@ -166,21 +166,11 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 	r.lastRead[key] = sum
 	r.known[rel] = true
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (lines %d-%d of %d):\n```%s\n%s\n```", rel, start, end, len(lines), langTag(rel), strings.Join(lines[start-1:end], "\n"))
+	fmt.Fprintf(&b, "%s (lines %d-%d of %d):\n```%s\n%s\n```", rel, start, end, len(lines), draft.FenceTag(rel), strings.Join(lines[start-1:end], "\n"))
 	if end < len(lines) {
 		fmt.Fprintf(&b, "\nThe file goes on: READ %s:%d-%d for more.", rel, end+1, min(len(lines), end+maxLines))
 	}
 	return r.result(t, b.String())
-}
-
-func langTag(rel string) string {
-	switch filepath.Ext(rel) {
-	case ".py":
-		return "python"
-	case ".go":
-		return "go"
-	}
-	return ""
 }
 
 func (r *runner) nearNames(rel string) string {

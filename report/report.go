@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/stats"
 )
 
@@ -15,7 +16,7 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":        stats.Pct,
+	"pct":        tabletext.Share,
 	"kindTitle":  stats.KindTitle,
 	"classTitle": stats.ClassTitle,
 	"share": func(n, of int) float64 {
@@ -24,12 +25,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return float64(n) / float64(of)
 	},
-	"dash": func(s string) string {
-		if s == "" {
-			return "—"
-		}
-		return s
-	},
+	"dash":   tabletext.Dash,
 	"perRun": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"runLink": func(p *RunPages, runID string, text any) template.HTML {
 		return link(p.RunHref(runID), text)
@@ -179,7 +175,7 @@ func charts(s *stats.Summary) []chart {
 	var frac []float64
 	for _, k := range s.Kinds {
 		labels = append(labels, stats.KindTitle(k.Name))
-		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(k.Share, s.Turns.Total), k.Count))
+		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(k.Share, s.Turns.Total), k.Count))
 		frac = append(frac, k.Share)
 	}
 	out = append(out, horizontal(ChartKinds, "What the model is sent", fmt.Sprintf("%d turns over %d runs", s.Turns.Total, s.Turns.Runs),
@@ -198,7 +194,7 @@ func charts(s *stats.Summary) []chart {
 	labels, values, frac = nil, nil, nil
 	for _, c := range s.FailureClasses {
 		labels = append(labels, stats.ClassTitle(c.Name))
-		values = append(values, fmt.Sprintf("%s (%d)", stats.Pct(c.Share, s.Scored.Failed), c.Count))
+		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(c.Share, s.Scored.Failed), c.Count))
 		frac = append(frac, c.Share)
 	}
 	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs%s", s.Scored.Failed, s.Scored.Judged, ofModels(s)),

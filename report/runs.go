@@ -130,30 +130,20 @@ type PagesOptions struct {
 // and returns what the report links to. A run is read, written and let go
 // before the next, so a large directory is not held in memory.
 func WriteRunPages(ctx context.Context, traces, dir string, o PagesOptions) (*RunPages, error) {
-	all, err := trace.List(traces)
-	if err != nil {
-		return nil, fmt.Errorf("write run pages: %w", err)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("write run pages: %w", err)
 	}
 	p := &RunPages{Dir: filepath.ToSlash(o.Rel), lists: map[string]bool{}, pages: map[string]bool{}}
-	files := all.Files()
 	back := path.Join(upPath(o.Rel), o.Report)
 	runBack := path.Join("..", back)
 	if err := os.MkdirAll(filepath.Join(dir, RunDir), 0o755); err != nil {
 		return nil, fmt.Errorf("write run pages: %w", err)
 	}
-	for i := 0; i < len(files); i++ {
-		f, earlier := files[i], 0
-		for i+1 < len(files) && files[i+1].RunID == f.RunID {
-			i, earlier = i+1, earlier+1
-			f = files[i]
-		}
-		if err := ctx.Err(); err != nil {
+	for la, err := range trace.LastAttempts(ctx, traces) {
+		if err != nil {
 			return nil, fmt.Errorf("write run pages: %w", err)
 		}
-		r, err := transcript.Load(f, earlier)
+		r, err := transcript.Load(la.File, la.SetAside)
 		if err != nil {
 			p.Problems = append(p.Problems, err.Error())
 			continue

@@ -306,22 +306,14 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
-	all, err := trace.List(dir)
-	if err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
-	}
-	if all.Len() == 0 {
-		return nil, fmt.Errorf("stats: no trace files (*.jsonl) in %s or %s/runs, and no classified dataset", dir, dir)
-	}
-	latest, setAside := all.Latest()
 	c := newCollector(dir, InputTraces, o)
-	c.s.Runs.SetAside = setAside
-	for i := range latest.Len() {
-		if err := ctx.Err(); err != nil {
+	listed := false
+	for run, err := range trace.Runs(ctx, dir) {
+		if run == nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		f := latest.File(i)
-		run, err := trace.ReadRun(f)
+		listed = true
+		c.s.Runs.SetAside += run.SetAside
 		for _, w := range run.Warnings {
 			c.problem(w)
 		}
@@ -332,13 +324,16 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 			continue
 		}
 		if !run.Complete() {
-			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", f.Path))
+			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", run.File.Path))
 		}
 		part, r, turns := classify.Rows(run)
 		c.addRun(part, r.Summary())
 		for i := range turns {
 			c.addTurn(part, turns[i].Summary())
 		}
+	}
+	if !listed {
+		return nil, fmt.Errorf("stats: no trace files (*.jsonl) in %s or %s/runs, and no classified dataset", dir, dir)
 	}
 	return c.finish(), nil
 }

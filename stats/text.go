@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -39,14 +40,6 @@ func KindTitle(kind string) string {
 	return kind
 }
 
-// Pct formats a share as a whole percentage, "—" for a share of nothing.
-func Pct(share float64, of int) string {
-	if of == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f%%", 100*share)
-}
-
 // WriteText prints the summary's tables the way the second seed sets them
 // out: aligned columns, counts and whole percentages.
 func (s *Summary) WriteText(w io.Writer) error {
@@ -77,7 +70,7 @@ func (s *Summary) writeText(w io.Writer) {
 	tw := table(w)
 	fmt.Fprintln(tw, "class\tshare\truns")
 	for _, c := range s.FailureClasses {
-		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", ClassTitle(c.Name), dash(c.Name), Pct(c.Share, s.Scored.Failed), c.Count)
+		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", ClassTitle(c.Name), tabletext.Dash(c.Name), tabletext.Share(c.Share, s.Scored.Failed), c.Count)
 	}
 	tw.Flush()
 
@@ -119,7 +112,7 @@ func (s *Summary) writeText(w io.Writer) {
 	tw = table(w)
 	fmt.Fprintln(tw, "what the model is sent\tshare\tturns")
 	for _, k := range s.Kinds {
-		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", KindTitle(k.Name), k.Name, Pct(k.Share, t.Total), k.Count)
+		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\n", KindTitle(k.Name), k.Name, tabletext.Share(k.Share, t.Total), k.Count)
 	}
 	tw.Flush()
 
@@ -139,7 +132,7 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	tw = table(w)
 	for _, n := range s.Nudges {
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", n.Count, n.Code, truncate(n.Message, 90))
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", n.Count, n.Code, tabletext.Truncate(strings.TrimSpace(n.Message), 90))
 	}
 	tw.Flush()
 
@@ -154,7 +147,7 @@ func (s *Summary) writeText(w io.Writer) {
 		if name == "" {
 			name = e.RunID
 		}
-		fmt.Fprintf(tw, "%s\twrites=%d\t%s\n", name, e.Writes, truncate(e.FirstFailure, 70))
+		fmt.Fprintf(tw, "%s\twrites=%d\t%s\n", name, e.Writes, tabletext.Truncate(strings.TrimSpace(e.FirstFailure), 70))
 	}
 	tw.Flush()
 	if cd.Claimed > 10 {
@@ -177,7 +170,7 @@ func (s *Summary) writeText(w io.Writer) {
 			if i == 0 {
 				label = fmt.Sprintf("%s, %d turns", modelTitle(af.Model, af.Scripted), af.Turns)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", label, f.Name, f.Count, Pct(f.Share, af.Turns))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", label, f.Name, f.Count, tabletext.Share(f.Share, af.Turns))
 		}
 	}
 	tw.Flush()
@@ -187,8 +180,8 @@ func (s *Summary) writeText(w io.Writer) {
 		tw = table(w)
 		fmt.Fprintf(tw, "%s\truns\tworked\tfailed\tnot judged\tturns\trefusals and nudges\n", s.By.Dimension)
 		for _, g := range s.By.Groups {
-			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", dash(g.Value), g.Runs, g.Worked, g.Judged,
-				g.Failed, Pct(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, Pct(g.RefusalsShare, g.Turns))
+			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", tabletext.Dash(g.Value), g.Runs, g.Worked, g.Judged,
+				g.Failed, tabletext.Share(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, tabletext.Share(g.RefusalsShare, g.Turns))
 		}
 		tw.Flush()
 	}
@@ -232,7 +225,7 @@ func (s *Summary) writeHeadline(w io.Writer) {
 		tw := table(w)
 		fmt.Fprintf(tw, "%s\truns\tworked\tfailed\tnot judged\n", head)
 		for _, m := range ms {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d of %d (%s)\t%s\n", dash(m.Model), m.Runs, m.Worked, m.Failed, m.Judged, Pct(m.FailedShare, m.Judged), notJudged(m))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d of %d (%s)\t%s\n", tabletext.Dash(m.Model), m.Runs, m.Worked, m.Failed, m.Judged, tabletext.Share(m.FailedShare, m.Judged), notJudged(m))
 		}
 		tw.Flush()
 	}
@@ -274,28 +267,13 @@ func notJudged(m ModelRuns) string {
 // said to be no model.
 func modelTitle(label string, scripted bool) string {
 	if scripted {
-		return dash(label) + " (not a model)"
+		return tabletext.Dash(label) + " (not a model)"
 	}
-	return dash(label)
+	return tabletext.Dash(label)
 }
 
 func table(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // errWriter keeps the first write error, so the printing code can stay

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,6 +64,9 @@ type Run struct {
 	// Warnings are problems that did not stop the reading, such as a torn
 	// last line.
 	Warnings []error
+	// SetAside is how many earlier attempts of the run were set aside, when
+	// the run was read as the last attempt of its run (Runs).
+	SetAside int
 }
 
 // Complete reports whether the run ended with a run_end record.
@@ -125,23 +127,4 @@ func ReadStart(f File) (*schemas.RunStart, error) {
 		return nil, first
 	}
 	return nil, fmt.Errorf("%s: no run_start record", f.Path)
-}
-
-// Runs streams the last attempt of every run in a trace directory. A run
-// whose file has errors is yielded with them; the stream goes on.
-func Runs(dir string) iter.Seq2[*Run, error] {
-	return func(yield func(*Run, error) bool) {
-		all, err := List(dir)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		latest, _ := all.Latest()
-		for i := range latest.Len() {
-			run, err := ReadRun(latest.File(i))
-			if !yield(run, err) {
-				return
-			}
-		}
-	}
 }

@@ -109,15 +109,9 @@ func (l *Listing) Select(order []int32) *Listing {
 // many earlier attempts it set aside. l must be sorted as List sorts.
 func (l *Listing) Latest() (*Listing, int) {
 	keep := make([]int32, 0, l.Len())
-	next := "" // the run id of file i+1
-	for i := l.Len() - 1; i >= 0; i-- {
-		id, _, _ := ParseFileName(l.Name(i))
-		if i == l.Len()-1 || id != next {
-			keep = append(keep, int32(i))
-		}
-		next = id
+	for i := range l.lastAttempts() {
+		keep = append(keep, int32(i))
 	}
-	slices.Reverse(keep)
 	return l.Select(keep), l.Len() - len(keep)
 }
 

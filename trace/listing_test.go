@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,5 +53,52 @@ func TestListingMatchesListFiles(t *testing.T) {
 	wantLatest := []string{"a-run.attempt-10.jsonl", "b-run.jsonl", "b-run.attempt-1.jsonl", "c.jsonl", "é-run.jsonl"}
 	if !slices.Equal(gotLatest, wantLatest) || aside != 3 {
 		t.Fatalf("latest %q (%d set aside), want %q (3)", gotLatest, aside, wantLatest)
+	}
+
+	// LastAttempts yields the same files, each with its own run's count.
+	var streamed []string
+	var perRun []int
+	for la, err := range LastAttempts(context.Background(), dir) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed = append(streamed, filepath.Base(la.Path))
+		perRun = append(perRun, la.SetAside)
+	}
+	if !slices.Equal(streamed, wantLatest) || !slices.Equal(perRun, []int{3, 0, 0, 0, 0}) {
+		t.Fatalf("LastAttempts: %q set aside %v, want %q set aside [3 0 0 0 0]", streamed, perRun, wantLatest)
+	}
+}
+
+// A cancelled context ends the stream with its error; a missing directory
+// is one error.
+func TestLastAttemptsErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.jsonl", "b.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var yielded int
+	var errs []error
+	for la, err := range LastAttempts(ctx, dir) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		yielded++
+		_ = la
+	}
+	if yielded != 0 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("cancelled: %d runs, errors %v; want none and context.Canceled", yielded, errs)
+	}
+	errs = nil
+	for _, err := range Runs(context.Background(), filepath.Join(dir, "missing")) {
+		errs = append(errs, err)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], os.ErrNotExist) {
+		t.Fatalf("missing directory: errors %v, want one that is os.ErrNotExist", errs)
 	}
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,11 +63,11 @@ type Found struct {
 
 // Find locates one run: arg is a trace file, a run id, or a unique prefix
 // of one, among the latest attempt of each run of dir.
-func Find(dir, arg string) (Found, error) {
+func Find(ctx context.Context, dir, arg string) (Found, error) {
 	if isFile(arg) {
 		return fromFile(arg)
 	}
-	files, err := listing(dir)
+	files, err := listing(ctx, dir)
 	if err != nil {
 		return Found{}, err
 	}
@@ -94,8 +95,8 @@ func Find(dir, arg string) (Found, error) {
 
 // FindCase locates the run of a case in a pass; pass 0 takes the only run
 // of the case, and lists them when there are several.
-func FindCase(dir, caseID string, pass int) (Found, error) {
-	files, err := listing(dir)
+func FindCase(ctx context.Context, dir, caseID string, pass int) (Found, error) {
+	files, err := listing(ctx, dir)
 	if err != nil {
 		return Found{}, err
 	}
@@ -131,8 +132,8 @@ func FindCase(dir, caseID string, pass int) (Found, error) {
 }
 
 // FindLast locates the newest run of dir: the trace file written last.
-func FindLast(dir string) (Found, error) {
-	files, err := listing(dir)
+func FindLast(ctx context.Context, dir string) (Found, error) {
+	files, err := listing(ctx, dir)
 	if err != nil {
 		return Found{}, err
 	}
@@ -176,23 +177,17 @@ type runFiles struct {
 
 func (r *runFiles) found(i int) Found { return Found{File: r.latest[i], Earlier: r.earlier[i]} }
 
-func listing(dir string) (*runFiles, error) {
-	all, err := trace.List(dir)
-	if err != nil {
+func listing(ctx context.Context, dir string) (*runFiles, error) {
+	out := &runFiles{dir: trace.TraceDir(dir)}
+	for la, err := range trace.LastAttempts(ctx, dir) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("find run: no trace directory %s", dir)
 		}
-		return nil, fmt.Errorf("find run: %w", err)
-	}
-	out := &runFiles{dir: trace.TraceDir(dir)}
-	for _, f := range all.Files() {
-		if n := len(out.latest); n > 0 && out.latest[n-1].RunID == f.RunID {
-			out.latest[n-1] = f
-			out.earlier[n-1]++
-			continue
+		if err != nil {
+			return nil, fmt.Errorf("find run: %w", err)
 		}
-		out.latest = append(out.latest, f)
-		out.earlier = append(out.earlier, 0)
+		out.latest = append(out.latest, la.File)
+		out.earlier = append(out.earlier, la.SetAside)
 	}
 	return out, nil
 }

@@ -38,7 +38,7 @@ func TestFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := Find(fixtures, tt.arg)
+			f, err := Find(t.Context(), fixtures, tt.arg)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Find(%q) = %v, want an error holding %q", tt.arg, err, tt.wantErr)
@@ -56,21 +56,21 @@ func TestFind(t *testing.T) {
 }
 
 func TestFindCase(t *testing.T) {
-	f, err := FindCase(fixtures, "initials", 4)
+	f, err := FindCase(t.Context(), fixtures, "initials", 4)
 	if err != nil || f.File.RunID != "bench-initials-p4-59a3dd8961a6" {
 		t.Errorf("FindCase(initials, 4) = %s, %v", f.File.RunID, err)
 	}
-	_, err = FindCase(fixtures, "initials", 0)
+	_, err = FindCase(t.Context(), fixtures, "initials", 0)
 	var amb *AmbiguousError
 	if !errors.As(err, &amb) || len(amb.Matches) != 2 || !strings.Contains(amb.Matches[0], "(pass 1, ") {
 		t.Errorf("FindCase(initials) = %v, want the two passes listed", err)
 	}
-	_, err = FindCase(fixtures, "initials", 3)
+	_, err = FindCase(t.Context(), fixtures, "initials", 3)
 	var nf *NotFoundError
 	if !errors.As(err, &nf) || nf.Extra != "" {
 		t.Errorf("FindCase(initials, 3) = %v, want not found with no hint (the case is there)", err)
 	}
-	_, err = FindCase(fixtures, "no-such-case", 0)
+	_, err = FindCase(t.Context(), fixtures, "no-such-case", 0)
 	if !errors.As(err, &nf) || !strings.Contains(nf.Error(), `no run of the directory is of case "no-such-case"`) {
 		t.Errorf("FindCase(no-such-case) = %v", err)
 	}
@@ -99,7 +99,7 @@ func TestWriteText(t *testing.T) {
 			opts   Options
 		}{{"", Options{}}, {".full", Options{Full: true, Patch: true}}} {
 			t.Run(id+o.suffix, func(t *testing.T) {
-				f, err := Find(fixtures, id)
+				f, err := Find(t.Context(), fixtures, id)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func TestWriteText(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	load := func(id string) *Run {
-		f, err := Find(fixtures, id)
+		f, err := Find(t.Context(), fixtures, id)
 		if err != nil {
 			t.Fatal(err)
 		}

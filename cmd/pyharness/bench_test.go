@@ -50,7 +50,7 @@ func TestBenchJSONMatchesSchemaAndText(t *testing.T) {
 	}
 	// The same runs (recorded in a/), read back from their traces, render
 	// the same text.
-	outcomes, err := bench.ReadOutcomes(filepath.Join(dir, "a"))
+	outcomes, err := bench.ReadOutcomes(t.Context(), filepath.Join(dir, "a"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 			return chat, f.labelled(m), err
 		}, nil, nil
 	case spec.backend == model.BackendReplay:
-		index, err := recordedBench(spec.arg)
+		index, err := recordedBench(ctx, spec.arg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -223,9 +223,9 @@ type benchKey struct {
 
 // recordedBench indexes the last attempt of every benchmark run in a
 // trace directory by case and pass.
-func recordedBench(dir string) (map[benchKey]*trace.Run, error) {
+func recordedBench(ctx context.Context, dir string) (map[benchKey]*trace.Run, error) {
 	index := map[benchKey]*trace.Run{}
-	for run, err := range trace.Runs(dir) {
+	for run, err := range trace.Runs(ctx, dir) {
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}

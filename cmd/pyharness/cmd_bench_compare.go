@@ -25,11 +25,11 @@ func newBenchCompareCmd(a *app) *cobra.Command {
 }
 
 func runBenchCompare(ctx context.Context, a *app, dirA, dirB string, alpha float64, asJSON bool) error {
-	oa, err := bench.ReadOutcomes(dirA)
+	oa, err := bench.ReadOutcomes(ctx, dirA)
 	if err != nil {
 		return err
 	}
-	ob, err := bench.ReadOutcomes(dirB)
+	ob, err := bench.ReadOutcomes(ctx, dirB)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	}
 	fmt.Fprintf(w, "2. validate: %d trace files, %d records, %d with errors\n", len(files), records, bad)
 
-	outcomes, err := bench.ReadOutcomes(o.out)
+	outcomes, err := bench.ReadOutcomes(ctx, o.out)
 	if err != nil {
 		return err
 	}

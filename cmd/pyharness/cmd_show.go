@@ -105,15 +105,15 @@ func runShow(ctx context.Context, a *app, o showOptions, args []string) error {
 	find := func() ([]transcript.Found, error) {
 		switch {
 		case o.caseID != "":
-			f, err := transcript.FindCase(o.in, o.caseID, o.pass)
+			f, err := transcript.FindCase(ctx, o.in, o.caseID, o.pass)
 			return []transcript.Found{f}, err
 		case o.last:
-			f, err := transcript.FindLast(o.in)
+			f, err := transcript.FindLast(ctx, o.in)
 			return []transcript.Found{f}, err
 		}
 		var out []transcript.Found
 		for _, arg := range args {
-			f, err := transcript.Find(o.in, arg)
+			f, err := transcript.Find(ctx, o.in, arg)
 			if err != nil {
 				return nil, err
 			}

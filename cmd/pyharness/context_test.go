@@ -79,7 +79,7 @@ func TestRunSaysTheContextInForce(t *testing.T) {
 		}
 	}
 	var start *schemas.RunStart
-	for run, err := range trace.Runs(out) {
+	for run, err := range trace.Runs(t.Context(), out) {
 		if err != nil {
 			t.Fatal(err)
 		}

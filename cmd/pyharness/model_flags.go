@@ -204,7 +204,7 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		}
 		return &backend{chat: c, info: info}, nil
 	case model.BackendReplay:
-		path, err := replayFile(spec.arg)
+		path, err := replayFile(ctx, spec.arg)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +237,7 @@ func caseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatte
 
 // replayFile is the trace to replay: the file named, or the one run of a
 // trace directory (its last attempt).
-func replayFile(arg string) (string, error) {
+func replayFile(ctx context.Context, arg string) (string, error) {
 	st, err := os.Stat(arg)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
@@ -245,13 +245,15 @@ func replayFile(arg string) (string, error) {
 	if !st.IsDir() {
 		return arg, nil
 	}
-	all, err := trace.List(arg)
-	if err != nil {
-		return "", fmt.Errorf("replay: %w", err)
+	var runs []trace.LastAttempt
+	for la, err := range trace.LastAttempts(ctx, arg) {
+		if err != nil {
+			return "", fmt.Errorf("replay: %w", err)
+		}
+		runs = append(runs, la)
 	}
-	latest, _ := all.Latest()
-	if latest.Len() != 1 {
-		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, latest.Len())
+	if len(runs) != 1 {
+		return "", fmt.Errorf("replay: %s holds %d runs; name one trace file (bench --model replay:DIR replays a whole benchmark)", arg, len(runs))
 	}
-	return latest.File(0).Path, nil
+	return runs[0].Path, nil
 }

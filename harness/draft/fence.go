@@ -1,6 +1,9 @@
 package draft
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // fenceLine is a line that opens or closes a code fence.
 type fenceLine struct {
@@ -169,4 +172,27 @@ func trimBlankLines(lines []string) []string {
 		hi--
 	}
 	return lines[lo:hi]
+}
+
+// FenceTag is the language a code fence around a file's text is tagged
+// with, by the file's extension ("python" for x.py), or "" for a file of
+// no language it knows. The harness tags the fence of a file it shows the
+// model with it, and export the fence of a native tool call's body it
+// writes out as a text action, so both fence a file alike.
+func FenceTag(name string) string {
+	switch filepath.Ext(name) {
+	case ".py":
+		return "python"
+	case ".go":
+		return "go"
+	case ".toml":
+		return "toml"
+	case ".json":
+		return "json"
+	case ".yaml", ".yml":
+		return "yaml"
+	case ".sh":
+		return "bash"
+	}
+	return ""
 }

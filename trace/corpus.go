@@ -1,4 +1,4 @@
-package dedupe
+package trace
 
 import (
 	"cmp"
@@ -15,20 +15,20 @@ import (
 
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
 )
 
-// Corpus is a trace directory read as training pairs: the last attempt of
-// every run, each turn with the whole prompt it was sent, rebuilt from the
-// recorded deltas and proved by its prompt_hash. Runs come group by group
-// (GroupOf: a benchmark case, a dogfood task), in run id order within a
-// group, so that an Index holds one group at a time. Runs are read one at
-// a time; a few recent ones are cached so that the text of a pair can be
-// read again cheaply while duplicates are confirmed.
+// Corpus is a trace directory as dedupe and export read it: the last
+// attempt of every run, each turn with the whole prompt it was sent,
+// rebuilt from the recorded deltas and proved by its prompt_hash. Runs come
+// group by group (GroupOf: a benchmark case, a dogfood task), in run id
+// order within a group, so that a dedupe index holds one group at a time.
+// Runs are read one at a time; a few recent ones are cached so that the
+// text of a pair can be read again cheaply (Pair) while duplicates are
+// confirmed.
 type Corpus struct {
 	dir        string
-	files      *trace.Listing // the last attempt of every run, group by group
-	group      []int32        // group of each run, an index into groupNames
+	files      *Listing // the last attempt of every run, group by group
+	group      []int32  // group of each run, an index into groupNames
 	groupNames []string
 	setAside   int
 	cache      []*RebuiltRun // most recent last
@@ -44,7 +44,7 @@ const cacheRuns = 8
 // order. A run whose run_start cannot be read goes last, in a group of its
 // own; reading it again reports why.
 func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
-	all, err := trace.List(dir)
+	all, err := List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
 	}
@@ -63,7 +63,7 @@ func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
 		if ctx.Err() != nil {
 			return ""
 		}
-		s, err := trace.ReadStart(latest.File(int(i)))
+		s, err := ReadStart(latest.File(int(i)))
 		if err != nil {
 			return ""
 		}
@@ -116,12 +116,12 @@ func (c *Corpus) Len() int { return c.files.Len() }
 func (c *Corpus) SetAside() int { return c.setAside }
 
 // File returns the trace file of run i.
-func (c *Corpus) File(i int) trace.File { return c.files.File(i) }
+func (c *Corpus) File(i int) File { return c.files.File(i) }
 
 // RebuiltRun is one run's records with the rebuilt prompt of every turn.
 type RebuiltRun struct {
 	Index int32
-	*trace.Run
+	*Run
 	// group is the run's group as the corpus ordered it (GroupOf of its
 	// run_start).
 	group string
@@ -179,7 +179,7 @@ func (c *Corpus) keep(r *RebuiltRun) {
 // so that several runs can be read at once.
 func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	f := c.File(i)
-	tr, err := trace.ReadRun(f)
+	tr, err := ReadRun(f)
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
 	}
@@ -234,37 +234,18 @@ func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
 	}
 }
 
-// Pair returns the prompt and draft of ref, read again from its trace.
-func (c *Corpus) Pair(ref Ref) ([]schemas.Message, schemas.Reply, error) {
-	r, err := c.Load(int(ref.Run))
+// Pair returns the prompt and the draft of turn turn of run run, read again
+// from its trace (or the cache).
+func (c *Corpus) Pair(run, turn int) ([]schemas.Message, schemas.Reply, error) {
+	r, err := c.Load(run)
 	if err != nil {
 		return nil, schemas.Reply{}, err
 	}
-	if int(ref.Turn) >= len(r.Turns) || r.Prompts[ref.Turn] == nil {
-		return nil, schemas.Reply{}, errors.New("no such pair in " + c.File(int(ref.Run)).Path)
+	if turn >= len(r.Turns) || r.Prompts[turn] == nil {
+		return nil, schemas.Reply{}, errors.New("no such pair in " + c.File(run).Path)
 	}
-	return r.Prompts[ref.Turn], r.Turns[ref.Turn].Reply, nil
+	return r.Prompts[turn], r.Turns[turn].Reply, nil
 }
-
-// KeyText appends the exact key text of ref, read again from its trace.
-func (c *Corpus) KeyText(dst []byte, ref Ref) ([]byte, error) {
-	p, d, err := c.Pair(ref)
-	if err != nil {
-		return dst, err
-	}
-	return AppendKeyText(dst, p, d), nil
-}
-
-// NearText appends the near-duplicate text of ref, read again from its trace.
-func (c *Corpus) NearText(dst []byte, ref Ref) ([]byte, error) {
-	p, d, err := c.Pair(ref)
-	if err != nil {
-		return dst, err
-	}
-	return AppendNearText(dst, p, d), nil
-}
-
-var _ Texts = (*Corpus)(nil)
 
 // GroupOf names the group a run belongs to for variety: a benchmark case
 // by its id; a dogfood task as dogfood/<id>; an ad-hoc run by its case id,

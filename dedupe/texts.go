@@ -1,0 +1,44 @@
+package dedupe
+
+import (
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// CorpusTexts serves an Index the text of a pair read again from the
+// traces: the corpus keeps the few runs read last, and runs come group by
+// group, so the copies a new pair is compared with are nearly always there.
+type CorpusTexts struct {
+	Corpus *trace.Corpus
+	// Render, when set, turns a pair into the text that is keyed: export
+	// keys the text it will write, tool calls in the text protocol.
+	Render func([]schemas.Message, schemas.Reply) ([]schemas.Message, schemas.Reply)
+}
+
+func (t CorpusTexts) pair(ref Ref) ([]schemas.Message, schemas.Reply, error) {
+	p, d, err := t.Corpus.Pair(int(ref.Run), int(ref.Turn))
+	if err == nil && t.Render != nil {
+		p, d = t.Render(p, d)
+	}
+	return p, d, err
+}
+
+// KeyText appends the exact key text of ref.
+func (t CorpusTexts) KeyText(dst []byte, ref Ref) ([]byte, error) {
+	p, d, err := t.pair(ref)
+	if err != nil {
+		return dst, err
+	}
+	return AppendKeyText(dst, p, d), nil
+}
+
+// NearText appends the near-duplicate text of ref.
+func (t CorpusTexts) NearText(dst []byte, ref Ref) ([]byte, error) {
+	p, d, err := t.pair(ref)
+	if err != nil {
+		return dst, err
+	}
+	return AppendNearText(dst, p, d), nil
+}
+
+var _ Texts = CorpusTexts{}
