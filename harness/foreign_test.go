@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -19,10 +19,10 @@ const (
 	appPatched   = "def load(path):\n    return open(path, encoding=\"utf-8\").read()\n\n\ndef save(path, text):\n    open(path, \"w\", encoding=\"utf-8\").write(text)\n"
 )
 
-// loopCase plays one golden draft of harness/draft through the real loop
+// loopCase plays one golden draft of draft through the real loop
 // and says what must have happened.
 type loopCase struct {
-	golden string            // harness/draft/testdata/<golden>.draft
+	golden string            // draft/testdata/<golden>.draft
 	files  map[string]string // on top of the greet fixture
 	before []string          // drafts sent before it
 	code   schemas.Code      // the outcome code; "" when applied
@@ -156,7 +156,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 	for _, lc := range loopCases {
 		covered[lc.golden] = true
 		t.Run(lc.golden, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("draft", "testdata", lc.golden+".draft"))
+			raw, err := os.ReadFile(filepath.Join("..", "draft", "testdata", lc.golden+".draft"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 		})
 	}
 	// Every golden of a foreign format or a refusal is played here.
-	goldens, err := filepath.Glob(filepath.Join("draft", "testdata", "*.draft"))
+	goldens, err := filepath.Glob(filepath.Join("..", "draft", "testdata", "*.draft"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/internal/version"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/classify"
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
