@@ -34,12 +34,12 @@ func scriptOf(c datasets.Case, variant string, opts schemas.Options) (harness.Ch
 	return m, schemas.Model{Backend: "scripted", Name: c.ID + "/" + variant, Options: opts}, nil
 }
 
-func expected(c datasets.Case, variant string) (verdict, class string) {
+func expected(c datasets.Case, variant string) (schemas.Verdict, schemas.FailureClass) {
 	want := c.Expect[variant]
-	if want == schemas.VerdictWorked {
+	if want == string(schemas.VerdictWorked) {
 		return schemas.VerdictWorked, ""
 	}
-	return schemas.VerdictFailed, want
+	return schemas.VerdictFailed, schemas.FailureClass(want)
 }
 
 // Every script of every case ends as its case says: the clean and chatty

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )
@@ -65,6 +66,8 @@ type HiddenChecks struct {
 	Python  string
 	Timeout time.Duration
 }
+
+var _ harness.Checker = HiddenChecks{}
 
 // Check runs the hidden unittest module with the workspace first on the
 // import path.

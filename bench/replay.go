@@ -36,14 +36,14 @@ func Diverged(rec recordedRun, steps []harness.StepSummary) string {
 	return ""
 }
 
-func describe(verb, path, status, code string) string {
+func describe(verb, path string, status schemas.Status, code schemas.Code) string {
 	s := verb
 	if path != "" {
 		s += " " + path
 	}
-	s += " " + status
+	s += " " + string(status)
 	if code != "" {
-		s += " (" + code + ")"
+		s += " (" + string(code) + ")"
 	}
 	return s
 }

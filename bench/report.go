@@ -301,7 +301,7 @@ func (r *Report) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tpass\tverdict\tclass\twrote\tsteps\tmodel\tstop\twhy")
 	for _, o := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, tabletext.Dash(o.FailureClass),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", o.Case, o.Pass, o.Verdict, tabletext.Dash(string(o.FailureClass)),
 			writesText(o.Writes), o.Steps, o.ModelSteps, o.StopReason, tabletext.Truncate(o.Why, 70))
 	}
 	tw.Flush()

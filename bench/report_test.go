@@ -27,7 +27,7 @@ func TestReportSchemaMatchesGoTypes(t *testing.T) {
 	}
 }
 
-func outcome(c string, tier, pass int, verdict, class string) Outcome {
+func outcome(c string, tier, pass int, verdict schemas.Verdict, class schemas.FailureClass) Outcome {
 	o := Outcome{Case: c, Tier: tier, Pass: pass, Verdict: verdict, FailureClass: class, ModelSteps: 3, Writes: []schemas.Write{{Path: "x.py", Added: 1}}}
 	if class == schemas.FailWroteNothing {
 		o.Writes = nil
@@ -118,7 +118,7 @@ func TestCompare(t *testing.T) {
 			for p := 1; p <= 5; p++ {
 				id := string(rune('a' + c))
 				a = append(a, outcome(id, 1, p, schemas.VerdictWorked, ""))
-				v, class := schemas.VerdictWorked, ""
+				v, class := schemas.VerdictWorked, schemas.FailureClass("")
 				if c < differ {
 					v, class = schemas.VerdictFailed, schemas.FailDidNotDoTheJob
 				}

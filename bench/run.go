@@ -43,20 +43,20 @@ type Options struct {
 
 // Outcome is one run of the benchmark, as the report reads it.
 type Outcome struct {
-	RunID        string          `json:"run_id"`
-	Case         string          `json:"case"`
-	Tier         int             `json:"tier"`
-	Pass         int             `json:"pass"`
-	Verdict      string          `json:"verdict"`
-	FailureClass string          `json:"failure_class"`
-	Writes       []schemas.Write `json:"writes"`
-	Steps        int             `json:"steps"`
-	ModelSteps   int             `json:"model_steps"`
-	StopReason   string          `json:"stop_reason"`
-	ClaimedDone  bool            `json:"claimed_done"`
-	Why          string          `json:"why"`
-	Backend      string          `json:"backend"`
-	Model        string          `json:"model"`
+	RunID        string               `json:"run_id"`
+	Case         string               `json:"case"`
+	Tier         int                  `json:"tier"`
+	Pass         int                  `json:"pass"`
+	Verdict      schemas.Verdict      `json:"verdict"`
+	FailureClass schemas.FailureClass `json:"failure_class"`
+	Writes       []schemas.Write      `json:"writes"`
+	Steps        int                  `json:"steps"`
+	ModelSteps   int                  `json:"model_steps"`
+	StopReason   schemas.StopReason   `json:"stop_reason"`
+	ClaimedDone  bool                 `json:"claimed_done"`
+	Why          string               `json:"why"`
+	Backend      string               `json:"backend"`
+	Model        string               `json:"model"`
 	// Divergence says where a replayed run first did something other than
 	// the run it replays; empty when it did not diverge or is no replay.
 	Divergence string `json:"divergence,omitempty"`
@@ -165,9 +165,9 @@ func runOne(ctx context.Context, o Options, it Item) (Outcome, bool, error) {
 		return Outcome{}, false, err
 	}
 	oc := FromEnd(&res.Start, &res.End)
-	oc.ContextFull = res.TurnWarnings[harness.CodeContextFull]
-	oc.ContextTruncated = res.TurnWarnings[harness.CodeContextTruncated]
-	oc.ContextOverflow = res.TurnWarnings[harness.CodeContextOverflow]
+	oc.ContextFull = res.TurnWarnings[schemas.CodeContextFull]
+	oc.ContextTruncated = res.TurnWarnings[schemas.CodeContextTruncated]
+	oc.ContextOverflow = res.TurnWarnings[schemas.CodeContextOverflow]
 	if rp, ok := chat.(recordedRun); ok {
 		oc.Divergence = Diverged(rp, res.Steps)
 	}
@@ -224,9 +224,9 @@ func FromEnd(start *schemas.RunStart, end *schemas.RunEnd) Outcome {
 	case end.SuiteAfter.ImportError != "":
 		o.Why = firstLine(end.SuiteAfter.ImportError)
 	case len(end.Writes) == 0:
-		o.Why = "wrote nothing (stop: " + end.StopReason + ")"
+		o.Why = "wrote nothing (stop: " + string(end.StopReason) + ")"
 	default:
-		o.Why = "stop: " + end.StopReason
+		o.Why = "stop: " + string(end.StopReason)
 	}
 	return o
 }

@@ -37,8 +37,8 @@ type Result struct {
 	// Incomplete counts the runs written without a run_end.
 	Incomplete int `json:"incomplete"`
 	// Turns counts the turn rows written, and Kinds them by kind.
-	Turns int            `json:"turns"`
-	Kinds map[string]int `json:"kinds"`
+	Turns int                  `json:"turns"`
+	Kinds map[schemas.Kind]int `json:"kinds"`
 	// RulesLabelled counts the turns labelled by the text rules.
 	RulesLabelled int `json:"rules_labelled"`
 	// Skipped counts trace files that could not be classified at all (no
@@ -85,7 +85,7 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 }
 
-var kindOrder = []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
+var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
 
 // Classify labels every run of the trace directory in and writes the turns
 // and runs tables into the dataset out. It reads one run at a time, so its
@@ -96,7 +96,7 @@ var kindOrder = []string{schemas.KindOpening, schemas.KindToolResult, schemas.Ki
 // files are reported in the result and do not stop it; every good record is
 // kept.
 func Classify(ctx context.Context, in, out string) (*Result, error) {
-	res := &Result{Dataset: out, Traces: in, Kinds: map[string]int{}, Problems: []string{}, Parts: []string{}}
+	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: []string{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {
 		return nil, err

@@ -220,6 +220,8 @@ func goValue(v reflect.Value) any {
 		return out
 	case reflect.Int32, reflect.Int64:
 		return v.Int()
+	case reflect.String:
+		return v.String() // a schemas.Kind is written as its string
 	}
 	return v.Interface()
 }
@@ -465,8 +467,8 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	if err := os.WriteFile(dst, whole[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	verdicts := func() []string {
-		var v []string
+	verdicts := func() []schemas.Verdict {
+		var v []schemas.Verdict
 		for r, err := range Runs(ctx, out) {
 			if err != nil {
 				t.Fatal(err)
@@ -479,7 +481,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Incomplete != 1 || !slices.Equal(verdicts(), []string{VerdictIncomplete}) {
+	if res.Incomplete != 1 || !slices.Equal(verdicts(), []schemas.Verdict{VerdictIncomplete}) {
 		t.Fatalf("first classify: %+v, verdicts %v", res, verdicts())
 	}
 	if res, err = Classify(ctx, traces, out); err != nil || res.Unchanged != 1 {
@@ -491,7 +493,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	if res, err = Classify(ctx, traces, out); err != nil || res.Reclassified != 1 {
 		t.Fatalf("the run that grew: %+v, %v", res, err)
 	}
-	if got := verdicts(); !slices.Equal(got, []string{"worked"}) {
+	if got := verdicts(); !slices.Equal(got, []schemas.Verdict{schemas.VerdictWorked}) {
 		t.Errorf("verdicts %v, want the completed run alone", got)
 	}
 	turns := 0

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -46,8 +45,8 @@ func TestWriteFixtures(t *testing.T) {
 	f.turn(schemas.KindOpening, "", "Task: add a --verbose flag to cli.py.", "", true, schemas.Outcome{Status: schemas.StatusStopped, Code: "cancelled", Message: "the run was cancelled"})
 	f.end(schemas.RunEnd{Verdict: schemas.VerdictCancelled, StopReason: schemas.StopCancelled})
 	f = newFixture(t, dir, "dogfood-cli-flag", schemas.SourceDogfood, "cli-flag", ollama, &clock)
-	f.turn(schemas.KindOpening, "", "Task: add a --verbose flag to cli.py.", "I think we should look at the CLI first.", true, schemas.Outcome{Status: schemas.StatusRefused, Code: harness.CodeParseFailed, Message: "could not read an action from your reply: no action verb found."})
-	f.turn(schemas.KindParseFailure, harness.CodeParseFailed, "could not read an action from your reply: no action verb found.\nReply with exactly one action, on a line of its own, in one of these shapes:", "READ cli.py", true, schemas.Outcome{Status: schemas.StatusApplied})
+	f.turn(schemas.KindOpening, "", "Task: add a --verbose flag to cli.py.", "I think we should look at the CLI first.", true, schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: "could not read an action from your reply: no action verb found."})
+	f.turn(schemas.KindParseFailure, schemas.CodeParseFailed, "could not read an action from your reply: no action verb found.\nReply with exactly one action, on a line of its own, in one of these shapes:", "READ cli.py", true, schemas.Outcome{Status: schemas.StatusApplied})
 	f.turn(schemas.KindToolResult, "", "cli.py (lines 1-3 of 3):\n```python\nimport argparse\n```", "WRITE cli.py\n```python\nimport argparse\nVERBOSE = True\n```", true, schemas.Outcome{Status: schemas.StatusApplied, FilesChanged: []string{"cli.py"}})
 	f.turn(schemas.KindToolResult, "", "Wrote cli.py (+1 -0 lines). RUN tests to check it.", "RUN tests", true, schemas.Outcome{Status: schemas.StatusApplied})
 	f.turn(schemas.KindToolResult, "", "Tests: 4 ran, all passed.", "DONE --verbose added; tests pass", true, schemas.Outcome{Status: schemas.StatusStopped, Message: "DONE accepted"})
@@ -112,7 +111,7 @@ func (f *fixture) write(rec schemas.Record) {
 
 // turn records a step: what the harness sent (kind, code, text), the reply,
 // and what came of it.
-func (f *fixture) turn(kind, code, sent, reply string, modelStep bool, out schemas.Outcome) {
+func (f *fixture) turn(kind schemas.Kind, code schemas.Code, sent, reply string, modelStep bool, out schemas.Outcome) {
 	f.steps++
 	var msgs []schemas.Message
 	if f.steps == 1 {

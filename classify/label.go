@@ -17,8 +17,8 @@ const (
 // TurnLabel is what the model was sent at a turn: its kind, the guard's
 // code for a refusal or a nudge, and where the label came from.
 type TurnLabel struct {
-	Kind string
-	Code string
+	Kind schemas.Kind
+	Code schemas.Code
 	From string
 }
 
@@ -34,7 +34,7 @@ func LabelTurn(t *schemas.Turn) TurnLabel {
 			if r := ClassifyText(t.Step, t.Sent.Messages); r.Kind == l.Kind {
 				l.Code = r.Code
 			} else if l.Kind == schemas.KindParseFailure {
-				l.Code = CodeParseFailed
+				l.Code = schemas.CodeParseFailed
 			}
 		}
 		return l
@@ -78,7 +78,7 @@ func FeedbackLine(text string) string {
 
 // cutCodeMarker finds "WORDS (code): " in a line, as the harness writes its
 // refusals, and returns the code and the text after it.
-func cutCodeMarker(line string) (code, rest string, ok bool) {
+func cutCodeMarker(line string) (schemas.Code, string, bool) {
 	open := strings.Index(line, " (")
 	if open < 0 {
 		return "", "", false
@@ -87,11 +87,11 @@ func cutCodeMarker(line string) (code, rest string, ok bool) {
 	if head == "" || strings.ToUpper(head) != head || strings.ToLower(head) == head {
 		return "", "", false // the marker is a word in capitals: REFUSED, SUITE BROKEN
 	}
-	code, rest, ok = strings.Cut(line[open+2:], "): ")
+	code, rest, ok := strings.Cut(line[open+2:], "): ")
 	if !ok || !isCode(code) {
 		return "", "", false
 	}
-	return code, rest, true
+	return schemas.Code(code), rest, true
 }
 
 func isCode(s string) bool {

@@ -25,9 +25,9 @@ type TurnRow struct {
 	Pass    int32  `parquet:"pass"`
 	// Kind and Code label what the model was sent; LabelFrom says whether
 	// the record carried them or the text rules gave them.
-	Kind      string `parquet:"kind,dict"`
-	Code      string `parquet:"code,dict"`
-	LabelFrom string `parquet:"label_from,dict"`
+	Kind      schemas.Kind `parquet:"kind,dict"`
+	Code      schemas.Code `parquet:"code,dict"`
+	LabelFrom string       `parquet:"label_from,dict"`
 	// Feedback is the line of the harness's message that says why, for a
 	// refusal, nudge or parse failure ("" for other turns): what stats
 	// counts per code, stored so that it need not read the messages.
@@ -41,20 +41,20 @@ type TurnRow struct {
 	ElidedTokens         int32        `parquet:"elided_tokens"`
 	// Draft is the model's reply text; ReplyToolCalls its native tool
 	// calls as JSON ("" when there were none).
-	Draft          string   `parquet:"draft"`
-	Thinking       string   `parquet:"thinking"`
-	ReplyToolCalls string   `parquet:"reply_tool_calls"`
-	FinishReason   string   `parquet:"finish_reason,dict"`
-	Verb           string   `parquet:"verb,dict"`
-	Path           string   `parquet:"path"`
-	Shape          string   `parquet:"shape,dict"`
-	Via            string   `parquet:"via,dict"`
-	Repairs        []string `parquet:"repairs,list"`
-	Status         string   `parquet:"status,dict"`
-	OutcomeCode    string   `parquet:"outcome_code,dict"`
-	OutcomeMessage string   `parquet:"outcome_message"`
-	FilesChanged   []string `parquet:"files_changed,list"`
-	ModelStep      bool     `parquet:"model_step"`
+	Draft          string         `parquet:"draft"`
+	Thinking       string         `parquet:"thinking"`
+	ReplyToolCalls string         `parquet:"reply_tool_calls"`
+	FinishReason   string         `parquet:"finish_reason,dict"`
+	Verb           string         `parquet:"verb,dict"`
+	Path           string         `parquet:"path"`
+	Shape          string         `parquet:"shape,dict"`
+	Via            string         `parquet:"via,dict"`
+	Repairs        []string       `parquet:"repairs,list"`
+	Status         schemas.Status `parquet:"status,dict"`
+	OutcomeCode    schemas.Code   `parquet:"outcome_code,dict"`
+	OutcomeMessage string         `parquet:"outcome_message"`
+	FilesChanged   []string       `parquet:"files_changed,list"`
+	ModelStep      bool           `parquet:"model_step"`
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
 	ModelCalls int32 `parquet:"model_calls"`
@@ -110,13 +110,13 @@ type RunRow struct {
 	Task           string  `parquet:"task"`
 	// Complete is false for a run whose trace has no run_end: its verdict
 	// is "incomplete" and it is in no score.
-	Complete     bool   `parquet:"complete"`
-	Verdict      string `parquet:"verdict,dict"`
-	FailureClass string `parquet:"failure_class,dict"`
-	ClaimedDone  bool   `parquet:"claimed_done"`
-	StopReason   string `parquet:"stop_reason,dict"`
-	Steps        int32  `parquet:"steps"`
-	ModelSteps   int32  `parquet:"model_steps"`
+	Complete     bool                 `parquet:"complete"`
+	Verdict      schemas.Verdict      `parquet:"verdict,dict"`
+	FailureClass schemas.FailureClass `parquet:"failure_class,dict"`
+	ClaimedDone  bool                 `parquet:"claimed_done"`
+	StopReason   schemas.StopReason   `parquet:"stop_reason,dict"`
+	Steps        int32                `parquet:"steps"`
+	ModelSteps   int32                `parquet:"model_steps"`
 	// Turns counts the turn records read, which is Steps for a complete
 	// run.
 	Turns        int32   `parquet:"turns"`
@@ -255,12 +255,12 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 
 // hasFeedback reports whether turns of a kind carry a feedback line: the
 // refusals, nudges and parse failures.
-func hasFeedback(kind string) bool {
+func hasFeedback(kind schemas.Kind) bool {
 	return kind == schemas.KindRefusalOrNudge || kind == schemas.KindParseFailure
 }
 
 // feedbackOf is the Feedback column of a turn of a kind sent these messages.
-func feedbackOf(kind string, msgs []schemas.Message) string {
+func feedbackOf(kind schemas.Kind, msgs []schemas.Message) string {
 	if !hasFeedback(kind) {
 		return ""
 	}
@@ -268,7 +268,7 @@ func feedbackOf(kind string, msgs []schemas.Message) string {
 }
 
 // feedbackOfRows is feedbackOf for the messages as the table stores them.
-func feedbackOfRows(kind string, rows []MessageRow) string {
+func feedbackOfRows(kind schemas.Kind, rows []MessageRow) string {
 	if !hasFeedback(kind) {
 		return "" // without converting the messages
 	}

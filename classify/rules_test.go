@@ -12,7 +12,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -21,9 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // paraphrase is one entry of testdata/paraphrases.yaml.
 type paraphrase struct {
-	Kind  string   `yaml:"kind"`
-	Code  string   `yaml:"code"`
-	Texts []string `yaml:"texts"`
+	Kind  schemas.Kind `yaml:"kind"`
+	Code  schemas.Code `yaml:"code"`
+	Texts []string     `yaml:"texts"`
 }
 
 func loadParaphrases(t *testing.T, file string) []paraphrase {
@@ -39,12 +38,12 @@ func loadParaphrases(t *testing.T, file string) []paraphrase {
 	return ps
 }
 
-var kinds = []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
+var kinds = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
 
 // agreement tallies the rules' labels against the recorded ones.
 type agreement struct {
 	name    string
-	matrix  map[[2]string]int // [recorded, rules] kind
+	matrix  map[[2]schemas.Kind]int // [recorded, rules] kind
 	n, kind int
 	coded   int // turns recorded as refusal, nudge or parse failure
 	code    int // of those, the rules gave the recorded code
@@ -52,12 +51,12 @@ type agreement struct {
 }
 
 func newAgreement(name string) *agreement {
-	return &agreement{name: name, matrix: map[[2]string]int{}}
+	return &agreement{name: name, matrix: map[[2]schemas.Kind]int{}}
 }
 
 func (a *agreement) add(want, got TurnLabel, text string) {
 	a.n++
-	a.matrix[[2]string{want.Kind, got.Kind}]++
+	a.matrix[[2]schemas.Kind{want.Kind, got.Kind}]++
 	if want.Kind == got.Kind {
 		a.kind++
 	}
@@ -96,7 +95,7 @@ func (a *agreement) table(b *strings.Builder) {
 	for _, want := range kinds {
 		fmt.Fprintf(b, "| %s |", want)
 		for _, got := range kinds {
-			fmt.Fprintf(b, " %d |", a.matrix[[2]string{want, got}])
+			fmt.Fprintf(b, " %d |", a.matrix[[2]schemas.Kind{want, got}])
 		}
 		b.WriteString("\n")
 	}
@@ -183,7 +182,7 @@ func measureTraces(t *testing.T, name string, texts map[string][]string) *agreem
 			}
 			msgs := slices.Clone(turn.Sent.Messages)
 			if want.Kind == schemas.KindRefusalOrNudge || want.Kind == schemas.KindParseFailure {
-				options := texts[want.Kind+"/"+want.Code]
+				options := texts[string(want.Kind)+"/"+string(want.Code)]
 				if len(options) == 0 {
 					t.Fatalf("%s: no wording of %s/%s", name, want.Kind, want.Code)
 				}
@@ -213,7 +212,7 @@ func measureParaphrases(t *testing.T, file string, a *agreement, byCode map[stri
 	t.Helper()
 	for _, p := range loadParaphrases(t, file) {
 		want := TurnLabel{Kind: p.Kind, Code: p.Code}
-		key := p.Kind + "/" + p.Code
+		key := string(p.Kind) + "/" + string(p.Code)
 		byCode[key] = append(byCode[key], p.Texts...)
 		for _, text := range p.Texts {
 			step := 2
@@ -232,7 +231,7 @@ func measureParaphrases(t *testing.T, file string, a *agreement, byCode map[stri
 // TestEveryGuardCodeHasParaphrases keeps the paraphrase set complete as the
 // harness gains guards.
 func TestEveryGuardCodeHasParaphrases(t *testing.T) {
-	have := map[string]bool{}
+	have := map[schemas.Code]bool{}
 	for _, file := range []string{"paraphrases.yaml", "paraphrases-other-harnesses.yaml", "paraphrases-heldout.yaml"} {
 		for _, p := range loadParaphrases(t, file) {
 			have[p.Code] = true
@@ -243,7 +242,7 @@ func TestEveryGuardCodeHasParaphrases(t *testing.T) {
 			t.Errorf("guard code %s has no paraphrases in testdata/paraphrases.yaml", r.code)
 		}
 	}
-	if !have[harness.CodeParseFailed] {
+	if !have[schemas.CodeParseFailed] {
 		t.Errorf("no paraphrases of a parse failure")
 	}
 }
@@ -254,16 +253,16 @@ func TestClassifyText(t *testing.T) {
 		name     string
 		step     int
 		msgs     []schemas.Message
-		kind     string
-		code     string
+		kind     schemas.Kind
+		code     schemas.Code
 		feedback string
 	}{
 		{"first step", 1, []schemas.Message{{Role: "user", Content: "Task: do it"}}, schemas.KindOpening, "", "Task: do it"},
 		{"system prompt and no reply", 3, []schemas.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "Task"}}, schemas.KindOpening, "", "Task"},
-		{"own marker", 2, []schemas.Message{reply, {Role: "user", Content: "REFUSED (wrong-file): x.py is not a file this task changes."}}, schemas.KindRefusalOrNudge, harness.CodeWrongFile, "REFUSED (wrong-file): x.py is not a file this task changes."},
-		{"own parse marker", 2, []schemas.Message{reply, {Role: "user", Content: "REFUSED (parse-failed): unknown action X"}}, schemas.KindParseFailure, harness.CodeParseFailed, ""},
-		{"suite broken after a write", 2, []schemas.Message{reply, {Role: "user", Content: "Wrote a.py (+1 -0 lines).\nSUITE BROKEN (suite-broken): the test suite passed before you wrote a.py and fails now:"}}, schemas.KindRefusalOrNudge, harness.CodeSuiteBroken, ""},
-		{"harness parse failure", 2, []schemas.Message{reply, {Role: "user", Content: "could not read an action from your reply: no action verb found.\nReply with exactly one action"}}, schemas.KindParseFailure, harness.CodeParseFailed, ""},
+		{"own marker", 2, []schemas.Message{reply, {Role: "user", Content: "REFUSED (wrong-file): x.py is not a file this task changes."}}, schemas.KindRefusalOrNudge, schemas.CodeWrongFile, "REFUSED (wrong-file): x.py is not a file this task changes."},
+		{"own parse marker", 2, []schemas.Message{reply, {Role: "user", Content: "REFUSED (parse-failed): unknown action X"}}, schemas.KindParseFailure, schemas.CodeParseFailed, ""},
+		{"suite broken after a write", 2, []schemas.Message{reply, {Role: "user", Content: "Wrote a.py (+1 -0 lines).\nSUITE BROKEN (suite-broken): the test suite passed before you wrote a.py and fails now:"}}, schemas.KindRefusalOrNudge, schemas.CodeSuiteBroken, ""},
+		{"harness parse failure", 2, []schemas.Message{reply, {Role: "user", Content: "could not read an action from your reply: no action verb found.\nReply with exactly one action"}}, schemas.KindParseFailure, schemas.CodeParseFailed, ""},
 		{"tool result with a fence", 2, []schemas.Message{reply, {Role: "tool", Content: "x.py (lines 1-3 of 3):\n```python\n# that is the wrong file\n```"}}, schemas.KindToolResult, "", ""},
 		{"test failure naming an undefined name", 2, []schemas.Message{reply, {Role: "user", Content: "Tests: 1 ran, 0 failed, 1 errors.\n  ERROR t: NameError: name 'f' is not defined"}}, schemas.KindToolResult, "", ""},
 		{"unnamed refusal", 2, []schemas.Message{reply, {Role: "user", Content: "Refused: the moon is in the wrong phase."}}, schemas.KindRefusalOrNudge, "", ""},
@@ -290,7 +289,7 @@ func TestLabelTurnPrefersTheRecord(t *testing.T) {
 		t.Errorf("LabelTurn = %+v, want the recorded tool-result", got)
 	}
 	turn.Sent.Kind = schemas.KindRefusalOrNudge
-	if got := LabelTurn(turn); got != (TurnLabel{Kind: schemas.KindRefusalOrNudge, Code: harness.CodeWrongFile, From: FromRecord}) {
+	if got := LabelTurn(turn); got != (TurnLabel{Kind: schemas.KindRefusalOrNudge, Code: schemas.CodeWrongFile, From: FromRecord}) {
 		t.Errorf("LabelTurn of a refusal recorded without its code = %+v, want the code from the rules", got)
 	}
 }

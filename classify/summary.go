@@ -8,24 +8,26 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // TurnSummary is the columns of a turns row that a summary of the table
 // needs. Reading a part file as TurnSummary reads these column chunks only,
 // none of the text (messages, draft), which is most of the file.
 type TurnSummary struct {
-	CaseID    string `parquet:"case_id,dict"`
-	Tier      int32  `parquet:"tier"`
-	Kind      string `parquet:"kind,dict"`
-	Code      string `parquet:"code,dict"`
-	LabelFrom string `parquet:"label_from,dict"`
-	Feedback  string `parquet:"feedback,dict"`
+	CaseID    string       `parquet:"case_id,dict"`
+	Tier      int32        `parquet:"tier"`
+	Kind      schemas.Kind `parquet:"kind,dict"`
+	Code      schemas.Code `parquet:"code,dict"`
+	LabelFrom string       `parquet:"label_from,dict"`
+	Feedback  string       `parquet:"feedback,dict"`
 	// The turn's own action and outcome, for how the model wrote it.
-	Verb        string `parquet:"verb,dict"`
-	Shape       string `parquet:"shape,dict"`
-	Status      string `parquet:"status,dict"`
-	OutcomeCode string `parquet:"outcome_code,dict"`
-	ModelStep   bool   `parquet:"model_step"`
+	Verb        string         `parquet:"verb,dict"`
+	Shape       string         `parquet:"shape,dict"`
+	Status      schemas.Status `parquet:"status,dict"`
+	OutcomeCode schemas.Code   `parquet:"outcome_code,dict"`
+	ModelStep   bool           `parquet:"model_step"`
 	// WarningCodes are the codes of the turn's warnings (context-full and
 	// the like).
 	WarningCodes []string `parquet:"warning_codes,list"`
@@ -40,15 +42,15 @@ func (t *TurnRow) Summary() TurnSummary {
 // RunSummary is the columns of a runs row that a summary of the table
 // needs: not the task text, the model's settings or the suite counts.
 type RunSummary struct {
-	RunID        string `parquet:"run_id"`
-	CaseID       string `parquet:"case_id,dict"`
-	Tier         int32  `parquet:"tier"`
-	Pass         int32  `parquet:"pass"`
-	Verdict      string `parquet:"verdict,dict"`
-	FailureClass string `parquet:"failure_class,dict"`
-	ClaimedDone  bool   `parquet:"claimed_done"`
-	ModelSteps   int32  `parquet:"model_steps"`
-	Turns        int32  `parquet:"turns"`
+	RunID        string               `parquet:"run_id"`
+	CaseID       string               `parquet:"case_id,dict"`
+	Tier         int32                `parquet:"tier"`
+	Pass         int32                `parquet:"pass"`
+	Verdict      schemas.Verdict      `parquet:"verdict,dict"`
+	FailureClass schemas.FailureClass `parquet:"failure_class,dict"`
+	ClaimedDone  bool                 `parquet:"claimed_done"`
+	ModelSteps   int32                `parquet:"model_steps"`
+	Turns        int32                `parquet:"turns"`
 	// Writes are read for their number.
 	Writes       []Write  `parquet:"writes,list"`
 	FirstFailure string   `parquet:"first_failure"`

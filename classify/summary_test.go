@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // TestSummariesAgreeWithFullRows: the tables read as summaries are the
@@ -27,7 +29,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 	written := turnSummaries(t, Turns(ctx, src))
 	nudges := 0
 	for _, s := range written {
-		if hasFeedback(s.Row.Kind) {
+		if hasFeedback(schemas.Kind(s.Row.Kind)) {
 			nudges++
 			if s.Row.Feedback == "" {
 				t.Errorf("%+v: a refusal, nudge or parse failure written without feedback", s)

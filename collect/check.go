@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )
@@ -19,6 +20,8 @@ type CommandCheck struct {
 	Command string
 	Timeout time.Duration
 }
+
+var _ harness.Checker = CommandCheck{}
 
 // Check runs the command and reads its exit status.
 func (c CommandCheck) Check(ctx context.Context, workspace string) (schemas.Checks, error) {

@@ -56,15 +56,15 @@ type Options struct {
 
 // Planned is one run of the plan and where it stands.
 type Planned struct {
-	RunID    string `json:"run_id"`
-	Source   string `json:"source"`
-	Item     string `json:"item"`
-	Tier     int    `json:"tier,omitempty"`
-	Pass     int    `json:"pass"`
-	Status   string `json:"status"` // planned, complete, incomplete (cancelled, model-error, cut off)
-	Verdict  string `json:"verdict,omitempty"`
-	Stop     string `json:"stop_reason,omitempty"`
-	Attempts int    `json:"attempts"`
+	RunID    string             `json:"run_id"`
+	Source   string             `json:"source"`
+	Item     string             `json:"item"`
+	Tier     int                `json:"tier,omitempty"`
+	Pass     int                `json:"pass"`
+	Status   string             `json:"status"` // planned, complete, incomplete (cancelled, model-error, cut off)
+	Verdict  schemas.Verdict    `json:"verdict,omitempty"`
+	Stop     schemas.StopReason `json:"stop_reason,omitempty"`
+	Attempts int                `json:"attempts"`
 
 	item  Item
 	model schemas.Model

@@ -101,7 +101,7 @@ func TestGeneratedTracesReadAsRecorded(t *testing.T) {
 	if turns != 600 || p.Turns != 600 || p.Runs != len(files) {
 		t.Errorf("read %d turns in %d files; profile says %d turns in %d runs", turns, len(files), p.Turns, p.Runs)
 	}
-	if p.Kinds[schemas.KindOpening] != p.Runs || p.Kinds[schemas.KindToolResult] == 0 || p.Kinds[schemas.KindRefusalOrNudge] == 0 {
+	if p.Kinds[string(schemas.KindOpening)] != p.Runs || p.Kinds[string(schemas.KindToolResult)] == 0 || p.Kinds[string(schemas.KindRefusalOrNudge)] == 0 {
 		t.Errorf("kinds %v", p.Kinds)
 	}
 }

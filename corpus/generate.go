@@ -290,7 +290,7 @@ func makeRun(opts Options, p runPlan, tg *textGen) []schemas.Record {
 
 	var prompt []schemas.Message
 	delta := []schemas.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: task}}
-	kind, code := schemas.KindOpening, ""
+	kind, code := schemas.KindOpening, schemas.Code("")
 	var writes []schemas.Write
 	var patch strings.Builder
 	at := start.Add(200 * time.Millisecond)

@@ -84,7 +84,7 @@ func (pr *profiler) add(rec schemas.Record) {
 		t := rec.Turn
 		pr.p.Turns++
 		pr.turnsInRun++
-		pr.p.Kinds[t.Sent.Kind]++
+		pr.p.Kinds[string(t.Sent.Kind)]++
 		verb := t.Action.Verb
 		if verb == "" {
 			verb = "(none)"
@@ -95,7 +95,7 @@ func (pr *profiler) add(rec schemas.Record) {
 		}
 		pr.drafts.add(len(t.Reply.Content))
 	case rec.RunEnd != nil:
-		pr.p.Verdicts[rec.RunEnd.Verdict]++
+		pr.p.Verdicts[string(rec.RunEnd.Verdict)]++
 	}
 }
 

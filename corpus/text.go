@@ -175,7 +175,7 @@ type draftText struct {
 // feedbackText is what the harness answered a draft with.
 type feedbackText struct {
 	text    string
-	kind    string
+	kind    schemas.Kind
 	outcome schemas.Outcome
 }
 
@@ -186,7 +186,7 @@ func (tg *textGen) step(rng *rand.Rand, verb, path string) (draftText, feedbackT
 	ok := func(text string) feedbackText {
 		return feedbackText{text: text, kind: schemas.KindToolResult, outcome: applied}
 	}
-	refuse := func(code string, size int) feedbackText {
+	refuse := func(code schemas.Code, size int) feedbackText {
 		msg := tg.prose(rng, size)
 		return feedbackText{text: fmt.Sprintf("REFUSED (%s): %s", code, msg), kind: schemas.KindRefusalOrNudge,
 			outcome: schemas.Outcome{Status: schemas.StatusRefused, Code: code, Message: msg}}
@@ -198,7 +198,7 @@ func (tg *textGen) step(rng *rand.Rand, verb, path string) (draftText, feedbackT
 			d.content = tg.prose(rng, 20+rng.IntN(40)) + "\n" + d.content
 		}
 		if rng.IntN(100) == 0 {
-			return d, refuse("repeat-read", sizeRefusal.draw(rng))
+			return d, refuse(schemas.CodeRepeatRead, sizeRefusal.draw(rng))
 		}
 		body := tg.code(rng, sizeFile.draw(rng))
 		return d, ok(fmt.Sprintf("%s (lines 1-%d of %d):\n```python\n%s```\n", path, strings.Count(body, "\n"), strings.Count(body, "\n"), body))
@@ -207,11 +207,11 @@ func (tg *textGen) step(rng *rand.Rand, verb, path string) (draftText, feedbackT
 		d := draftText{content: "WRITE " + path + "\n```python\n" + body + "```", path: path, body: body}
 		switch u := rng.IntN(100); {
 		case u < 4:
-			return d, refuse("name-missing", sizeRefusal.draw(rng))
+			return d, refuse(schemas.CodeNameMissing, sizeRefusal.draw(rng))
 		case u < 7:
-			return d, refuse("wrong-file", sizeRefusal.draw(rng))
+			return d, refuse(schemas.CodeWrongFile, sizeRefusal.draw(rng))
 		case u < 15:
-			f := refuse("suite-broken", 0)
+			f := refuse(schemas.CodeSuiteBroken, 0)
 			f.text = "The suite no longer runs after this write:\n" + tg.code(rng, sizeTraceback.draw(rng))
 			f.outcome = schemas.Outcome{Status: schemas.StatusApplied, Code: "suite-broken", FilesChanged: []string{path}}
 			return d, f
@@ -226,9 +226,9 @@ func (tg *textGen) step(rng *rand.Rand, verb, path string) (draftText, feedbackT
 		d := draftText{content: "PATCH " + path + "\nFIND:\n```\n" + find + "```\nREPLACE:\n```\n" + repl + "```", path: path, body: repl}
 		if rng.IntN(100) < 43 {
 			if rng.IntN(5) == 0 {
-				return d, refuse("repeat-patch", sizeRefusal.draw(rng))
+				return d, refuse(schemas.CodeRepeatPatch, sizeRefusal.draw(rng))
 			}
-			return d, refuse("find-not-found", sizeRefusal.draw(rng))
+			return d, refuse(schemas.CodeFindNotFound, sizeRefusal.draw(rng))
 		}
 		f := ok(fmt.Sprintf("Patched %s (+%d -%d lines)", path, strings.Count(repl, "\n"), strings.Count(find, "\n")))
 		f.outcome.FilesChanged = []string{path}
@@ -239,7 +239,7 @@ func (tg *textGen) step(rng *rand.Rand, verb, path string) (draftText, feedbackT
 		return draftText{content: "RUN tests"}, ok(fmt.Sprintf("%s\nRan %d tests in 0.0%02ds\n\nOK\n", out, n, rng.IntN(100)))
 	}
 	d := draftText{content: "DONE " + tg.prose(rng, sizeDone.draw(rng))}
-	return d, refuse("run-tests-first", sizeRefusal.draw(rng))
+	return d, refuse(schemas.CodeRunTestsFirst, sizeRefusal.draw(rng))
 }
 
 // perturb replaces about one word in sixty with another: the wording of a

@@ -126,10 +126,10 @@ var pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // outcomes are the values Expect may hold.
 var outcomes = []string{
-	schemas.VerdictWorked,
-	schemas.FailWroteNothing,
-	schemas.FailWrongThing,
-	schemas.FailDidNotDoTheJob,
+	string(schemas.VerdictWorked),
+	string(schemas.FailWroteNothing),
+	string(schemas.FailWrongThing),
+	string(schemas.FailDidNotDoTheJob),
 }
 
 // check reports the first field of c that is missing or wrong.

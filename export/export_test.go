@@ -193,7 +193,7 @@ func TestSelection(t *testing.T) {
 		t.Errorf("with failed and scripted runs: %d selected, %d scripted runs", sumWide.Selected, sumWide.ScriptedRuns)
 	}
 	one := options(in, t.TempDir(), export.FormatJSONL)
-	one.Cases, one.Kinds = []string{"alpha"}, []string{schemas.KindOpening}
+	one.Cases, one.Kinds = []string{"alpha"}, []string{string(schemas.KindOpening)}
 	sumOne, _ := runExport(t, one)
 	if sumOne.Selected != 2 {
 		t.Errorf("--case alpha --kind opening selected %d, want 2", sumOne.Selected)
@@ -308,7 +308,7 @@ func TestDPOPairs(t *testing.T) {
 	out := t.TempDir()
 	sum, _ := runExport(t, options(in, out, export.FormatDPO))
 	turns := map[string]*schemas.Turn{}
-	verdicts := map[string]string{}
+	verdicts := map[string]schemas.Verdict{}
 	for run, err := range trace.Runs(t.Context(), in) {
 		if err != nil && run == nil {
 			t.Fatal(err)

@@ -48,7 +48,7 @@ func writeFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	shownEnv := ".env (lines 1-5 of 5):\n```\n" + envFile + "```"
-	alpha := func(pass int, backend, verdict, write, dur string) dedupetest.Run {
+	alpha := func(pass int, backend string, verdict schemas.Verdict, write, dur string) dedupetest.Run {
 		return dedupetest.Run{ID: fmt.Sprintf("bench-alpha-p%d-a0000000000%d", pass, pass), Case: "alpha", Tier: 1, Pass: pass,
 			Backend: backend, Verdict: verdict, Turns: []dedupetest.Turn{
 				{Draft: "READ a.py", Verb: "READ", Path: "a.py", Result: "a.py (lines 1-1 of 1):\n```\n# add goes here\n```"},

@@ -54,7 +54,10 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 	if _, err := classify.Classify(t.Context(), in, ds); err != nil {
 		t.Fatal(err)
 	}
-	type label struct{ kind, code string }
+	type label struct {
+		kind schemas.Kind
+		code schemas.Code
+	}
 	labels := map[string]label{} // by run id and step
 	for r, err := range classify.Turns(t.Context(), ds) {
 		if err != nil {
@@ -87,7 +90,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 			if m.Kind != l.kind || m.Code != l.code {
 				t.Errorf("turn %s/%d: exported as %s (%q), classified %s (%q)", m.RunID, m.Step, m.Kind, m.Code, l.kind, l.code)
 			}
-			if kind != "" && m.Kind != kind {
+			if kind != "" && string(m.Kind) != kind {
 				t.Errorf("--kind %s exported turn %s/%d, which classify labels %s", kind, m.RunID, m.Step, l.kind)
 			}
 		}
@@ -95,9 +98,9 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 	all, rows := exported(nil)
 	check("", rows)
 	selected := 0
-	for _, kind := range []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure} {
-		sum, rows := exported([]string{kind})
-		check(kind, rows)
+	for _, kind := range []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure} {
+		sum, rows := exported([]string{string(kind)})
+		check(string(kind), rows)
 		if (kind == schemas.KindOpening || kind == schemas.KindToolResult) && len(rows) == 0 {
 			t.Errorf("--kind %s exported nothing: %s", kind, sum.Why)
 		}

@@ -72,7 +72,7 @@ func DefaultOptions() Options {
 	return Options{Format: FormatJSONL, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
 }
 
-var kinds = []string{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
+var kinds = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
 
 var sources = []string{schemas.SourceBench, schemas.SourceDogfood, schemas.SourceAdhoc}
 
@@ -89,7 +89,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("format %q: want jsonl, parquet or dpo", o.Format))
 	}
 	for _, k := range o.Kinds {
-		if !slices.Contains(kinds, k) {
+		if !slices.Contains(kinds, schemas.Kind(k)) {
 			errs = append(errs, fmt.Errorf("kind %q: want one of %v", k, kinds))
 		}
 	}

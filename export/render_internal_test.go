@@ -3,7 +3,7 @@ package export
 import (
 	"testing"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -142,7 +142,7 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 // text rules' for a turn recorded without one, so that export --kind and the
 // classified dataset agree on every trace.
 func (o Options) kindWanted(t *schemas.Turn) bool {
-	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, classify.LabelTurn(t).Kind)
+	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(classify.LabelTurn(t).Kind))
 }
 
 // side is which side of a preference pair a draft can be.

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/internal/version"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // Meta is the provenance of one exported row, written to meta.jsonl (one
@@ -20,17 +21,17 @@ import (
 type Meta struct {
 	Split string `json:"split"`
 	// Row is the row's number in its split's file, from 0.
-	Row     int    `json:"row"`
-	RunID   string `json:"run_id"`
-	Step    int    `json:"step"`
-	CaseID  string `json:"case_id"`
-	Group   string `json:"group"`
-	Tier    int    `json:"tier"`
-	Source  string `json:"source"`
-	Model   string `json:"model"`
-	Verdict string `json:"verdict"`
-	Kind    string `json:"kind"`
-	Code    string `json:"code,omitempty"`
+	Row     int             `json:"row"`
+	RunID   string          `json:"run_id"`
+	Step    int             `json:"step"`
+	CaseID  string          `json:"case_id"`
+	Group   string          `json:"group"`
+	Tier    int             `json:"tier"`
+	Source  string          `json:"source"`
+	Model   string          `json:"model"`
+	Verdict schemas.Verdict `json:"verdict"`
+	Kind    schemas.Kind    `json:"kind"`
+	Code    schemas.Code    `json:"code,omitempty"`
 	// Weight is the pair's variety weight (mean 1 over the export); Copy
 	// and Copies say which of its materialised copies this row is.
 	Weight float64 `json:"weight"`
@@ -66,6 +67,12 @@ type sink interface {
 	// abort removes what was started.
 	abort()
 }
+
+var (
+	_ sink = (*jsonlSink)(nil)
+	_ sink = (*parquetSink[parquetMessage])(nil)
+	_ sink = (*parquetSink[parquetToolMessage])(nil)
+)
 
 // Data file names, as the trainers look for them: mlx-lm reads train,
 // valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
@@ -237,19 +244,19 @@ type parquetToolMessage struct {
 // parquetRow is one row of a Hugging Face Parquet split: the messages and
 // the provenance columns, weight included (not materialised).
 type parquetRow[M any] struct {
-	Messages     []M     `parquet:"messages,list"`
-	Weight       float64 `parquet:"weight"`
-	CaseID       string  `parquet:"case_id"`
-	Group        string  `parquet:"group"`
-	RunID        string  `parquet:"run_id"`
-	Step         int64   `parquet:"step"`
-	Source       string  `parquet:"source"`
-	Model        string  `parquet:"model"`
-	Verdict      string  `parquet:"verdict"`
-	Kind         string  `parquet:"kind"`
-	Key          string  `parquet:"key"`
-	Multiplicity int64   `parquet:"multiplicity"`
-	ClusterTurns int64   `parquet:"cluster_turns"`
+	Messages     []M             `parquet:"messages,list"`
+	Weight       float64         `parquet:"weight"`
+	CaseID       string          `parquet:"case_id"`
+	Group        string          `parquet:"group"`
+	RunID        string          `parquet:"run_id"`
+	Step         int64           `parquet:"step"`
+	Source       string          `parquet:"source"`
+	Model        string          `parquet:"model"`
+	Verdict      schemas.Verdict `parquet:"verdict"`
+	Kind         schemas.Kind    `parquet:"kind"`
+	Key          string          `parquet:"key"`
+	Multiplicity int64           `parquet:"multiplicity"`
+	ClusterTurns int64           `parquet:"cluster_turns"`
 }
 
 func toParquetRow[M any](r *row, conv func(Message) M) parquetRow[M] {

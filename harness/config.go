@@ -82,8 +82,8 @@ type StepSummary struct {
 	Step   int
 	Verb   string
 	Path   string
-	Status string
-	Code   string
+	Status schemas.Status
+	Code   schemas.Code
 }
 
 // Result is what a run produced.
@@ -99,5 +99,5 @@ type Result struct {
 	Steps      []StepSummary
 	// TurnWarnings counts the turns that carry each warning code
 	// (context-full, context-truncated, context-overflow, …).
-	TurnWarnings map[string]int
+	TurnWarnings map[schemas.Code]int
 }

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -68,59 +66,9 @@ func sizeOrUnknown(n int) string {
 
 // warningCode is the stable code a turn warning starts with ("context-full:
 // …" → "context-full").
-func warningCode(w string) string {
+func warningCode(w string) schemas.Code {
 	code, _, _ := strings.Cut(w, ":")
-	return code
-}
-
-// call sends one request and records its attempts on the turn: numbered
-// across the whole turn (refits and fallbacks included), each with the
-// size of the prompt it sent, so that a refit shows as a smaller prompt.
-func (r *runner) call(ctx context.Context, t *schemas.Turn, req model.Request) (model.Reply, error) {
-	reply, err := r.model.Chat(ctx, req)
-	attempts := reply.Attempts
-	var merr *model.Error
-	if err != nil && errors.As(err, &merr) {
-		attempts = append(attempts, merr.Attempts...)
-	}
-	est := r.tok.messages(req.Messages)
-	for _, a := range attempts {
-		a.N = len(t.Attempts) + 1
-		a.PromptTokensEstimate, a.Messages = est, len(req.Messages)
-		t.Attempts = append(t.Attempts, a)
-	}
-	return reply, err
-}
-
-// shrinkBudget lowers the prompt budget after the server refused refused
-// as longer than its window, and returns why no smaller budget is of use
-// ("" when it shrank). The server's stated window (llama-server's n_ctx)
-// is the budget's ceiling from then on, and its count of the refused prompt
-// calibrates the estimate; a server that says neither (Ollama) gets a
-// budget cut below the refused prompt's estimate.
-func (r *runner) shrinkBudget(refused []schemas.Message, merr *model.Error) string {
-	if merr.PromptTokens > 0 {
-		r.tok.calibrate(refused, merr.PromptTokens)
-	}
-	numPredict := r.cfg.Model.Options.NumPredict
-	budget := r.budget
-	if n := merr.ContextInForce; n > 0 {
-		if n < r.window {
-			r.warnings = append(r.warnings, fmt.Sprintf("the server's context window is %d (its overflow answer says so), not the %d prompts were budgeted against", n, r.window))
-			r.window = n
-		}
-		budget = min(budget, n-numPredict)
-	}
-	if est := r.tok.messages(refused); budget >= est {
-		// The estimate was within the budget, so the server counts more
-		// than it says: aim well below the refused prompt.
-		budget = est * 3 / 4
-	}
-	if budget < minRefitBudget {
-		return fmt.Sprintf("a budget of %d tokens is too small for any prompt (window %d, num_predict %d)", budget, r.window, numPredict)
-	}
-	r.budget = budget
-	return ""
+	return schemas.Code(code)
 }
 
 // minRefitBudget is the smallest prompt budget a refit tries: the system
@@ -143,7 +91,7 @@ func (r *runner) checkPrompt(t *schemas.Turn, prompt []schemas.Message, reply mo
 	case silent:
 		r.budget = min(r.budget, p)
 		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens for a prompt estimated at %d: it dropped part of it without a word; prompts are now budgeted at %d",
-			CodeContextTruncated, p, est, r.budget))
+			schemas.CodeContextTruncated, p, est, r.budget))
 		if !r.truncWarned {
 			r.warnings = append(r.warnings, fmt.Sprintf("the server silently truncated the prompt at step %d (it counted %d tokens of about %d sent): its context window is smaller than the %d budgeted against", t.Step, p, est, r.window))
 			r.truncWarned = true
@@ -152,7 +100,7 @@ func (r *runner) checkPrompt(t *schemas.Turn, prompt []schemas.Message, reply mo
 		// The server cut the prompt: the model answered something it never
 		// saw whole. Tighten the estimate so the next prompt fits.
 		r.tok.bytesPerToken *= 0.8
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens, the whole window of %d: the prompt was cut", CodeContextTruncated, p, r.window))
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the server counted %d prompt tokens, the whole window of %d: the prompt was cut", schemas.CodeContextTruncated, p, r.window))
 		if !r.truncWarned {
 			r.warnings = append(r.warnings, fmt.Sprintf("the server truncated the prompt at step %d (prompt tokens %d, context window %d)", t.Step, p, r.window))
 			r.truncWarned = true
@@ -176,7 +124,7 @@ func (r *runner) checkContextFull(t *schemas.Turn) {
 		return
 	}
 	t.Warnings = append(t.Warnings, fmt.Sprintf("%s: the reply was cut after %d tokens, before num_predict %d: prompt %d + output %d filled the context window of %d",
-		CodeContextFull, out, numPredict, p, out, r.window))
+		schemas.CodeContextFull, out, numPredict, p, out, r.window))
 	if !r.fullWarned {
 		r.warnings = append(r.warnings, fmt.Sprintf("a reply was cut by a full context at step %d (%d prompt + %d output tokens of a %d window), not by num_predict %d",
 			t.Step, p, out, r.window, numPredict))
@@ -187,7 +135,7 @@ func (r *runner) checkContextFull(t *schemas.Turn) {
 // countWarnings counts the turn under each warning code it carries, once
 // per code, for the run's result.
 func (r *runner) countWarnings(t *schemas.Turn) {
-	seen := map[string]bool{}
+	seen := map[schemas.Code]bool{}
 	for _, w := range t.Warnings {
 		if code := warningCode(w); !seen[code] {
 			seen[code] = true

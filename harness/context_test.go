@@ -78,7 +78,7 @@ func noResend(t *testing.T, reqs []wiretest.Request) {
 }
 
 // hasWarning reports whether a turn carries a warning with this code.
-func hasWarning(turn *schemas.Turn, code string) bool {
+func hasWarning(turn *schemas.Turn, code schemas.Code) bool {
 	return slices.ContainsFunc(turn.Warnings, func(w string) bool { return warningCode(w) == code })
 }
 
@@ -132,7 +132,7 @@ func TestNumCtxAboveTrainedBudgetsAgainstTheTrainedContext(t *testing.T) {
 	elided := 0
 	for _, turn := range run.Turns {
 		elided += len(turn.Sent.Elided)
-		if hasWarning(turn, CodeContextOverflow) {
+		if hasWarning(turn, schemas.CodeContextOverflow) {
 			t.Errorf("step %d was refused: %q", turn.Step, turn.Warnings)
 		}
 	}
@@ -175,7 +175,7 @@ func TestOverflowRefitSendsASmallerPromptEachTime(t *testing.T) {
 				t.Errorf("step %d: attempt %d estimated %d tokens, no smaller than attempt %d's %d", turn.Step, a.N, a.PromptTokensEstimate, i, turn.Attempts[i-1].PromptTokensEstimate)
 			}
 		}
-		if hasWarning(turn, CodeContextOverflow) {
+		if hasWarning(turn, schemas.CodeContextOverflow) {
 			refitted++
 			if len(turn.Attempts) < 2 || turn.Attempts[0].Status != 400 {
 				t.Errorf("step %d: a refit with attempts %+v", turn.Step, turn.Attempts)
@@ -224,7 +224,7 @@ func TestOverflowWithNothingLeftToElideStops(t *testing.T) {
 		t.Fatalf("stop %s after %d turns, want model-error at step 1", res.End.StopReason, len(run.Turns))
 	}
 	turn := run.Turns[0]
-	if turn.Outcome.Code != CodeContextOverflow || turn.Outcome.Status != schemas.StatusFailed {
+	if turn.Outcome.Code != schemas.CodeContextOverflow || turn.Outcome.Status != schemas.StatusFailed {
 		t.Errorf("outcome %+v, want failed context-overflow", turn.Outcome)
 	}
 	if !strings.Contains(turn.Outcome.Message, "longer than its context window") {
@@ -250,10 +250,10 @@ func TestReplyCutByAFullContextIsFlagged(t *testing.T) {
 		numCtx    int
 		predict   int
 		wantFull  bool
-		wantCodes map[string]int
+		wantCodes map[schemas.Code]int
 	}{
-		{"the window fills before num_predict", 2048, 2048, 1500, true, map[string]int{CodeContextFull: 1}},
-		{"num_predict ends the reply first", 4096, 4096, 600, false, map[string]int{}},
+		{"the window fills before num_predict", 2048, 2048, 1500, true, map[schemas.Code]int{schemas.CodeContextFull: 1}},
+		{"num_predict ends the reply first", 4096, 4096, 600, false, map[schemas.Code]int{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,12 +271,12 @@ func TestReplyCutByAFullContextIsFlagged(t *testing.T) {
 			if turn.Reply.FinishReason != "length" {
 				t.Fatalf("finish reason %q, want length", turn.Reply.FinishReason)
 			}
-			if got := hasWarning(turn, CodeContextFull); got != tt.wantFull {
+			if got := hasWarning(turn, schemas.CodeContextFull); got != tt.wantFull {
 				t.Errorf("context-full = %v, want %v; warnings %q, metrics prompt %v output %v", got, tt.wantFull, turn.Warnings, *turn.Metrics.PromptTokens, *turn.Metrics.OutputTokens)
 			}
-			got := map[string]int{}
-			if n := res.TurnWarnings[CodeContextFull]; n > 0 {
-				got[CodeContextFull] = n
+			got := map[schemas.Code]int{}
+			if n := res.TurnWarnings[schemas.CodeContextFull]; n > 0 {
+				got[schemas.CodeContextFull] = n
 			}
 			if !reflect.DeepEqual(got, tt.wantCodes) {
 				t.Errorf("turn warning counts %v, want %v", got, tt.wantCodes)
@@ -317,7 +317,7 @@ func TestOpenAISilentTruncationIsFlaggedAndTightensTheBudget(t *testing.T) {
 	}
 	first := -1
 	for i, turn := range run.Turns {
-		if hasWarning(turn, CodeContextTruncated) {
+		if hasWarning(turn, schemas.CodeContextTruncated) {
 			if first < 0 {
 				first = i
 			}
@@ -339,7 +339,7 @@ func TestOpenAISilentTruncationIsFlaggedAndTightensTheBudget(t *testing.T) {
 	if late > 0 {
 		t.Errorf("%d prompts after the truncation at step %d were still larger than the server's window of %d", late, first+1, window)
 	}
-	if res.TurnWarnings[CodeContextTruncated] == 0 || !slices.ContainsFunc(run.End.Warnings, func(w string) bool { return strings.Contains(w, "silently truncated") }) {
+	if res.TurnWarnings[schemas.CodeContextTruncated] == 0 || !slices.ContainsFunc(run.End.Warnings, func(w string) bool { return strings.Contains(w, "silently truncated") }) {
 		t.Errorf("run_end warnings %q, counts %v: the truncation is not said at the end", run.End.Warnings, res.TurnWarnings)
 	}
 }
@@ -441,7 +441,7 @@ func TestLlamaServerOverflowRefitsBelowItsStatedWindow(t *testing.T) {
 	run := readTrace(t, res)
 	overflows := 0
 	for _, turn := range run.Turns {
-		if !hasWarning(turn, CodeContextOverflow) {
+		if !hasWarning(turn, schemas.CodeContextOverflow) {
 			continue
 		}
 		overflows++
@@ -508,21 +508,21 @@ func TestLlamaServerWindowIsLearnedAndAFullContextFlagged(t *testing.T) {
 		t.Errorf("run_start context = %+v, want %+v", got, want)
 	}
 	first := run.Turns[0]
-	if first.Reply.FinishReason != "length" || !hasWarning(first, CodeContextFull) {
+	if first.Reply.FinishReason != "length" || !hasWarning(first, schemas.CodeContextFull) {
 		t.Errorf("step 1: finish %q, warnings %q; want length and context-full", first.Reply.FinishReason, first.Warnings)
 	}
 	for _, turn := range run.Turns[1:] {
-		if hasWarning(turn, CodeContextFull) && turn.Reply.FinishReason != "length" {
+		if hasWarning(turn, schemas.CodeContextFull) && turn.Reply.FinishReason != "length" {
 			t.Errorf("step %d: context-full on a reply that ended %q", turn.Step, turn.Reply.FinishReason)
 		}
 	}
 	for _, turn := range run.Turns {
-		if hasWarning(turn, CodeContextOverflow) || len(turn.Attempts) != 1 {
+		if hasWarning(turn, schemas.CodeContextOverflow) || len(turn.Attempts) != 1 {
 			t.Errorf("step %d: refused or retried (%d attempts, warnings %q) with the window known", turn.Step, len(turn.Attempts), turn.Warnings)
 		}
 	}
-	if res.TurnWarnings[CodeContextFull] < 1 {
-		t.Errorf("the result counts %d replies cut by a full context", res.TurnWarnings[CodeContextFull])
+	if res.TurnWarnings[schemas.CodeContextFull] < 1 {
+		t.Errorf("the result counts %d replies cut by a full context", res.TurnWarnings[schemas.CodeContextFull])
 	}
 }
 

@@ -55,71 +55,71 @@ func TestHostileDrafts(t *testing.T) {
 		files    map[string]string
 		targets  []string
 		step     int // the step that is refused (1 when 0)
-		wantCode string
+		wantCode schemas.Code
 		// leaked are paths (with OUTSIDE and TMP replaced) that must not
 		// exist after the run.
 		leaked []string
 	}{
-		{name: "a path with ../", draft: "WRITE ../" + unique + ".py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
-		{name: "a path that climbs out through a folder", draft: "WRITE tests/../../" + unique + ".py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
-		{name: "an absolute path", draft: "WRITE OUTSIDE/abs.py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"OUTSIDE/abs.py"}},
-		{name: "a backslash path that climbs out", draft: "WRITE ..\\" + unique + ".py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
-		{name: "an absolute device path", draft: "READ /dev/zero", wantCode: CodeOutsideScope},
-		{name: "reading the version-control data", draft: "READ .git/config", files: map[string]string{".git/config": "[core]\n"}, wantCode: CodeOutsideScope},
-		{name: "writing the harness's own baseline repository", draft: "WRITE .pyharness-git/HEAD\n```\nref: refs/heads/evil\n```", wantCode: CodeOutsideScope},
+		{name: "a path with ../", draft: "WRITE ../" + unique + ".py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
+		{name: "a path that climbs out through a folder", draft: "WRITE tests/../../" + unique + ".py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
+		{name: "an absolute path", draft: "WRITE OUTSIDE/abs.py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"OUTSIDE/abs.py"}},
+		{name: "a backslash path that climbs out", draft: "WRITE ..\\" + unique + ".py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"TMP/" + unique + ".py"}},
+		{name: "an absolute device path", draft: "READ /dev/zero", wantCode: schemas.CodeOutsideScope},
+		{name: "reading the version-control data", draft: "READ .git/config", files: map[string]string{".git/config": "[core]\n"}, wantCode: schemas.CodeOutsideScope},
+		{name: "writing the harness's own baseline repository", draft: "WRITE .pyharness-git/HEAD\n```\nref: refs/heads/evil\n```", wantCode: schemas.CodeOutsideScope},
 		{
 			name: "a planted symlink to a file outside, written", links: map[string]string{"config.py": "OUTSIDE/" + outsideFile},
-			draft: "WRITE config.py\n```python\nOVERWRITTEN = True\n```", wantCode: CodeOutsideScope,
+			draft: "WRITE config.py\n```python\nOVERWRITTEN = True\n```", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted symlink to a file outside, read", links: map[string]string{"config.py": "OUTSIDE/" + outsideFile},
-			draft: "READ config.py", wantCode: CodeOutsideScope,
+			draft: "READ config.py", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted relative symlink to a file outside, outlined", links: map[string]string{"config.py": "../../../../../../../../OUTSIDE/" + outsideFile},
-			draft: "SKILL outline config.py", wantCode: CodeOutsideScope,
+			draft: "SKILL outline config.py", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted symlink to a folder outside, written under", links: map[string]string{"vendor": "OUTSIDE"},
-			draft: "WRITE vendor/new.py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"OUTSIDE/new.py"},
+			draft: "WRITE vendor/new.py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"OUTSIDE/new.py"},
 		},
 		{
 			name: "a planted symlink to a folder outside, patched through", links: map[string]string{"vendor": "OUTSIDE"},
-			draft: "PATCH vendor/" + outsideFile + "\nFIND:\n```\nSECRET\n```\nREPLACE:\n```\nPATCHED\n```", wantCode: CodeOutsideScope,
+			draft: "PATCH vendor/" + outsideFile + "\nFIND:\n```\nSECRET\n```\nREPLACE:\n```\nPATCHED\n```", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted symlink to a device", links: map[string]string{"data.bin": "/dev/zero"},
-			draft: "READ data.bin", wantCode: CodeOutsideScope,
+			draft: "READ data.bin", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted module that is a symlink to a device", links: map[string]string{"zero.py": "/dev/zero"},
-			draft: "READ zero.py", wantCode: CodeOutsideScope,
+			draft: "READ zero.py", wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a planted dangling symlink that points outside", links: map[string]string{"later.py": "OUTSIDE/not-yet.py"},
-			draft: "WRITE later.py\n```python\nx = 1\n```", wantCode: CodeOutsideScope, leaked: []string{"OUTSIDE/not-yet.py"},
+			draft: "WRITE later.py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope, leaked: []string{"OUTSIDE/not-yet.py"},
 		},
 		{
 			name: "a pipe the suite made in the workspace, read", step: 2,
 			draft: "WRITE test_pipe.py\n```python\nimport os\nif not os.path.exists('pipe.txt'):\n    os.mkfifo('pipe.txt')\n```",
-			extra: []string{"READ pipe.txt"}, wantCode: CodeOutsideScope,
+			extra: []string{"READ pipe.txt"}, wantCode: schemas.CodeOutsideScope,
 		},
 		{
 			name: "a pipe the suite made in the workspace, written", step: 2,
 			draft: "WRITE test_pipe.py\n```python\nimport os\nif not os.path.exists('pipe.txt'):\n    os.mkfifo('pipe.txt')\n```",
-			extra: []string{"WRITE pipe.txt\n```\nblocks a writer forever\n```"}, wantCode: CodeOutsideScope,
+			extra: []string{"WRITE pipe.txt\n```\nblocks a writer forever\n```"}, wantCode: schemas.CodeOutsideScope,
 		},
-		{name: "a file named like a Windows device", draft: "WRITE CON\n```\nx\n```", wantCode: CodeOutsideScope},
-		{name: "a module named like a Windows device", draft: "WRITE lib/aux.py\n```python\nx = 1\n```", wantCode: CodeOutsideScope},
-		{name: "a 20 MB WRITE", draft: "WRITE initials.py\n```python\n" + strings.Repeat("# filler line of a huge module\n", 20<<20/31) + "```", targets: []string{"initials.py"}, wantCode: CodeTooLarge},
-		{name: "NUL bytes in a path", draft: "READ greet.py\x00.txt", wantCode: CodeParseFailed},
-		{name: "NUL bytes in a body", draft: "WRITE initials.py\n```python\ndef initials(name):\n    return '\x00'\n```", targets: []string{"initials.py"}, wantCode: CodeNotText},
-		{name: "invalid UTF-8 in a path", draft: "WRITE init\xffals.py\n```python\nx = 1\n```", wantCode: CodeOutsideScope},
-		{name: "invalid UTF-8 in a body", draft: "WRITE initials.py\n```python\ndef initials(name):\n    return 'caf\xe9'\n```", targets: []string{"initials.py"}, wantCode: CodeNotText},
+		{name: "a file named like a Windows device", draft: "WRITE CON\n```\nx\n```", wantCode: schemas.CodeOutsideScope},
+		{name: "a module named like a Windows device", draft: "WRITE lib/aux.py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope},
+		{name: "a 20 MB WRITE", draft: "WRITE initials.py\n```python\n" + strings.Repeat("# filler line of a huge module\n", 20<<20/31) + "```", targets: []string{"initials.py"}, wantCode: schemas.CodeTooLarge},
+		{name: "NUL bytes in a path", draft: "READ greet.py\x00.txt", wantCode: schemas.CodeParseFailed},
+		{name: "NUL bytes in a body", draft: "WRITE initials.py\n```python\ndef initials(name):\n    return '\x00'\n```", targets: []string{"initials.py"}, wantCode: schemas.CodeNotText},
+		{name: "invalid UTF-8 in a path", draft: "WRITE init\xffals.py\n```python\nx = 1\n```", wantCode: schemas.CodeOutsideScope},
+		{name: "invalid UTF-8 in a body", draft: "WRITE initials.py\n```python\ndef initials(name):\n    return 'caf\xe9'\n```", targets: []string{"initials.py"}, wantCode: schemas.CodeNotText},
 		{
 			name: "a PATCH whose FIND appears twice", files: map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n\n\ndef shout(name):\n    return \"Hello, \" + name\n"},
 			draft: readGreet, extra: []string{"PATCH greet.py\nFIND:\n```\n    return \"Hello, \" + name\n```\nREPLACE:\n```\n    return \"Hi, \" + name\n```"},
-			step: 2, wantCode: CodeFindAmbiguous,
+			step: 2, wantCode: schemas.CodeFindAmbiguous,
 		},
 	}
 	for _, tt := range tests {

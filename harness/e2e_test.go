@@ -85,7 +85,7 @@ func TestBrokenImportStopsWithinTwoSteps(t *testing.T) {
 	if out.res.BrokeSuite != "greet.py" {
 		t.Errorf("broken by %q, want greet.py", out.res.BrokeSuite)
 	}
-	if out.turns[0].Outcome.Code != CodeSuiteBroken || !strings.Contains(out.turns[0].Outcome.Message, "not_a_module_anywhere") {
+	if out.turns[0].Outcome.Code != schemas.CodeSuiteBroken || !strings.Contains(out.turns[0].Outcome.Message, "not_a_module_anywhere") {
 		t.Errorf("step 1 outcome %+v: want suite-broken naming the missing module", out.turns[0].Outcome)
 	}
 	if e.SuiteAfter.ImportError == "" || e.Verdict != schemas.VerdictFailed {
@@ -117,7 +117,7 @@ func TestRepeatedWriteStopsOnTheSecondRepeat(t *testing.T) {
 	if e.StopReason != schemas.StopRepeatPatch || e.Steps != 3 {
 		t.Fatalf("stop %s after %d steps, want repeat-patch after 3", e.StopReason, e.Steps)
 	}
-	if c := out.turns[1].Outcome; c.Status != schemas.StatusRefused || c.Code != CodeRepeatPatch || len(c.FilesChanged) != 0 {
+	if c := out.turns[1].Outcome; c.Status != schemas.StatusRefused || c.Code != schemas.CodeRepeatPatch || len(c.FilesChanged) != 0 {
 		t.Errorf("first repeat: %+v", c)
 	}
 	if c := out.turns[2].Outcome; c.Status != schemas.StatusStopped || len(c.FilesChanged) != 0 {

@@ -140,7 +140,7 @@ func TestModelServerFaults(t *testing.T) {
 		host func(t *testing.T, srv *wiretest.Ollama) string
 		// dieAfter closes the server after this many model calls.
 		dieAfter int
-		wantStop string
+		wantStop schemas.StopReason
 		// wantError is in run_end.error when the run ends model-error.
 		wantError string
 		// faultStep is the step whose attempts show the fault.
@@ -254,8 +254,8 @@ func TestModelServerFaults(t *testing.T) {
 			steps:    []wiretest.Step{wiretest.Text(""), wiretest.Text(writeInitOK)},
 			wantStop: schemas.StopDone, faultStep: 2, wantAttempts: []string{""},
 			check: func(t *testing.T, run *trace.Run) {
-				if o := run.Turns[1].Outcome; o.Status != schemas.StatusRefused || o.Code != CodeEmptyReply {
-					t.Errorf("the empty reply's outcome is %+v, want refused %s", o, CodeEmptyReply)
+				if o := run.Turns[1].Outcome; o.Status != schemas.StatusRefused || o.Code != schemas.CodeEmptyReply {
+					t.Errorf("the empty reply's outcome is %+v, want refused %s", o, schemas.CodeEmptyReply)
 				}
 			},
 		},
@@ -268,8 +268,8 @@ func TestModelServerFaults(t *testing.T) {
 				if turn.Reply.Content != twoMB {
 					t.Errorf("the 2 MB reply was recorded as %d bytes", len(turn.Reply.Content))
 				}
-				if o := turn.Outcome; o.Status != schemas.StatusRefused || o.Code != CodeParseFailed {
-					t.Errorf("the 2 MB reply's outcome is %+v, want refused %s", o, CodeParseFailed)
+				if o := turn.Outcome; o.Status != schemas.StatusRefused || o.Code != schemas.CodeParseFailed {
+					t.Errorf("the 2 MB reply's outcome is %+v, want refused %s", o, schemas.CodeParseFailed)
 				}
 				for _, later := range run.Turns[2:] {
 					if later.Sent.PromptTokensEstimate > 4096-512 {
@@ -369,7 +369,7 @@ func TestModelServerFaults(t *testing.T) {
 			}
 			if tt.wantStop == schemas.StopModelError {
 				last := run.Turns[len(run.Turns)-1]
-				if last.Outcome.Status != schemas.StatusFailed || last.Outcome.Code != tt.wantAttempts[len(tt.wantAttempts)-1] {
+				if last.Outcome.Status != schemas.StatusFailed || string(last.Outcome.Code) != tt.wantAttempts[len(tt.wantAttempts)-1] {
 					t.Errorf("the failed step's outcome is %+v", last.Outcome)
 				}
 			}

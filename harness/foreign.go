@@ -6,16 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
-)
-
-// Guard codes of drafts read from other protocols.
-const (
-	// CodeShellCommand: a shell command, which the harness never runs.
-	CodeShellCommand = draft.CodeShellCommand
-	// CodeAmbiguousDraft: a draft that reads as two files or two actions.
-	CodeAmbiguousDraft = draft.CodeAmbiguous
 )
 
 // draftRefused is the turn's outcome for a draft the parser could not act
@@ -26,13 +18,13 @@ func (r *runner) draftRefused(t *schemas.Turn, err error) feedback {
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case draft.CodeShellCommand:
-			return r.refuse(t, CodeShellCommand, pe.Error())
+			return r.refuse(t, schemas.CodeShellCommand, pe.Error())
 		case draft.CodeAmbiguous:
-			return r.refuse(t, CodeAmbiguousDraft, pe.Error())
+			return r.refuse(t, schemas.CodeAmbiguousDraft, pe.Error())
 		}
 	}
-	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: CodeParseFailed, Message: err.Error()}
-	return feedback{kind: schemas.KindParseFailure, code: CodeParseFailed, text: err.Error()}
+	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: err.Error()}
+	return feedback{kind: schemas.KindParseFailure, code: schemas.CodeParseFailed, text: err.Error()}
 }
 
 // resolveDraft settles what the parser left to the harness, which can see
@@ -56,7 +48,7 @@ func (r *runner) resolveDraft(t *schemas.Turn, a draft.Action) (draft.Action, *f
 		case 1:
 			a.Path = existing[0]
 		default:
-			fb := r.refuse(t, CodeAmbiguousDraft, fmt.Sprintf("your %s line names %s, which are all files here. Name one: %s %s", a.Verb, strings.Join(existing, " and "), a.Verb, existing[0]))
+			fb := r.refuse(t, schemas.CodeAmbiguousDraft, fmt.Sprintf("your %s line names %s, which are all files here. Name one: %s %s", a.Verb, strings.Join(existing, " and "), a.Verb, existing[0]))
 			return a, &fb
 		}
 		t.Action.Path = a.Path

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -19,13 +19,13 @@ const (
 	appPatched   = "def load(path):\n    return open(path, encoding=\"utf-8\").read()\n\n\ndef save(path, text):\n    open(path, \"w\", encoding=\"utf-8\").write(text)\n"
 )
 
-// loopCase plays one golden draft of harness/draft through the real loop
+// loopCase plays one golden draft of draft through the real loop
 // and says what must have happened.
 type loopCase struct {
-	golden string            // harness/draft/testdata/<golden>.draft
+	golden string            // draft/testdata/<golden>.draft
 	files  map[string]string // on top of the greet fixture
 	before []string          // drafts sent before it
-	code   string            // the outcome code; "" when applied
+	code   schemas.Code      // the outcome code; "" when applied
 	// file and content: the file as the step leaves it.
 	file, content string
 	// shown is text the model is sent after the step (a READ's window,
@@ -50,7 +50,7 @@ func patchGreet(golden string) loopCase {
 	return loopCase{golden: golden, before: []string{readGreet}, file: "greet.py", content: greetPatched, readAs: "PATCH greet.py, then FIND: and REPLACE: blocks"}
 }
 
-func refused(golden, code string) loopCase {
+func refused(golden string, code schemas.Code) loopCase {
 	return loopCase{golden: golden, code: code}
 }
 
@@ -75,7 +75,7 @@ var loopCases = []loopCase{
 	patchGreet("llama32-pythonic-patch"),
 	readCase("llama32-pythonic-two-calls", "1-2", "READ greet.py"),
 	readCase("llama32-python-tag-list", "1-2", "READ greet.py"),
-	refused("fail-llama32-unknown-function", CodeParseFailed),
+	refused("fail-llama32-unknown-function", schemas.CodeParseFailed),
 
 	readCase("json-action-structured-chat", "1-2", "READ greet.py"),
 	readCase("json-action-structured-chat-blob", "1-2", "READ greet.py"),
@@ -92,7 +92,7 @@ var loopCases = []loopCase{
 	readCase("react-path-window", "1-2", "READ greet.py:1-2"),
 	writeInitials("react-write", "WRITE initials.py"),
 	doneCase("react-final-answer"),
-	refused("fail-react-unknown-action", CodeParseFailed),
+	refused("fail-react-unknown-action", schemas.CodeParseFailed),
 
 	readCase("shell-cat", "1-2", "READ greet.py"),
 	readCase("shell-nl-sed-window", "1-2", "READ greet.py:1-2"),
@@ -102,11 +102,11 @@ var loopCases = []loopCase{
 	runCase("shell-unittest", "RUN tests"),
 	runCase("shell-pytest", "RUN tests"),
 	runCase("shell-pytest-output-trimmed", "RUN tests"),
-	refused("fail-shell-rm", CodeShellCommand),
-	refused("fail-shell-sed-edit", CodeShellCommand),
-	refused("fail-shell-heredoc", CodeShellCommand),
-	refused("fail-shell-grep", CodeShellCommand),
-	refused("fail-shell-two-files", CodeAmbiguousDraft),
+	refused("fail-shell-rm", schemas.CodeShellCommand),
+	refused("fail-shell-sed-edit", schemas.CodeShellCommand),
+	refused("fail-shell-heredoc", schemas.CodeShellCommand),
+	refused("fail-shell-grep", schemas.CodeShellCommand),
+	refused("fail-shell-two-files", schemas.CodeAmbiguousDraft),
 
 	writeInitials("aider-whole", "WRITE initials.py"),
 	writeInitials("aider-whole-with-chatter", "WRITE initials.py"),
@@ -117,17 +117,17 @@ var loopCases = []loopCase{
 	patchGreet("aider-udiff-patch-line"),
 	{golden: "aider-udiff-two-hunks", files: map[string]string{"app.py": appSource}, before: []string{"READ app.py"}, file: "app.py", content: appPatched, readAs: "PATCH app.py"},
 	writeInitials("aider-udiff-new-file", "WRITE initials.py"),
-	refused("fail-udiff-other-file", CodeAmbiguousDraft),
-	refused("fail-udiff-no-context", CodeParseFailed),
+	refused("fail-udiff-other-file", schemas.CodeAmbiguousDraft),
+	refused("fail-udiff-no-context", schemas.CodeParseFailed),
 
 	writeInitials("named-comment", "WRITE initials.py"),
 	writeInitials("named-comment-file-label", "WRITE initials.py"),
 	writeInitials("named-info-colon", "WRITE initials.py"),
 	writeInitials("named-info-title", "WRITE initials.py"),
 	{golden: "named-sentence", file: "greet.py", content: greetPatched, readAs: "WRITE greet.py"},
-	refused("fail-named-two-names", CodeAmbiguousDraft),
-	refused("fail-write-names-another-file", CodeAmbiguousDraft),
-	refused("fail-snippet-not-a-file", CodeParseFailed),
+	refused("fail-named-two-names", schemas.CodeAmbiguousDraft),
+	refused("fail-write-names-another-file", schemas.CodeAmbiguousDraft),
+	refused("fail-snippet-not-a-file", schemas.CodeParseFailed),
 
 	readCase("token-eot-after-read", "1-2", ""),
 	runCase("token-chatml", ""),
@@ -143,7 +143,7 @@ var loopCases = []loopCase{
 	readCase("odd-path-among-words", "1-2", "READ greet.py"),
 	{golden: "odd-path-among-words-no-extension", files: map[string]string{"Makefile": "test:\n\tpython -m unittest\n"}, shown: "Makefile (lines 1-2 of 2):", readAs: "READ Makefile"},
 	writeInitials("odd-path-among-words-write", "WRITE initials.py"),
-	refused("fail-verb-mid-sentence", CodeParseFailed),
+	refused("fail-verb-mid-sentence", schemas.CodeParseFailed),
 }
 
 // Every golden draft of a documented foreign format, played through the
@@ -156,7 +156,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 	for _, lc := range loopCases {
 		covered[lc.golden] = true
 		t.Run(lc.golden, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("draft", "testdata", lc.golden+".draft"))
+			raw, err := os.ReadFile(filepath.Join("..", "draft", "testdata", lc.golden+".draft"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 					t.Fatalf("outcome %+v; want refused with nothing changed", turn.Outcome)
 				}
 				intact(t, out.repo, files)
-				if !strings.Contains(sent, lc.code) && lc.code != CodeParseFailed {
+				if !strings.Contains(sent, string(lc.code)) && lc.code != schemas.CodeParseFailed {
 					t.Errorf("the refusal sent does not name %s:\n%s", lc.code, sent)
 				}
 			default:
@@ -219,7 +219,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 		})
 	}
 	// Every golden of a foreign format or a refusal is played here.
-	goldens, err := filepath.Glob(filepath.Join("draft", "testdata", "*.draft"))
+	goldens, err := filepath.Glob(filepath.Join("..", "draft", "testdata", "*.draft"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func intact(t *testing.T, repo string, files map[string]string) {
 
 // pyharness draft reports the codes the loop records.
 func TestDraftCodesMatchGuardCodes(t *testing.T) {
-	if draft.CodeParseFailed != CodeParseFailed || draft.CodeShellCommand != CodeShellCommand || draft.CodeAmbiguous != CodeAmbiguousDraft {
+	if draft.CodeParseFailed != schemas.CodeParseFailed || draft.CodeShellCommand != schemas.CodeShellCommand || draft.CodeAmbiguous != schemas.CodeAmbiguousDraft {
 		t.Errorf("draft codes %q %q %q differ from the guard codes", draft.CodeParseFailed, draft.CodeShellCommand, draft.CodeAmbiguous)
 	}
 }

@@ -121,32 +121,32 @@ func TestGuards(t *testing.T) {
 		drafts []string
 		// step whose outcome carries the code (1-based), and the code
 		step int
-		code string
+		code schemas.Code
 	}{
-		{"run-tests-first", initialsTask, nil, []string{writeInitOK, doneSummary, runTests, doneSummary}, 2, CodeRunTestsFirst},
-		{"read-before-patch", greetTask, nil, []string{patchGreetOK, readGreet, patchGreetOK, runTests, doneSummary}, 1, CodeReadBeforePatch},
-		{"wrong-file", initialsTask, nil, []string{"WRITE greet.py\n```python\ndef greet(name):\n    return name\n```", writeInitOK, runTests, doneSummary}, 1, CodeWrongFile},
-		{"find-not-found", greetTask, nil, []string{readGreet, "PATCH greet.py\nFIND:\n```\n    return 'Hi ' + name\n```\nREPLACE:\n```\n    return 'Hi'\n```", patchGreetOK, runTests, doneSummary}, 2, CodeFindNotFound},
-		{"repeat-read", initialsTask, nil, []string{readGreet, readGreet, writeInitOK, runTests, doneSummary}, 2, CodeRepeatRead},
-		{"repeat-patch", initialsTask, nil, []string{writeInitOK, writeInitOK, runTests, doneSummary}, 2, CodeRepeatPatch},
-		{"too-late-to-ask", initialsTask, nil, []string{writeInitOK, "ASK Should it handle empty names?", runTests, doneSummary}, 2, CodeTooLateToAsk},
-		{"no-answer", initialsTask, nil, []string{"ASK Should initials have dots?", writeInitOK, runTests, doneSummary}, 1, CodeNoAnswer},
-		{"skill-repeated", initialsTask, nil, []string{"SKILL outline greet.py", "SKILL outline greet.py", writeInitOK, runTests, doneSummary}, 2, CodeSkillRepeated},
+		{"run-tests-first", initialsTask, nil, []string{writeInitOK, doneSummary, runTests, doneSummary}, 2, schemas.CodeRunTestsFirst},
+		{"read-before-patch", greetTask, nil, []string{patchGreetOK, readGreet, patchGreetOK, runTests, doneSummary}, 1, schemas.CodeReadBeforePatch},
+		{"wrong-file", initialsTask, nil, []string{"WRITE greet.py\n```python\ndef greet(name):\n    return name\n```", writeInitOK, runTests, doneSummary}, 1, schemas.CodeWrongFile},
+		{"find-not-found", greetTask, nil, []string{readGreet, "PATCH greet.py\nFIND:\n```\n    return 'Hi ' + name\n```\nREPLACE:\n```\n    return 'Hi'\n```", patchGreetOK, runTests, doneSummary}, 2, schemas.CodeFindNotFound},
+		{"repeat-read", initialsTask, nil, []string{readGreet, readGreet, writeInitOK, runTests, doneSummary}, 2, schemas.CodeRepeatRead},
+		{"repeat-patch", initialsTask, nil, []string{writeInitOK, writeInitOK, runTests, doneSummary}, 2, schemas.CodeRepeatPatch},
+		{"too-late-to-ask", initialsTask, nil, []string{writeInitOK, "ASK Should it handle empty names?", runTests, doneSummary}, 2, schemas.CodeTooLateToAsk},
+		{"no-answer", initialsTask, nil, []string{"ASK Should initials have dots?", writeInitOK, runTests, doneSummary}, 1, schemas.CodeNoAnswer},
+		{"skill-repeated", initialsTask, nil, []string{"SKILL outline greet.py", "SKILL outline greet.py", writeInitOK, runTests, doneSummary}, 2, schemas.CodeSkillRepeated},
 		{"outside-scope read", Config{Targets: []string{"initials.py"}, Names: []string{"initials"}, Scope: []string{"initials.py", "tests/**"}}, nil,
-			[]string{readGreet, writeInitOK, runTests, doneSummary}, 1, CodeOutsideScope},
+			[]string{readGreet, writeInitOK, runTests, doneSummary}, 1, schemas.CodeOutsideScope},
 		{"outside-scope write", Config{Names: []string{"initials"}, Scope: []string{"tests/**"}}, nil,
-			[]string{writeInitOK, "WRITE tests/initials.py\n```python\ndef initials(name):\n    return name\n```", runTests, doneSummary}, 1, CodeOutsideScope},
-		{"outside-scope dot-dot", initialsTask, nil, []string{"READ ../etc/passwd", writeInitOK, runTests, doneSummary}, 1, CodeOutsideScope},
-		{"deleted-subject", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef hello(name):\n    return \"Hello, \" + name.strip()\n```", patchGreetOK, runTests, doneSummary}, 2, CodeDeletedSubject},
+			[]string{writeInitOK, "WRITE tests/initials.py\n```python\ndef initials(name):\n    return name\n```", runTests, doneSummary}, 1, schemas.CodeOutsideScope},
+		{"outside-scope dot-dot", initialsTask, nil, []string{"READ ../etc/passwd", writeInitOK, runTests, doneSummary}, 1, schemas.CodeOutsideScope},
+		{"deleted-subject", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef hello(name):\n    return \"Hello, \" + name.strip()\n```", patchGreetOK, runTests, doneSummary}, 2, schemas.CodeDeletedSubject},
 		{"quote-required", Config{Targets: []string{"greet.py"}, Task: "Check greet is right"}, nil,
-			[]string{readGreet, "DONE it is already correct", "DONE already correct: `return \"Hello, \" + name`"}, 2, CodeQuoteRequired},
-		{"name-missing", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef initial(name):\n    return name[:1]\n```", runTests, doneSummary, writeInitOK, runTests, doneSummary}, 3, CodeNameMissing},
-		{"vague-name", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef helper2(p):\n    return p[0]\n\n\ndef initials(name):\n    return \" \".join(helper2(p) + \".\" for p in name.split())\n```", writeInitOK, runTests, doneSummary}, 1, CodeVagueName},
+			[]string{readGreet, "DONE it is already correct", "DONE already correct: `return \"Hello, \" + name`"}, 2, schemas.CodeQuoteRequired},
+		{"name-missing", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef initial(name):\n    return name[:1]\n```", runTests, doneSummary, writeInitOK, runTests, doneSummary}, 3, schemas.CodeNameMissing},
+		{"vague-name", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef helper2(p):\n    return p[0]\n\n\ndef initials(name):\n    return \" \".join(helper2(p) + \".\" for p in name.split())\n```", writeInitOK, runTests, doneSummary}, 1, schemas.CodeVagueName},
 		{"module-twice", Config{Names: []string{"initials"}}, nil,
-			[]string{writeInitOK, "WRITE name_initials.py\n```python\ndef initials(name):\n    return \"\".join(p[0] for p in name.split())\n```", runTests, doneSummary}, 2, CodeModuleTwice},
-		{"suite-broken", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```", patchGreetOK, runTests, doneSummary}, 2, CodeSuiteBroken},
-		{"parse-failed", initialsTask, nil, []string{"I think we should look at the code first.", writeInitOK, runTests, doneSummary}, 1, CodeParseFailed},
-		{"empty-reply", initialsTask, nil, []string{"", writeInitOK, runTests, doneSummary}, 1, CodeEmptyReply},
+			[]string{writeInitOK, "WRITE name_initials.py\n```python\ndef initials(name):\n    return \"\".join(p[0] for p in name.split())\n```", runTests, doneSummary}, 2, schemas.CodeModuleTwice},
+		{"suite-broken", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```", patchGreetOK, runTests, doneSummary}, 2, schemas.CodeSuiteBroken},
+		{"parse-failed", initialsTask, nil, []string{"I think we should look at the code first.", writeInitOK, runTests, doneSummary}, 1, schemas.CodeParseFailed},
+		{"empty-reply", initialsTask, nil, []string{"", writeInitOK, runTests, doneSummary}, 1, schemas.CodeEmptyReply},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestGuards(t *testing.T) {
 				files = fixture
 			}
 			out := runScripted(t, files, tt.cfg, tt.drafts...)
-			if len(out.turns) < tt.step+1 && tt.code != CodeSuiteBroken {
+			if len(out.turns) < tt.step+1 && tt.code != schemas.CodeSuiteBroken {
 				t.Fatalf("the run took %d steps; want the code at step %d and a next step that is sent it (stop %s)", len(out.turns), tt.step, out.res.End.StopReason)
 			}
 			got := out.turns[tt.step-1].Outcome.Code
@@ -168,7 +168,7 @@ func TestGuards(t *testing.T) {
 					t.Errorf("step %d was sent code %q (kind %s), want %q", tt.step+1, sent.Code, sent.Kind, tt.code)
 				}
 				wantKind := schemas.KindRefusalOrNudge
-				if tt.code == CodeParseFailed {
+				if tt.code == schemas.CodeParseFailed {
 					wantKind = schemas.KindParseFailure
 				}
 				if sent.Kind != wantKind {

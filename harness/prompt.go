@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/model"
 )
 

@@ -15,12 +15,6 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// CodeRegexFallback is a turn (or run) warning: some Python definitions
-// were read by regular expression instead of by the interpreter's ast
-// module, because a source does not parse (a draft with a syntax error) or
-// no interpreter could be run.
-const CodeRegexFallback = "regex-fallback"
-
 // pyDefsProgram lists definitions with Python's own parser; see its
 // docstring for what it reads and writes.
 //
@@ -128,7 +122,7 @@ func (p *pyParser) parse(ctx context.Context, srcs []pySource) (mods []pyModule,
 		if err != nil {
 			if p.broken == nil && ctx.Err() == nil {
 				p.broken = err
-				broken = fmt.Sprintf("%s: %v; Python definitions are read by pattern for the rest of the run", CodeRegexFallback, err)
+				broken = fmt.Sprintf("%s: %v; Python definitions are read by pattern for the rest of the run", schemas.CodeRegexFallback, err)
 			}
 			for _, i := range append(batch, todo...) {
 				mods[i] = patternModule(srcs[i].text)
@@ -154,7 +148,7 @@ func (p *pyParser) parse(ctx context.Context, srcs []pySource) (mods []pyModule,
 		}
 	}
 	if len(bad) > 0 {
-		unparsed = fmt.Sprintf("%s: %s %s not parse; %s read by pattern", CodeRegexFallback, strings.Join(bad, ", "),
+		unparsed = fmt.Sprintf("%s: %s %s not parse; %s read by pattern", schemas.CodeRegexFallback, strings.Join(bad, ", "),
 			plural(len(bad), "does", "do"), plural(len(bad), "its definitions were", "their definitions were"))
 	}
 	return mods, unparsed, broken

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )
 
@@ -140,7 +141,7 @@ func TestPyParserFallsBackOnSyntaxError(t *testing.T) {
 	if got, want := sortedNames(mods[1].names), sortedNames(patternModule(broken).names); !slices.Equal(got, want) {
 		t.Errorf("names of the broken source = %q, want the pattern's %q", got, want)
 	}
-	for _, w := range []string{CodeRegexFallback + ": ", "initials.py (SyntaxError", "line 2", "read by pattern"} {
+	for _, w := range []string{string(schemas.CodeRegexFallback) + ": ", "initials.py (SyntaxError", "line 2", "read by pattern"} {
 		if !strings.Contains(unparsed, w) {
 			t.Errorf("warning %q does not contain %q", unparsed, w)
 		}
@@ -172,7 +173,7 @@ func TestPyParserWithoutInterpreter(t *testing.T) {
 	if unparsed != "" {
 		t.Errorf("unparsed warning %q, want none: the source was not tried", unparsed)
 	}
-	for _, w := range []string{CodeRegexFallback + ": ", "/nonexistent/bin/python3", "rest of the run"} {
+	for _, w := range []string{string(schemas.CodeRegexFallback) + ": ", "/nonexistent/bin/python3", "rest of the run"} {
 		if !strings.Contains(broken, w) {
 			t.Errorf("warning %q does not contain %q", broken, w)
 		}
@@ -201,10 +202,10 @@ func TestRunReadsDefinitionsByAST(t *testing.T) {
 	out = runScripted(t, fixture, Config{Targets: []string{"initials.py"}, Names: []string{"initials"}}, syntaxError, runTests, doneSummary)
 	var warned bool
 	for _, w := range out.turns[0].Warnings {
-		warned = warned || strings.HasPrefix(w, CodeRegexFallback+": initials.py (SyntaxError")
+		warned = warned || strings.HasPrefix(w, string(schemas.CodeRegexFallback)+": initials.py (SyntaxError")
 	}
 	if !warned {
-		t.Errorf("turn 1 warnings = %q, want a %s warning naming initials.py", out.turns[0].Warnings, CodeRegexFallback)
+		t.Errorf("turn 1 warnings = %q, want a %s warning naming initials.py", out.turns[0].Warnings, schemas.CodeRegexFallback)
 	}
 	if status := out.turns[0].Outcome.Status; status != "applied" {
 		t.Errorf("the draft with a syntax error was %s, want applied (judged by pattern as before)", status)

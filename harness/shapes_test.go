@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
 // Every parser shape, driven through the real loop: for each shape code,
-// the first golden draft of harness/draft that parses with it is sent by a
+// the first golden draft of draft that parses with it is sent by a
 // scripted model on a repository that holds the file it names, and the
 // turn's record must carry that shape and an outcome that is not a parse
 // failure.
 func TestParserShapesThroughTheLoop(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join("draft", "testdata", "*.golden.json"))
+	goldens, err := filepath.Glob(filepath.Join("..", "draft", "testdata", "*.golden.json"))
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no golden drafts: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestParserShapesThroughTheLoop(t *testing.T) {
 		}
 		ex, ok := byShape[code]
 		if !ok {
-			t.Errorf("shape %s: no golden draft in harness/draft/testdata shows it", code)
+			t.Errorf("shape %s: no golden draft in draft/testdata shows it", code)
 			continue
 		}
 		t.Run(code+"/"+ex.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestParserShapesThroughTheLoop(t *testing.T) {
 			if turn.Action.Shape != a.Shape || turn.Action.Verb != a.Verb {
 				t.Fatalf("recorded shape %q verb %q, want %q %q", turn.Action.Shape, turn.Action.Verb, a.Shape, a.Verb)
 			}
-			if turn.Outcome.Code == CodeParseFailed || turn.Outcome.Status == schemas.StatusFailed {
+			if turn.Outcome.Code == schemas.CodeParseFailed || turn.Outcome.Status == schemas.StatusFailed {
 				t.Fatalf("outcome %+v", turn.Outcome)
 			}
 			if a.Verb == draft.VerbWrite || a.Verb == draft.VerbPatch {

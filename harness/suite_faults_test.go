@@ -143,14 +143,14 @@ func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 	if len(run.Turns) < 3 {
 		t.Fatalf("the run took %d steps (stop %s); want at least 3", len(run.Turns), res.End.StopReason)
 	}
-	if run.Turns[0].Outcome.Code != CodeSuiteBroken {
-		t.Fatalf("step 1 outcome %+v, want %s", run.Turns[0].Outcome, CodeSuiteBroken)
+	if run.Turns[0].Outcome.Code != schemas.CodeSuiteBroken {
+		t.Fatalf("step 1 outcome %+v, want %s", run.Turns[0].Outcome, schemas.CodeSuiteBroken)
 	}
-	if !slices.ContainsFunc(run.Turns[1].Warnings, func(w string) bool { return strings.HasPrefix(w, CodeSuiteNotRun+": ") }) {
-		t.Errorf("step 2 warnings %q: want a %s warning", run.Turns[1].Warnings, CodeSuiteNotRun)
+	if !slices.ContainsFunc(run.Turns[1].Warnings, func(w string) bool { return strings.HasPrefix(w, string(schemas.CodeSuiteNotRun)+": ") }) {
+		t.Errorf("step 2 warnings %q: want a %s warning", run.Turns[1].Warnings, schemas.CodeSuiteNotRun)
 	}
-	if !slices.ContainsFunc(res.End.Warnings, func(w string) bool { return strings.HasPrefix(w, CodeSuiteNotRun+": ") }) {
-		t.Errorf("run warnings %q: want a %s warning", res.End.Warnings, CodeSuiteNotRun)
+	if !slices.ContainsFunc(res.End.Warnings, func(w string) bool { return strings.HasPrefix(w, string(schemas.CodeSuiteNotRun)+": ") }) {
+		t.Errorf("run warnings %q: want a %s warning", res.End.Warnings, schemas.CodeSuiteNotRun)
 	}
 	told := run.Turns[2].Sent.Messages[len(run.Turns[2].Sent.Messages)-1].Content
 	if strings.Contains(told, "passes again") || !strings.Contains(told, "could not run") {

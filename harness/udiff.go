@@ -6,14 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
 // hunkError is a unified diff that cannot be applied: which hunk, and why,
 // as a guard code and a message for the model.
 type hunkError struct {
-	code string
+	code schemas.Code
 	msg  string
 }
 
@@ -33,7 +33,7 @@ func applyHunks(src, rel string, hunks []draft.Hunk) (string, *hunkError) {
 	for i, h := range hunks {
 		old := h.Old
 		if old == "" {
-			return "", &hunkError{CodeFindNotFound, fmt.Sprintf("hunk %d of the diff has no context or removed lines to place it by; copy the lines around the change from %s:\n%s", i+1, rel, showHunk(h))}
+			return "", &hunkError{schemas.CodeFindNotFound, fmt.Sprintf("hunk %d of the diff has no context or removed lines to place it by; copy the lines around the change from %s:\n%s", i+1, rel, showHunk(h))}
 		}
 		var found []int
 		for from := 0; ; {
@@ -49,11 +49,11 @@ func applyHunks(src, rel string, hunks []draft.Hunk) (string, *hunkError) {
 		}
 		switch len(found) {
 		case 0:
-			return "", &hunkError{CodeFindNotFound, fmt.Sprintf("hunk %d of the diff does not match %s: its context and - lines must be copied exactly from the file as it is now (READ %s to see it). The hunk:\n%s", i+1, rel, rel, showHunk(h))}
+			return "", &hunkError{schemas.CodeFindNotFound, fmt.Sprintf("hunk %d of the diff does not match %s: its context and - lines must be copied exactly from the file as it is now (READ %s to see it). The hunk:\n%s", i+1, rel, rel, showHunk(h))}
 		case 1:
 			places = append(places, place{found[0], found[0] + len(old), i})
 		default:
-			return "", &hunkError{CodeFindAmbiguous, fmt.Sprintf("hunk %d of the diff matches %s in %d places; add unchanged lines around the change so that it matches once. The hunk:\n%s", i+1, rel, len(found), showHunk(h))}
+			return "", &hunkError{schemas.CodeFindAmbiguous, fmt.Sprintf("hunk %d of the diff matches %s in %d places; add unchanged lines around the change so that it matches once. The hunk:\n%s", i+1, rel, len(found), showHunk(h))}
 		}
 	}
 	slices.SortFunc(places, func(a, b place) int { return a.at - b.at })
@@ -61,7 +61,7 @@ func applyHunks(src, rel string, hunks []draft.Hunk) (string, *hunkError) {
 	prev := 0
 	for n, pl := range places {
 		if pl.at < prev {
-			return "", &hunkError{CodeFindAmbiguous, fmt.Sprintf("hunks %d and %d of the diff change the same lines of %s; make them one hunk", places[n-1].hunk+1, pl.hunk+1, rel)}
+			return "", &hunkError{schemas.CodeFindAmbiguous, fmt.Sprintf("hunks %d and %d of the diff change the same lines of %s; make them one hunk", places[n-1].hunk+1, pl.hunk+1, rel)}
 		}
 		b.WriteString(text[prev:pl.at])
 		b.WriteString(hunks[pl.hunk].New)
@@ -97,17 +97,17 @@ func (r *runner) patchHunks(ctx context.Context, t *schemas.Turn, a draft.Action
 		return r.repeat(t, rel)
 	}
 	if !r.known[rel] {
-		return r.refuse(t, CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a diff's context lines must be copied from the file as it is now.", rel))
+		return r.refuse(t, schemas.CodeReadBeforePatch, fmt.Sprintf("READ %s before you PATCH it: a diff's context lines must be copied from the file as it is now.", rel))
 	}
 	src, err := readRegular(r.abs(rel))
 	if err != nil {
-		return r.refuse(t, CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
+		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s does not exist; use WRITE to create it.", rel))
 	}
 	updated, herr := applyHunks(string(src), rel, a.Hunks)
 	if herr != nil {
 		return r.refuse(t, herr.code, herr.msg)
 	}
-	fb := r.write(ctx, t, rel, updated, string(src), true)
+	fb := r.changeFile(ctx, t, rel, string(src), updated)
 	if len(t.Outcome.FilesChanged) > 0 {
 		r.applied[key] = true
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -18,7 +18,7 @@ func TestApplyHunks(t *testing.T) {
 		src   string
 		hunks []draft.Hunk
 		want  string
-		code  string
+		code  schemas.Code
 	}{
 		{"one hunk", "a\nb\nc\n", []draft.Hunk{hunk("b\n", "B\n")}, "a\nB\nc\n", ""},
 		{"two hunks, one write", appSource, []draft.Hunk{
@@ -30,12 +30,12 @@ func TestApplyHunks(t *testing.T) {
 		{"an insertion by context", "a\nc\n", []draft.Hunk{hunk("a\n", "a\nb\n")}, "a\nb\nc\n", ""},
 		{"a blank line kept apart from no line", "a\n\nb\n", []draft.Hunk{hunk("\n", "")}, "a\nb\n", ""},
 		{"last line without a newline", "a\nb", []draft.Hunk{hunk("b\n", "B\n")}, "a\nB", ""},
-		{"context that does not match", "a\nb\n", []draft.Hunk{hunk("x\n", "y\n")}, "", CodeFindNotFound},
-		{"a match inside a line is no match", "xa\nb\n", []draft.Hunk{hunk("a\n", "A\n")}, "", CodeFindNotFound},
-		{"the second hunk does not match: nothing applies", "a\nb\n", []draft.Hunk{hunk("a\n", "A\n"), hunk("z\n", "Z\n")}, "", CodeFindNotFound},
-		{"context found twice", "a\nb\na\n", []draft.Hunk{hunk("a\n", "A\n")}, "", CodeFindAmbiguous},
-		{"overlapping hunks", "a\nb\nc\n", []draft.Hunk{hunk("a\nb\n", "A\nB\n"), hunk("b\nc\n", "B\nC\n")}, "", CodeFindAmbiguous},
-		{"a hunk with no old lines", "a\n", []draft.Hunk{hunk("", "b\n")}, "", CodeFindNotFound},
+		{"context that does not match", "a\nb\n", []draft.Hunk{hunk("x\n", "y\n")}, "", schemas.CodeFindNotFound},
+		{"a match inside a line is no match", "xa\nb\n", []draft.Hunk{hunk("a\n", "A\n")}, "", schemas.CodeFindNotFound},
+		{"the second hunk does not match: nothing applies", "a\nb\n", []draft.Hunk{hunk("a\n", "A\n"), hunk("z\n", "Z\n")}, "", schemas.CodeFindNotFound},
+		{"context found twice", "a\nb\na\n", []draft.Hunk{hunk("a\n", "A\n")}, "", schemas.CodeFindAmbiguous},
+		{"overlapping hunks", "a\nb\nc\n", []draft.Hunk{hunk("a\nb\n", "A\nB\n"), hunk("b\nc\n", "B\nC\n")}, "", schemas.CodeFindAmbiguous},
+		{"a hunk with no old lines", "a\n", []draft.Hunk{hunk("", "b\n")}, "", schemas.CodeFindNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestUnifiedDiffThroughTheLoop(t *testing.T) {
 	out := runScripted(t, files, Config{}, "READ app.py", stale, twoHunks, runTests, "DONE load and save read and write UTF-8")
 
 	refused := out.turns[1]
-	if refused.Outcome.Status != schemas.StatusRefused || refused.Outcome.Code != CodeFindNotFound {
+	if refused.Outcome.Status != schemas.StatusRefused || refused.Outcome.Code != schemas.CodeFindNotFound {
 		t.Fatalf("a diff whose context is not in the file: %+v", refused.Outcome)
 	}
 	sent := out.turns[2].Sent.Messages[len(out.turns[2].Sent.Messages)-1].Content
@@ -90,7 +90,7 @@ func TestUnifiedDiffThroughTheLoop(t *testing.T) {
 func TestPathCandidatesAmbiguous(t *testing.T) {
 	files := map[string]string{"a.py": "x = 1\n", "b.py": "y = 2\n", "tests/__init__.py": ""}
 	out := runScripted(t, files, Config{}, "READ either a.py or b.py", "READ the module b.py")
-	if o := out.turns[0].Outcome; o.Code != CodeAmbiguousDraft || !strings.Contains(o.Message, "a.py and b.py") {
+	if o := out.turns[0].Outcome; o.Code != schemas.CodeAmbiguousDraft || !strings.Contains(o.Message, "a.py and b.py") {
 		t.Errorf("two existing files: %+v", o)
 	}
 	if a, o := out.turns[1].Action, out.turns[1].Outcome; a.Path != "b.py" || o.Status != schemas.StatusApplied {
@@ -113,7 +113,7 @@ func FuzzApplyHunks(f *testing.F) {
 		}
 		got, herr := applyHunks(src, "f.py", hunks)
 		if herr != nil {
-			if herr.code != CodeFindNotFound && herr.code != CodeFindAmbiguous {
+			if herr.code != schemas.CodeFindNotFound && herr.code != schemas.CodeFindAmbiguous {
 				t.Fatalf("code %q", herr.code)
 			}
 			if !strings.Contains(herr.msg, "f.py") {

@@ -69,7 +69,7 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 }
 
 // judge applies the SPEC's verdicts.
-func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Result) (string, string) {
+func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Result) (schemas.Verdict, schemas.FailureClass) {
 	suiteOK := suiteHeld(r.suiteBefore, after)
 	worked := false
 	switch {

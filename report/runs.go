@@ -203,7 +203,7 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 			add(ListModel(e.Model, PartNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
 		}
 		if e.Verdict == schemas.VerdictFailed && stats.IsScripted(e.Model) != models {
-			add(ListClass(e.FailureClass), "Failed runs of class "+orNone(e.FailureClass), e)
+			add(ListClass(string(e.FailureClass)), "Failed runs of class "+orNone(string(e.FailureClass)), e)
 			add(ListTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
 		}
 	}

@@ -6,4 +6,9 @@
 // fields may be added (raising SchemaMinor), never renamed. The published
 // JSON Schema, trace.v1.schema.json, is generated from these types and a
 // test fails when the two drift apart.
+//
+// The values a record holds from a fixed set (kinds, statuses, guard and
+// outcome codes, verdicts, failure classes, stop reasons) are typed strings
+// declared here, in vocab.go: the harness writes them and every later stage
+// names them from this package, none from the harness.
 package schemas

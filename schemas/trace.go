@@ -33,48 +33,6 @@ const (
 	SourceAdhoc   = "adhoc"
 )
 
-// Kinds of what the harness sent the model at a turn.
-const (
-	KindOpening        = "opening"
-	KindToolResult     = "tool-result"
-	KindRefusalOrNudge = "refusal-or-nudge"
-	KindParseFailure   = "parse-failure"
-)
-
-// Outcome statuses of a turn.
-const (
-	StatusApplied = "applied"
-	StatusRefused = "refused"
-	StatusFailed  = "failed"
-	StatusStopped = "stopped"
-)
-
-// Verdicts of a run.
-const (
-	VerdictWorked    = "worked"
-	VerdictFailed    = "failed"
-	VerdictError     = "error"
-	VerdictCancelled = "cancelled"
-)
-
-// Failure classes of a failed run.
-const (
-	FailWroteNothing   = "wrote-nothing"
-	FailWrongThing     = "wrong-thing"
-	FailDidNotDoTheJob = "did-not-do-the-job"
-)
-
-// Stop reasons of a run.
-const (
-	StopDone         = "done"
-	StopBudget       = "budget"
-	StopBrokeSuite   = "broke-suite"
-	StopRepeatPatch  = "repeat-patch"
-	StopModelError   = "model-error"
-	StopCancelled    = "cancelled"
-	StopNoModelSteps = "no-model-steps"
-)
-
 // RunStart opens a run's trace: everything a replay of the run needs.
 type RunStart struct {
 	Type        string    `json:"type" jsonschema:"enum=run_start"`
@@ -199,9 +157,9 @@ type Turn struct {
 type Sent struct {
 	// Kind is empty only in traces converted from harnesses that do not
 	// record it; classify then labels the turn by its text.
-	Kind string `json:"kind" jsonschema:"enum=opening,enum=tool-result,enum=refusal-or-nudge,enum=parse-failure,enum="`
+	Kind Kind `json:"kind" jsonschema:"enum=opening,enum=tool-result,enum=refusal-or-nudge,enum=parse-failure,enum="`
 	// Code is the guard's stable code for a refusal or nudge, empty otherwise.
-	Code string `json:"code"`
+	Code Code `json:"code"`
 	// Messages are the messages added since the previous turn's prompt (the
 	// previous reply as sent back, then the harness's answer), or the whole
 	// prompt when Replaced is true.
@@ -263,8 +221,8 @@ type Action struct {
 
 // Outcome is what the harness did with the action.
 type Outcome struct {
-	Status       string   `json:"status" jsonschema:"enum=applied,enum=refused,enum=failed,enum=stopped"`
-	Code         string   `json:"code"`
+	Status       Status   `json:"status" jsonschema:"enum=applied,enum=refused,enum=failed,enum=stopped"`
+	Code         Code     `json:"code"`
 	Message      string   `json:"message"`
 	FilesChanged []string `json:"files_changed"`
 }
@@ -317,20 +275,20 @@ type Attempt struct {
 
 // RunEnd closes a run's trace with its verdict.
 type RunEnd struct {
-	Type         string      `json:"type" jsonschema:"enum=run_end"`
-	RunID        string      `json:"run_id" jsonschema:"minLength=1"`
-	Verdict      string      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=error,enum=cancelled"`
-	FailureClass string      `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
-	Checks       Checks      `json:"checks"`
-	ClaimedDone  bool        `json:"claimed_done"`
-	StopReason   string      `json:"stop_reason" jsonschema:"enum=done,enum=budget,enum=broke-suite,enum=repeat-patch,enum=model-error,enum=cancelled,enum=no-model-steps"`
-	Steps        int         `json:"steps"`
-	ModelSteps   int         `json:"model_steps"`
-	Writes       []Write     `json:"writes"`
-	SuiteBefore  SuiteCounts `json:"suite_before"`
-	SuiteAfter   SuiteCounts `json:"suite_after"`
-	Patch        string      `json:"patch"`
-	DurationMS   int64       `json:"duration_ms"`
+	Type         string       `json:"type" jsonschema:"enum=run_end"`
+	RunID        string       `json:"run_id" jsonschema:"minLength=1"`
+	Verdict      Verdict      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=error,enum=cancelled"`
+	FailureClass FailureClass `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
+	Checks       Checks       `json:"checks"`
+	ClaimedDone  bool         `json:"claimed_done"`
+	StopReason   StopReason   `json:"stop_reason" jsonschema:"enum=done,enum=budget,enum=broke-suite,enum=repeat-patch,enum=model-error,enum=cancelled,enum=no-model-steps"`
+	Steps        int          `json:"steps"`
+	ModelSteps   int          `json:"model_steps"`
+	Writes       []Write      `json:"writes"`
+	SuiteBefore  SuiteCounts  `json:"suite_before"`
+	SuiteAfter   SuiteCounts  `json:"suite_after"`
+	Patch        string       `json:"patch"`
+	DurationMS   int64        `json:"duration_ms"`
 	// Error is the model server's message when the run ended model-error.
 	Error    string    `json:"error,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`

@@ -136,7 +136,7 @@ func TestAnalysisQueriesInDuckDB(t *testing.T) {
 	// 2. Nudges by code.
 	nudges := map[string]int{}
 	for _, n := range s.Nudges {
-		code := n.Code
+		code := string(n.Code)
 		if code == "(no code)" {
 			code = ""
 		}

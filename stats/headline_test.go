@@ -17,12 +17,13 @@ import (
 // turnSpec is one turn of a run written by writeRun: its reply, the shape
 // it was read in, and its outcome code.
 type turnSpec struct {
-	reply, shape, code string
+	reply, shape string
+	code         schemas.Code
 }
 
 // writeRun writes one run with the trace writer: run_start, its turns and
 // run_end with the verdict.
-func writeRun(t *testing.T, dir, runID string, m schemas.Model, verdict string, turns ...turnSpec) {
+func writeRun(t *testing.T, dir, runID string, m schemas.Model, verdict schemas.Verdict, turns ...turnSpec) {
 	t.Helper()
 	w, err := trace.Create(filepath.Join(dir, trace.RunsDir), runID)
 	if err != nil {

@@ -151,8 +151,8 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range s.Kinds {
-		if res.Kinds[k.Name] != k.Count {
-			t.Errorf("kind %s: classify wrote %d turns, stats counts %d", k.Name, res.Kinds[k.Name], k.Count)
+		if res.Kinds[schemas.Kind(k.Name)] != k.Count {
+			t.Errorf("kind %s: classify wrote %d turns, stats counts %d", k.Name, res.Kinds[schemas.Kind(k.Name)], k.Count)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // ClassTitle says what a failure class means, in the seeds' words.
 func ClassTitle(class string) string {
-	switch class {
+	switch schemas.FailureClass(class) {
 	case schemas.FailWrongThing:
 		return "wrote something, but not the thing asked for"
 	case schemas.FailWroteNothing:
@@ -27,7 +27,7 @@ func ClassTitle(class string) string {
 
 // KindTitle says what a turn kind means, in the seeds' words.
 func KindTitle(kind string) string {
-	switch kind {
+	switch schemas.Kind(kind) {
 	case schemas.KindToolResult:
 		return "a tool result"
 	case schemas.KindRefusalOrNudge:

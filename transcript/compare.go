@@ -127,9 +127,9 @@ func endLine(r *Run) string {
 		return "no run_end: incomplete"
 	}
 	e := r.End
-	s := e.Verdict
+	s := string(e.Verdict)
 	if e.FailureClass != "" {
-		s += " (" + e.FailureClass + ")"
+		s += " (" + string(e.FailureClass) + ")"
 	}
 	s += fmt.Sprintf(", stop %s, %d steps", e.StopReason, e.Steps)
 	if e.ClaimedDone {

@@ -94,13 +94,13 @@ type Entry struct {
 	Tier    int    `json:"tier"`
 	Pass    int    `json:"pass"`
 	// Model is the run's model as stats labels it (classify.ModelLabel).
-	Model        string `json:"model"`
-	Verdict      string `json:"verdict"`
-	FailureClass string `json:"failure_class"`
-	StopReason   string `json:"stop_reason"`
-	Steps        int    `json:"steps"`
-	ClaimedDone  bool   `json:"claimed_done"`
-	Path         string `json:"path"`
+	Model        string               `json:"model"`
+	Verdict      schemas.Verdict      `json:"verdict"`
+	FailureClass schemas.FailureClass `json:"failure_class"`
+	StopReason   schemas.StopReason   `json:"stop_reason"`
+	Steps        int                  `json:"steps"`
+	ClaimedDone  bool                 `json:"claimed_done"`
+	Path         string               `json:"path"`
 }
 
 // Verdict for a run with no run_end record.

@@ -116,7 +116,7 @@ func (p *printer) verdictLine(r *Run) string {
 		return p.paint(cWarn, fmt.Sprintf("none: the trace has no run_end record (the run stopped after step %d)", len(r.Turns)))
 	}
 	return VerdictLine(e, func(v string) string {
-		switch v {
+		switch schemas.Verdict(v) {
 		case schemas.VerdictWorked:
 			return p.paint(cGood, v)
 		case schemas.VerdictFailed, schemas.VerdictError:
@@ -129,9 +129,9 @@ func (p *printer) verdictLine(r *Run) string {
 // VerdictLine says how a run ended: verdict, failure class, stop reason,
 // steps and duration. paint marks the verdict.
 func VerdictLine(e *schemas.RunEnd, paint func(string) string) string {
-	s := paint(e.Verdict)
+	s := paint(string(e.Verdict))
 	if e.FailureClass != "" {
-		s += " (" + e.FailureClass + ")"
+		s += " (" + string(e.FailureClass) + ")"
 	}
 	s += fmt.Sprintf(", stop reason %s, %d steps (%d model steps), %s", e.StopReason, e.Steps, e.ModelSteps, time.Duration(e.DurationMS)*time.Millisecond)
 	if e.ClaimedDone {
@@ -240,12 +240,12 @@ func StepMetricsLine(t *schemas.Turn) string {
 // SentLine says what the harness sent at a turn: its kind, and the code of
 // a refusal or nudge.
 func SentLine(t *schemas.Turn) string {
-	s := t.Sent.Kind
+	s := string(t.Sent.Kind)
 	if s == "" {
 		s = "(no kind recorded)"
 	}
 	if t.Sent.Code != "" {
-		s += " " + t.Sent.Code
+		s += " " + string(t.Sent.Code)
 	}
 	if t.Sent.Replaced {
 		s += ", context rewritten (the whole prompt follows)"
@@ -284,9 +284,9 @@ func ActionLine(a schemas.Action) string {
 
 // OutcomeLine says what came of an action: status and code.
 func OutcomeLine(o schemas.Outcome) string {
-	s := o.Status
+	s := string(o.Status)
 	if o.Code != "" {
-		s += " " + o.Code
+		s += " " + string(o.Code)
 	}
 	if len(o.FilesChanged) > 0 {
 		s += "; changed " + strings.Join(o.FilesChanged, ", ")
@@ -357,7 +357,8 @@ func (p *printer) step(s Step, prevFeedback string) {
 
 func (p *printer) sentPainted(t *schemas.Turn) string {
 	if t.Sent.Code != "" {
-		return strings.Replace(SentLine(t), t.Sent.Code, p.paint(cCode, t.Sent.Code), 1)
+		code := string(t.Sent.Code)
+		return strings.Replace(SentLine(t), code, p.paint(cCode, code), 1)
 	}
 	return SentLine(t)
 }
@@ -371,7 +372,8 @@ func (p *printer) outcomePainted(o schemas.Outcome) string {
 		color = cBold
 	}
 	s := OutcomeLine(o)
-	return p.paint(color, o.Status) + strings.TrimPrefix(s, o.Status)
+	status := string(o.Status)
+	return p.paint(color, status) + strings.TrimPrefix(s, status)
 }
 
 // block prints a labelled body, folded to a few lines unless Full.

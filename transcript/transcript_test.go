@@ -114,11 +114,11 @@ func TestWriteText(t *testing.T) {
 				golden(t, filepath.Join("testdata", id+o.suffix+".txt"), b.Bytes())
 				// Every step is named with its code and outcome.
 				for _, turn := range r.Turns {
-					re := regexp.MustCompile(`(?m)^step ` + strconv.Itoa(turn.Step) + `\b.*→  ` + regexp.QuoteMeta(strings.TrimSpace(turn.Outcome.Status+" "+turn.Outcome.Code)))
+					re := regexp.MustCompile(`(?m)^step ` + strconv.Itoa(turn.Step) + `\b.*→  ` + regexp.QuoteMeta(strings.TrimSpace(string(turn.Outcome.Status)+" "+string(turn.Outcome.Code))))
 					if !re.Match(b.Bytes()) {
 						t.Errorf("step %d's line does not say its outcome %s", turn.Step, turn.Outcome.Status)
 					}
-					if turn.Sent.Code != "" && !strings.Contains(b.String(), turn.Sent.Code) {
+					if turn.Sent.Code != "" && !strings.Contains(b.String(), string(turn.Sent.Code)) {
 						t.Errorf("step %d's code %s is not shown", turn.Step, turn.Sent.Code)
 					}
 				}

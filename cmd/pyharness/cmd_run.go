@@ -188,9 +188,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 	if e.StopReason == schemas.StopBrokeSuite {
 		fmt.Fprintf(w, "SUITE BROKEN: the suite passed before the run and fails after it; %s broke it, and the run stopped.\n", res.BrokeSuite)
 	}
-	verdict := e.Verdict
+	verdict := string(e.Verdict)
 	if e.FailureClass != "" {
-		verdict += " (" + e.FailureClass + ")"
+		verdict += " (" + string(e.FailureClass) + ")"
 	}
 	fmt.Fprintf(w, "verdict:  %s, stop reason %s, %d steps (%d model steps)\n", verdict, e.StopReason, e.Steps, e.ModelSteps)
 	if e.Error != "" {
@@ -205,7 +205,7 @@ func printSummary(w io.Writer, res *harness.Result) {
 	if c := res.Start.Model.Context; c != nil {
 		fmt.Fprintf(w, "context:  %s\n", harness.ContextLine(c))
 	}
-	if n := res.TurnWarnings[harness.CodeContextFull]; n > 0 {
+	if n := res.TurnWarnings[schemas.CodeContextFull]; n > 0 {
 		fmt.Fprintf(w, "context:  %d replies cut by a full context (not by --num-predict)\n", n)
 	}
 	if len(e.Writes) == 0 {

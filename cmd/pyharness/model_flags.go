@@ -22,6 +22,14 @@ import (
 	"github.com/pyharness/pyharness/trace"
 )
 
+// The backends --model chooses between are what the harness needs of one.
+var (
+	_ harness.Chatter = (*ollama.Client)(nil)
+	_ harness.Chatter = (*openai.Client)(nil)
+	_ harness.Chatter = (*scripted.Backend)(nil)
+	_ harness.Chatter = (*replay.Backend)(nil)
+)
+
 // defaultModel is the model every command uses unless --model says.
 const defaultModel = "ollama:llama3.1:8b"
 

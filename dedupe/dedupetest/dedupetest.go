@@ -21,7 +21,8 @@ type Turn struct {
 	// parse.
 	Verb, Path string
 	// Status is the outcome (applied when empty); Code its guard code.
-	Status, Code string
+	Status schemas.Status
+	Code   schemas.Code
 	// Result is what the harness sent back after the step.
 	Result string
 	// NoModel marks a step the harness settled itself.
@@ -36,7 +37,7 @@ type Run struct {
 	Backend, Model   string
 	Task             string
 	RepoPath         string
-	Verdict          string
+	Verdict          schemas.Verdict
 	Tags             []string
 	Started          time.Time
 	Turns            []Turn
@@ -86,7 +87,7 @@ func Write(dir string, r Run) (string, error) {
 			sent.Messages = []schemas.Message{{Role: "assistant", Content: prev.Draft, ToolCalls: prev.Calls}, {Role: role, Content: result(prev)}}
 			switch {
 			case prev.Verb == "":
-				sent.Kind, sent.Code = schemas.KindParseFailure, "parse-failed"
+				sent.Kind, sent.Code = schemas.KindParseFailure, schemas.CodeParseFailed
 			case prev.Status == schemas.StatusRefused:
 				sent.Kind, sent.Code = schemas.KindRefusalOrNudge, prev.Code
 			default:

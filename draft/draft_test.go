@@ -29,8 +29,8 @@ type parseCase struct {
 	// regenerating goldens cannot quietly accept a wrong parse.
 	verb string // "" when the draft must fail
 	path string
-	err  string // part of the failure reason
-	code string // Error.Code of a refused draft
+	err  string       // part of the failure reason
+	code schemas.Code // Error.Code of a refused draft
 	// shape is a shape code the parse must record (foreign formats).
 	shape string
 }
@@ -211,11 +211,11 @@ type golden struct {
 }
 
 type goldenFailed struct {
-	Reason string `json:"reason"`
-	Code   string `json:"code,omitempty"`
-	Verb   string `json:"verb,omitempty"`
-	Shape  string `json:"shape"`
-	Via    string `json:"via"`
+	Reason string       `json:"reason"`
+	Code   schemas.Code `json:"code,omitempty"`
+	Verb   string       `json:"verb,omitempty"`
+	Shape  string       `json:"shape"`
+	Via    string       `json:"via"`
 }
 
 // allCases are the golden cases: the protocol's own shapes, then the
@@ -555,7 +555,7 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 
 // docs/harness.md lists every shape and repair code, with its source.
 func TestCodesDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "harness.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "harness.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

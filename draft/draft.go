@@ -83,10 +83,10 @@ type Hunk struct {
 // no action (Error.Code; empty for an unreadable draft).
 const (
 	// CodeShellCommand is a shell command the harness will not run.
-	CodeShellCommand = "shell-command"
+	CodeShellCommand = schemas.CodeShellCommand
 	// CodeAmbiguous is a draft that reads as two different actions or
 	// files.
-	CodeAmbiguous = "ambiguous-draft"
+	CodeAmbiguous = schemas.CodeAmbiguousDraft
 )
 
 // Error is a draft the harness does not act on: one that holds no readable
@@ -107,7 +107,7 @@ type Error struct {
 	Via string
 	// Code is CodeShellCommand or CodeAmbiguous when the draft was read
 	// but refused, empty when no action could be read.
-	Code string
+	Code schemas.Code
 }
 
 func (e *Error) Error() string {
@@ -328,7 +328,7 @@ func (p *parser) fail(reason string) *Error {
 }
 
 // refuse is a draft that was read but is not to be acted on: code says why.
-func (p *parser) refuse(code, reason string) *Error {
+func (p *parser) refuse(code schemas.Code, reason string) *Error {
 	e := p.fail(reason)
 	e.Code = code
 	return e

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // CodeParseFailed is the code of a draft that holds no readable action; the
 // harness records the same code on the turn.
-const CodeParseFailed = "parse-failed"
+const CodeParseFailed = schemas.CodeParseFailed
 
 // Reading is how one draft is read, for a person: the action, or why it is
 // refused and what the model would be told.
@@ -22,11 +24,11 @@ type Reading struct {
 
 // Refusal is a draft the harness would not act on.
 type Refusal struct {
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
-	Verb   string `json:"verb,omitempty"`
-	Shape  string `json:"shape"`
-	Via    string `json:"via"`
+	Code   schemas.Code `json:"code"`
+	Reason string       `json:"reason"`
+	Verb   string       `json:"verb,omitempty"`
+	Shape  string       `json:"shape"`
+	Via    string       `json:"via"`
 	// Message is what the model would be sent.
 	Message string `json:"message"`
 }
@@ -58,7 +60,7 @@ func (rd Reading) WriteText(w io.Writer) error {
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%-11s %s\n", k+":", v) }
 	if r := rd.Refused; r != nil {
-		line("refused", r.Code)
+		line("refused", string(r.Code))
 		line("reason", r.Reason)
 		line("verb", orNone(r.Verb))
 		line("shape", r.Shape)

@@ -1,0 +1,167 @@
+package export
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// SplitCounts are the figures of one split.
+type SplitCounts struct {
+	Groups int `json:"groups"`
+	// Pairs are distinct pairs (one per near-duplicate cluster, or one per
+	// preference pair); Rows the rows written, weights materialised.
+	Pairs int `json:"pairs"`
+	Rows  int `json:"rows"`
+}
+
+// GroupRow is one group's line in the summary and the card.
+type GroupRow struct {
+	Group  string  `json:"group"`
+	Split  string  `json:"split"`
+	Pairs  int     `json:"pairs"`
+	Weight float64 `json:"weight"`
+	Rows   int     `json:"rows"`
+}
+
+// Summary is what an export did.
+type Summary struct {
+	Format   string `json:"format"`
+	In       string `json:"in"`
+	Out      string `json:"out"`
+	Runs     int    `json:"runs"`
+	SetAside int    `json:"earlier_attempts_set_aside"`
+	// FilesWithErrors are trace files with bad lines; their good records
+	// were used.
+	FilesWithErrors int `json:"files_with_errors"`
+	// Problems are the bad lines of those files, each as file:line: what
+	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
+	Problems     []string `json:"problems,omitempty"`
+	ProblemsLeft int      `json:"problems_left,omitempty"`
+	RunsLeftOut  Tally    `json:"runs_left_out"`
+	// RunsConsidered passed the run filters; ScriptedRuns of them are from
+	// the scripted or replay backends (--include-scripted).
+	RunsConsidered int   `json:"runs_considered"`
+	ScriptedRuns   int   `json:"scripted_runs"`
+	Turns          int   `json:"turns_considered"`
+	TurnsLeftOut   Tally `json:"turns_left_out"`
+	// Selected are the raw turns taken as SFT pairs (or as sides of
+	// preference pairs), before dedupe.
+	Selected int            `json:"selected"`
+	Dedupe   dedupe.Figures `json:"dedupe"`
+	// ZeroCopies counts training pairs whose fractional weight drew no row.
+	ZeroCopies int                    `json:"zero_copies"`
+	Splits     map[string]SplitCounts `json:"splits"`
+	Groups     []GroupRow             `json:"groups"`
+	// Redactions is the number of secrets replaced; SecretValues the
+	// number of distinct values learned from environment files and
+	// assignments.
+	Redactions   int      `json:"redactions"`
+	SecretValues int      `json:"secret_values"`
+	SourceRuns   []string `json:"source_runs"`
+	// Drafters are the models that wrote the exported drafts (the chosen
+	// side of preference pairs), by pairs.
+	Drafters []Drafter `json:"drafters"`
+	// Unmatched says which --tag and --model values no run read has: a
+	// filter that matches nothing is most often a typo.
+	Unmatched []string `json:"unmatched_filters,omitempty"`
+	Files     []string `json:"files"`
+	Why       string   `json:"why,omitempty"`
+
+	opts Options
+}
+
+// Drafter is a model that wrote exported drafts.
+type Drafter struct {
+	// Model is backend:name as recorded on the runs' run_start.
+	Model string `json:"model"`
+	Pairs int    `json:"pairs"`
+	// NumCtx is the largest context window of its runs: the harness built
+	// the prompts to fit it.
+	NumCtx int `json:"num_ctx"`
+}
+
+// WriteText writes the summary for a person.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	what := "supervised pairs"
+	if s.Format == FormatDPO {
+		what = "preference pairs"
+	}
+	fmt.Fprintf(&b, "Export of %s (%s, %s)\n", s.In, s.Format, what)
+	fmt.Fprintf(&b, "runs read: %d", s.Runs)
+	if s.SetAside > 0 {
+		fmt.Fprintf(&b, " (%d earlier attempts set aside)", s.SetAside)
+	}
+	fmt.Fprintf(&b, "; considered: %d", s.RunsConsidered)
+	if s.ScriptedRuns > 0 {
+		fmt.Fprintf(&b, ", %d of them scripted or replay (--include-scripted)", s.ScriptedRuns)
+	}
+	b.WriteString("\n")
+	for _, l := range s.RunsLeftOut.Lines(runWhys) {
+		fmt.Fprintf(&b, "  left out: %s\n", l)
+	}
+	fmt.Fprintf(&b, "turns considered: %d; selected: %d\n", s.Turns, s.Selected)
+	for _, l := range s.TurnsLeftOut.Lines(turnWhys) {
+		fmt.Fprintf(&b, "  left out: %s\n", l)
+	}
+	if s.FilesWithErrors > 0 {
+		trace.WriteProblems(&b, s.FilesWithErrors, s.Problems, s.ProblemsLeft)
+	}
+	if s.Why != "" {
+		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if s.Format != FormatDPO {
+		d := s.Dedupe
+		fmt.Fprintf(&b, "dedupe: %d selected turns, %d exact-unique, %d near-unique clusters, %d groups; variety ratio %.2f\n",
+			d.RawTurns, d.ExactUnique, d.Clusters, d.Groups, d.VarietyRatio)
+		if sentence := dedupe.Sentence(s.RunsConsidered, d, !strings.Contains(strings.Join(groupNames(s.Groups), " "), "/")); sentence != "" {
+			fmt.Fprintf(&b, "%s\n", sentence)
+		}
+	}
+	b.WriteString("\n")
+	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+		sc, ok := s.Splits[sp]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "%-10s %3d groups  %5d pairs  %5d rows\n", sp, sc.Groups, sc.Pairs, sc.Rows)
+	}
+	if sc := s.Splits[SplitValidation]; sc.Groups == 0 {
+		fmt.Fprintf(&b, "no validation split: splits are by group and the export has %d group(s)\n", len(s.Groups))
+	}
+	if s.ZeroCopies > 0 {
+		fmt.Fprintf(&b, "%d training pair(s) drew no row (weight below 1; --seed draws)\n", s.ZeroCopies)
+	}
+	for _, d := range s.Drafters {
+		fmt.Fprintf(&b, "drafts by %s: %d pairs\n", d.Model, d.Pairs)
+	}
+	if s.opts.For != "" {
+		whom, _ := forWhom(s.opts.For, s.Drafters)
+		fmt.Fprintf(&b, "meant for %s: %s\n", s.opts.For, whom)
+	}
+	for _, u := range s.Unmatched {
+		fmt.Fprintf(&b, "note: %s\n", u)
+	}
+	fmt.Fprintf(&b, "secrets redacted: %d (%d values learned from environment files and assignments, and token shapes)\n", s.Redactions, s.SecretValues)
+	fmt.Fprintf(&b, "\nwrote %s:\n", s.Out)
+	for _, f := range s.Files {
+		fmt.Fprintf(&b, "  %s\n", filepath.ToSlash(filepath.Join(s.Out, f)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func groupNames(gs []GroupRow) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.Group
+	}
+	return out
+}

@@ -1,0 +1,431 @@
+package stats
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// collector accumulates a summary row by row.
+type collector struct {
+	s  *Summary
+	by string
+	// scores are the score tables' tallies: [0] of models' runs, [1]
+	// of scripted and replayed runs; finish keeps one.
+	scores [2]*scoreTally
+	kinds  map[schemas.Kind]int
+	nudges map[schemas.Code]*nudgeCount
+	perRun map[int]int
+	groups map[string]*Group
+	models map[string]*ModelRuns
+	forms  map[string]map[string]int
+}
+
+// scoreTally is the score tables of one kind of run.
+type scoreTally struct {
+	judged, worked, failed int
+	classes                map[schemas.FailureClass]int
+	tiers                  map[int]*TierFailures
+	tags                   map[string]*TagFailures
+	passes                 map[int]*PassScore
+	claimed                ClaimedDone
+	noModel                NoModelSteps
+}
+
+func newScoreTally() *scoreTally {
+	return &scoreTally{classes: map[schemas.FailureClass]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
+		claimed: ClaimedDone{Examples: []ClaimedRun{}}}
+}
+
+type nudgeCount struct {
+	kind     schemas.Kind
+	count    int
+	messages map[string]int
+}
+
+func newCollector(input, kind string, o Options) *collector {
+	return &collector{
+		s:      &Summary{Input: input, Kind: kind, Problems: []string{}},
+		by:     o.By,
+		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
+		kinds:  map[schemas.Kind]int{},
+		nudges: map[schemas.Code]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
+		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
+	}
+}
+
+func (c *collector) problem(err error) {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		for _, e := range joined.Unwrap() {
+			c.problem(e)
+		}
+		return
+	}
+	c.s.Problems = append(c.s.Problems, err.Error())
+}
+
+func (c *collector) group(p classify.Partition, tier int32, caseID string) *Group {
+	if c.by == "" {
+		return nil
+	}
+	var v string
+	switch c.by {
+	case ByModel:
+		v = p.Model
+	case BySource:
+		v = p.Source
+	case ByTier:
+		v = strconv.Itoa(int(tier))
+	case ByCase:
+		v = caseID
+	}
+	g := c.groups[v]
+	if g == nil {
+		g = &Group{Value: v}
+		c.groups[v] = g
+	}
+	return g
+}
+
+func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
+	s := &c.s.Runs
+	s.Read++
+	c.perRun[int(r.Turns)]++
+	g := c.group(p, r.Tier, r.CaseID)
+	if g != nil {
+		g.Runs++
+	}
+	m := c.models[p.Model]
+	if m == nil {
+		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
+		c.models[p.Model] = m
+	}
+	m.Runs++
+	switch r.Verdict {
+	case schemas.VerdictError:
+		s.Error++
+		m.Error++
+	case schemas.VerdictCancelled:
+		s.Cancelled++
+		m.Cancelled++
+	case schemas.VerdictWorked, schemas.VerdictFailed:
+	default:
+		s.Incomplete++
+		m.Incomplete++
+	}
+	judged := r.Verdict == schemas.VerdictWorked || r.Verdict == schemas.VerdictFailed
+	if !judged {
+		s.NotJudged++
+		m.NotJudged++
+		if g != nil {
+			g.NotJudged++
+		}
+		return
+	}
+	s.Judged++
+	m.Judged++
+	sc := c.scores[0]
+	if m.Scripted {
+		sc = c.scores[1]
+	}
+	sc.judged++
+	if r.Verdict == schemas.VerdictWorked {
+		m.Worked++
+		sc.worked++
+	} else {
+		m.Failed++
+		sc.failed++
+	}
+	t := sc.tiers[int(r.Tier)]
+	if t == nil {
+		t = &TierFailures{Tier: int(r.Tier), Title: tierTitle(int(r.Tier))}
+		sc.tiers[int(r.Tier)] = t
+	}
+	ps := sc.passes[int(r.Pass)]
+	if ps == nil {
+		ps = &PassScore{Pass: int(r.Pass)}
+		sc.passes[int(r.Pass)] = ps
+	}
+	t.Judged++
+	ps.Judged++
+	for _, name := range r.Tags {
+		tf := sc.tags[name]
+		if tf == nil {
+			tf = &TagFailures{Tag: name}
+			sc.tags[name] = tf
+		}
+		tf.Judged++
+		if r.Verdict == schemas.VerdictWorked {
+			tf.Worked++
+		} else {
+			tf.Failed++
+		}
+	}
+	if g != nil {
+		g.Judged++
+	}
+	if r.ModelSteps == 0 {
+		sc.noModel.Runs++
+		if r.Verdict == schemas.VerdictWorked {
+			sc.noModel.Correct++
+		}
+	}
+	if r.Verdict == schemas.VerdictWorked {
+		s.Worked++
+		t.Worked++
+		ps.Worked++
+		if g != nil {
+			g.Worked++
+		}
+		return
+	}
+	s.Failed++
+	t.Failed++
+	if g != nil {
+		g.Failed++
+	}
+	sc.classes[r.FailureClass]++
+	cd := &sc.claimed
+	cd.Failures++
+	if r.ClaimedDone {
+		cd.Claimed++
+		if len(r.Writes) == 0 {
+			cd.WroteNothing++
+		}
+		if len(cd.Examples) < maxExamples {
+			cd.Examples = append(cd.Examples, ClaimedRun{RunID: r.RunID, Case: r.CaseID, Pass: int(r.Pass), Writes: len(r.Writes), FirstFailure: r.FirstFailure})
+		}
+	}
+}
+
+func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
+	c.s.Turns.Total++
+	c.kinds[t.Kind]++
+	for _, code := range t.WarningCodes {
+		switch schemas.Code(code) {
+		case schemas.CodeContextFull:
+			c.s.Turns.ContextFull++
+		case schemas.CodeContextTruncated:
+			c.s.Turns.ContextTruncated++
+		case schemas.CodeContextOverflow:
+			c.s.Turns.ContextOverflow++
+		}
+	}
+	if form, ok := actionForm(t); ok {
+		f := c.forms[p.Model]
+		if f == nil {
+			f = map[string]int{}
+			c.forms[p.Model] = f
+		}
+		f[form]++
+	}
+	if t.LabelFrom == classify.FromRules {
+		c.s.Turns.RulesLabelled++
+	}
+	g := c.group(p, t.Tier, t.CaseID)
+	if g != nil {
+		g.Turns++
+	}
+	if t.Kind != schemas.KindRefusalOrNudge && t.Kind != schemas.KindParseFailure {
+		return
+	}
+	if g != nil {
+		g.refusals++
+	}
+	code := t.Code
+	if code == "" {
+		code = "(no code)"
+	}
+	n := c.nudges[code]
+	if n == nil {
+		n = &nudgeCount{kind: t.Kind, messages: map[string]int{}}
+		c.nudges[code] = n
+	}
+	n.count++
+	msg := t.Feedback
+	if _, ok := n.messages[msg]; ok || len(n.messages) < maxMessages {
+		n.messages[msg]++
+	}
+}
+
+// actionForm is the form a turn's action was written in, and false for a
+// turn the model wrote nothing for (its call failed or was cancelled). A
+// reply read as no action is refused; a call that failed is not.
+func actionForm(t classify.TurnSummary) (string, bool) {
+	switch {
+	case !t.ModelStep:
+		return "", false
+	case t.OutcomeCode == schemas.CodeParseFailed || t.OutcomeCode == schemas.CodeEmptyReply:
+		return FormUnparsed, true
+	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
+		if t.Status == schemas.StatusRefused {
+			return FormUnparsed, true
+		}
+		return "", false
+	case t.Shape == "":
+		return FormNotRecorded, true
+	}
+	return t.Shape, true
+}
+
+// finish turns the tallies into the summary's sorted tables.
+func (c *collector) finish() *Summary {
+	s := c.s
+	s.Runs.FailedShare = share(s.Runs.Failed, s.Runs.Judged)
+	s.Models = []ModelRuns{}
+	var models, scripted bool
+	for _, m := range c.models {
+		m.FailedShare = share(m.Failed, m.Judged)
+		s.Models = append(s.Models, *m)
+		models, scripted = models || !m.Scripted, scripted || m.Scripted
+	}
+	s.Mixed = models && scripted
+	sc := c.scores[0]
+	s.Scored.Runs = ScoredModels
+	if !models {
+		sc = c.scores[1]
+		s.Scored.Runs = ScoredScripted
+	}
+	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
+	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
+	slices.SortFunc(s.Models, func(a, b ModelRuns) int {
+		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
+	})
+
+	s.ActionForms = []ActionForms{}
+	for label, forms := range c.forms {
+		af := ActionForms{Model: label, Scripted: IsScripted(label), Forms: []Count{}}
+		for _, n := range forms {
+			af.Turns += n
+		}
+		var shapes []Count
+		for form, n := range forms {
+			if form != FormCanonical && form != FormUnparsed {
+				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
+			}
+		}
+		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
+		af.Forms = append(af.Forms, Count{Name: FormCanonical, Count: forms[FormCanonical], Share: share(forms[FormCanonical], af.Turns)})
+		af.Forms = append(af.Forms, shapes...)
+		af.Forms = append(af.Forms, Count{Name: FormUnparsed, Count: forms[FormUnparsed], Share: share(forms[FormUnparsed], af.Turns)})
+		s.ActionForms = append(s.ActionForms, af)
+	}
+	slices.SortFunc(s.ActionForms, func(a, b ActionForms) int {
+		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
+	})
+	s.FailureClasses = []Count{}
+	for _, class := range []schemas.FailureClass{schemas.FailWrongThing, schemas.FailWroteNothing, schemas.FailDidNotDoTheJob} {
+		s.FailureClasses = append(s.FailureClasses, Count{Name: string(class), Count: sc.classes[class], Share: share(sc.classes[class], sc.failed)})
+		delete(sc.classes, class)
+	}
+	for class, n := range sc.classes { // a class this build does not know
+		s.FailureClasses = append(s.FailureClasses, Count{Name: string(class), Count: n, Share: share(n, sc.failed)})
+	}
+	slices.SortStableFunc(s.FailureClasses, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
+
+	s.Tiers = []TierFailures{}
+	for _, t := range sc.tiers {
+		s.Tiers = append(s.Tiers, *t)
+	}
+	slices.SortFunc(s.Tiers, func(a, b TierFailures) int { return cmp.Compare(a.Tier, b.Tier) })
+	s.Tags = []TagFailures{}
+	for _, t := range sc.tags {
+		s.Tags = append(s.Tags, *t)
+	}
+	slices.SortFunc(s.Tags, func(a, b TagFailures) int { return cmp.Compare(a.Tag, b.Tag) })
+	s.Passes = []PassScore{}
+	for _, p := range sc.passes {
+		s.Passes = append(s.Passes, *p)
+	}
+	slices.SortFunc(s.Passes, func(a, b PassScore) int { return cmp.Compare(a.Pass, b.Pass) })
+
+	s.Turns.Runs = s.Runs.Read
+	if s.Turns.Runs > 0 {
+		s.Turns.PerRun = float64(s.Turns.Total) / float64(s.Turns.Runs)
+	}
+	s.Kinds = []Count{}
+	for _, k := range []schemas.Kind{schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindOpening, schemas.KindParseFailure} {
+		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: c.kinds[k], Share: share(c.kinds[k], s.Turns.Total)})
+		delete(c.kinds, k)
+	}
+	for k, n := range c.kinds {
+		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: n, Share: share(n, s.Turns.Total)})
+	}
+
+	s.Nudges = []Nudge{}
+	for code, n := range c.nudges {
+		msg, best := "", 0
+		for m, k := range n.messages {
+			if k > best || k == best && m < msg {
+				msg, best = m, k
+			}
+		}
+		s.Nudges = append(s.Nudges, Nudge{Code: code, Kind: n.kind, Count: n.count, Share: share(n.count, s.Turns.Total), Message: msg, Distinct: len(n.messages)})
+	}
+	slices.SortFunc(s.Nudges, func(a, b Nudge) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Code, b.Code)) })
+
+	s.TurnsPerRun = []Bin{}
+	if len(c.perRun) > 0 {
+		lo, hi := -1, 0
+		for n := range c.perRun {
+			if lo < 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+		for n := lo; n <= hi; n++ {
+			s.TurnsPerRun = append(s.TurnsPerRun, Bin{Turns: n, Runs: c.perRun[n]})
+		}
+	}
+
+	if c.by != "" {
+		s.By = &Breakdown{Dimension: c.by, Groups: []Group{}}
+		for _, g := range c.groups {
+			g.RefusalsShare = share(g.refusals, g.Turns)
+			s.By.Groups = append(s.By.Groups, *g)
+		}
+		slices.SortFunc(s.By.Groups, func(a, b Group) int {
+			if c.by == ByTier {
+				ai, _ := strconv.Atoi(a.Value)
+				bi, _ := strconv.Atoi(b.Value)
+				return cmp.Compare(ai, bi)
+			}
+			return cmp.Compare(a.Value, b.Value)
+		})
+	}
+	return s
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+func tierTitle(tier int) string {
+	if t, ok := datasets.Tiers()[tier]; ok {
+		return t
+	}
+	if tier == 0 {
+		return "no tier (dogfood and ad hoc runs)"
+	}
+	return "tier " + strconv.Itoa(tier)
+}
