@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // Reading the tables as TurnSummary and RunSummary rows through
@@ -29,7 +30,7 @@ import (
 type column[T any] struct {
 	path string // dotted: "writes.list.element.path"
 	kind parquet.Kind
-	str  func(r *T) *string // a required string column's field
+	str  func(r *T, s string) // a required string column
 	set  func(r *T, v parquet.Value)
 	elem func(r *T, i int, v parquet.Value)
 	// none is called for an empty list: parquet-go's row reader gives an
@@ -41,8 +42,8 @@ type column[T any] struct {
 // made once per dictionary (and shared between the dictionaries of a
 // batch); a plain page, written for values that are mostly distinct, a
 // string per value.
-func text[T any](path string, field func(*T) *string) column[T] {
-	return column[T]{path: path, kind: parquet.ByteArray, str: field}
+func text[T any, S ~string](path string, field func(*T) *S) column[T] {
+	return column[T]{path: path, kind: parquet.ByteArray, str: func(r *T, s string) { *field(r) = S(s) }}
 }
 
 func int32s[T any](path string, field func(*T) *int32) column[T] {
@@ -57,14 +58,14 @@ func bools[T any](path string, field func(*T) *bool) column[T] {
 var turnSummaryColumns = []column[TurnSummary]{
 	text("case_id", func(t *TurnSummary) *string { return &t.CaseID }),
 	int32s("tier", func(t *TurnSummary) *int32 { return &t.Tier }),
-	text("kind", func(t *TurnSummary) *string { return &t.Kind }),
-	text("code", func(t *TurnSummary) *string { return &t.Code }),
+	text("kind", func(t *TurnSummary) *schemas.Kind { return &t.Kind }),
+	text("code", func(t *TurnSummary) *schemas.Code { return &t.Code }),
 	text("label_from", func(t *TurnSummary) *string { return &t.LabelFrom }),
 	text("feedback", func(t *TurnSummary) *string { return &t.Feedback }),
 	text("verb", func(t *TurnSummary) *string { return &t.Verb }),
 	text("shape", func(t *TurnSummary) *string { return &t.Shape }),
-	text("status", func(t *TurnSummary) *string { return &t.Status }),
-	text("outcome_code", func(t *TurnSummary) *string { return &t.OutcomeCode }),
+	text("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
+	text("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
 	bools("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
 	{path: "warning_codes.list.element", kind: parquet.ByteArray, elem: func(t *TurnSummary, _ int, v parquet.Value) {
 		t.WarningCodes = append(t.WarningCodes, string(v.ByteArray()))
@@ -86,8 +87,8 @@ var runSummaryColumns = []column[RunSummary]{
 	text("case_id", func(r *RunSummary) *string { return &r.CaseID }),
 	int32s("tier", func(r *RunSummary) *int32 { return &r.Tier }),
 	int32s("pass", func(r *RunSummary) *int32 { return &r.Pass }),
-	text("verdict", func(r *RunSummary) *string { return &r.Verdict }),
-	text("failure_class", func(r *RunSummary) *string { return &r.FailureClass }),
+	text("verdict", func(r *RunSummary) *schemas.Verdict { return &r.Verdict }),
+	text("failure_class", func(r *RunSummary) *schemas.FailureClass { return &r.FailureClass }),
 	bools("claimed_done", func(r *RunSummary) *bool { return &r.ClaimedDone }),
 	int32s("model_steps", func(r *RunSummary) *int32 { return &r.ModelSteps }),
 	int32s("turns", func(r *RunSummary) *int32 { return &r.Turns }),
@@ -346,13 +347,13 @@ func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c c
 					bad = fmt.Errorf("dictionary index %d of a dictionary of %d", k, len(strs))
 					break
 				}
-				*c.str(&rows[i]) = strs[k]
+				c.str(&rows[i], strs[k])
 				i++
 			}
 		default:
 			err = cr.eachValue(p, func(v parquet.Value) {
 				if c.str != nil {
-					*c.str(&rows[i]) = string(v.ByteArray())
+					c.str(&rows[i], string(v.ByteArray()))
 				} else {
 					c.set(&rows[i], v)
 				}

@@ -9,9 +9,9 @@ import "strings"
 // string of a record decoded that way its own memory, as encoding/json
 // does. TestDecodedStringsKeepNoLine holds them to every string field.
 
-func clone(s *string) {
+func clone[S ~string](s *S) {
 	if *s != "" {
-		*s = strings.Clone(*s)
+		*s = S(strings.Clone(string(*s)))
 	}
 }
 
@@ -37,12 +37,15 @@ func (v *RunStart) detach() {
 }
 
 func (v *Turn) detach() {
-	for _, s := range []*string{&v.Type, &v.RunID, &v.Sent.Kind, &v.Sent.Code, &v.Sent.PromptHash,
+	for _, s := range []*string{&v.Type, &v.RunID, &v.Sent.PromptHash,
 		&v.Reply.Content, &v.Reply.Thinking, &v.Reply.FinishReason,
-		&v.Action.Verb, &v.Action.Path, &v.Action.Shape, &v.Action.Via,
-		&v.Outcome.Status, &v.Outcome.Code, &v.Outcome.Message} {
+		&v.Action.Verb, &v.Action.Path, &v.Action.Shape, &v.Action.Via, &v.Outcome.Message} {
 		clone(s)
 	}
+	clone(&v.Sent.Kind)
+	clone(&v.Sent.Code)
+	clone(&v.Outcome.Status)
+	clone(&v.Outcome.Code)
 	for i := range v.Sent.Messages {
 		m := &v.Sent.Messages[i]
 		clone(&m.Role)
@@ -64,10 +67,13 @@ func (v *Turn) detach() {
 }
 
 func (v *RunEnd) detach() {
-	for _, s := range []*string{&v.Type, &v.RunID, &v.Verdict, &v.FailureClass, &v.StopReason, &v.Patch, &v.Error,
+	for _, s := range []*string{&v.Type, &v.RunID, &v.Patch, &v.Error,
 		&v.Checks.FirstFailure, &v.SuiteBefore.ImportError, &v.SuiteAfter.ImportError} {
 		clone(s)
 	}
+	clone(&v.Verdict)
+	clone(&v.FailureClass)
+	clone(&v.StopReason)
 	for i := range v.Writes {
 		clone(&v.Writes[i].Path)
 	}
