@@ -2,6 +2,7 @@ package classify
 
 import (
 	"flag"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,16 @@ import (
 	"github.com/pyharness/pyharness/trace"
 )
 
-var writeFixtures = flag.Bool("fixtures", false, "rewrite the hand-made runs of testdata/traces")
+var writeFixtures = flag.Bool("fixtures", false, "rewrite the hand-made runs of testdata/traces, and run no test")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if *writeFixtures {
+		rewriteFixtures(func(args ...any) { log.Fatal(args...) })
+		return
+	}
+	os.Exit(m.Run())
+}
 
 // The fixed trace set of testdata/traces is passes 1 and 4 of a scripted
 // `pyharness bench --model scripted --repeat 4` (thirty runs, copied as
@@ -20,11 +30,11 @@ var writeFixtures = flag.Bool("fixtures", false, "rewrite the hand-made runs of 
 // benchmark never records: a model that fails, a cancelled run resumed as a
 // second attempt, a parse failure, a run settled with no model step, and a
 // run of another harness recorded without kinds or codes.
-// go test ./classify -run TestWriteFixtures -fixtures rewrites them.
-func TestWriteFixtures(t *testing.T) {
-	if !*writeFixtures {
-		t.Skip("run with -fixtures to rewrite the hand-made runs of testdata/traces")
-	}
+// go test ./classify -fixtures rewrites them (TestMain calls
+// rewriteFixtures and runs no test). They are data, not this code's output:
+// written by earlier builds, they also stand for traces of older schema
+// minors, so no test compares them with what this code would write.
+func rewriteFixtures(fail func(...any)) {
 	dir := filepath.Join("testdata", "traces", "runs")
 	for _, name := range []string{"dogfood-cli-error.jsonl", "dogfood-cli-flag.jsonl", "dogfood-cli-flag.attempt-2.jsonl", "dogfood-settled.jsonl", "adhoc-legacy.jsonl"} {
 		os.Remove(filepath.Join(dir, name))
@@ -34,17 +44,17 @@ func TestWriteFixtures(t *testing.T) {
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 	// A model server that fails at the second step.
-	f := newFixture(t, dir, "dogfood-cli-error", schemas.SourceDogfood, "cli-help", ollama, &clock)
+	f := newFixture(fail, dir, "dogfood-cli-error", schemas.SourceDogfood, "cli-help", ollama, &clock)
 	f.turn(schemas.KindOpening, "", "Task: make `cli.py --help` list every subcommand.", "READ cli.py", true, schemas.Outcome{Status: schemas.StatusApplied})
 	f.turn(schemas.KindToolResult, "", "cli.py (lines 1-3 of 3):\n```python\nimport argparse\n```", "", true, schemas.Outcome{Status: schemas.StatusFailed, Code: "model-error", Message: "connection refused"})
 	f.end(schemas.RunEnd{Verdict: schemas.VerdictError, StopReason: schemas.StopModelError, Error: "connection refused"})
 
 	// Cancelled, then resumed as attempt 2, which parses a chatty draft on
 	// the second try and works.
-	f = newFixture(t, dir, "dogfood-cli-flag", schemas.SourceDogfood, "cli-flag", ollama, &clock)
+	f = newFixture(fail, dir, "dogfood-cli-flag", schemas.SourceDogfood, "cli-flag", ollama, &clock)
 	f.turn(schemas.KindOpening, "", "Task: add a --verbose flag to cli.py.", "", true, schemas.Outcome{Status: schemas.StatusStopped, Code: "cancelled", Message: "the run was cancelled"})
 	f.end(schemas.RunEnd{Verdict: schemas.VerdictCancelled, StopReason: schemas.StopCancelled})
-	f = newFixture(t, dir, "dogfood-cli-flag", schemas.SourceDogfood, "cli-flag", ollama, &clock)
+	f = newFixture(fail, dir, "dogfood-cli-flag", schemas.SourceDogfood, "cli-flag", ollama, &clock)
 	f.turn(schemas.KindOpening, "", "Task: add a --verbose flag to cli.py.", "I think we should look at the CLI first.", true, schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: "could not read an action from your reply: no action verb found."})
 	f.turn(schemas.KindParseFailure, schemas.CodeParseFailed, "could not read an action from your reply: no action verb found.\nReply with exactly one action, on a line of its own, in one of these shapes:", "READ cli.py", true, schemas.Outcome{Status: schemas.StatusApplied})
 	f.turn(schemas.KindToolResult, "", "cli.py (lines 1-3 of 3):\n```python\nimport argparse\n```", "WRITE cli.py\n```python\nimport argparse\nVERBOSE = True\n```", true, schemas.Outcome{Status: schemas.StatusApplied, FilesChanged: []string{"cli.py"}})
@@ -54,12 +64,12 @@ func TestWriteFixtures(t *testing.T) {
 		SuiteBefore: schemas.SuiteCounts{Ran: 4, Passed: 4}, SuiteAfter: schemas.SuiteCounts{Ran: 4, Passed: 4}})
 
 	// Settled by the harness's own checks, without a model step.
-	f = newFixture(t, dir, "dogfood-settled", schemas.SourceDogfood, "lint-imports", ollama, &clock)
+	f = newFixture(fail, dir, "dogfood-settled", schemas.SourceDogfood, "lint-imports", ollama, &clock)
 	f.end(schemas.RunEnd{Verdict: schemas.VerdictWorked, StopReason: schemas.StopNoModelSteps, Writes: []schemas.Write{{Path: "setup.cfg", Added: 1, Removed: 1}},
 		SuiteBefore: schemas.SuiteCounts{Ran: 9, Passed: 9}, SuiteAfter: schemas.SuiteCounts{Ran: 9, Passed: 9}})
 
 	// Another harness's run, converted to schema v1 without kinds or codes.
-	f = newFixture(t, dir, "adhoc-legacy", schemas.SourceAdhoc, "", hosted, &clock)
+	f = newFixture(fail, dir, "adhoc-legacy", schemas.SourceAdhoc, "", hosted, &clock)
 	f.turn("", "", "Your job: make slugify() drop accents.", "READ slug.py", true, schemas.Outcome{Status: schemas.StatusApplied})
 	f.turn("", "", "Contents of slug.py:\n```python\ndef slugify(s):\n    return s.lower()\n```", "PATCH slug.py\nFIND:\n```\nreturn s.lower\n```\nREPLACE:\n```\nreturn s\n```", true, schemas.Outcome{Status: schemas.StatusRefused})
 	f.turn("", "", "The search text is not in slug.py; it looks copied from memory.", "WRITE slug.py\n```python\nimport unicodedata\ndef slugify(s):\n    return unicodedata.normalize('NFKD', s).lower()\n```", true, schemas.Outcome{Status: schemas.StatusApplied, FilesChanged: []string{"slug.py"}})
@@ -73,7 +83,7 @@ func TestWriteFixtures(t *testing.T) {
 
 // fixture writes one hand-made run through the real trace writer.
 type fixture struct {
-	t     *testing.T
+	fail  func(...any)
 	w     *trace.Writer
 	id    string
 	clock *time.Time
@@ -83,13 +93,12 @@ type fixture struct {
 	model int
 }
 
-func newFixture(t *testing.T, dir, id, source, caseID string, m schemas.Model, clock *time.Time) *fixture {
-	t.Helper()
+func newFixture(fail func(...any), dir, id, source, caseID string, m schemas.Model, clock *time.Time) *fixture {
 	w, err := trace.Create(dir, id)
 	if err != nil {
-		t.Fatal(err)
+		fail(err)
 	}
-	f := &fixture{t: t, w: w, id: id, clock: clock}
+	f := &fixture{fail: fail, w: w, id: id, clock: clock}
 	start := &schemas.RunStart{Schema: schemas.Schema, RunID: id, Attempt: w.Attempt(), Source: source, CaseID: caseID, Pass: 1, Model: m,
 		Harness: schemas.Harness{Version: "0.1.0-dev", Commit: "fixture"}, Task: "see the opening turn", Scope: []string{"**"},
 		Suite: "{python} -m unittest", Python: "python3", StartedAt: f.tick()}
@@ -103,9 +112,8 @@ func (f *fixture) tick() time.Time {
 }
 
 func (f *fixture) write(rec schemas.Record) {
-	f.t.Helper()
 	if err := f.w.Write(rec); err != nil {
-		f.t.Fatal(err)
+		f.fail(err)
 	}
 }
 
@@ -160,11 +168,10 @@ func parseVerbPath(reply string) (verb, path string, ok bool) {
 }
 
 func (f *fixture) end(e schemas.RunEnd) {
-	f.t.Helper()
 	e.RunID, e.Steps, e.ModelSteps, e.EndedAt = f.id, f.steps, f.model, f.tick()
 	e.DurationMS = int64(f.steps+1) * 1500
 	f.write(schemas.Record{RunEnd: &e})
 	if err := f.w.Close(); err != nil {
-		f.t.Fatal(err)
+		f.fail(err)
 	}
 }

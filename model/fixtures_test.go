@@ -42,6 +42,9 @@ const (
 	kindServerError = "server-error"
 	kindOverflow    = "overflow"
 	kindHang        = "hang" // nothing comes back
+	// kindInFlight is no exchange but what a test server can do: hold a
+	// call in flight until the test has seen it arrive.
+	kindInFlight = "in-flight"
 )
 
 type config struct {
@@ -96,11 +99,14 @@ func fixtures() []fixture {
 
 var allFaults = []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindNotFound, kindRateLimited, kindServerError, kindOverflow, kindHang}
 
+// serverFaults are allFaults and a call in flight, for the test servers.
+var serverFaults = append(allFaults[:len(allFaults):len(allFaults)], kindInFlight)
+
 func ollamaFixture() fixture {
 	// The recorded done:true chunk of chat-stream: durations in ns.
 	return fixture{
 		name:     "ollama",
-		kinds:    allFaults,
+		kinds:    serverFaults,
 		notFound: wiretest.MustLoad("chat-model-not-found").ErrorMessage(),
 		metrics: func(req model.Request, text string) schemas.Metrics {
 			return schemas.Metrics{
@@ -138,7 +144,7 @@ func ollamaFixture() fixture {
 func openaiFixture() fixture {
 	return fixture{
 		name:     "openai",
-		kinds:    allFaults,
+		kinds:    serverFaults,
 		notFound: wiretest.MustLoad("openai-model-not-found").ErrorMessage(),
 		metrics: func(req model.Request, text string) schemas.Metrics {
 			return schemas.Metrics{PromptTokens: new(wiretest.CountPrompt(contents(req))), OutputTokens: new(wiretest.CountTokens(text))}
@@ -187,7 +193,7 @@ func llamaServerFixture() fixture {
 	return fixture{
 		name:    "llama-server",
 		backend: model.BackendOpenAI,
-		kinds:   []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindServerError, kindOverflow, kindHang},
+		kinds:   []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindServerError, kindOverflow, kindHang, kindInFlight},
 		metrics: func(req model.Request, text string) schemas.Metrics {
 			prompt, output := wiretest.CountPrompt(contents(req)), wiretest.CountTokens(text)
 			// A first request: nothing cached, the whole prompt evaluated.
