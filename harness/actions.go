@@ -387,6 +387,13 @@ func (r *runner) store(ctx context.Context, t *schemas.Turn, rel, old, body, ver
 	fb := r.result(t, fmt.Sprintf("%s %s (+%d -%d lines). RUN tests to check it.", verb, rel, added, removed))
 	if r.suiteBefore.Passed() && r.brokenBy == "" {
 		res, err := r.runSuite(ctx)
+		if err != nil {
+			// Whether this write broke the suite is not known: say so on
+			// the turn and the run rather than pass over it.
+			w := fmt.Sprintf("%s: the suite could not run after step %d wrote %s, so whether the write broke it is not known: %v", schemas.CodeSuiteNotRun, t.Step, rel, err)
+			t.Warnings = append(t.Warnings, w)
+			r.warnings = append(r.warnings, w)
+		}
 		if err == nil {
 			r.suiteLatest = res
 			if !res.Passed() {

@@ -236,11 +236,8 @@ func (r *runner) suiteCommand() string {
 func (r *runner) abs(rel string) string { return filepath.Join(r.ws.dir, filepath.FromSlash(rel)) }
 
 func (r *runner) runSuite(ctx context.Context) (*suite.Result, error) {
-	res, err := r.suite.Run(ctx, r.ws.dir)
-	if err != nil {
-		return nil, fmt.Errorf("run suite: %w", err)
-	}
-	return res, nil
+	// suite.Run's errors already say "run suite".
+	return r.suite.Run(ctx, r.ws.dir)
 }
 
 func (r *runner) logf(format string, args ...any) {

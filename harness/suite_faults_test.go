@@ -160,3 +160,43 @@ func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 		t.Errorf("stop %s after %d steps; want broke-suite at step 3, when the suite ran again and still failed", res.End.StopReason, len(run.Turns))
 	}
 }
+
+// A write after which the suite cannot run at all (the write takes the
+// runner's interpreter away) is not passed over as if the suite were fine:
+// the turn and the run carry a suite-not-run warning that names the write.
+func TestSuiteThatCannotRunAfterAWriteIsSaid(t *testing.T) {
+	runner := "#!/bin/sh\nexec python3 -m unittest discover -s tests -t .\n"
+	files := map[string]string{"run_tests": runner}
+	for name, content := range fixture {
+		files[name] = content
+	}
+	repo := t.TempDir()
+	writeTree(t, repo, files)
+	if err := os.Chmod(filepath.Join(repo, "run_tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	breakRunner := "WRITE run_tests\n```\n#!/nonexistent/interpreter\n```"
+	restoreRunner := "WRITE run_tests\n```\n" + runner + "```"
+	cfg := Config{RunID: "unrunnable-write", OutDir: t.TempDir(), Repo: repo, Task: "Tidy the test runner", Suite: "./run_tests",
+		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable-write"}}
+	res, err := Run(context.Background(), cfg, script(t, breakRunner, restoreRunner, runTests, doneSummary))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	run, err := trace.ReadRun(trace.File{RunID: cfg.RunID, Attempt: 1, Path: res.TracePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notRun := func(w string) bool {
+		return strings.HasPrefix(w, string(schemas.CodeSuiteNotRun)+": ") && strings.Contains(w, "run_tests")
+	}
+	if len(run.Turns) == 0 || !slices.ContainsFunc(run.Turns[0].Warnings, notRun) {
+		t.Fatalf("step 1 (the write that took the interpreter away) has no %s warning naming it", schemas.CodeSuiteNotRun)
+	}
+	if !slices.ContainsFunc(res.End.Warnings, notRun) {
+		t.Errorf("run warnings %q: want a %s warning", res.End.Warnings, schemas.CodeSuiteNotRun)
+	}
+	if len(run.Turns) > 1 && slices.ContainsFunc(run.Turns[1].Warnings, notRun) {
+		t.Errorf("step 2 restored the runner, and still warns %q", run.Turns[1].Warnings)
+	}
+}
