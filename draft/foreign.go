@@ -267,9 +267,6 @@ func (p *parser) react(d *doc) (Action, bool, error) {
 		}
 		verb, ok := verbWords[strings.ToLower(name)]
 		if !ok {
-			verb, ok = toolNames[strings.ToLower(name)]
-		}
-		if !ok {
 			return Action{}, true, p.fail("unknown action " + quote(name) + " after Action:; the actions are READ, WRITE, PATCH, RUN, SKILL, ASK and DONE")
 		}
 		input = strings.Trim(input, "\"'")

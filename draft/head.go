@@ -6,18 +6,11 @@ import (
 	"unicode"
 )
 
-// verbWords maps the words a model may open an action line with to verbs.
-// The tool names of the native protocol are here too, because models that
-// were trained on tool calling write them as text ("read_file x.py").
-var verbWords = map[string]string{
-	"read": VerbRead, "read_file": VerbRead,
-	"write": VerbWrite, "write_file": VerbWrite,
-	"patch": VerbPatch, "patch_file": VerbPatch, "edit_file": VerbPatch,
-	"run": VerbRun, "run_tests": VerbRun,
-	"skill": VerbSkill,
-	"ask":   VerbAsk,
-	"done":  VerbDone,
-}
+// verbWords maps the words a model may open an action line with to verbs:
+// the native protocol's tool names, because models that were trained on
+// tool calling write them as text ("read_file x.py"), and the words are the
+// same set.
+var verbWords = toolNames
 
 // head is an action line: its verb, how it was decorated, and the text after
 // the verb.
