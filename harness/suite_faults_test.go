@@ -111,14 +111,18 @@ class Vandal(unittest.TestCase):
 	checkTraceValid(t, res.TracePath, true)
 }
 
-// A suite that cannot run at all after a step broke it (here its runner
-// script loses its interpreter) is not called restored: the model is told
-// the suite could not run, the turn and the run carry a suite-not-run
-// warning, and the check is kept, so the run still stops when the suite
-// runs again and still fails.
-func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
-	runner := "#!/bin/sh\nexec python3 -m unittest discover -s tests -t .\n"
-	files := map[string]string{"run_tests": runner}
+// unittestRunner is the suite runner of runnerRepo; breakRunner takes its
+// interpreter away and restoreRunner puts it back.
+const (
+	unittestRunner = "#!/bin/sh\nexec python3 -m unittest discover -s tests -t .\n"
+	breakRunner    = "WRITE run_tests\n```\n#!/nonexistent/interpreter\n```"
+	restoreRunner  = "WRITE run_tests\n```\n" + unittestRunner + "```"
+)
+
+// runnerRepo is the fixture with its suite run by the script ./run_tests.
+func runnerRepo(t *testing.T) string {
+	t.Helper()
+	files := map[string]string{"run_tests": unittestRunner}
 	for name, content := range fixture {
 		files[name] = content
 	}
@@ -127,9 +131,17 @@ func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 	if err := os.Chmod(filepath.Join(repo, "run_tests"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return repo
+}
+
+// A suite that cannot run at all after a step broke it (here its runner
+// script loses its interpreter) is not called restored: the model is told
+// the suite could not run, the turn and the run carry a suite-not-run
+// warning, and the check is kept, so the run still stops when the suite
+// runs again and still fails.
+func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
+	repo := runnerRepo(t)
 	breakGreet := "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```"
-	breakRunner := "WRITE run_tests\n```\n#!/nonexistent/interpreter\n```"
-	restoreRunner := "WRITE run_tests\n```\n" + runner + "```"
 	cfg := Config{RunID: "unrunnable", OutDir: t.TempDir(), Repo: repo, Task: "Make greet strip the name", Suite: "./run_tests",
 		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable"}}
 	res, err := Run(context.Background(), cfg, script(t, breakGreet, breakRunner, restoreRunner, runTests, doneSummary))
@@ -165,18 +177,7 @@ func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 // runner's interpreter away) is not passed over as if the suite were fine:
 // the turn and the run carry a suite-not-run warning that names the write.
 func TestSuiteThatCannotRunAfterAWriteIsSaid(t *testing.T) {
-	runner := "#!/bin/sh\nexec python3 -m unittest discover -s tests -t .\n"
-	files := map[string]string{"run_tests": runner}
-	for name, content := range fixture {
-		files[name] = content
-	}
-	repo := t.TempDir()
-	writeTree(t, repo, files)
-	if err := os.Chmod(filepath.Join(repo, "run_tests"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	breakRunner := "WRITE run_tests\n```\n#!/nonexistent/interpreter\n```"
-	restoreRunner := "WRITE run_tests\n```\n" + runner + "```"
+	repo := runnerRepo(t)
 	cfg := Config{RunID: "unrunnable-write", OutDir: t.TempDir(), Repo: repo, Task: "Tidy the test runner", Suite: "./run_tests",
 		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable-write"}}
 	res, err := Run(context.Background(), cfg, script(t, breakRunner, restoreRunner, runTests, doneSummary))
