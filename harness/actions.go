@@ -385,28 +385,28 @@ func (r *runner) store(ctx context.Context, t *schemas.Turn, rel, old, body, ver
 	t.Outcome.FilesChanged = []string{rel}
 	added, removed := lineDelta(old, body)
 	fb := r.result(t, fmt.Sprintf("%s %s (+%d -%d lines). RUN tests to check it.", verb, rel, added, removed))
-	if r.suiteBefore.Passed() && r.brokenBy == "" {
-		res, err := r.runSuite(ctx)
-		if err != nil {
-			// Whether this write broke the suite is not known: say so on
-			// the turn and the run rather than pass over it.
-			w := fmt.Sprintf("%s: the suite could not run after step %d wrote %s, so whether the write broke it is not known: %v", schemas.CodeSuiteNotRun, t.Step, rel, err)
-			t.Warnings = append(t.Warnings, w)
-			r.warnings = append(r.warnings, w)
-		}
-		if err == nil {
-			r.suiteLatest = res
-			if !res.Passed() {
-				r.brokenBy, r.brokenStep = rel, t.Step
-				t.Outcome.Code = schemas.CodeSuiteBroken
-				t.Outcome.Message = fmt.Sprintf("the suite passed before this write and fails after it: %s", res.FirstFailure())
-				return feedback{kind: schemas.KindRefusalOrNudge, code: schemas.CodeSuiteBroken,
-					text: fmt.Sprintf("%s\nSUITE BROKEN (%s): the test suite passed before you wrote %s and fails now:\n%s\nRestore it in your next step, or the run stops.",
-						fb.text, schemas.CodeSuiteBroken, rel, suiteReport(res))}
-			}
-		}
+	if !r.suiteBefore.Passed() || r.brokenBy != "" {
+		return fb
 	}
-	return fb
+	res, err := r.runSuite(ctx)
+	if err != nil {
+		// Whether this write broke the suite is not known: say so on the
+		// turn and the run rather than pass over it.
+		w := fmt.Sprintf("%s: the suite could not run after step %d wrote %s, so whether the write broke it is not known: %v", schemas.CodeSuiteNotRun, t.Step, rel, err)
+		t.Warnings = append(t.Warnings, w)
+		r.warnings = append(r.warnings, w)
+		return fb
+	}
+	r.suiteLatest = res
+	if res.Passed() {
+		return fb
+	}
+	r.brokenBy, r.brokenStep = rel, t.Step
+	t.Outcome.Code = schemas.CodeSuiteBroken
+	t.Outcome.Message = fmt.Sprintf("the suite passed before this write and fails after it: %s", res.FirstFailure())
+	return feedback{kind: schemas.KindRefusalOrNudge, code: schemas.CodeSuiteBroken,
+		text: fmt.Sprintf("%s\nSUITE BROKEN (%s): the test suite passed before you wrote %s and fails now:\n%s\nRestore it in your next step, or the run stops.",
+			fb.text, schemas.CodeSuiteBroken, rel, suiteReport(res))}
 }
 
 func (r *runner) failed(t *schemas.Turn, msg string) feedback {
