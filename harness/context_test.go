@@ -82,17 +82,25 @@ func hasWarning(turn *schemas.Turn, code schemas.Code) bool {
 	return slices.ContainsFunc(turn.Warnings, func(w string) bool { return warningCode(w) == code })
 }
 
+// textwrapOllama is the recorded Ollama serving a model trained for 4096
+// tokens (chat-numctx-above-trained), with the twenty textwrap drafts queued.
+func textwrapOllama(t *testing.T) *wiretest.Ollama {
+	t.Helper()
+	srv := wiretest.NewOllama(t)
+	srv.Trained = wiretest.Trained4096
+	for _, d := range textwrapDrafts {
+		srv.Push(wiretest.Text(d))
+	}
+	return srv
+}
+
 // Issue 14, finding 1: --num-ctx 8192 against a model trained for 4096
 // (recorded: show-tiny, chat-numctx-above-trained, ps-after-numctx-8192).
 // The run budgets against the trained context, records requested, trained
 // and effective sizes on run_start, warns, and over twenty steps sends no
 // prompt larger than the trained context and nothing unchanged twice.
 func TestNumCtxAboveTrainedBudgetsAgainstTheTrainedContext(t *testing.T) {
-	srv := wiretest.NewOllama(t)
-	srv.Trained = wiretest.Trained4096
-	for _, d := range textwrapDrafts {
-		srv.Push(wiretest.Text(d))
-	}
+	srv := textwrapOllama(t)
 	client := ollamaBackend(t, srv, "tiny")
 	info, err := client.Info(context.Background())
 	if err != nil {
@@ -147,11 +155,7 @@ func TestNumCtxAboveTrainedBudgetsAgainstTheTrainedContext(t *testing.T) {
 // prompt refused, the attempts count up across the refits with each
 // prompt's estimate and message count, and nothing is sent twice.
 func TestOverflowRefitSendsASmallerPromptEachTime(t *testing.T) {
-	srv := wiretest.NewOllama(t)
-	srv.Trained = wiretest.Trained4096
-	for _, d := range textwrapDrafts {
-		srv.Push(wiretest.Text(d))
-	}
+	srv := textwrapOllama(t)
 	cfg := textwrapConfig(t, "refit", schemas.Model{Backend: "ollama", Name: "tiny",
 		Options: schemas.Options{NumCtx: 8192, NumPredict: 1024}})
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
@@ -348,11 +352,7 @@ func TestOpenAISilentTruncationIsFlaggedAndTightensTheBudget(t *testing.T) {
 // elide old replies and results, every elision recorded saves tokens (the
 // one-line replies of this run once recorded savings of -19).
 func TestElisionSavingsArePositiveAgainstTheRecordedServer(t *testing.T) {
-	srv := wiretest.NewOllama(t)
-	srv.Trained = wiretest.Trained4096
-	for _, d := range textwrapDrafts {
-		srv.Push(wiretest.Text(d))
-	}
+	srv := textwrapOllama(t)
 	cfg := textwrapConfig(t, "elisions", schemas.Model{Backend: "ollama", Name: "tiny",
 		Options: schemas.Options{NumCtx: 4096, NumPredict: 1024}})
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
