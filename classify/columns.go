@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
@@ -155,19 +154,11 @@ type batchDecoder[T any] func(groups []parquet.RowGroup, first int64) ([]T, erro
 // the file's order. When newDecoder gives none, the file is read by
 // fallback.
 func readRowGroups[T any](ctx context.Context, path string, part Partition, newDecoder func(*parquet.File) batchDecoder[T], fallback partReader[T], yield func(Partitioned[T], error) bool) bool {
-	f, err := os.Open(path)
+	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+		return yield(Partitioned[T]{}, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
-	}
-	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
-	}
 	decode := newDecoder(pf)
 	if decode == nil {
 		return fallback(ctx, path, part, yield)

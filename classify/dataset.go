@@ -132,19 +132,11 @@ func readPart[T any](ctx context.Context, path string, part Partition, yield fun
 // not nil, before yielding them: fill is given the file and the index in it
 // of the batch's first row.
 func readPartFilled[T any](ctx context.Context, path string, part Partition, fill func(f *parquet.File, first int64, rows []T) error, yield func(Partitioned[T], error) bool) bool {
-	f, err := os.Open(path)
+	f, pf, err := openPart(path)
 	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
+		return yield(Partitioned[T]{}, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read part: %w", err))
-	}
-	pf, err := parquet.OpenFile(f, info.Size())
-	if err != nil {
-		return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
-	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	buf := make([]T, 256)
@@ -174,4 +166,23 @@ func readPartFilled[T any](ctx context.Context, path string, part Partition, fil
 			return yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", path, err))
 		}
 	}
+}
+
+// openPart opens a part file for reading; the caller closes the *os.File.
+func openPart(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read part: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("read part: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), opts...)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return f, pf, nil
 }

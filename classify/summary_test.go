@@ -88,7 +88,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 			}
 			want := tt.rewrite(t, dir)
 			for _, path := range turnsParts(t, dir) {
-				_, byPage := columnIndexes(openPart(t, path).Schema(), turnSummaryColumns)
+				_, byPage := columnIndexes(mustOpenPart(t, path).Schema(), turnSummaryColumns)
 				if wantByPage := tt.name != "no feedback column"; byPage != wantByPage {
 					t.Errorf("%s: read page by page %v, want %v", path, byPage, wantByPage)
 				}
@@ -116,7 +116,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 			}
 			for _, rel := range paths {
 				path := filepath.Join(dir, filepath.FromSlash(rel))
-				if _, byPage := columnIndexes(openPart(t, path).Schema(), runSummaryColumns); !byPage {
+				if _, byPage := columnIndexes(mustOpenPart(t, path).Schema(), runSummaryColumns); !byPage {
 					t.Errorf("%s: not read page by page", path)
 				}
 				rows := readRows[RunRow](t, path)
@@ -222,27 +222,21 @@ func turnsParts(t *testing.T, dir string) []string {
 	return paths
 }
 
-func openPart(t *testing.T, path string) *parquet.File {
+// mustOpenPart opens a part file as the readers do, closed at the test's
+// end.
+func mustOpenPart(t *testing.T, path string) *parquet.File {
 	t.Helper()
-	f, err := os.Open(path)
+	f, pf, err := openPart(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	info, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := parquet.OpenFile(f, info.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
 	return pf
 }
 
 func readRows[T any](t *testing.T, path string) []T {
 	t.Helper()
-	pf := openPart(t, path)
+	pf := mustOpenPart(t, path)
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	rows := make([]T, pf.NumRows())
@@ -278,7 +272,7 @@ func stripFeedback(t *testing.T, path string) {
 		}
 	}
 	schema := parquet.NewSchema("TurnRow", g)
-	r := parquet.NewReader(openPart(t, path), schema)
+	r := parquet.NewReader(mustOpenPart(t, path), schema)
 	defer r.Close()
 	tmp := path + ".new"
 	f, err := os.Create(tmp)
@@ -290,7 +284,7 @@ func stripFeedback(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	replacePart(t, f, w, tmp, path)
-	if _, ok := openPart(t, path).Schema().Lookup("feedback"); ok {
+	if _, ok := mustOpenPart(t, path).Schema().Lookup("feedback"); ok {
 		t.Fatalf("%s still has a feedback column", path)
 	}
 }
@@ -312,7 +306,7 @@ func replacePart(t *testing.T, f *os.File, w interface{ Close() error }, tmp, pa
 // every row group, with 0xFF.
 func overwriteColumns(t *testing.T, path string, names ...string) {
 	t.Helper()
-	pf := openPart(t, path)
+	pf := mustOpenPart(t, path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
