@@ -115,14 +115,19 @@ func (o *Ollama) replay(name string) http.HandlerFunc {
 	}
 }
 
-func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
-	body := o.record(r)
+// showName is the model an /api/show request names: "model", or the older
+// "name" field.
+func showName(body []byte) string {
 	var req api.ShowRequest
 	json.Unmarshal(body, &req)
-	name := req.Model
-	if name == "" {
-		name = req.Name
+	if req.Model != "" {
+		return req.Model
 	}
+	return req.Name
+}
+
+func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
+	name := showName(o.record(r))
 	if !o.models[fullName(name)] {
 		o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name), nil)
 		return

@@ -101,13 +101,7 @@ func (o *OpenAI) list(w http.ResponseWriter, r *http.Request) {
 
 // show answers Ollama's /api/show for the model behind /v1 (show-tiny).
 func (o *OpenAI) show(w http.ResponseWriter, r *http.Request) {
-	body := o.record(r)
-	var req api.ShowRequest
-	json.Unmarshal(body, &req)
-	name := req.Model
-	if name == "" {
-		name = req.Name
-	}
+	name := showName(o.record(r))
 	if !o.models[name] {
 		b, _ := json.Marshal(map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
 		answer(w, http.StatusNotFound, http.Header{"Content-Type": {"application/json; charset=utf-8"}}, b)
