@@ -29,7 +29,7 @@ func (r *runner) call(ctx context.Context, t *schemas.Turn, req model.Request) (
 	return reply, err
 }
 
-// shrinkBudget lowers the prompt budget after the server refused refused
+// shrinkBudget lowers the prompt budget after the server refused a prompt
 // as longer than its window, and returns why no smaller budget is of use
 // ("" when it shrank). The server's stated window (llama-server's n_ctx)
 // is the budget's ceiling from then on, and its count of the refused prompt
