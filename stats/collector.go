@@ -93,54 +93,49 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 	return g
 }
 
-func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
+// addRun counts n runs alike; example lists the runs among the failures
+// that claimed DONE.
+func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 	s := &c.s.Runs
-	s.Read++
-	c.perRun[int(r.Turns)]++
+	s.Read += n
+	c.perRun[int(r.Turns)] += n
 	g := c.group(p, r.Tier, r.CaseID)
 	if g != nil {
-		g.Runs++
+		g.Runs += n
 	}
-	m := c.models[p.Model]
-	if m == nil {
-		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
-		c.models[p.Model] = m
-	}
-	m.Runs++
+	m := c.model(p)
+	m.Runs += n
 	switch r.Verdict {
 	case schemas.VerdictError:
-		s.Error++
-		m.Error++
+		s.Error += n
+		m.Error += n
 	case schemas.VerdictCancelled:
-		s.Cancelled++
-		m.Cancelled++
+		s.Cancelled += n
+		m.Cancelled += n
 	case schemas.VerdictWorked, schemas.VerdictFailed:
 	default:
-		s.Incomplete++
-		m.Incomplete++
+		s.Incomplete += n
+		m.Incomplete += n
 	}
 	judged := r.Verdict == schemas.VerdictWorked || r.Verdict == schemas.VerdictFailed
 	if !judged {
-		s.NotJudged++
-		m.NotJudged++
+		s.NotJudged += n
+		m.NotJudged += n
 		if g != nil {
-			g.NotJudged++
+			g.NotJudged += n
 		}
 		return
 	}
-	s.Judged++
-	m.Judged++
-	sc := c.scores[0]
-	if m.Scripted {
-		sc = c.scores[1]
-	}
-	sc.judged++
+	s.Judged += n
+	m.Judged += n
+	sc := c.tally(m)
+	sc.judged += n
 	if r.Verdict == schemas.VerdictWorked {
-		m.Worked++
-		sc.worked++
+		m.Worked += n
+		sc.worked += n
 	} else {
-		m.Failed++
-		sc.failed++
+		m.Failed += n
+		sc.failed += n
 	}
 	t := sc.tiers[int(r.Tier)]
 	if t == nil {
@@ -152,69 +147,114 @@ func (c *collector) addRun(p classify.Partition, r classify.RunSummary) {
 		ps = &PassScore{Pass: int(r.Pass)}
 		sc.passes[int(r.Pass)] = ps
 	}
-	t.Judged++
-	ps.Judged++
+	t.Judged += n
+	ps.Judged += n
 	for _, name := range r.Tags {
 		tf := sc.tags[name]
 		if tf == nil {
 			tf = &TagFailures{Tag: name}
 			sc.tags[name] = tf
 		}
-		tf.Judged++
+		tf.Judged += n
 		if r.Verdict == schemas.VerdictWorked {
-			tf.Worked++
+			tf.Worked += n
 		} else {
-			tf.Failed++
+			tf.Failed += n
 		}
 	}
 	if g != nil {
-		g.Judged++
+		g.Judged += n
 	}
 	if r.ModelSteps == 0 {
-		sc.noModel.Runs++
+		sc.noModel.Runs += n
 		if r.Verdict == schemas.VerdictWorked {
-			sc.noModel.Correct++
+			sc.noModel.Correct += n
 		}
 	}
 	if r.Verdict == schemas.VerdictWorked {
-		s.Worked++
-		t.Worked++
-		ps.Worked++
+		s.Worked += n
+		t.Worked += n
+		ps.Worked += n
 		if g != nil {
-			g.Worked++
+			g.Worked += n
 		}
 		return
 	}
-	s.Failed++
-	t.Failed++
+	s.Failed += n
+	t.Failed += n
 	if g != nil {
-		g.Failed++
+		g.Failed += n
 	}
-	sc.classes[r.FailureClass]++
+	sc.classes[r.FailureClass] += n
 	cd := &sc.claimed
-	cd.Failures++
+	cd.Failures += n
 	if r.ClaimedDone {
-		cd.Claimed++
-		if len(r.Writes) == 0 {
-			cd.WroteNothing++
-		}
-		if len(cd.Examples) < maxExamples {
-			cd.Examples = append(cd.Examples, ClaimedRun{RunID: r.RunID, Case: r.CaseID, Pass: int(r.Pass), Writes: len(r.Writes), FirstFailure: r.FirstFailure})
+		cd.Claimed += n
+		if r.Writes == 0 {
+			cd.WroteNothing += n
 		}
 	}
 }
 
-func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
-	c.s.Turns.Total++
-	c.kinds[t.Kind]++
+// model is the headline row of a partition's model.
+func (c *collector) model(p classify.Partition) *ModelRuns {
+	m := c.models[p.Model]
+	if m == nil {
+		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
+		c.models[p.Model] = m
+	}
+	return m
+}
+
+// tally is the score tables a model's runs count in.
+func (c *collector) tally(m *ModelRuns) *scoreTally {
+	if m.Scripted {
+		return c.scores[1]
+	}
+	return c.scores[0]
+}
+
+// isExample reports whether a run is among the failures that claimed
+// DONE, which ClaimedDone lists the first of.
+func isExample(r *classify.RunSummary) bool {
+	return r.Verdict == schemas.VerdictFailed && r.ClaimedDone
+}
+
+// example lists a run, counted by addRun, among the failures that claimed
+// DONE when it is one and the list is not full.
+func (c *collector) example(p classify.Partition, r *classify.RunSummary) {
+	if !isExample(r) {
+		return
+	}
+	cd := &c.tally(c.model(p)).claimed
+	if len(cd.Examples) < maxExamples {
+		cd.Examples = append(cd.Examples, ClaimedRun{RunID: r.RunID, Case: r.CaseID, Pass: int(r.Pass), Writes: len(r.Writes), FirstFailure: r.FirstFailure})
+	}
+}
+
+// examplesListed reports whether the lists of failures that claimed DONE
+// hold all the runs they will.
+func (c *collector) examplesListed() bool {
+	for _, sc := range c.scores {
+		if len(sc.claimed.Examples) < min(maxExamples, sc.claimed.Claimed) {
+			return false
+		}
+	}
+	return true
+}
+
+// addTurn counts n turns alike.
+func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int) {
+	c.s.Turns.Total += n
+	c.kinds[t.Kind] += n
 	for _, code := range t.WarningCodes {
 		switch schemas.Code(code) {
 		case schemas.CodeContextFull:
-			c.s.Turns.ContextFull++
+			c.s.Turns.ContextFull += n
 		case schemas.CodeContextTruncated:
-			c.s.Turns.ContextTruncated++
+			c.s.Turns.ContextTruncated += n
 		case schemas.CodeContextOverflow:
-			c.s.Turns.ContextOverflow++
+			c.s.Turns.ContextOverflow += n
 		}
 	}
 	if form, ok := actionForm(t); ok {
@@ -223,34 +263,37 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary) {
 			f = map[string]int{}
 			c.forms[p.Model] = f
 		}
-		f[form]++
+		f[form] += n
 	}
 	if t.LabelFrom == classify.FromRules {
-		c.s.Turns.RulesLabelled++
+		c.s.Turns.RulesLabelled += n
 	}
 	g := c.group(p, t.Tier, t.CaseID)
 	if g != nil {
-		g.Turns++
+		g.Turns += n
 	}
 	if t.Kind != schemas.KindRefusalOrNudge && t.Kind != schemas.KindParseFailure {
 		return
 	}
 	if g != nil {
-		g.refusals++
+		g.refusals += n
 	}
 	code := t.Code
 	if code == "" {
 		code = "(no code)"
 	}
-	n := c.nudges[code]
-	if n == nil {
-		n = &nudgeCount{kind: t.Kind, messages: map[string]int{}}
-		c.nudges[code] = n
+	nc := c.nudges[code]
+	if nc == nil {
+		nc = &nudgeCount{kind: t.Kind, messages: map[string]int{}}
+		c.nudges[code] = nc
 	}
-	n.count++
+	nc.count += n
+	// The first maxMessages wordings met are counted, each every time it
+	// occurs: turns counted n at a time in the order of their first
+	// occurrence give the same counts.
 	msg := t.Feedback
-	if _, ok := n.messages[msg]; ok || len(n.messages) < maxMessages {
-		n.messages[msg]++
+	if _, ok := nc.messages[msg]; ok || len(nc.messages) < maxMessages {
+		nc.messages[msg] += n
 	}
 }
 

@@ -327,9 +327,11 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 			c.s.Problems = append(c.s.Problems, fmt.Sprintf("%s: incomplete run: no run_end record; its turns are counted, the run is in no score", run.File.Path))
 		}
 		part, r, turns := classify.Rows(run)
-		c.addRun(part, r.Summary())
+		rs := r.Summary()
+		c.addRun(part, rs.Tally(), 1)
+		c.example(part, &rs)
 		for i := range turns {
-			c.addTurn(part, turns[i].Summary())
+			c.addTurn(part, turns[i].Summary(), 1)
 		}
 	}
 	if !listed {
@@ -339,23 +341,38 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 }
 
 // FromDataset summarises a classified dataset from its runs and turns
-// tables, read for the columns it counts only.
+// tables, read for the columns it counts only, and counted a group of
+// equal rows at a time (classify.RunCounts, classify.TurnCounts). The
+// failures that claimed DONE are listed from a second read of the runs,
+// which stops at the last one listed.
 func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
 	c := newCollector(dir, InputDataset, o)
-	for r, err := range classify.RunSummaries(ctx, dir) {
+	co := classify.CountOptions{Cases: o.By == ByCase || o.By == ByTier}
+	for r, err := range classify.RunCounts(ctx, dir, co) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		c.addRun(r.Partition, r.Row)
+		c.addRun(r.Partition, r.Row, r.Count)
 	}
-	for t, err := range classify.TurnSummaries(ctx, dir) {
+	if !c.examplesListed() {
+		for r, err := range classify.RunSummaries(ctx, dir) {
+			if err != nil {
+				return nil, fmt.Errorf("stats: %w", err)
+			}
+			c.example(r.Partition, &r.Row)
+			if c.examplesListed() {
+				break
+			}
+		}
+	}
+	for t, err := range classify.TurnCounts(ctx, dir, co) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		c.addTurn(t.Partition, t.Row)
+		c.addTurn(t.Partition, t.Row, t.Count)
 	}
 	if c.s.Runs.Read == 0 {
 		return nil, fmt.Errorf("stats: the dataset %s holds no runs", dir)

@@ -1,0 +1,831 @@
+package classify
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"iter"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// Summing a table does not need its rows one by one: a million turns are a
+// few hundred distinct summaries per row group (a kind, a code, a shape,
+// the feedback of the refusals). TurnCounts and RunCounts read each column
+// chunk of a row group as an index per row into the chunk's distinct
+// values (its dictionary, most of the time), group the rows by those
+// indexes, and build one summary per group. Part files are read on every
+// core, one each.
+
+// Counted is a summary standing for Count rows of one row group of a part
+// file that are equal to it.
+//
+// A row group's summaries come in the order of their first row, and the
+// row groups in the table's order: a consumer that adds Count to its
+// tallies, and that only keeps the first N distinct values of something,
+// gets what it would from the rows one by one.
+type Counted[T any] struct {
+	Partition Partition
+	Row       T
+	Count     int
+}
+
+// CountOptions choose what TurnCounts and RunCounts read beyond what every
+// summary needs.
+type CountOptions struct {
+	// Cases reads the case id of turns and runs and the tier of turns,
+	// which a breakdown by case or tier needs; without it they are left
+	// empty, and the rows of a row group fall into fewer groups.
+	Cases bool
+}
+
+// RunTally is the columns of a runs row that counting runs needs: a
+// RunSummary without what differs from run to run (its id, its first
+// failure, the paths of its writes), which RunSummaries reads.
+type RunTally struct {
+	CaseID       string
+	Tier         int32
+	Pass         int32
+	Verdict      schemas.Verdict
+	FailureClass schemas.FailureClass
+	ClaimedDone  bool
+	ModelSteps   int32
+	Turns        int32
+	// Writes is how many files the run wrote.
+	Writes int32
+	Tags   []string
+}
+
+// Tally is the run's columns that RunTally holds.
+func (r *RunSummary) Tally() RunTally {
+	return RunTally{
+		CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass, Verdict: r.Verdict, FailureClass: r.FailureClass,
+		ClaimedDone: r.ClaimedDone, ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: int32(len(r.Writes)), Tags: r.Tags,
+	}
+}
+
+// TurnCounts streams the turns table of a dataset as counted summaries,
+// part file by part file. A row group holding a refusal, nudge or parse
+// failure without feedback (copied from a part file written before the
+// column existed) is read row by row, its feedback computed from the
+// messages as TurnSummaries does; so is a part file laid out otherwise.
+func TurnCounts(ctx context.Context, dir string, o CountOptions) iter.Seq2[Counted[TurnSummary], error] {
+	cols := turnKeyColumns
+	if !o.Cases {
+		cols = withoutCases(cols)
+	}
+	clean := func(t TurnSummary) TurnSummary {
+		if !o.Cases {
+			t.CaseID, t.Tier = "", 0
+		}
+		return t
+	}
+	fallback := func(ctx context.Context, path string, part Partition, yield func(Counted[TurnSummary], error) bool) bool {
+		return readTurnSummaries(ctx, path, part, func(t Partitioned[TurnSummary], err error) bool {
+			return yield(Counted[TurnSummary]{Partition: t.Partition, Row: clean(t.Row), Count: 1}, err)
+		})
+	}
+	byRow := turnsByRow(keyColumnAt(cols, "kind"), keyColumnAt(cols, "feedback"), clean)
+	return countTable(ctx, dir, TurnsTable, cols, byRow, fallback)
+}
+
+// RunCounts streams the runs table of a dataset as counted tallies, part
+// file by part file; a part file laid out otherwise is read row by row.
+func RunCounts(ctx context.Context, dir string, o CountOptions) iter.Seq2[Counted[RunTally], error] {
+	cols := runKeyColumns
+	if !o.Cases {
+		cols = withoutCases(cols)
+	}
+	fallback := func(ctx context.Context, path string, part Partition, yield func(Counted[RunTally], error) bool) bool {
+		return readPart(ctx, path, part, func(r Partitioned[RunSummary], err error) bool {
+			t := r.Row.Tally()
+			if !o.Cases {
+				t.CaseID = ""
+			}
+			return yield(Counted[RunTally]{Partition: r.Partition, Row: t, Count: 1}, err)
+		})
+	}
+	return countTable(ctx, dir, RunsTable, cols, nil, fallback)
+}
+
+// What a key column's values are.
+type keyKind int
+
+const (
+	keyText     keyKind = iota // a required string
+	keyInt32                   // a required int32
+	keyBool                    // a required boolean
+	keyTextList                // a required list of required strings
+	keyListLen                 // the length of a required list, from one of its leaf columns
+)
+
+// A keyColumn is a leaf column read as an index per row into the distinct
+// values of its column chunk, and the field of T those values go to.
+type keyColumn[T any] struct {
+	path  string // dotted: "tags.list.element"
+	kind  keyKind
+	cases bool // read only with CountOptions.Cases
+	text  func(r *T, s string)
+	int   func(r *T, v int32) // keyInt32 and keyListLen
+	bool  func(r *T, v bool)
+	list  func(r *T, l []string)
+}
+
+func keyText_[T any, S ~string](path string, field func(*T) *S) keyColumn[T] {
+	return keyColumn[T]{path: path, kind: keyText, text: func(r *T, s string) { *field(r) = S(s) }}
+}
+
+func keyInt32_[T any](path string, field func(*T) *int32) keyColumn[T] {
+	return keyColumn[T]{path: path, kind: keyInt32, int: func(r *T, v int32) { *field(r) = v }}
+}
+
+func keyBool_[T any](path string, field func(*T) *bool) keyColumn[T] {
+	return keyColumn[T]{path: path, kind: keyBool, bool: func(r *T, v bool) { *field(r) = v }}
+}
+
+func keyTextList_[T any](path string, field func(*T) *[]string) keyColumn[T] {
+	return keyColumn[T]{path: path, kind: keyTextList, list: func(r *T, l []string) { *field(r) = l }}
+}
+
+func caseColumn[T any](c keyColumn[T]) keyColumn[T] {
+	c.cases = true
+	return c
+}
+
+func withoutCases[T any](cols []keyColumn[T]) []keyColumn[T] {
+	var out []keyColumn[T]
+	for _, c := range cols {
+		if !c.cases {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// turnKeyColumns are the columns of TurnSummary.
+var turnKeyColumns = []keyColumn[TurnSummary]{
+	keyText_("kind", func(t *TurnSummary) *schemas.Kind { return &t.Kind }),
+	keyText_("code", func(t *TurnSummary) *schemas.Code { return &t.Code }),
+	keyText_("label_from", func(t *TurnSummary) *string { return &t.LabelFrom }),
+	keyText_("verb", func(t *TurnSummary) *string { return &t.Verb }),
+	keyText_("shape", func(t *TurnSummary) *string { return &t.Shape }),
+	keyText_("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
+	keyText_("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
+	keyBool_("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
+	keyTextList_("warning_codes.list.element", func(t *TurnSummary) *[]string { return &t.WarningCodes }),
+	// The most distinct values last: the table that combines a column
+	// with the groups so far stays small.
+	keyText_("feedback", func(t *TurnSummary) *string { return &t.Feedback }),
+	caseColumn(keyInt32_("tier", func(t *TurnSummary) *int32 { return &t.Tier })),
+	caseColumn(keyText_("case_id", func(t *TurnSummary) *string { return &t.CaseID })),
+}
+
+// keyColumnAt is the index of the column of cols at path.
+func keyColumnAt[T any](cols []keyColumn[T], path string) int {
+	for i, c := range cols {
+		if c.path == path {
+			return i
+		}
+	}
+	panic("classify: no key column " + path) // the columns are fixed: a bug
+}
+
+// runKeyColumns are the columns of RunTally.
+var runKeyColumns = []keyColumn[RunTally]{
+	keyText_("verdict", func(r *RunTally) *schemas.Verdict { return &r.Verdict }),
+	keyInt32_("tier", func(r *RunTally) *int32 { return &r.Tier }),
+	keyInt32_("pass", func(r *RunTally) *int32 { return &r.Pass }),
+	keyText_("failure_class", func(r *RunTally) *schemas.FailureClass { return &r.FailureClass }),
+	keyBool_("claimed_done", func(r *RunTally) *bool { return &r.ClaimedDone }),
+	keyInt32_("model_steps", func(r *RunTally) *int32 { return &r.ModelSteps }),
+	keyInt32_("turns", func(r *RunTally) *int32 { return &r.Turns }),
+	{path: "writes.list.element.path", kind: keyListLen, int: func(r *RunTally, n int32) { r.Writes = n }},
+	keyTextList_("tags.list.element", func(r *RunTally) *[]string { return &r.Tags }),
+	caseColumn(keyText_("case_id", func(r *RunTally) *string { return &r.CaseID })),
+}
+
+// keyColumnIndexes returns the leaf column index of each of cols in a
+// file's schema, or false when one is missing or is not laid out as
+// classify writes it.
+func keyColumnIndexes[T any](s *parquet.Schema, cols []keyColumn[T]) ([]int, bool) {
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		leaf, ok := s.Lookup(strings.Split(c.path, ".")...)
+		if !ok {
+			return nil, false
+		}
+		depth, kind := 0, parquet.ByteArray
+		switch c.kind {
+		case keyTextList:
+			depth = 1
+		case keyListLen:
+			depth, kind = 1, leaf.Node.Type().Kind()
+		case keyInt32:
+			kind = parquet.Int32
+		case keyBool:
+			kind = parquet.Boolean
+		}
+		if leaf.MaxRepetitionLevel != depth || leaf.MaxDefinitionLevel != depth || leaf.Node.Type().Kind() != kind {
+			return nil, false
+		}
+		idx[i] = leaf.ColumnIndex
+	}
+	return idx, true
+}
+
+// A rowGroupFallback reads a row group row by row when its keys say the
+// counts cannot be built from them; first is the index in the file of its
+// first row. nil when there is no such case.
+type rowGroupFallback[T any] struct {
+	needed func(keys []chunkKeys) bool
+	read   func(pf *parquet.File, g parquet.RowGroup, first int64) ([]T, error)
+}
+
+// turnsByRow reads the row groups holding a refusal, nudge or parse
+// failure without feedback row by row, its feedback computed as
+// readTurnColumns does.
+func turnsByRow(kind, feedback int, clean func(TurnSummary) TurnSummary) *rowGroupFallback[TurnSummary] {
+	return &rowGroupFallback[TurnSummary]{
+		needed: func(keys []chunkKeys) bool {
+			kinds, feedback := &keys[kind], &keys[feedback]
+			for r, k := range kinds.idx {
+				if hasFeedback(schemas.Kind(kinds.strs[k])) && feedback.strs[feedback.idx[r]] == "" {
+					return true
+				}
+			}
+			return false
+		},
+		read: func(pf *parquet.File, g parquet.RowGroup, first int64) ([]TurnSummary, error) {
+			idx, ok := columnIndexes(pf.Schema(), turnSummaryColumns)
+			if !ok {
+				return nil, fmt.Errorf("the turns' columns are not laid out as classify writes them")
+			}
+			var cr columnReader
+			rows, err := readColumns(&cr, []parquet.RowGroup{g}, turnSummaryColumns, idx)
+			if err != nil {
+				return nil, err
+			}
+			var fb feedbackFiller
+			defer fb.close()
+			if err := fb.fill(pf, first, rows); err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				rows[i] = clean(rows[i])
+			}
+			return rows, nil
+		},
+	}
+}
+
+// partCounts are the counted row groups of a part file, or why they could
+// not be read, or that the file is to be read row by row.
+type partCounts[T any] struct {
+	groups []rowGroupCounts[T]
+	byRow  bool
+	err    error
+	path   string
+	part   Partition
+	dirErr error // the partition directory's error
+}
+
+// rowGroupCounts are the groups of equal rows of a row group, in the order
+// of their first row: the index of each group's value in each column's
+// values (keys, a group after another), and its rows; or the row group's
+// rows, read one by one. The consumer builds a group's summary as it yields
+// it: a worker hands over a few int32s a group, not a summary.
+type rowGroupCounts[T any] struct {
+	values []chunkValues
+	keys   []int32
+	counts []int32
+	rows   []T
+}
+
+// countTable reads a table's part files on every core, each counted by
+// countPart, and yields their counts in the table's order; a part file
+// not laid out as cols say is read by fallback in the consumer's goroutine.
+func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[T], byRow *rowGroupFallback[T], fallback func(context.Context, string, Partition, func(Counted[T], error) bool) bool) iter.Seq2[Counted[T], error] {
+	return func(yield func(Counted[T], error) bool) {
+		rels, err := listParts(dir, table)
+		if err != nil {
+			yield(Counted[T]{}, err)
+			return
+		}
+		read := func(rel string) partCounts[T] {
+			pc := partCounts[T]{path: filepath.Join(dir, filepath.FromSlash(rel))}
+			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
+			if pc.part, pc.dirErr = ParsePartitionDir(pdir); pc.dirErr != nil {
+				pc.dirErr = fmt.Errorf("read %s: %w", rel, pc.dirErr)
+				return pc
+			}
+			if err := ctx.Err(); err != nil {
+				pc.err = err
+				return pc
+			}
+			pc.groups, pc.byRow, pc.err = countPart(pc.path, cols, byRow)
+			return pc
+		}
+		for _, pc := range ordered.Map(rels, runtime.GOMAXPROCS(0), read) {
+			switch {
+			case pc.dirErr != nil:
+				// As readTable: a bad partition directory is reported and
+				// the next part file read.
+				if !yield(Counted[T]{}, pc.dirErr) {
+					return
+				}
+				continue
+			case pc.err != nil:
+				yield(Counted[T]{}, pc.err)
+				return
+			case pc.byRow:
+				if !fallback(ctx, pc.path, pc.part, yield) {
+					return
+				}
+				continue
+			}
+			for i := range pc.groups {
+				if !yieldCounts(pc.part, cols, &pc.groups[i], yield) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// yieldCounts yields the counted summaries of a row group.
+func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[T], yield func(Counted[T], error) bool) bool {
+	for _, r := range rg.rows {
+		if !yield(Counted[T]{Partition: part, Row: r, Count: 1}, nil) {
+			return false
+		}
+	}
+	for g, n := range rg.counts {
+		var row T
+		for i, c := range cols {
+			vals, v := &rg.values[i], rg.keys[g*len(cols)+i]
+			switch c.kind {
+			case keyText:
+				c.text(&row, vals.strs[v])
+			case keyInt32, keyListLen:
+				c.int(&row, vals.ints[v])
+			case keyBool:
+				c.bool(&row, vals.ints[v] != 0)
+			case keyTextList:
+				c.list(&row, vals.lists[v])
+			}
+		}
+		if !yield(Counted[T]{Partition: part, Row: row, Count: int(n)}, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// countPart counts the rows of a part file row group by row group, or
+// says it is to be read row by row.
+func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[T]) ([]rowGroupCounts[T], bool, error) {
+	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	idx, ok := keyColumnIndexes(pf.Schema(), cols)
+	if !ok {
+		return nil, true, nil
+	}
+	var (
+		groups = make([]rowGroupCounts[T], len(pf.RowGroups()))
+		keys   = make([]chunkKeys, len(cols))
+		gb     groupBy
+		first  int64
+	)
+	for gi, g := range pf.RowGroups() {
+		n := int(g.NumRows())
+		chunks := g.ColumnChunks()
+		for i, c := range cols {
+			if err := keys[i].read(chunks[idx[i]], c.kind, n); err != nil {
+				return nil, false, fmt.Errorf("read %s: column %s: %w", path, c.path, err)
+			}
+		}
+		rg := &groups[gi]
+		if byRow != nil && byRow.needed(keys) {
+			if rg.rows, err = byRow.read(pf, g, first); err != nil {
+				return nil, false, fmt.Errorf("read %s: %w", path, err)
+			}
+			first += int64(n)
+			continue
+		}
+		first += int64(n)
+		gb.group(keys, n)
+		rg.values = make([]chunkValues, len(cols))
+		for i := range keys {
+			rg.values[i] = keys[i].chunkValues
+		}
+		rg.counts = gb.counts
+		rg.keys = make([]int32, 0, len(gb.first)*len(cols))
+		for _, r := range gb.first {
+			for i := range keys {
+				rg.keys = append(rg.keys, keys[i].idx[r])
+			}
+		}
+		gb.counts = nil // handed over
+	}
+	return groups, false, nil
+}
+
+// groupBy groups the rows of a row group by their keys.
+type groupBy struct {
+	id     []int32 // the group of each row
+	first  []int32 // the first row of each group, in the order they occur
+	counts []int32 // the rows of each group
+	dense  []int32
+	sparse map[int64]int32
+}
+
+// denseGroups bounds the table that combines a column's indexes with the
+// groups so far; past it a map does.
+const denseGroups = 1 << 14
+
+// group numbers the distinct combinations of keys of n rows in the order
+// they first occur: one column at a time, combining the groups so far
+// with the column's index.
+func (gb *groupBy) group(keys []chunkKeys, n int) {
+	gb.id = slices.Grow(gb.id[:0], n)[:n]
+	clear(gb.id)
+	groups := 1
+	for i := range keys {
+		k := &keys[i]
+		width := k.distinct()
+		if width <= 1 {
+			continue
+		}
+		next := int32(0)
+		if groups*width <= denseGroups {
+			gb.dense = gb.dense[:0]
+			for range groups * width {
+				gb.dense = append(gb.dense, -1)
+			}
+			for r, x := range k.idx {
+				slot := &gb.dense[int(gb.id[r])*width+int(x)]
+				if *slot < 0 {
+					*slot = next
+					next++
+				}
+				gb.id[r] = *slot
+			}
+		} else {
+			if gb.sparse == nil {
+				gb.sparse = map[int64]int32{}
+			}
+			clear(gb.sparse)
+			for r, x := range k.idx {
+				key := int64(gb.id[r])*int64(width) + int64(x)
+				g, ok := gb.sparse[key]
+				if !ok {
+					g = next
+					gb.sparse[key] = g
+					next++
+				}
+				gb.id[r] = g
+			}
+		}
+		groups = int(next)
+	}
+	gb.first = gb.first[:0]
+	gb.counts = gb.counts[:0]
+	for r, g := range gb.id {
+		if int(g) == len(gb.first) {
+			gb.first = append(gb.first, int32(r))
+			gb.counts = append(gb.counts, 0)
+		}
+		gb.counts[g]++
+	}
+}
+
+// chunkValues are the distinct values of a column chunk: strs for a text
+// column, ints for a number, a boolean (0, 1) or a list's length, lists for
+// a list of text.
+type chunkValues struct {
+	strs  []string
+	ints  []int32
+	lists [][]string
+}
+
+// chunkKeys is a column chunk read as an index per row into its distinct
+// values. A worker keeps one per column and reuses it from row group to
+// row group, but not its values, which it hands over.
+type chunkKeys struct {
+	idx []int32
+	chunkValues
+
+	values  []parquet.Value
+	bools   []bool
+	dict    parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
+	dictAt  int32
+	plain   map[string]int32 // the strings of plain pages, by index
+	number  map[int32]int32  // the ints, by index
+	listIdx map[string]int32 // the lists, by their encoding
+	listKey []byte
+	elems   []string
+	interns map[string]string
+}
+
+func (k *chunkKeys) distinct() int {
+	switch {
+	case k.lists != nil:
+		return len(k.lists)
+	case k.strs != nil:
+		return len(k.strs)
+	}
+	return len(k.ints)
+}
+
+// intern makes one string of the values repeated across row groups (a
+// case id, a kind), not one per row group.
+func (k *chunkKeys) intern(b []byte) string {
+	if s, ok := k.interns[string(b)]; ok {
+		return s
+	}
+	if k.interns == nil {
+		k.interns = map[string]string{}
+	}
+	s := string(b)
+	k.interns[s] = s
+	return s
+}
+
+func (k *chunkKeys) reset(kind keyKind) {
+	k.idx, k.dict = k.idx[:0], nil
+	k.strs, k.ints, k.lists = nil, nil, nil
+	switch kind {
+	case keyText:
+		k.strs = []string{}
+	case keyTextList:
+		k.lists = [][]string{{}} // index 0: the empty list
+		k.strs = []string{}
+		clear(k.listIdx)
+	default:
+		k.ints = []int32{}
+	}
+	clear(k.plain)
+	clear(k.number)
+}
+
+// read reads a column chunk of a row group of rows rows.
+func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) error {
+	k.reset(kind)
+	pages := chunk.Pages()
+	defer pages.Close()
+	var list listState
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case keyText:
+			if p.NumNulls() != 0 {
+				err = errColumnLength
+				break
+			}
+			err = k.readText(p, func(s int32) { k.idx = append(k.idx, s) })
+		case keyInt32:
+			err = k.readInt32s(p)
+		case keyBool:
+			err = k.readBools(p)
+		case keyTextList, keyListLen:
+			err = k.readList(p, kind, &list)
+		}
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
+	if kind == keyTextList || kind == keyListLen {
+		k.endRow(kind, &list)
+	}
+	if len(k.idx) != rows {
+		return errColumnLength
+	}
+	return nil
+}
+
+// readText reads the strings of a page as indexes into k.strs, passing each
+// to add.
+func (k *chunkKeys) readText(p parquet.Page, add func(int32)) error {
+	data := p.Data()
+	if d := p.Dictionary(); d != nil {
+		if d != k.dict {
+			k.dict, k.dictAt = d, int32(len(k.strs))
+			for e := range d.Len() {
+				k.strs = append(k.strs, k.intern(d.Index(int32(e)).ByteArray()))
+			}
+		}
+		n := int32(d.Len())
+		for _, e := range data.Int32() {
+			if e < 0 || e >= n {
+				return fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
+			}
+			add(k.dictAt + e)
+		}
+		return nil
+	}
+	if p.Type().Kind() != parquet.ByteArray {
+		return fmt.Errorf("a %s page in a column of strings", p.Type())
+	}
+	values, offsets := data.ByteArray()
+	if k.plain == nil {
+		k.plain = map[string]int32{}
+	}
+	for i := 0; i+1 < len(offsets); i++ {
+		b := values[offsets[i]:offsets[i+1]]
+		s, ok := k.plain[string(b)]
+		if !ok {
+			s = int32(len(k.strs))
+			v := k.intern(b)
+			k.strs = append(k.strs, v)
+			k.plain[v] = s
+		}
+		add(s)
+	}
+	return nil
+}
+
+// number is the index of an int32 among the chunk's.
+func (k *chunkKeys) numberIndex(v int32) int32 {
+	if k.number == nil {
+		k.number = map[int32]int32{}
+	}
+	i, ok := k.number[v]
+	if !ok {
+		i = int32(len(k.ints))
+		k.ints = append(k.ints, v)
+		k.number[v] = i
+	}
+	return i
+}
+
+func (k *chunkKeys) readInt32s(p parquet.Page) error {
+	if p.NumNulls() != 0 {
+		return errColumnLength
+	}
+	if p.Dictionary() == nil && p.Type().Kind() == parquet.Int32 {
+		last, at := int32(0), int32(-1)
+		data := p.Data()
+		for _, v := range data.Int32() {
+			if at < 0 || v != last {
+				last, at = v, k.numberIndex(v)
+			}
+			k.idx = append(k.idx, at)
+		}
+		return nil
+	}
+	return k.eachValue(p, func(v parquet.Value) { k.idx = append(k.idx, k.numberIndex(v.Int32())) })
+}
+
+func (k *chunkKeys) readBools(p parquet.Page) error {
+	if p.NumNulls() != 0 {
+		return errColumnLength
+	}
+	k.ints = append(k.ints[:0], 0, 1)
+	if r, ok := p.Values().(parquet.BooleanReader); ok && p.Dictionary() == nil {
+		if k.bools == nil {
+			k.bools = make([]bool, rowsPerGroup)
+		}
+		for {
+			n, err := r.ReadBooleans(k.bools)
+			for _, b := range k.bools[:n] {
+				k.idx = append(k.idx, boolIndex(b))
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return k.eachValue(p, func(v parquet.Value) { k.idx = append(k.idx, boolIndex(v.Boolean())) })
+}
+
+func boolIndex(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// listState is the row a list column is in the middle of.
+type listState struct {
+	started bool
+	n       int32
+}
+
+// readList reads a page of a list's leaf column: for keyListLen the
+// number of elements of each row, for keyTextList the list of each row as
+// an index into k.lists.
+func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) error {
+	reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
+	if len(reps) != len(defs) {
+		return errColumnLength
+	}
+	var elems []int32 // the page's values, as indexes into k.strs
+	if kind == keyTextList {
+		var at []int32
+		if err := k.readText(p, func(s int32) { at = append(at, s) }); err != nil {
+			return err
+		}
+		elems = at
+	}
+	v := 0
+	for i, rep := range reps {
+		if rep == 0 {
+			k.endRow(kind, list)
+			list.started = true
+		}
+		if !list.started {
+			return errColumnLength
+		}
+		if defs[i] == 1 {
+			if kind == keyTextList {
+				if v >= len(elems) {
+					return errColumnLength
+				}
+				k.elems = append(k.elems, k.strs[elems[v]])
+				v++
+			}
+			list.n++
+		}
+	}
+	if kind == keyTextList && v != len(elems) {
+		return errColumnLength
+	}
+	return nil
+}
+
+// endRow ends the row a list column is in, if any.
+func (k *chunkKeys) endRow(kind keyKind, list *listState) {
+	if !list.started {
+		return
+	}
+	if kind == keyListLen {
+		k.idx = append(k.idx, k.numberIndex(list.n))
+	} else {
+		k.idx = append(k.idx, k.listIndex(k.elems))
+		k.elems = k.elems[:0]
+	}
+	*list = listState{}
+}
+
+// listIndex is the index of a list of strings among the chunk's.
+func (k *chunkKeys) listIndex(l []string) int32 {
+	if len(l) == 0 {
+		return 0
+	}
+	k.listKey = k.listKey[:0]
+	for _, s := range l {
+		k.listKey = binary.AppendUvarint(k.listKey, uint64(len(s)))
+		k.listKey = append(k.listKey, s...)
+	}
+	if i, ok := k.listIdx[string(k.listKey)]; ok {
+		return i
+	}
+	if k.listIdx == nil {
+		k.listIdx = map[string]int32{}
+	}
+	i := int32(len(k.lists))
+	k.lists = append(k.lists, append([]string(nil), l...))
+	k.listIdx[string(k.listKey)] = i
+	return i
+}
+
+// eachValue calls f for each value of a page, in order.
+func (k *chunkKeys) eachValue(p parquet.Page, f func(parquet.Value)) error {
+	if k.values == nil {
+		k.values = make([]parquet.Value, rowsPerGroup)
+	}
+	r := p.Values()
+	for {
+		n, err := r.ReadValues(k.values)
+		for _, v := range k.values[:n] {
+			f(v)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
