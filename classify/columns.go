@@ -152,8 +152,9 @@ type batchDecoder[T any] func(groups []parquet.RowGroup, first int64) ([]T, erro
 // readRowGroups reads a part file in batches of row groups on every core,
 // with the decoder newDecoder gives for the file, and yields the rows in
 // the file's order. When newDecoder gives none, the file is read by
-// fallback.
-func readRowGroups[T any](ctx context.Context, path string, part Partition, newDecoder func(*parquet.File) batchDecoder[T], fallback partReader[T], yield func(Partitioned[T], error) bool) bool {
+// fallback. With lazy, it reads one row group at a time in the caller's
+// goroutine, when the caller reaches it.
+func readRowGroups[T any](ctx context.Context, path string, part Partition, newDecoder func(*parquet.File) batchDecoder[T], fallback partReader[T], lazy bool, yield func(Partitioned[T], error) bool) bool {
 	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return yield(Partitioned[T]{}, err)
@@ -166,8 +167,12 @@ func readRowGroups[T any](ctx context.Context, path string, part Partition, newD
 	groups := pf.RowGroups()
 	var batches []rowGroupBatch
 	var first int64
-	for i := 0; i < len(groups); i += rowGroupsPerBatch {
-		b := rowGroupBatch{from: i, to: min(i+rowGroupsPerBatch, len(groups)), first: first}
+	perBatch, workers := rowGroupsPerBatch, runtime.GOMAXPROCS(0)
+	if lazy {
+		perBatch, workers = 1, 1
+	}
+	for i := 0; i < len(groups); i += perBatch {
+		b := rowGroupBatch{from: i, to: min(i+perBatch, len(groups)), first: first}
 		for _, g := range groups[b.from:b.to] {
 			first += g.NumRows()
 		}
@@ -183,7 +188,7 @@ func readRowGroups[T any](ctx context.Context, path string, part Partition, newD
 		}
 		return batchRows[T]{rows: rows}
 	}
-	for _, b := range ordered.Map(batches, runtime.GOMAXPROCS(0), read) {
+	for _, b := range ordered.Map(batches, workers, read) {
 		if b.err != nil {
 			yield(Partitioned[T]{}, b.err)
 			return false
@@ -229,13 +234,20 @@ func readTurnColumns(ctx context.Context, path string, part Partition, yield fun
 			return rows, fb.fill(pf, first, rows)
 		}
 	}
-	return readRowGroups(ctx, path, part, decoder, readTurnSummaries, yield)
+	return readRowGroups(ctx, path, part, decoder, readTurnSummaries, false, yield)
 }
 
 // readRunColumns reads a runs part file as RunSummary rows.
 func readRunColumns(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
 	decoder := func(pf *parquet.File) batchDecoder[RunSummary] { return columnDecoder(pf, runSummaryColumns) }
-	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], yield)
+	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], false, yield)
+}
+
+// readRunColumnsLazily is readRunColumns reading one row group at a time,
+// when the consumer reaches it.
+func readRunColumnsLazily(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
+	decoder := func(pf *parquet.File) batchDecoder[RunSummary] { return columnDecoder(pf, runSummaryColumns) }
+	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], true, yield)
 }
 
 // columnReader reads column chunks page by page. It keeps the strings it

@@ -628,8 +628,11 @@ func (k *chunkKeys) readText(p parquet.Page, add func(int32)) error {
 	if d := p.Dictionary(); d != nil {
 		if d != k.dict {
 			k.dict, k.dictAt = d, int32(len(k.strs))
+			// Not interned: most of a dictionary's strings are the
+			// chunk's only (the feedback of refusals names files), and a
+			// map of them costs more than the strings.
 			for e := range d.Len() {
-				k.strs = append(k.strs, k.intern(d.Index(int32(e)).ByteArray()))
+				k.strs = append(k.strs, string(d.Index(int32(e)).ByteArray()))
 			}
 		}
 		n := int32(d.Len())

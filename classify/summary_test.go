@@ -47,6 +47,23 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		rewrite func(t *testing.T, dir string) []Partitioned[TurnSummary]
 	}{
 		{"as written", func(*testing.T, string) []Partitioned[TurnSummary] { return written }},
+		// Row groups of equal rows, which TurnCounts counts together.
+		{"repeated into several row groups", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
+			var want []Partitioned[TurnSummary]
+			for _, path := range turnsParts(t, dir) {
+				part := partitionOf(t, path)
+				rows := readRows[TurnRow](t, path)
+				var many []TurnRow
+				for len(many) < 4*rowsPerGroup {
+					many = append(many, rows...)
+				}
+				for i := range many {
+					want = append(want, Partitioned[TurnSummary]{Partition: part, Row: many[i].Summary()})
+				}
+				writeRows(t, path, many)
+			}
+			return want
+		}},
 		{"no feedback column", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
 			for _, path := range turnsParts(t, dir) {
 				stripFeedback(t, path)
@@ -60,10 +77,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		{"feedback left out of some rows", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
 			var want []Partitioned[TurnSummary]
 			for _, path := range turnsParts(t, dir) {
-				part, err := ParsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
-				if err != nil {
-					t.Fatal(err)
-				}
+				part := partitionOf(t, path)
 				rows := readRows[TurnRow](t, path)
 				var many []TurnRow
 				for len(many) < 10_000 {
@@ -98,6 +112,16 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 			}
 			if got := turnSummaries(t, Turns(ctx, dir)); !reflect.DeepEqual(got, want) {
 				t.Errorf("Turns:\n%s", diffSummaries(got, want))
+			}
+			grouped := countsAgree(t, "TurnCounts with the cases", collectCounts(t, TurnCounts(ctx, dir, CountOptions{Cases: true})), want)
+			var withoutCases []Partitioned[TurnSummary]
+			for _, w := range want {
+				w.Row.CaseID, w.Row.Tier = "", 0
+				withoutCases = append(withoutCases, w)
+			}
+			countsAgree(t, "TurnCounts", collectCounts(t, TurnCounts(ctx, dir, CountOptions{})), withoutCases)
+			if tt.name == "repeated into several row groups" && grouped == 0 {
+				t.Error("TurnCounts counted no equal rows together")
 			}
 		})
 	}
@@ -137,7 +161,89 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		if got := collect(t, RunSummaries(ctx, d)); !reflect.DeepEqual(got, runs) {
 			t.Errorf("RunSummaries of %d runs:\n%s", len(runs), diffSummaries(got, runs))
 		}
+		if got := collect(t, RunSummariesLazily(ctx, d)); !reflect.DeepEqual(got, runs) {
+			t.Errorf("RunSummariesLazily of %d runs:\n%s", len(runs), diffSummaries(got, runs))
+		}
+		var tallies, withoutCases []Partitioned[RunTally]
+		for _, r := range runs {
+			tally := r.Row.Tally()
+			tallies = append(tallies, Partitioned[RunTally]{Partition: r.Partition, Row: tally})
+			tally.CaseID = ""
+			withoutCases = append(withoutCases, Partitioned[RunTally]{Partition: r.Partition, Row: tally})
+		}
+		grouped := countsAgree(t, "RunCounts with the cases", collectCounts(t, RunCounts(ctx, d, CountOptions{Cases: true})), tallies)
+		countsAgree(t, "RunCounts", collectCounts(t, RunCounts(ctx, d, CountOptions{})), withoutCases)
+		if d == dir && grouped == 0 {
+			t.Error("RunCounts counted no equal runs together")
+		}
 	}
+}
+
+// countsAgree checks counted summaries against the rows they count: each
+// distinct row counted as many times, and the distinct rows met first in
+// the same order. It returns how many of got stand for more than one row.
+func countsAgree[T any](t *testing.T, name string, got []Counted[T], want []Partitioned[T]) int {
+	t.Helper()
+	type tally struct {
+		order []string
+		count map[string]int
+	}
+	add := func(tl *tally, p Partition, row T, n int) {
+		b, err := json.Marshal(Partitioned[T]{Partition: p, Row: row})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := string(b)
+		if _, ok := tl.count[k]; !ok {
+			tl.order = append(tl.order, k)
+		}
+		tl.count[k] += n
+	}
+	g, w := tally{count: map[string]int{}}, tally{count: map[string]int{}}
+	grouped := 0
+	for _, c := range got {
+		if c.Count < 1 {
+			t.Fatalf("%s: a count of %d", name, c.Count)
+		}
+		if c.Count > 1 {
+			grouped++
+		}
+		add(&g, c.Partition, c.Row, c.Count)
+	}
+	for _, r := range want {
+		add(&w, r.Partition, r.Row, 1)
+	}
+	if !slices.Equal(g.order, w.order) {
+		t.Errorf("%s: %d distinct rows, want %d, or in another order", name, len(g.order), len(w.order))
+	}
+	for k, n := range w.count {
+		if g.count[k] != n {
+			t.Errorf("%s: %s counted %d times, want %d", name, k, g.count[k], n)
+		}
+	}
+	return grouped
+}
+
+func collectCounts[T any](t *testing.T, seq func(func(Counted[T], error) bool)) []Counted[T] {
+	t.Helper()
+	var rows []Counted[T]
+	for r, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// partitionOf is the partition of a part file.
+func partitionOf(t *testing.T, path string) Partition {
+	t.Helper()
+	part, err := ParsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return part
 }
 
 // TestTurnSummariesReadNoText: with the text columns of every turns part

@@ -358,7 +358,7 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 		c.addRun(r.Partition, r.Row, r.Count)
 	}
 	if !c.examplesListed() {
-		for r, err := range classify.RunSummaries(ctx, dir) {
+		for r, err := range classify.RunSummariesLazily(ctx, dir) {
 			if err != nil {
 				return nil, fmt.Errorf("stats: %w", err)
 			}
