@@ -367,22 +367,26 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 			return false
 		}
 	}
+	// One row, reused: the setters take its address, which would move a
+	// row per group to the heap.
+	row := new(T)
 	for g, n := range rg.counts {
-		var row T
+		var zero T
+		*row = zero
 		for i, c := range cols {
 			vals, v := &rg.values[i], rg.keys[g*len(cols)+i]
 			switch c.kind {
 			case keyText:
-				c.text(&row, vals.strs[v])
+				c.text(row, vals.strs[v])
 			case keyInt32, keyListLen:
-				c.int(&row, vals.ints[v])
+				c.int(row, vals.ints[v])
 			case keyBool:
-				c.bool(&row, vals.ints[v] != 0)
+				c.bool(row, vals.ints[v] != 0)
 			case keyTextList:
-				c.list(&row, vals.lists[v])
+				c.list(row, vals.lists[v])
 			}
 		}
-		if !yield(Counted[T]{Partition: part, Row: row, Count: int(n)}, nil) {
+		if !yield(Counted[T]{Partition: part, Row: *row, Count: int(n)}, nil) {
 			return false
 		}
 	}
@@ -450,64 +454,90 @@ type groupBy struct {
 	sparse map[int64]int32
 }
 
-// denseGroups bounds the table that combines a column's indexes with the
-// groups so far; past it a map does.
-const denseGroups = 1 << 14
+// denseGroups bounds the table that numbers the combinations of keys met
+// so far; past it a map numbers them.
+const denseGroups = 1 << 16
 
 // group numbers the distinct combinations of keys of n rows in the order
-// they first occur: one column at a time, combining the groups so far
-// with the column's index.
+// they first occur. Columns are folded into one number per row (id × width
+// + index) while the combinations fit in denseGroups; then the numbers are
+// made dense again, or, for a column too wide even so, combined through a
+// map.
 func (gb *groupBy) group(keys []chunkKeys, n int) {
 	gb.id = slices.Grow(gb.id[:0], n)[:n]
 	clear(gb.id)
-	groups := 1
+	space := 1 // every id is below it
 	for i := range keys {
 		k := &keys[i]
 		width := k.distinct()
 		if width <= 1 {
 			continue
 		}
-		next := int32(0)
-		if groups*width <= denseGroups {
-			gb.dense = gb.dense[:0]
-			for range groups * width {
-				gb.dense = append(gb.dense, -1)
-			}
-			for r, x := range k.idx {
-				slot := &gb.dense[int(gb.id[r])*width+int(x)]
-				if *slot < 0 {
-					*slot = next
-					next++
-				}
-				gb.id[r] = *slot
-			}
-		} else {
-			if gb.sparse == nil {
-				gb.sparse = map[int64]int32{}
-			}
-			clear(gb.sparse)
-			for r, x := range k.idx {
-				key := int64(gb.id[r])*int64(width) + int64(x)
-				g, ok := gb.sparse[key]
-				if !ok {
-					g = next
-					gb.sparse[key] = g
-					next++
-				}
-				gb.id[r] = g
-			}
+		if space*width > denseGroups && space > 1 {
+			space = gb.renumber(space)
 		}
-		groups = int(next)
+		if space*width <= denseGroups {
+			w := int32(width)
+			for r, x := range k.idx {
+				gb.id[r] = gb.id[r]*w + x
+			}
+			space *= width
+			continue
+		}
+		if gb.sparse == nil {
+			gb.sparse = map[int64]int32{}
+		}
+		clear(gb.sparse)
+		next := int32(0)
+		for r, x := range k.idx {
+			key := int64(gb.id[r])*int64(width) + int64(x)
+			g, ok := gb.sparse[key]
+			if !ok {
+				g = next
+				gb.sparse[key] = g
+				next++
+			}
+			gb.id[r] = g
+		}
+		space = int(next)
 	}
 	gb.first = gb.first[:0]
 	gb.counts = gb.counts[:0]
-	for r, g := range gb.id {
-		if int(g) == len(gb.first) {
+	dense := gb.table(space)
+	for r, id := range gb.id {
+		slot := &dense[id]
+		if *slot < 0 {
+			*slot = int32(len(gb.first))
 			gb.first = append(gb.first, int32(r))
 			gb.counts = append(gb.counts, 0)
 		}
-		gb.counts[g]++
+		gb.counts[*slot]++
 	}
+}
+
+// renumber numbers the ids, all below space, from 0 in the order they
+// first occur, and returns how many there are.
+func (gb *groupBy) renumber(space int) int {
+	dense := gb.table(space)
+	next := int32(0)
+	for r, id := range gb.id {
+		slot := &dense[id]
+		if *slot < 0 {
+			*slot = next
+			next++
+		}
+		gb.id[r] = *slot
+	}
+	return int(next)
+}
+
+// table is a table of size entries of -1.
+func (gb *groupBy) table(size int) []int32 {
+	gb.dense = slices.Grow(gb.dense[:0], size)[:size]
+	for i := range gb.dense {
+		gb.dense[i] = -1
+	}
+	return gb.dense
 }
 
 // chunkValues are the distinct values of a column chunk: strs for a text
@@ -534,8 +564,10 @@ type chunkKeys struct {
 	number  map[int32]int32  // the ints, by index
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
-	elems   []string
-	interns map[string]string
+	elems   []string // the list of the row being read
+	// pageElems are the values of a page of a list, as indexes into strs.
+	pageElems []int32
+	interns   map[string]string
 }
 
 func (k *chunkKeys) distinct() int {
@@ -599,7 +631,7 @@ func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) erro
 				err = errColumnLength
 				break
 			}
-			err = k.readText(p, func(s int32) { k.idx = append(k.idx, s) })
+			k.idx, err = k.readText(p, k.idx)
 		case keyInt32:
 			err = k.readInt32s(p)
 		case keyBool:
@@ -621,13 +653,13 @@ func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) erro
 	return nil
 }
 
-// readText reads the strings of a page as indexes into k.strs, passing each
-// to add.
-func (k *chunkKeys) readText(p parquet.Page, add func(int32)) error {
+// readText appends the strings of a page to at as indexes into k.strs.
+func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 	data := p.Data()
 	if d := p.Dictionary(); d != nil {
 		if d != k.dict {
 			k.dict, k.dictAt = d, int32(len(k.strs))
+			k.strs = slices.Grow(k.strs, d.Len())
 			// Not interned: most of a dictionary's strings are the
 			// chunk's only (the feedback of refusals names files), and a
 			// map of them costs more than the strings.
@@ -638,14 +670,14 @@ func (k *chunkKeys) readText(p parquet.Page, add func(int32)) error {
 		n := int32(d.Len())
 		for _, e := range data.Int32() {
 			if e < 0 || e >= n {
-				return fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
+				return at, fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
 			}
-			add(k.dictAt + e)
+			at = append(at, k.dictAt+e)
 		}
-		return nil
+		return at, nil
 	}
 	if p.Type().Kind() != parquet.ByteArray {
-		return fmt.Errorf("a %s page in a column of strings", p.Type())
+		return at, fmt.Errorf("a %s page in a column of strings", p.Type())
 	}
 	values, offsets := data.ByteArray()
 	if k.plain == nil {
@@ -660,9 +692,9 @@ func (k *chunkKeys) readText(p parquet.Page, add func(int32)) error {
 			k.strs = append(k.strs, v)
 			k.plain[v] = s
 		}
-		add(s)
+		at = append(at, s)
 	}
-	return nil
+	return at, nil
 }
 
 // number is the index of an int32 among the chunk's.
@@ -745,11 +777,11 @@ func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) erro
 	}
 	var elems []int32 // the page's values, as indexes into k.strs
 	if kind == keyTextList {
-		var at []int32
-		if err := k.readText(p, func(s int32) { at = append(at, s) }); err != nil {
+		var err error
+		if k.pageElems, err = k.readText(p, k.pageElems[:0]); err != nil {
 			return err
 		}
-		elems = at
+		elems = k.pageElems
 	}
 	v := 0
 	for i, rep := range reps {
