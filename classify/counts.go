@@ -564,7 +564,13 @@ type chunkKeys struct {
 	number  map[int32]int32  // the ints, by index
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
-	elems   []string // the list of the row being read
+	// elems is the list of the row being read, as indexes into strs;
+	// lastElems and lastLen the previous row's, whose index is lastIdx.
+	elems     []int32
+	lastElems []int32
+	lastLen   int32
+	lastIdx   int32
+	hasLast   bool
 	// pageElems are the values of a page of a list, as indexes into strs.
 	pageElems []int32
 	interns   map[string]string
@@ -595,7 +601,7 @@ func (k *chunkKeys) intern(b []byte) string {
 }
 
 func (k *chunkKeys) reset(kind keyKind) {
-	k.idx, k.dict = k.idx[:0], nil
+	k.idx, k.dict, k.hasLast = k.idx[:0], nil, false
 	k.strs, k.ints, k.lists = nil, nil, nil
 	switch kind {
 	case keyText:
@@ -797,7 +803,7 @@ func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) erro
 				if v >= len(elems) {
 					return errColumnLength
 				}
-				k.elems = append(k.elems, k.strs[elems[v]])
+				k.elems = append(k.elems, elems[v])
 				v++
 			}
 			list.n++
@@ -814,24 +820,30 @@ func (k *chunkKeys) endRow(kind keyKind, list *listState) {
 	if !list.started {
 		return
 	}
+	// Rows in a row have the same list more often than not (the same
+	// tags, no warnings, one write).
 	if kind == keyListLen {
-		k.idx = append(k.idx, k.numberIndex(list.n))
-	} else {
-		k.idx = append(k.idx, k.listIndex(k.elems))
-		k.elems = k.elems[:0]
+		if !k.hasLast || list.n != k.lastLen {
+			k.hasLast, k.lastLen, k.lastIdx = true, list.n, k.numberIndex(list.n)
+		}
+	} else if !k.hasLast || !slices.Equal(k.elems, k.lastElems) {
+		k.hasLast, k.lastIdx = true, k.listIndex(k.elems)
+		k.lastElems = append(k.lastElems[:0], k.elems...)
 	}
+	k.idx = append(k.idx, k.lastIdx)
+	k.elems = k.elems[:0]
 	*list = listState{}
 }
 
-// listIndex is the index of a list of strings among the chunk's.
-func (k *chunkKeys) listIndex(l []string) int32 {
+// listIndex is the index among the chunk's lists of a list of strings,
+// given as indexes into k.strs.
+func (k *chunkKeys) listIndex(l []int32) int32 {
 	if len(l) == 0 {
 		return 0
 	}
 	k.listKey = k.listKey[:0]
 	for _, s := range l {
-		k.listKey = binary.AppendUvarint(k.listKey, uint64(len(s)))
-		k.listKey = append(k.listKey, s...)
+		k.listKey = binary.LittleEndian.AppendUint32(k.listKey, uint32(s))
 	}
 	if i, ok := k.listIdx[string(k.listKey)]; ok {
 		return i
@@ -840,7 +852,11 @@ func (k *chunkKeys) listIndex(l []string) int32 {
 		k.listIdx = map[string]int32{}
 	}
 	i := int32(len(k.lists))
-	k.lists = append(k.lists, append([]string(nil), l...))
+	list := make([]string, len(l))
+	for j, s := range l {
+		list[j] = k.strs[s]
+	}
+	k.lists = append(k.lists, list)
 	k.listIdx[string(k.listKey)] = i
 	return i
 }
