@@ -140,10 +140,10 @@ type batchRows[T any] struct {
 	err  error
 }
 
-// rowGroupsPerBatch is how many row groups (of rowsPerGroup rows) a worker
-// reads at once: enough to keep the hand-over cheap, few enough that the
-// batches held ahead of the consumer stay small.
-const rowGroupsPerBatch = 8
+// rowsPerBatch is about how many rows a worker reads at once, in whole row
+// groups: enough to keep the hand-over cheap, few enough that the batches
+// held ahead of the consumer stay small.
+const rowsPerBatch = 8192
 
 // A batchDecoder reads the rows of some row groups of a part file; first
 // is the index in the file of their first row.
@@ -167,15 +167,17 @@ func readRowGroups[T any](ctx context.Context, path string, part Partition, newD
 	groups := pf.RowGroups()
 	var batches []rowGroupBatch
 	var first int64
-	perBatch, workers := rowGroupsPerBatch, runtime.GOMAXPROCS(0)
+	perBatch, workers := int64(rowsPerBatch), runtime.GOMAXPROCS(0)
 	if lazy {
 		perBatch, workers = 1, 1
 	}
-	for i := 0; i < len(groups); i += perBatch {
-		b := rowGroupBatch{from: i, to: min(i+perBatch, len(groups)), first: first}
-		for _, g := range groups[b.from:b.to] {
-			first += g.NumRows()
+	for i := 0; i < len(groups); {
+		b := rowGroupBatch{from: i, first: first}
+		for n := int64(0); i < len(groups) && (i == b.from || n+groups[i].NumRows() <= perBatch); i++ {
+			n += groups[i].NumRows()
+			first += groups[i].NumRows()
 		}
+		b.to = i
 		batches = append(batches, b)
 	}
 	read := func(b rowGroupBatch) batchRows[T] {

@@ -24,8 +24,13 @@ const (
 )
 
 // rowsPerGroup bounds what a writer holds in memory before it flushes a row
-// group: a turn row holds at most a prompt's worth of text.
-const rowsPerGroup = 1024
+// group: a turn row holds at most a prompt's worth of text. A reader pays
+// for every row group: its column chunks in the footer, a page or two per
+// column read. At 1,024 rows (classify's groups until 8,192) reading a
+// million turns' summaries cost about half again as much, most of it in
+// parquet-go's footer and page decoding; classify's peak memory is about
+// the same either way (docs/performance.md).
+const rowsPerGroup = 8192
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
 // (when a run gains a newer attempt) copies a bounded file.

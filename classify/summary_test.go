@@ -54,7 +54,7 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 				part := partitionOf(t, path)
 				rows := readRows[TurnRow](t, path)
 				var many []TurnRow
-				for len(many) < 4*rowsPerGroup {
+				for len(many) < 4*oldRowsPerGroup {
 					many = append(many, rows...)
 				}
 				for i := range many {
@@ -352,7 +352,13 @@ func readRows[T any](t *testing.T, path string) []T {
 	return rows
 }
 
-// writeRows replaces a part file with rows, written as classify writes them.
+// oldRowsPerGroup is the size of the row groups classify wrote before they
+// grew to rowsPerGroup: the tests write part files of many row groups with
+// a few thousand rows.
+const oldRowsPerGroup = 1024
+
+// writeRows replaces a part file with rows, written as classify writes them
+// but in row groups of oldRowsPerGroup rows.
 func writeRows[T any](t *testing.T, path string, rows []T) {
 	t.Helper()
 	tmp := path + ".new"
@@ -360,7 +366,7 @@ func writeRows[T any](t *testing.T, path string, rows []T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[T](f, writerOptions[T]()...)
+	w := parquet.NewGenericWriter[T](f, append(writerOptions[T](), parquet.MaxRowsPerRowGroup(oldRowsPerGroup))...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +391,7 @@ func stripFeedback(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewWriter(f, schema, parquet.MaxRowsPerRowGroup(rowsPerGroup))
+	w := parquet.NewWriter(f, schema, parquet.MaxRowsPerRowGroup(oldRowsPerGroup))
 	if _, err := parquet.CopyRows(w, r); err != nil {
 		t.Fatal(err)
 	}
