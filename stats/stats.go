@@ -349,6 +349,15 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
+	c, err := collectDataset(ctx, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(), nil
+}
+
+// collectDataset counts a dataset's tables for FromDataset.
+func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {
 	c := newCollector(dir, InputDataset, o)
 	co := classify.CountOptions{Cases: o.By == ByCase || o.By == ByTier}
 	for r, err := range classify.RunCounts(ctx, dir, co) {
@@ -377,5 +386,5 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if c.s.Runs.Read == 0 {
 		return nil, fmt.Errorf("stats: the dataset %s holds no runs", dir)
 	}
-	return c.finish(), nil
+	return c, nil
 }

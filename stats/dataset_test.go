@@ -1,0 +1,94 @@
+package stats
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/corpus"
+)
+
+// collectRows counts a dataset from its summaries read row by row, each
+// counted once: what FromDataset did before it counted groups of equal
+// rows.
+func collectRows(ctx context.Context, dir string, o Options) (*collector, error) {
+	c := newCollector(dir, InputDataset, o)
+	for r, err := range classify.RunSummaries(ctx, dir) {
+		if err != nil {
+			return nil, err
+		}
+		c.addRun(r.Partition, r.Row.Tally(), 1)
+		c.example(r.Partition, &r.Row)
+	}
+	for t, err := range classify.TurnSummaries(ctx, dir) {
+		if err != nil {
+			return nil, err
+		}
+		c.addTurn(t.Partition, t.Row, 1)
+	}
+	return c, nil
+}
+
+// TestDatasetCountsAgreeWithRows: the summary of a generated dataset of
+// several row groups, counted a group of equal rows at a time, is the one
+// counted row by row, with every breakdown: the same wordings kept for
+// codes with more than maxMessages of them, the same failures listed
+// among more than maxExamples that claimed DONE.
+func TestDatasetCountsAgreeWithRows(t *testing.T) {
+	ctx := context.Background()
+	o := corpus.DefaultOptions()
+	o.Turns = 20_000
+	traces := filepath.Join(t.TempDir(), "traces")
+	if _, err := corpus.Generate(ctx, traces, o); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "dataset")
+	if _, err := classify.Classify(ctx, traces, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range append([]string{""}, Dimensions...) {
+		t.Run(fmt.Sprintf("by %q", by), func(t *testing.T) {
+			byRow, err := collectRows(ctx, dir, Options{By: by})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byGroup, err := collectDataset(ctx, dir, Options{By: by})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The wordings kept for each code, which the report shows
+			// only the commonest and the number of.
+			for code, n := range byRow.nudges {
+				if !reflect.DeepEqual(byGroup.nudges[code], n) {
+					t.Errorf("code %s: %d turns, %d wordings kept counted by groups; %d turns, %d wordings row by row, or other wordings",
+						code, byGroup.nudges[code].count, len(byGroup.nudges[code].messages), n.count, len(n.messages))
+				}
+			}
+			want, got := byRow.finish(), byGroup.finish()
+			if !reflect.DeepEqual(got, want) {
+				a, _ := json.MarshalIndent(got, "", " ")
+				b, _ := json.MarshalIndent(want, "", " ")
+				t.Errorf("counted by groups:\n%s\n---\nrow by row:\n%s", a, b)
+			}
+			if by != "" {
+				return
+			}
+			capped := 0
+			for _, n := range want.Nudges {
+				if n.Distinct == maxMessages {
+					capped++
+				}
+			}
+			if capped == 0 {
+				t.Errorf("no code has %d wordings: the test does not reach the cap", maxMessages)
+			}
+			if cd := want.ClaimedDone; cd.Claimed <= maxExamples || len(cd.Examples) != maxExamples {
+				t.Errorf("%d failures claimed DONE, %d listed: want more than %d, %d listed", cd.Claimed, len(cd.Examples), maxExamples, maxExamples)
+			}
+		})
+	}
+}
