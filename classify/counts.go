@@ -460,6 +460,7 @@ type groupBy struct {
 	id     []int32 // the group of each row
 	first  []int32 // the first row of each group, in the order they occur
 	counts []int32 // the rows of each group
+	order  []int   // the columns in the order they are combined
 	dense  []int32
 	sparse map[int64]int32
 }
@@ -472,17 +473,23 @@ const denseGroups = 1 << 16
 // they first occur. Columns are folded into one number per row (id × width
 // + index) while the combinations fit in denseGroups; then the numbers are
 // made dense again, or, for a column too wide even so, combined through a
-// map.
+// map. The widest column goes first: the others seldom split its values
+// (a refusal's feedback comes with one kind and code), so the numbers
+// stay dense.
 func (gb *groupBy) group(keys []chunkKeys, n int) {
 	gb.id = slices.Grow(gb.id[:0], n)[:n]
 	clear(gb.id)
-	space := 1 // every id is below it
+	gb.order = gb.order[:0]
 	for i := range keys {
+		if keys[i].distinct() > 1 {
+			gb.order = append(gb.order, i)
+		}
+	}
+	slices.SortStableFunc(gb.order, func(a, b int) int { return keys[b].distinct() - keys[a].distinct() })
+	space := 1 // every id is below it
+	for _, i := range gb.order {
 		k := &keys[i]
 		width := k.distinct()
-		if width <= 1 {
-			continue
-		}
 		if space*width > denseGroups && space > 1 {
 			space = gb.renumber(space)
 		}
@@ -683,12 +690,15 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 				k.strs = append(k.strs, string(d.Index(int32(e)).ByteArray()))
 			}
 		}
-		n := int32(d.Len())
-		for _, e := range data.Int32() {
-			if e < 0 || e >= n {
-				return at, fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
+		n := uint32(d.Len())
+		idx := data.Int32()
+		start := len(at)
+		at = slices.Grow(at, len(idx))[:start+len(idx)]
+		for i, e := range idx {
+			if uint32(e) >= n {
+				return at[:start], fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
 			}
-			at = append(at, k.dictAt+e)
+			at[start+i] = k.dictAt + e
 		}
 		return at, nil
 	}
