@@ -208,10 +208,16 @@ func (c *collector) model(p classify.Partition) *ModelRuns {
 
 // tally is the score tables a model's runs count in.
 func (c *collector) tally(m *ModelRuns) *scoreTally {
-	if m.Scripted {
-		return c.scores[1]
+	return c.scores[scoreIndex(m.Scripted)]
+}
+
+// scoreIndex is the index in collector.scores of the tally of models' runs
+// or of scripted ones.
+func scoreIndex(scripted bool) int {
+	if scripted {
+		return 1
 	}
-	return c.scores[0]
+	return 0
 }
 
 // isExample reports whether a run is among the failures that claimed
@@ -232,15 +238,14 @@ func (c *collector) example(p classify.Partition, r *classify.RunSummary) {
 	}
 }
 
-// examplesListed reports whether the lists of failures that claimed DONE
-// hold all the runs they will.
-func (c *collector) examplesListed() bool {
-	for _, sc := range c.scores {
-		if len(sc.claimed.Examples) < min(maxExamples, sc.claimed.Claimed) {
-			return false
-		}
+// examplesWanted is how many failures that claimed DONE each score tally
+// will list, once addRun counted them.
+func (c *collector) examplesWanted() [2]int {
+	var want [2]int
+	for i, sc := range c.scores {
+		want[i] = min(maxExamples, sc.claimed.Claimed)
 	}
-	return true
+	return want
 }
 
 // addTurn counts n turns alike.

@@ -344,7 +344,7 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 // tables, read for the columns it counts only, and counted a group of
 // equal rows at a time (classify.RunCounts, classify.TurnCounts). The
 // failures that claimed DONE are listed from a second read of the runs,
-// which stops at the last one listed.
+// alongside the turns', which stops at the last one listed.
 func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
@@ -366,25 +366,60 @@ func collectDataset(ctx context.Context, dir string, o Options) (*collector, err
 		}
 		c.addRun(r.Partition, r.Row, r.Count)
 	}
-	if !c.examplesListed() {
-		for r, err := range classify.RunSummariesLazily(ctx, dir) {
-			if err != nil {
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			c.example(r.Partition, &r.Row)
-			if c.examplesListed() {
-				break
-			}
-		}
-	}
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	examples := make(chan exampleRuns, 1)
+	want := c.examplesWanted()
+	go func() { examples <- readExamples(ectx, dir, want) }()
 	for t, err := range classify.TurnCounts(ctx, dir, co) {
 		if err != nil {
+			cancel()
+			<-examples
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 		c.addTurn(t.Partition, t.Row, t.Count)
+	}
+	ex := <-examples
+	if ex.err != nil {
+		return nil, fmt.Errorf("stats: %w", ex.err)
+	}
+	for i := range ex.runs {
+		c.example(ex.runs[i].Partition, &ex.runs[i].Row)
 	}
 	if c.s.Runs.Read == 0 {
 		return nil, fmt.Errorf("stats: the dataset %s holds no runs", dir)
 	}
 	return c, nil
+}
+
+// exampleRuns are the runs ClaimedDone lists, in the table's order.
+type exampleRuns struct {
+	runs []classify.Partitioned[classify.RunSummary]
+	err  error
+}
+
+// readExamples reads the runs from the first until it has the failures
+// that claimed DONE each score tally lists: want[0] of models' runs,
+// want[1] of scripted ones.
+func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
+	var ex exampleRuns
+	var got [2]int
+	if got == want {
+		return ex
+	}
+	for r, err := range classify.RunSummariesLazily(ctx, dir) {
+		if err != nil {
+			ex.err = err
+			return ex
+		}
+		i := scoreIndex(IsScripted(r.Partition.Model))
+		if isExample(&r.Row) && got[i] < want[i] {
+			got[i]++
+			ex.runs = append(ex.runs, r)
+			if got == want {
+				break
+			}
+		}
+	}
+	return ex
 }
