@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -415,10 +416,15 @@ func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[
 	if !ok {
 		return nil, true, nil
 	}
+	st := counterStates.Get().(*counterState)
+	defer counterStates.Put(st)
+	for len(st.keys) < len(cols) {
+		st.keys = append(st.keys, chunkKeys{})
+	}
 	var (
 		groups = make([]rowGroupCounts[T], len(pf.RowGroups()))
-		keys   = make([]chunkKeys, len(cols))
-		gb     groupBy
+		keys   = st.keys[:len(cols)]
+		gb     = &st.gb
 		first  int64
 	)
 	for gi, g := range pf.RowGroups() {
@@ -454,6 +460,15 @@ func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[
 	}
 	return groups, false, nil
 }
+
+// counterState is what countPart reuses from part file to part file: the
+// buffers of its columns and of its grouping.
+type counterState struct {
+	keys []chunkKeys
+	gb   groupBy
+}
+
+var counterStates = sync.Pool{New: func() any { return new(counterState) }}
 
 // groupBy groups the rows of a row group by their keys.
 type groupBy struct {
