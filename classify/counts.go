@@ -80,6 +80,11 @@ func (r *RunSummary) Tally() RunTally {
 // failure without feedback (copied from a part file written before the
 // column existed) is read row by row, its feedback computed from the
 // messages as TurnSummaries does; so is a part file laid out otherwise.
+//
+// The strings of a column chunk's dictionary share one allocation: a
+// consumer that keeps a few strings out of many (the first wordings of a
+// code) copies them (strings.Clone), or it keeps every dictionary they
+// come from.
 func TurnCounts(ctx context.Context, dir string, o CountOptions) iter.Seq2[Counted[TurnSummary], error] {
 	cols := turnKeyColumns
 	if !o.Cases {
@@ -698,11 +703,20 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 		if d != k.dict {
 			k.dict, k.dictAt = d, int32(len(k.strs))
 			k.strs = slices.Grow(k.strs, d.Len())
-			// Not interned: most of a dictionary's strings are the
-			// chunk's only (the feedback of refusals names files), and a
-			// map of them costs more than the strings.
+			// One string for the whole dictionary, the entries slices of
+			// it: most of a dictionary's strings are the chunk's only (the
+			// feedback of refusals names files), a string each costs an
+			// allocation each, and a map to intern them more. (So a
+			// consumer that keeps a few of them copies them: see
+			// TurnCounts.)
+			entries := d.Page().Data()
+			values, offsets := entries.ByteArray()
+			if len(offsets) != d.Len()+1 {
+				return at, fmt.Errorf("a dictionary of %d strings with %d offsets", d.Len(), len(offsets))
+			}
+			all := string(values)
 			for e := range d.Len() {
-				k.strs = append(k.strs, string(d.Index(int32(e)).ByteArray()))
+				k.strs = append(k.strs, all[offsets[e]:offsets[e+1]])
 			}
 		}
 		n := uint32(d.Len())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
@@ -297,8 +298,12 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 	// occurs: turns counted n at a time in the order of their first
 	// occurrence give the same counts.
 	msg := t.Feedback
-	if _, ok := nc.messages[msg]; ok || len(nc.messages) < maxMessages {
+	if _, ok := nc.messages[msg]; ok {
 		nc.messages[msg] += n
+	} else if len(nc.messages) < maxMessages {
+		// A copy: the feedback of a dataset's turns shares its memory
+		// with the other wordings of its row group (classify.TurnCounts).
+		nc.messages[strings.Clone(msg)] = n
 	}
 }
 
