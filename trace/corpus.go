@@ -32,6 +32,7 @@ type Corpus struct {
 	groupNames []string
 	setAside   int
 	cache      []*RebuiltRun // most recent last
+	ahead      *readAhead    // runs being read ahead for Load (ReadAhead)
 }
 
 // cacheRuns is how many rebuilt runs a Corpus keeps. Runs come group by
@@ -160,6 +161,9 @@ func (c *Corpus) Load(i int) (*RebuiltRun, error) {
 			return r, nil
 		}
 	}
+	if r, err, ok := c.fromAhead(i); ok {
+		return r, err // mapRuns kept it
+	}
 	r, err := c.read(i)
 	if r != nil {
 		c.keep(r)
@@ -204,34 +208,110 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 // of a dedupe or an export) and handed over in order.
 func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
 	return func(yield func(*RebuiltRun, error) bool) {
-		type loaded struct {
-			r   *RebuiltRun
-			err error
+		for m, err := range MapRuns(ctx, c, func(*RebuiltRun) struct{} { return struct{}{} }) {
+			if !yield(m.RebuiltRun, err) {
+				return
+			}
 		}
-		idx := make([]int32, c.Len())
-		for i := range idx {
-			idx[i] = int32(i)
+	}
+}
+
+// Mapped is a run with the value MapRuns's function made of it.
+type Mapped[T any] struct {
+	*RebuiltRun
+	Value T
+}
+
+// MapRuns streams every run in order, as Runs does, each with f's value
+// for it. f runs on the worker that read the run, on every core: work that
+// each run needs on its own (keying its turns for a dedupe index, say) is
+// then not left to the one goroutine that takes the runs in order. f is
+// not called for a file that could not be read.
+func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
+	idx := make([]int32, c.Len())
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	return mapRuns(ctx, c, idx, f)
+}
+
+// mapRuns is MapRuns over the runs idx, in that order.
+func mapRuns[T any](ctx context.Context, c *Corpus, idx []int32, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
+	return func(yield func(Mapped[T], error) bool) {
+		type loaded struct {
+			m   Mapped[T]
+			err error
 		}
 		read := func(i int32) loaded {
 			if ctx.Err() != nil {
 				return loaded{}
 			}
 			r, err := c.read(int(i))
-			return loaded{r, err}
+			if r == nil {
+				return loaded{err: err}
+			}
+			return loaded{Mapped[T]{r, f(r)}, err}
 		}
 		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), read) {
 			if err := ctx.Err(); err != nil {
-				yield(nil, err)
+				yield(Mapped[T]{}, err)
 				return
 			}
-			if l.r != nil {
-				c.keep(l.r)
+			if l.m.RebuiltRun != nil {
+				c.keep(l.m.RebuiltRun)
 			}
-			if !yield(l.r, l.err) {
+			if !yield(l.m, l.err) {
 				return
 			}
 		}
 	}
+}
+
+// ReadAhead says which runs Load is about to be asked for, in that order:
+// they are read and rebuilt ahead on every core, and Load takes each from
+// there when it is asked for the next of them. Load of any other run reads
+// it as before. stop ends the reading ahead (and a ReadAhead before it);
+// call it when done.
+func (c *Corpus) ReadAhead(ctx context.Context, runs []int32) (stop func()) {
+	c.stopAhead()
+	next, stopPull := iter.Pull2(mapRuns(ctx, c, runs, func(*RebuiltRun) struct{} { return struct{}{} }))
+	c.ahead = &readAhead{runs: runs, next: next, stop: stopPull}
+	return c.stopAhead
+}
+
+// readAhead is the state of a ReadAhead: the runs planned, how many were
+// taken, and the stream they come from.
+type readAhead struct {
+	runs  []int32
+	taken int
+	next  func() (Mapped[struct{}], error, bool)
+	stop  func()
+}
+
+func (c *Corpus) stopAhead() {
+	if c.ahead != nil {
+		c.ahead.stop()
+		c.ahead = nil
+	}
+}
+
+// fromAhead returns run i from the reading ahead when it is the next run
+// planned, or false.
+func (c *Corpus) fromAhead(i int) (*RebuiltRun, error, bool) {
+	a := c.ahead
+	if a == nil || a.taken >= len(a.runs) || int(a.runs[a.taken]) != i {
+		return nil, nil, false
+	}
+	a.taken++
+	m, err, ok := a.next()
+	if !ok {
+		c.stopAhead()
+		return nil, nil, false
+	}
+	if m.RebuiltRun == nil && err == nil {
+		return nil, nil, false
+	}
+	return m.RebuiltRun, err, true
 }
 
 // Pair returns the prompt and the draft of turn turn of run run, read again
