@@ -74,9 +74,11 @@ type exporter struct {
 }
 
 // considered streams the runs that pass the run filters, tallying the rest
-// and learning every run's secrets on the way.
-func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace.RebuiltRun) error) error {
-	for run, err := range e.corpus.Runs(ctx) {
+// and learning every run's secrets on the way. prep runs on the worker
+// that read each run (trace.MapRuns), and each gets its value.
+func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
+	for m, err := range trace.MapRuns(ctx, e.corpus, prep) {
+		run := m.RebuiltRun
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -106,7 +108,7 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace
 			e.sum.ScriptedRuns++
 		}
 		e.sum.Turns += len(run.Turns)
-		if err := each(run); err != nil {
+		if err := each(run, m.Value); err != nil {
 			return err
 		}
 	}
@@ -192,19 +194,29 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
-	var keyBuf, nearBuf []byte
-	err = e.considered(ctx, false, func(run *trace.RebuiltRun) error {
+	// The fingerprint of each selected turn, of the text it will be
+	// trained on, made on the worker that read the run.
+	fingerprints := func(run *trace.RebuiltRun) []dedupe.Fingerprint {
+		if e.opts.runWhy(run, false) != "" {
+			return nil
+		}
+		fps := make([]dedupe.Fingerprint, len(run.Turns))
 		for i, t := range run.Turns {
+			if e.opts.turnWhy(run, i) == "" {
+				fps[i] = dedupe.MakeFingerprint(rd.training(run.Prompts[i], t.Reply))
+			}
+		}
+		return fps
+	}
+	err = considered(ctx, e, false, fingerprints, func(run *trace.RebuiltRun, fps []dedupe.Fingerprint) error {
+		for i := range run.Turns {
 			if why := e.opts.turnWhy(run, i); why != "" {
 				e.sum.TurnsLeftOut[why]++
 				continue
 			}
 			e.sum.Selected++
-			p, d := rd.training(run.Prompts[i], t.Reply)
-			keyBuf = dedupe.AppendKeyText(keyBuf[:0], p, d)
-			nearBuf = dedupe.AppendNearText(nearBuf[:0], p, d)
 			it := dedupe.Item{Ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.Add(ctx, it, keyBuf, nearBuf); err != nil {
+			if _, err := ix.AddFingerprint(ctx, it, &fps[i]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
 		}
@@ -297,43 +309,17 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	fromRun := make([]bool, e.corpus.Len()) // runs that contributed a row
 	groupRows, groupPairs := make([]int, len(names)), make([]int, len(names))
 	for _, split := range splitNames {
-		for r, err := range rows(split) {
-			if err == nil {
-				err = ctx.Err()
-			}
-			if err != nil {
-				sk.abort()
-				return err
-			}
-			r.copies = 1
-			if e.opts.Format == FormatJSONL && r.split == SplitTrain {
-				r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
-				if r.copies == 0 {
-					e.sum.ZeroCopies++
-				}
-			}
-			out, err := e.render(rd, r)
-			if err != nil {
-				sk.abort()
-				return err
-			}
-			if r.copies > 0 {
-				if err := sk.write(out); err != nil {
-					sk.abort()
-					return err
-				}
-				fromRun[r.ref.Run] = true
-				if out.meta.RejectedRunID != "" {
-					fromRun[r.rejRef.Run] = true
-				}
-			}
-			n := r.copies
-			sc := e.sum.Splits[r.split]
-			sc.Pairs++
-			sc.Rows += n
-			e.sum.Splits[r.split] = sc
-			groupRows[r.gnum] += n
-			groupPairs[r.gnum]++
+		runs, err := rowRuns(rows(split))
+		if err != nil {
+			sk.abort()
+			return err
+		}
+		stop := e.corpus.ReadAhead(ctx, runs)
+		err = e.writeSplit(ctx, sk, rd, rows(split), fromRun, groupRows, groupPairs)
+		stop()
+		if err != nil {
+			sk.abort()
+			return err
 		}
 	}
 	files, err := sk.close()
@@ -388,6 +374,63 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	}
 	e.sum.Files = append(files, "README.md")
 	return nil
+}
+
+// writeSplit renders and writes the rows of one split as rows gives them,
+// counting them in the summary, in fromRun and per group.
+func (e *exporter) writeSplit(ctx context.Context, sk sink, rd *renderer, rows iter.Seq2[*pairRow, error],
+	fromRun []bool, groupRows, groupPairs []int) error {
+	for r, err := range rows {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+		r.copies = 1
+		if e.opts.Format == FormatJSONL && r.split == SplitTrain {
+			r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
+			if r.copies == 0 {
+				e.sum.ZeroCopies++
+			}
+		}
+		out, err := e.render(rd, r)
+		if err != nil {
+			return err
+		}
+		if r.copies > 0 {
+			if err := sk.write(out); err != nil {
+				return err
+			}
+			fromRun[r.ref.Run] = true
+			if out.meta.RejectedRunID != "" {
+				fromRun[r.rejRef.Run] = true
+			}
+		}
+		n := r.copies
+		sc := e.sum.Splits[r.split]
+		sc.Pairs++
+		sc.Rows += n
+		e.sum.Splits[r.split] = sc
+		groupRows[r.gnum] += n
+		groupPairs[r.gnum]++
+	}
+	return nil
+}
+
+// rowRuns lists the runs rows come from, in order, each once for every
+// stretch of rows from it: the runs write will load, for ReadAhead.
+func rowRuns(rows iter.Seq2[*pairRow, error]) ([]int32, error) {
+	var runs []int32
+	for r, err := range rows {
+		if err != nil {
+			return nil, err
+		}
+		if n := len(runs); n == 0 || runs[n-1] != r.ref.Run {
+			runs = append(runs, r.ref.Run)
+		}
+	}
+	return runs, nil
 }
 
 func splitOrder(s string) string {
