@@ -115,9 +115,10 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 // on the worker that read the run.
 func fingerprints(run *trace.RebuiltRun) []Fingerprint {
 	fps := make([]Fingerprint, len(run.Turns))
+	var f Fingerprinter
 	for i, t := range run.Turns {
 		if t.ModelStep && run.Prompts[i] != nil {
-			fps[i] = MakeFingerprint(run.Prompts[i], t.Reply)
+			fps[i] = f.Make(run.Prompts[i], t.Reply)
 		}
 	}
 	return fps

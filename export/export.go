@@ -201,9 +201,10 @@ func (e *exporter) runSFT(ctx context.Context) error {
 			return nil
 		}
 		fps := make([]dedupe.Fingerprint, len(run.Turns))
+		var f dedupe.Fingerprinter
 		for i, t := range run.Turns {
 			if e.opts.turnWhy(run, i) == "" {
-				fps[i] = dedupe.MakeFingerprint(rd.training(run.Prompts[i], t.Reply))
+				fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
 			}
 		}
 		return fps
