@@ -32,7 +32,6 @@ type Corpus struct {
 	groupNames []string
 	setAside   int
 	cache      []*RebuiltRun // most recent last
-	ahead      *readAhead    // runs being read ahead for Load (ReadAhead)
 }
 
 // cacheRuns is how many rebuilt runs a Corpus keeps. Runs come group by
@@ -161,9 +160,6 @@ func (c *Corpus) Load(i int) (*RebuiltRun, error) {
 			return r, nil
 		}
 	}
-	if r, err, ok := c.fromAhead(i); ok {
-		return r, err // mapRuns kept it
-	}
 	r, err := c.read(i)
 	if r != nil {
 		c.keep(r)
@@ -267,52 +263,9 @@ func mapRuns[T any](ctx context.Context, c *Corpus, idx []int32, f func(*Rebuilt
 	}
 }
 
-// ReadAhead says which runs Load is about to be asked for, in that order:
-// they are read and rebuilt ahead on every core, and Load takes each from
-// there when it is asked for the next of them. Load of any other run reads
-// it as before. stop ends the reading ahead (and a ReadAhead before it);
-// call it when done.
-func (c *Corpus) ReadAhead(ctx context.Context, runs []int32) (stop func()) {
-	c.stopAhead()
-	next, stopPull := iter.Pull2(mapRuns(ctx, c, runs, func(*RebuiltRun) struct{} { return struct{}{} }))
-	c.ahead = &readAhead{runs: runs, next: next, stop: stopPull}
-	return c.stopAhead
-}
-
-// readAhead is the state of a ReadAhead: the runs planned, how many were
-// taken, and the stream they come from.
-type readAhead struct {
-	runs  []int32
-	taken int
-	next  func() (Mapped[struct{}], error, bool)
-	stop  func()
-}
-
-func (c *Corpus) stopAhead() {
-	if c.ahead != nil {
-		c.ahead.stop()
-		c.ahead = nil
-	}
-}
-
-// fromAhead returns run i from the reading ahead when it is the next run
-// planned, or false.
-func (c *Corpus) fromAhead(i int) (*RebuiltRun, error, bool) {
-	a := c.ahead
-	if a == nil || a.taken >= len(a.runs) || int(a.runs[a.taken]) != i {
-		return nil, nil, false
-	}
-	a.taken++
-	m, err, ok := a.next()
-	if !ok {
-		c.stopAhead()
-		return nil, nil, false
-	}
-	if m.RebuiltRun == nil && err == nil {
-		return nil, nil, false
-	}
-	return m.RebuiltRun, err, true
-}
+// Read reads and rebuilds run i without the cache: it is safe on several
+// goroutines at once, where Load is not.
+func (c *Corpus) Read(i int) (*RebuiltRun, error) { return c.read(i) }
 
 // Pair returns the prompt and the draft of turn turn of run run, read again
 // from its trace (or the cache).

@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/pyharness/pyharness/corpus"
@@ -55,43 +56,37 @@ func TestMapRunsGivesEachRunItsValue(t *testing.T) {
 	}
 }
 
-// TestReadAheadLoadsTheSameRuns loads runs in a planned order, with a
-// run outside the plan among them, and checks every load against a
-// corpus that reads each run when asked.
-func TestReadAheadLoadsTheSameRuns(t *testing.T) {
-	ctx := context.Background()
+// TestReadOnSeveralGoroutines reads every run on four goroutines at once
+// (as export's renderers do) and checks each against Load.
+func TestReadOnSeveralGoroutines(t *testing.T) {
 	c, plain := openGenerated(t), openGenerated(t)
-	var plan []int32
-	for i := c.Len() - 1; i >= 0; i -= 3 { // backwards, skipping runs
-		plan = append(plan, int32(i))
+	got := make([]*trace.RebuiltRun, c.Len())
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < c.Len(); i += 4 {
+				r, err := c.Read(i)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = r
+			}
+		})
 	}
-	stop := c.ReadAhead(ctx, plan)
-	defer stop()
-	check := func(i int) {
-		t.Helper()
-		got, err := c.Load(i)
-		if err != nil {
-			t.Fatal(err)
-		}
+	wg.Wait()
+	for i, r := range got {
 		want, err := plain.Load(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Index != int32(i) || got.Start.RunID != want.Start.RunID || len(got.Turns) != len(want.Turns) {
-			t.Fatalf("run %d: loaded %d (%s), want %s", i, got.Index, got.Start.RunID, want.Start.RunID)
+		if r == nil || r.Index != int32(i) || r.Start.RunID != want.Start.RunID || len(r.Turns) != len(want.Turns) {
+			t.Fatalf("run %d: read another run than Load", i)
 		}
-		for k := range got.Turns {
-			if schemas.PromptHash(got.Prompts[k]) != schemas.PromptHash(want.Prompts[k]) {
+		for k := range r.Turns {
+			if schemas.PromptHash(r.Prompts[k]) != schemas.PromptHash(want.Prompts[k]) {
 				t.Fatalf("run %d turn %d: another prompt", i, k)
 			}
 		}
 	}
-	for k, i := range plan {
-		check(int(i))
-		if k == 5 {
-			check(1) // not planned: read when asked
-		}
-	}
-	stop()
-	check(int(plan[0])) // after stop, from the cache or the file
 }
