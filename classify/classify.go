@@ -179,7 +179,8 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		}
 		return l
 	}
-	for k, l := range ordered.Map(jobs, runtime.GOMAXPROCS(0), label) {
+	workers := runtime.GOMAXPROCS(0)
+	for k, l := range ordered.MapAhead(jobs, workers, max(readAhead, 4*workers), label) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}

@@ -121,7 +121,8 @@ type Index struct {
 
 	// scratch buffers, reused between calls
 	keyBuf, nearBuf []byte
-	shA, shB        []uint64
+	fp              Fingerprint // Add's
+	shB             []uint64
 	cands           []int32
 	settling        []Cluster
 }
@@ -156,6 +157,17 @@ type Assignment struct {
 // A turn of another group than the last closes the last one; a turn of a
 // closed group is ErrGroupReopened.
 func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (Assignment, error) {
+	ix.fp.Reset(keyText, nearText)
+	a, err := ix.AddFingerprint(ctx, it, &ix.fp)
+	ix.fp.KeyText = nil // the caller's
+	return a, err
+}
+
+// AddFingerprint is Add of a turn whose fingerprint is made: the
+// fingerprint is most of the cost of a turn and needs nothing of the
+// index, so a caller can make the fingerprints of many turns at once, on
+// every core, and add them in order. fp is not kept.
+func (ix *Index) AddFingerprint(ctx context.Context, it Item, fp *Fingerprint) (Assignment, error) {
 	if err := ctx.Err(); err != nil {
 		return Assignment{}, err
 	}
@@ -178,7 +190,7 @@ func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (As
 	ix.rawTurns++
 	ix.groupTurns[g]++
 	prio := newPriority(it.Worked, it.Time)
-	key := Key(keyText)
+	key, keyText := fp.Key, fp.KeyText
 
 	ix.cands = ix.byKey.appendValues(ix.cands[:0], fold32(key))
 	slices.Sort(ix.cands) // the oldest pair first
@@ -206,14 +218,14 @@ func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (As
 	ix.exacts = append(ix.exacts, exact{key: key, first: it.Ref, cluster: -1})
 	ix.byKey.add(fold32(key), e)
 
-	c, bands, err := ix.nearest(nearText)
+	c, err := ix.nearest(fp)
 	if err != nil {
 		return Assignment{}, err
 	}
 	if c < 0 {
 		c = int32(len(ix.clusters))
 		ix.clusters = append(ix.clusters, cluster{rep: e, kept: it.Ref, keptExact: e, keptPrio: prio})
-		for _, h := range bands {
+		for _, h := range fp.Bands {
 			ix.byBand.add(h, c)
 		}
 	}
@@ -236,17 +248,11 @@ func (ix *Index) addCopy(e int32, ref Ref, prio priority) {
 }
 
 // nearest returns the cluster of the open group whose representative is
-// most similar to nearText at or above the threshold, or -1, and the band
-// hashes of nearText as the band table keys them.
-func (ix *Index) nearest(nearText []byte) (int32, [Bands]uint32, error) {
-	ix.shA = Shingles(ix.shA[:0], nearText)
-	sig := Signature(ix.shA)
-	full := BandHashes(&sig)
-	var bands [Bands]uint32
+// most similar to fp's near text at or above the threshold, or -1.
+func (ix *Index) nearest(fp *Fingerprint) (int32, error) {
 	ix.cands = ix.cands[:0]
-	for b := range full {
-		bands[b] = fold32(full[b])
-		ix.cands = ix.byBand.appendValues(ix.cands, bands[b])
+	for _, h := range fp.Bands {
+		ix.cands = ix.byBand.appendValues(ix.cands, h)
 	}
 	slices.Sort(ix.cands)
 	ix.cands = slices.Compact(ix.cands)
@@ -255,14 +261,14 @@ func (ix *Index) nearest(nearText []byte) (int32, [Bands]uint32, error) {
 		var err error
 		ix.nearBuf, err = ix.texts.NearText(ix.nearBuf[:0], ix.exacts[ix.clusters[c].rep].first)
 		if err != nil {
-			return 0, bands, fmt.Errorf("read pair again to confirm a near-duplicate: %w", err)
+			return 0, fmt.Errorf("read pair again to confirm a near-duplicate: %w", err)
 		}
 		ix.shB = Shingles(ix.shB[:0], ix.nearBuf)
-		if j := Jaccard(ix.shA, ix.shB); j >= ix.threshold && j > bestJ {
+		if j := Jaccard(fp.Shingles, ix.shB); j >= ix.threshold && j > bestJ {
 			best, bestJ = c, j
 		}
 	}
-	return best, bands, nil
+	return best, nil
 }
 
 // Close closes the open group: it hands the group's clusters to the

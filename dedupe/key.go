@@ -20,14 +20,20 @@ const KeyVersion = "pyharness.dedupe.key/v1"
 // with its length. Only training text goes in, never run metadata (run id,
 // model, times), so the same pair recorded by two runs keys the same.
 func AppendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
-	dst = appendField(dst, KeyVersion, false)
+	return appendKeyText(dst, prompt, draft, AppendNormalizedString)
+}
+
+// appendKeyText is AppendKeyText with norm appending the normal form of a
+// text (AppendNormalizedString, or a Fingerprinter's copy of it).
+func appendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
+	dst = appendField(dst, KeyVersion, nil)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
 	for _, m := range prompt {
-		dst = appendField(dst, m.Role, false)
-		dst = appendField(dst, m.Content, true)
+		dst = appendField(dst, m.Role, nil)
+		dst = appendField(dst, m.Content, norm)
 		dst = appendCalls(dst, m.ToolCalls)
 	}
-	dst = appendField(dst, draft.Content, true)
+	dst = appendField(dst, draft.Content, norm)
 	return appendCalls(dst, draft.ToolCalls)
 }
 
@@ -39,25 +45,29 @@ func Key(text []byte) uint64 { return xxhash.Sum64(text) }
 // of the context is left out: the system prompt and the task would make
 // every turn of a case look alike.
 func AppendNearText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
-	dst = AppendNormalizedString(dst, draft.Content)
+	return appendNearText(dst, prompt, draft, AppendNormalizedString)
+}
+
+func appendNearText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
+	dst = norm(dst, draft.Content)
 	dst = appendCallText(dst, draft.ToolCalls)
 	if len(prompt) > 0 {
 		last := prompt[len(prompt)-1]
 		dst = append(dst, '\n')
-		dst = AppendNormalizedString(dst, last.Content)
+		dst = norm(dst, last.Content)
 		dst = appendCallText(dst, last.ToolCalls)
 	}
 	return dst
 }
 
-// appendField appends a 4-byte length and the field, normalised if asked.
-// The length is written after the field, into the room kept for it, so the
-// field is normalised straight into dst with no copy.
-func appendField(dst []byte, field string, normalise bool) []byte {
+// appendField appends a 4-byte length and the field, normalised by norm
+// unless it is nil. The length is written after the field, into the room
+// kept for it, so the field is normalised straight into dst with no copy.
+func appendField(dst []byte, field string, norm func([]byte, string) []byte) []byte {
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	if normalise {
-		dst = AppendNormalizedString(dst, field)
+	if norm != nil {
+		dst = norm(dst, field)
 	} else {
 		dst = append(dst, field...)
 	}

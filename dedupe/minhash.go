@@ -86,8 +86,17 @@ func shingleHash(toks []uint64) uint64 {
 
 // Signature is the MinHash signature of a shingle set: for each of NumPerm
 // hash functions, the least value over the set. An empty set has every
-// value at the maximum, so empty texts band together.
+// value at the maximum, so empty texts band together. It is most of the
+// cost of keying a turn: signature runs it eight hash functions at a time
+// where the processor can (signature_amd64.s), and signatureGeneric
+// elsewhere; the two give the same values.
 func Signature(shingles []uint64) (sig [NumPerm]uint64) {
+	signature(shingles, &sig)
+	return sig
+}
+
+// signatureGeneric is Signature in Go, one hash function at a time.
+func signatureGeneric(shingles []uint64, sig *[NumPerm]uint64) {
 	for i := range sig {
 		sig[i] = math.MaxUint64
 	}
@@ -98,7 +107,6 @@ func Signature(shingles []uint64) (sig [NumPerm]uint64) {
 			}
 		}
 	}
-	return sig
 }
 
 // BandHashes folds a signature into one hash per band. The band number is

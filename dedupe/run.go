@@ -58,8 +58,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	}
 	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	var keyBuf, nearBuf []byte
-	for run, err := range c.Runs(ctx) {
+	for run, err := range trace.MapRuns(ctx, c, fingerprints) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -85,10 +84,8 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 				rep.NotRebuilt++
 				continue
 			}
-			keyBuf = AppendKeyText(keyBuf[:0], run.Prompts[i], t.Reply)
-			nearBuf = AppendNearText(nearBuf[:0], run.Prompts[i], t.Reply)
 			it := Item{Ref: Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.Add(ctx, it, keyBuf, nearBuf); err != nil {
+			if _, err := ix.AddFingerprint(ctx, it, &run.Value[i]); err != nil {
 				return nil, fmt.Errorf("dedupe: %w", err)
 			}
 		}
@@ -111,6 +108,20 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 		return rep, fmt.Errorf("write dedupe report: %w", err)
 	}
 	return rep, nil
+}
+
+// fingerprints makes the fingerprint of each model turn of run whose
+// prompt was rebuilt (MakeFingerprint); the other turns' are zero. It runs
+// on the worker that read the run.
+func fingerprints(run *trace.RebuiltRun) []Fingerprint {
+	fps := make([]Fingerprint, len(run.Turns))
+	var f Fingerprinter
+	for i, t := range run.Turns {
+		if t.ModelStep && run.Prompts[i] != nil {
+			fps[i] = f.Make(run.Prompts[i], t.Reply)
+		}
+	}
+	return fps
 }
 
 // allCases reports whether every group is a benchmark case (named without

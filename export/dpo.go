@@ -46,7 +46,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	byPrompt := map[string][]dpoCand{}
 	var buf []byte
-	err := e.considered(ctx, true, func(run *trace.RebuiltRun) error {
+	err := considered(ctx, e, true, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(run *trace.RebuiltRun, _ struct{}) error {
 		for i, t := range run.Turns {
 			sd, why := e.opts.dpoSide(run, i)
 			if sd == sideNone {

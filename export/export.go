@@ -10,12 +10,14 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -74,9 +76,11 @@ type exporter struct {
 }
 
 // considered streams the runs that pass the run filters, tallying the rest
-// and learning every run's secrets on the way.
-func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace.RebuiltRun) error) error {
-	for run, err := range e.corpus.Runs(ctx) {
+// and learning every run's secrets on the way. prep runs on the worker
+// that read each run (trace.MapRuns), and each gets its value.
+func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
+	for m, err := range trace.MapRuns(ctx, e.corpus, prep) {
+		run := m.RebuiltRun
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -106,7 +110,7 @@ func (e *exporter) considered(ctx context.Context, forDPO bool, each func(*trace
 			e.sum.ScriptedRuns++
 		}
 		e.sum.Turns += len(run.Turns)
-		if err := each(run); err != nil {
+		if err := each(run, m.Value); err != nil {
 			return err
 		}
 	}
@@ -192,19 +196,30 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
 	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
-	var keyBuf, nearBuf []byte
-	err = e.considered(ctx, false, func(run *trace.RebuiltRun) error {
+	// The fingerprint of each selected turn, of the text it will be
+	// trained on, made on the worker that read the run.
+	fingerprints := func(run *trace.RebuiltRun) []dedupe.Fingerprint {
+		if e.opts.runWhy(run, false) != "" {
+			return nil
+		}
+		fps := make([]dedupe.Fingerprint, len(run.Turns))
+		var f dedupe.Fingerprinter
 		for i, t := range run.Turns {
+			if e.opts.turnWhy(run, i) == "" {
+				fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
+			}
+		}
+		return fps
+	}
+	err = considered(ctx, e, false, fingerprints, func(run *trace.RebuiltRun, fps []dedupe.Fingerprint) error {
+		for i := range run.Turns {
 			if why := e.opts.turnWhy(run, i); why != "" {
 				e.sum.TurnsLeftOut[why]++
 				continue
 			}
 			e.sum.Selected++
-			p, d := rd.training(run.Prompts[i], t.Reply)
-			keyBuf = dedupe.AppendKeyText(keyBuf[:0], p, d)
-			nearBuf = dedupe.AppendNearText(nearBuf[:0], p, d)
 			it := dedupe.Item{Ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.Add(ctx, it, keyBuf, nearBuf); err != nil {
+			if _, err := ix.AddFingerprint(ctx, it, &fps[i]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
 		}
@@ -293,49 +308,16 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	if err != nil {
 		return err
 	}
-	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
-	fromRun := make([]bool, e.corpus.Len()) // runs that contributed a row
-	groupRows, groupPairs := make([]int, len(names)), make([]int, len(names))
+	e.red.sortValues() // every value is learned: the renderers only read them now
+	w := &splitWriter{e: e, sk: sk, fromRun: make([]bool, e.corpus.Len()),
+		groupRows: make([]int, len(names)), groupPairs: make([]int, len(names))}
 	for _, split := range splitNames {
-		for r, err := range rows(split) {
-			if err == nil {
-				err = ctx.Err()
-			}
-			if err != nil {
-				sk.abort()
-				return err
-			}
-			r.copies = 1
-			if e.opts.Format == FormatJSONL && r.split == SplitTrain {
-				r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
-				if r.copies == 0 {
-					e.sum.ZeroCopies++
-				}
-			}
-			out, err := e.render(rd, r)
-			if err != nil {
-				sk.abort()
-				return err
-			}
-			if r.copies > 0 {
-				if err := sk.write(out); err != nil {
-					sk.abort()
-					return err
-				}
-				fromRun[r.ref.Run] = true
-				if out.meta.RejectedRunID != "" {
-					fromRun[r.rejRef.Run] = true
-				}
-			}
-			n := r.copies
-			sc := e.sum.Splits[r.split]
-			sc.Pairs++
-			sc.Rows += n
-			e.sum.Splits[r.split] = sc
-			groupRows[r.gnum] += n
-			groupPairs[r.gnum]++
+		if err := w.write(ctx, rows(split)); err != nil {
+			sk.abort()
+			return err
 		}
 	}
+	fromRun, groupRows, groupPairs := w.fromRun, w.groupRows, w.groupPairs
 	files, err := sk.close()
 	if err != nil {
 		return err
@@ -390,6 +372,139 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	return nil
 }
 
+// splitWriter renders the rows of an export and writes them through its
+// sink, counting them in the summary, in fromRun (the runs that gave a
+// row) and per group.
+type splitWriter struct {
+	e                     *exporter
+	sk                    sink
+	fromRun               []bool
+	groupRows, groupPairs []int
+	batch                 []stretch
+	rows                  int // in batch
+}
+
+// stretch is a run's consecutive rows, rendered together on a worker.
+type stretch struct {
+	run  int32
+	rows []pairRow
+	// Set by render:
+	out        []*row
+	redactions int
+	err        error
+}
+
+// batchRows is how many rows are rendered at once, on every core, before
+// they are written in order: enough to keep the cores busy, few enough
+// that the rendered rows (whole prompts) take a few MB.
+const batchRows = 2048
+
+// write renders and writes the rows of one split as rows gives them.
+// Reading a row's run again and rendering it (building the messages,
+// redacting them) is most of writing, and needs nothing from the other
+// rows, so it runs on every core, a stretch of one run's rows per job; the
+// rows are written in the order they came.
+func (w *splitWriter) write(ctx context.Context, rows iter.Seq2[*pairRow, error]) error {
+	e := w.e
+	for r, err := range rows {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+		r.copies = 1
+		if e.opts.Format == FormatJSONL && r.split == SplitTrain {
+			r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
+			if r.copies == 0 {
+				e.sum.ZeroCopies++
+			}
+		}
+		if n := len(w.batch); n == 0 || w.batch[n-1].run != r.ref.Run {
+			w.batch = append(w.batch, stretch{run: r.ref.Run})
+		}
+		last := &w.batch[len(w.batch)-1]
+		last.rows = append(last.rows, *r)
+		if w.rows++; w.rows >= batchRows {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return w.flush()
+}
+
+// flush renders the batch on every core and writes its rows in order.
+func (w *splitWriter) flush() error {
+	e := w.e
+	defer func() { w.batch, w.rows = w.batch[:0], 0 }()
+	for _, st := range ordered.Map(w.batch, runtime.GOMAXPROCS(0), e.renderStretch) {
+		if st.err != nil {
+			return st.err
+		}
+		e.red.Count += st.redactions
+		for k := range st.rows {
+			r, out := &st.rows[k], st.out[k]
+			e.countDrafter(out)
+			if r.copies > 0 {
+				if err := w.sk.write(out); err != nil {
+					return err
+				}
+				w.fromRun[r.ref.Run] = true
+				if out.meta.RejectedRunID != "" {
+					w.fromRun[r.rejRef.Run] = true
+				}
+			}
+			n := r.copies
+			sc := e.sum.Splits[r.split]
+			sc.Pairs++
+			sc.Rows += n
+			e.sum.Splits[r.split] = sc
+			w.groupRows[r.gnum] += n
+			w.groupPairs[r.gnum]++
+		}
+	}
+	return nil
+}
+
+// renderStretch reads the stretch's run (and, for preference pairs, each
+// rejected draft's run) and renders its rows. It runs on a worker: it
+// reads the corpus without its cache and touches nothing of e but what
+// stays fixed while rows are written.
+func (e *exporter) renderStretch(st stretch) stretch {
+	run, err := e.corpus.Read(int(st.run))
+	if err != nil {
+		st.err = fmt.Errorf("export: %w", err)
+		return st
+	}
+	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
+	st.out = make([]*row, len(st.rows))
+	for k := range st.rows {
+		r := &st.rows[k]
+		var rej *trace.RebuiltRun
+		if e.opts.Format == FormatDPO {
+			if rej, err = e.corpus.Read(int(r.rejRef.Run)); err != nil {
+				st.err = fmt.Errorf("export: %w", err)
+				return st
+			}
+		}
+		st.out[k] = e.render(rd, r, run, rej)
+	}
+	st.redactions = rd.redactions
+	return st
+}
+
+// countDrafter counts a row in the summary's table of drafting models.
+func (e *exporter) countDrafter(out *row) {
+	d := e.drafters[out.meta.Model]
+	if d == nil {
+		d = &Drafter{Model: out.meta.Model}
+		e.drafters[out.meta.Model] = d
+	}
+	d.Pairs++
+	d.NumCtx = max(d.NumCtx, out.numCtx)
+}
+
 func splitOrder(s string) string {
 	switch s {
 	case SplitTrain:
@@ -400,13 +515,10 @@ func splitOrder(s string) string {
 	return "2"
 }
 
-// render builds the row of a pair: the messages (or the preference
-// triple), redacted, and the provenance.
-func (e *exporter) render(rd *renderer, r *pairRow) (*row, error) {
-	run, err := e.corpus.Load(int(r.ref.Run))
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
+// render builds the row of a pair of run (rej: the run of the rejected
+// draft of a preference pair): the messages (or the preference triple),
+// redacted, and the provenance.
+func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) *row {
 	t := run.Turns[r.ref.Turn]
 	prompt := run.Prompts[r.ref.Turn]
 	s := run.Start
@@ -417,26 +529,16 @@ func (e *exporter) render(rd *renderer, r *pairRow) (*row, error) {
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict
 	}
-	d := e.drafters[meta.Model]
-	if d == nil {
-		d = &Drafter{Model: meta.Model}
-		e.drafters[meta.Model] = d
-	}
-	d.Pairs++
-	d.NumCtx = max(d.NumCtx, s.Model.Options.NumCtx)
+	numCtx := s.Model.Options.NumCtx
 	if e.opts.Format != FormatDPO {
-		return &row{messages: rd.conversation(prompt, t.Reply), meta: meta}, nil
+		return &row{messages: rd.conversation(prompt, t.Reply), meta: meta, numCtx: numCtx}
 	}
 	chosen := rd.conversation(prompt, t.Reply)
-	rej, err := e.corpus.Load(int(r.rejRef.Run))
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
 	rt := rej.Turns[r.rejRef.Turn]
 	rejected := rd.message(schemas.Message{Role: "assistant", Content: rt.Reply.Content, ToolCalls: rt.Reply.ToolCalls})
 	meta.RejectedRunID, meta.RejectedStep, meta.PromptHash = rej.Start.RunID, rt.Step, t.Sent.PromptHash
 	meta.Weight, meta.Key, meta.Multiplicity, meta.ClusterTurns = 1, "", 0, 0
-	return &row{prompt: chosen[:len(chosen)-1], chosen: chosen[len(chosen)-1:], rejected: []Message{rejected}, meta: meta}, nil
+	return &row{prompt: chosen[:len(chosen)-1], chosen: chosen[len(chosen)-1:], rejected: []Message{rejected}, meta: meta, numCtx: numCtx}
 }
 
 // removeStale deletes the data files an earlier export left in dir (a

@@ -268,24 +268,44 @@ func (r *Redactor) AddRepo(fsys fs.FS) error {
 // Redact returns s with every known value and token-shaped string replaced,
 // adding the replacements to Count.
 func (r *Redactor) Redact(s string) string {
-	if !r.sorted {
-		slices.SortFunc(r.values, func(a, b string) int {
-			if c := cmp.Compare(len(b), len(a)); c != 0 {
-				return c
-			}
-			return strings.Compare(a, b)
-		})
-		r.sorted = true
+	r.sortValues()
+	out, n := r.redact(s)
+	r.Count += n
+	return out
+}
+
+// sortValues puts the values longest first, so that a value inside a
+// longer one does not cut it: once, after the last value is learned.
+// Redactions can run on several goroutines after it.
+func (r *Redactor) sortValues() {
+	if r.sorted {
+		return
 	}
+	slices.SortFunc(r.values, func(a, b string) int {
+		if c := cmp.Compare(len(b), len(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	r.sorted = true
+}
+
+// redact is Redact without touching r: it returns the redacted text and
+// the number of replacements, and is safe on several goroutines once the
+// values are sorted.
+func (r *Redactor) redact(s string) (string, int) {
+	n := 0
 	for _, v := range r.values {
-		s = r.replaceWord(s, v)
+		var k int
+		s, k = replaceWord(s, v)
+		n += k
 	}
 	for i, re := range tokenShapes {
 		if !mayMatch(s, i) || !re.MatchString(s) {
 			continue
 		}
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			r.Count++
+			n++
 			sub := re.FindStringSubmatch(m)
 			out := Redacted
 			if len(sub) > 1 {
@@ -297,21 +317,23 @@ func (r *Redactor) Redact(s string) string {
 			return out
 		})
 	}
-	return s
+	return s, n
 }
 
 // replaceWord replaces v where it stands as a whole value: not inside a
 // longer identifier, so a value like "hunter22" does not eat "hunter222".
-func (r *Redactor) replaceWord(s, v string) string {
+// It returns the number of replacements.
+func replaceWord(s, v string) (string, int) {
 	if !strings.Contains(s, v) {
-		return s
+		return s, 0
 	}
 	var b strings.Builder
+	n := 0
 	for {
 		i := strings.Index(s, v)
 		if i < 0 {
 			b.WriteString(s)
-			return b.String()
+			return b.String(), n
 		}
 		end := i + len(v)
 		if (i > 0 && isIdent(s[i-1])) || (end < len(s) && isIdent(s[end])) {
@@ -321,7 +343,7 @@ func (r *Redactor) replaceWord(s, v string) string {
 		}
 		b.WriteString(s[:i])
 		b.WriteString(Redacted)
-		r.Count++
+		n++
 		s = s[end:]
 	}
 }

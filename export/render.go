@@ -35,10 +35,19 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"`
 }
 
-// renderer turns recorded messages into training messages.
+// renderer turns recorded messages into training messages. One renderer
+// is for one goroutine: it counts the redactions it made.
 type renderer struct {
 	keepToolCalls bool
-	redact        *Redactor
+	redact        *Redactor // values sorted (sortValues) before rendering starts
+	redactions    int
+}
+
+// redacted is s redacted, counted in rd.redactions.
+func (rd *renderer) redacted(s string) string {
+	out, n := rd.redact.redact(s)
+	rd.redactions += n
+	return out
 }
 
 // conversation renders a prompt and the draft that answered it: the draft
@@ -64,7 +73,7 @@ func (rd *renderer) message(m schemas.Message) Message {
 				args = []byte("{}")
 			}
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Type: "function",
-				Function: FunctionCall{Name: c.Name, Arguments: rd.redact.Redact(string(args))}})
+				Function: FunctionCall{Name: c.Name, Arguments: rd.redacted(string(args))}})
 		}
 		out.ToolCallID = m.ToolCallID
 	} else {
@@ -75,7 +84,7 @@ func (rd *renderer) message(m schemas.Message) Message {
 			out.Role = "user"
 		}
 	}
-	out.Content = rd.redact.Redact(out.Content)
+	out.Content = rd.redacted(out.Content)
 	return out
 }
 

@@ -55,6 +55,8 @@ type row struct {
 	// prompt, chosen and rejected are set for a preference pair.
 	prompt, chosen, rejected []Message
 	meta                     Meta
+	// numCtx is the context size the run asked for, for the summary.
+	numCtx int
 }
 
 // sink receives the rows of an export, split by split, and writes them.

@@ -14,6 +14,14 @@ import (
 // prompts hash equal exactly when they are the same messages.
 func PromptHash(msgs []Message) string {
 	h := sha256.New()
+	writeMessages(h, msgs)
+	return promptHashOf(h)
+}
+
+// writeMessages writes msgs to h as PromptHash hashes them. The hash of a
+// prompt is the hash of its messages one after the other, so a hash of
+// some messages goes on to hash a prompt that adds to them.
+func writeMessages(h hash.Hash, msgs []Message) {
 	for _, m := range msgs {
 		writeField(h, m.Role)
 		writeField(h, m.Content)
@@ -23,8 +31,9 @@ func PromptHash(msgs []Message) string {
 			writeField(h, m.ToolCallID)
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
+
+func promptHashOf(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
 
 func writeField(h hash.Hash, s string) {
 	var n [8]byte
@@ -37,19 +46,27 @@ func writeField(h hash.Hash, s string) {
 // deltas recorded on its turns.
 type Conversation struct {
 	msgs []Message
+	// hash has been written msgs (writeMessages) and not reset: each turn
+	// that adds to the prompt hashes only what it adds, where hashing the
+	// whole prompt again made the hashing of a run grow with the square
+	// of its turns.
+	hash hash.Hash
 }
 
 // Apply adds a turn's sent messages and returns the whole prompt the turn
 // was sent. It fails when the rebuilt prompt does not hash to the recorded
 // prompt_hash.
 func (c *Conversation) Apply(t *Turn) ([]Message, error) {
-	if t.Sent.Replaced {
+	if t.Sent.Replaced || c.hash == nil {
 		c.msgs = append(c.msgs[:0:0], t.Sent.Messages...)
+		c.hash = sha256.New()
+		writeMessages(c.hash, c.msgs)
 	} else {
 		c.msgs = append(c.msgs, t.Sent.Messages...)
+		writeMessages(c.hash, t.Sent.Messages)
 	}
 	if t.Sent.PromptHash != "" {
-		if got := PromptHash(c.msgs); got != t.Sent.PromptHash {
+		if got := promptHashOf(c.hash); got != t.Sent.PromptHash {
 			return c.msgs, fmt.Errorf("rebuild prompt of step %d: hash %s does not match recorded %s", t.Step, got, t.Sent.PromptHash)
 		}
 	}

@@ -120,6 +120,9 @@ for n in "${names[@]}"; do
   *) echo "${line_of[$n]}" ;;
   esac
 done
+awk -v c="${wall_of[classify]}" -v d="${wall_of[dedupe]}" -v e="${wall_of[export-jsonl]}" \
+  -v cc="${cpu_of[classify]}" -v cd="${cpu_of[dedupe]}" -v ce="${cpu_of[export-jsonl]}" 'BEGIN {
+  printf "classify + dedupe + export-jsonl: %.2f s wall, %.2f CPU s (the goal at 1,000,000 turns: ≤ 70 s wall)\n", c + d + e, cc + cd + ce }'
 echo
 awk -v r="$raw_mbs" -v d="$decode_mbs" 'BEGIN {
   if (r > 0 && d > 0) printf "trace read (BenchmarkTraceRead, 3,000 turns, medians of 3): raw read %.1f MB/s, decode %.1f MB/s: decode ÷ raw read %.2f× the time\n", r, d, r / d

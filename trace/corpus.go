@@ -204,35 +204,68 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 // of a dedupe or an export) and handed over in order.
 func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
 	return func(yield func(*RebuiltRun, error) bool) {
-		type loaded struct {
-			r   *RebuiltRun
-			err error
+		for m, err := range MapRuns(ctx, c, func(*RebuiltRun) struct{} { return struct{}{} }) {
+			if !yield(m.RebuiltRun, err) {
+				return
+			}
 		}
-		idx := make([]int32, c.Len())
-		for i := range idx {
-			idx[i] = int32(i)
+	}
+}
+
+// Mapped is a run with the value MapRuns's function made of it.
+type Mapped[T any] struct {
+	*RebuiltRun
+	Value T
+}
+
+// MapRuns streams every run in order, as Runs does, each with f's value
+// for it. f runs on the worker that read the run, on every core: work that
+// each run needs on its own (keying its turns for a dedupe index, say) is
+// then not left to the one goroutine that takes the runs in order. f is
+// not called for a file that could not be read.
+func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
+	idx := make([]int32, c.Len())
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	return mapRuns(ctx, c, idx, f)
+}
+
+// mapRuns is MapRuns over the runs idx, in that order.
+func mapRuns[T any](ctx context.Context, c *Corpus, idx []int32, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
+	return func(yield func(Mapped[T], error) bool) {
+		type loaded struct {
+			m   Mapped[T]
+			err error
 		}
 		read := func(i int32) loaded {
 			if ctx.Err() != nil {
 				return loaded{}
 			}
 			r, err := c.read(int(i))
-			return loaded{r, err}
+			if r == nil {
+				return loaded{err: err}
+			}
+			return loaded{Mapped[T]{r, f(r)}, err}
 		}
 		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), read) {
 			if err := ctx.Err(); err != nil {
-				yield(nil, err)
+				yield(Mapped[T]{}, err)
 				return
 			}
-			if l.r != nil {
-				c.keep(l.r)
+			if l.m.RebuiltRun != nil {
+				c.keep(l.m.RebuiltRun)
 			}
-			if !yield(l.r, l.err) {
+			if !yield(l.m, l.err) {
 				return
 			}
 		}
 	}
 }
+
+// Read reads and rebuilds run i without the cache: it is safe on several
+// goroutines at once, where Load is not.
+func (c *Corpus) Read(i int) (*RebuiltRun, error) { return c.read(i) }
 
 // Pair returns the prompt and the draft of turn turn of run run, read again
 // from its trace (or the cache).

@@ -10,6 +10,14 @@ import (
 // stays bounded by the window, not by the list. With workers ≤ 1 it
 // calls f in the consumer's goroutine. Stopping early stops the workers.
 func Map[T, R any](in []T, workers int, f func(T) R) iter.Seq2[int, R] {
+	return MapAhead(in, workers, 4*workers, f)
+}
+
+// MapAhead is Map computing at most window results ahead of the consumer
+// (at least workers). A consumer whose own work comes in bursts (a
+// Parquet row group flushed now and then) wants a window that holds the
+// results made during a burst, or the workers wait while it works.
+func MapAhead[T, R any](in []T, workers, window int, f func(T) R) iter.Seq2[int, R] {
 	return func(yield func(int, R) bool) {
 		if workers <= 1 || len(in) <= 1 {
 			for i, x := range in {
@@ -19,7 +27,7 @@ func Map[T, R any](in []T, workers int, f func(T) R) iter.Seq2[int, R] {
 			}
 			return
 		}
-		window := 4 * workers
+		window = max(window, workers)
 		slots := make([]chan R, window)
 		for i := range slots {
 			slots[i] = make(chan R, 1)

@@ -1,6 +1,7 @@
 package ordered
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -47,5 +48,27 @@ func TestMap(t *testing.T) {
 				t.Errorf("%d results, want %d", got, want)
 			}
 		})
+	}
+}
+
+// TestMapAheadBoundsTheWindow holds the consumer back and checks that the
+// workers never get more than the window ahead of it.
+func TestMapAheadBoundsTheWindow(t *testing.T) {
+	for _, window := range []int{1, 2, 8, 64} {
+		in := make([]int, 500)
+		var started atomic.Int64
+		consumed := 0
+		for i := range MapAhead(in, 2, window, func(int) int { started.Add(1); return 0 }) {
+			time.Sleep(10 * time.Microsecond) // a slow consumer
+			// f of i+window may have started; f of i+window+1 may not: its
+			// slot is not free until result i is taken.
+			if s := started.Load(); s > int64(i+max(window, 2)+1) {
+				t.Fatalf("window %d: %d started when result %d was taken", window, s, i)
+			}
+			consumed++
+		}
+		if consumed != len(in) {
+			t.Fatalf("window %d: %d results, want %d", window, consumed, len(in))
+		}
 	}
 }

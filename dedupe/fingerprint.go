@@ -1,0 +1,72 @@
+package dedupe
+
+import "github.com/pyharness/pyharness/schemas"
+
+// Fingerprint is what the index keys a turn by: its exact key text and
+// key, and the shingles and band hashes of its near text. Making it (the
+// normalising, hashing and MinHash signature) is most of what a turn
+// costs the index, and needs nothing of the index or of other turns.
+type Fingerprint struct {
+	KeyText []byte
+	Key     uint64
+	// Shingles are the sorted, distinct shingles of the near text, and
+	// Bands its band hashes folded to the 32 bits the band table keys.
+	Shingles []uint64
+	Bands    [Bands]uint32
+}
+
+// MakeFingerprint makes the fingerprint of a pair (AppendKeyText and
+// AppendNearText of prompt and draft).
+func MakeFingerprint(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
+	var fp Fingerprint
+	keyText := AppendKeyText(nil, prompt, draft)
+	nearText := AppendNearText(nil, prompt, draft)
+	fp.Reset(keyText, nearText)
+	return fp
+}
+
+// Fingerprinter makes the fingerprints of the turns of one run. A turn's
+// prompt repeats the messages of the turn before it, and its last message
+// and its draft are in the next turn's prompt, so normalising every
+// message of every prompt normalised each text about as many times as the
+// run had turns after it. A Fingerprinter normalises each text once and
+// copies it after. It keeps every text's normal form: use one per run, in
+// one goroutine.
+type Fingerprinter struct {
+	normal map[string][]byte
+}
+
+// Make is MakeFingerprint of prompt and draft.
+func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
+	var fp Fingerprint
+	keyText := appendKeyText(nil, prompt, draft, f.appendNormal)
+	nearText := appendNearText(nil, prompt, draft, f.appendNormal)
+	fp.Reset(keyText, nearText)
+	return fp
+}
+
+// appendNormal appends the normal form of s (AppendNormalizedString),
+// made the first time s is seen.
+func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
+	if f.normal == nil {
+		f.normal = map[string][]byte{}
+	}
+	n, ok := f.normal[s]
+	if !ok {
+		n = AppendNormalizedString(nil, s)
+		f.normal[s] = n
+	}
+	return append(dst, n...)
+}
+
+// Reset makes fp the fingerprint of keyText and nearText, reusing its
+// shingle slice. fp keeps keyText, not nearText.
+func (fp *Fingerprint) Reset(keyText, nearText []byte) {
+	fp.KeyText = keyText
+	fp.Key = Key(keyText)
+	fp.Shingles = Shingles(fp.Shingles[:0], nearText)
+	sig := Signature(fp.Shingles)
+	for b, h := range BandHashes(&sig) {
+		fp.Bands[b] = fold32(h)
+	}
+}

@@ -1,0 +1,32 @@
+package dedupe
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// TestFingerprinterMatchesMakeFingerprint plays the turns of a run whose
+// prompts grow by the draft and the harness's answer, with a text repeated
+// and a tool call among them, through one Fingerprinter and checks each
+// fingerprint against MakeFingerprint of the same pair.
+func TestFingerprinterMatchesMakeFingerprint(t *testing.T) {
+	prompt := []schemas.Message{{Role: "system", Content: "You edit code.\n  Reply with one action.  "}, {Role: "user", Content: "Fix add() in calc.py at 2026-01-02T03:04:05Z"}}
+	drafts := []schemas.Reply{
+		{Content: "READ calc.py"},
+		{Content: "WRITE calc.py\n```python\ndef add(a, b):\n    return a + b\n```"},
+		{Content: "READ calc.py"}, // the same text again
+		{ToolCalls: []schemas.ToolCall{{Name: "run", Arguments: map[string]any{"cmd": "pytest -q"}}}},
+		{Content: "DONE"},
+	}
+	var f Fingerprinter
+	for i, d := range drafts {
+		got, want := f.Make(prompt, d), MakeFingerprint(prompt, d)
+		if !bytes.Equal(got.KeyText, want.KeyText) || got.Key != want.Key || got.Bands != want.Bands || len(got.Shingles) != len(want.Shingles) {
+			t.Fatalf("turn %d: the fingerprints differ", i+1)
+		}
+		prompt = append(prompt, schemas.Message{Role: "assistant", Content: d.Content, ToolCalls: d.ToolCalls},
+			schemas.Message{Role: "user", Content: "Result of step " + string(rune('1'+i)) + ": ok at /tmp/pyharness-123/ws"})
+	}
+}

@@ -1,0 +1,34 @@
+package dedupe
+
+import "golang.org/x/sys/cpu"
+
+// haveSignatureAVX512 says whether signatureAVX512 can run here: it needs
+// AVX-512 F (512-bit integer lanes, VPMINUQ) and DQ (VPMULLQ, 64-bit
+// multiplies in lanes).
+var haveSignatureAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+
+// signatureAVX512 computes the signature of shingles with the seeds eight
+// lanes at a time: each lane is one hash function's splitmix64 of every
+// shingle, kept at its least.
+//
+//go:noescape
+func signatureAVX512(shingles []uint64, seeds *[NumPerm]uint64, sig *[NumPerm]uint64)
+
+func signature(shingles []uint64, sig *[NumPerm]uint64) {
+	if haveSignatureAVX512 {
+		signatureAVX512(shingles, &permSeeds, sig)
+		return
+	}
+	signatureGeneric(shingles, sig)
+}
+
+// The assembly computes exactly 112 hash functions, seven times sixteen.
+var _ = [1]struct{}{}[NumPerm-112]
+
+// signatureKernel names the code Signature runs here.
+func signatureKernel() string {
+	if haveSignatureAVX512 {
+		return "AVX-512, eight hash functions at a time"
+	}
+	return "Go"
+}

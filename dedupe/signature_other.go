@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package dedupe
+
+func signature(shingles []uint64, sig *[NumPerm]uint64) { signatureGeneric(shingles, sig) }
+
+// signatureKernel names the code Signature runs here.
+func signatureKernel() string { return "Go" }

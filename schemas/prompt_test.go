@@ -1,0 +1,54 @@
+package schemas
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConversationRebuildsAndChecksEachPrompt plays turns of deltas, a
+// replaced prompt among them, and checks that each turn's rebuilt prompt
+// is the whole prompt, that a recorded hash of that prompt is accepted,
+// and that a wrong hash is refused: the conversation hashes each turn's
+// delta on top of the earlier messages, and must agree with PromptHash of
+// the whole prompt every time.
+func TestConversationRebuildsAndChecksEachPrompt(t *testing.T) {
+	msg := func(role, content string) Message { return Message{Role: role, Content: content} }
+	call := Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: map[string]any{"path": "a.py"}}}}
+	steps := []struct {
+		replaced bool
+		delta    []Message
+	}{
+		{false, []Message{msg("system", "rules"), msg("user", "task")}},
+		{false, []Message{msg("assistant", "READ a.py"), msg("user", "1: x = 1")}},
+		{false, []Message{call, {Role: "tool", Content: "x = 1", ToolCallID: "c1"}}},
+		{true, []Message{msg("system", "rules"), msg("user", "task, elided")}},
+		{false, []Message{msg("assistant", "DONE"), msg("user", "not yet")}},
+	}
+	var whole []Message
+	var conv Conversation
+	for i, s := range steps {
+		if s.replaced {
+			whole = nil
+		}
+		whole = append(whole, s.delta...)
+		want := PromptHash(whole)
+		got, err := conv.Apply(&Turn{Step: i + 1, Sent: Sent{Replaced: s.replaced, Messages: s.delta, PromptHash: want}})
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if PromptHash(got) != want || len(got) != len(whole) {
+			t.Fatalf("step %d: rebuilt %d messages, want %d", i+1, len(got), len(whole))
+		}
+	}
+	var wrong Conversation
+	for i, s := range steps {
+		hash := "sha256:" + strings.Repeat("0", 64)
+		if i < 2 {
+			hash = "" // not recorded: nothing to check
+		}
+		_, err := wrong.Apply(&Turn{Step: i + 1, Sent: Sent{Replaced: s.replaced, Messages: s.delta, PromptHash: hash}})
+		if (err != nil) != (i >= 2) {
+			t.Fatalf("step %d: error %v", i+1, err)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package trace_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+func openGenerated(t *testing.T) *trace.Corpus {
+	t.Helper()
+	dir := t.TempDir()
+	o := corpus.DefaultOptions()
+	o.Turns = 400
+	if _, err := corpus.Generate(context.Background(), dir, o); err != nil {
+		t.Fatal(err)
+	}
+	c, err := trace.OpenCorpus(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestMapRunsGivesEachRunItsValue checks that MapRuns streams the runs in
+// the corpus's order, as Runs does, each with the value its function made
+// of that run (on whichever worker read it).
+func TestMapRunsGivesEachRunItsValue(t *testing.T) {
+	ctx := context.Background()
+	c := openGenerated(t)
+	var order []int32
+	for r, err := range c.Runs(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, r.Index)
+	}
+	n := 0
+	for m, err := range trace.MapRuns(ctx, c, func(r *trace.RebuiltRun) string { return r.Start.RunID }) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Index != order[n] {
+			t.Fatalf("run %d is %d, Runs gave %d", n, m.Index, order[n])
+		}
+		if m.Value != m.Start.RunID || m.Value != c.File(int(m.Index)).RunID {
+			t.Fatalf("run %d (%s) has the value %q", m.Index, m.Start.RunID, m.Value)
+		}
+		n++
+	}
+	if n != c.Len() || n < 50 {
+		t.Fatalf("%d runs mapped of %d", n, c.Len())
+	}
+}
+
+// TestReadOnSeveralGoroutines reads every run on four goroutines at once
+// (as export's renderers do) and checks each against Load.
+func TestReadOnSeveralGoroutines(t *testing.T) {
+	c, plain := openGenerated(t), openGenerated(t)
+	got := make([]*trace.RebuiltRun, c.Len())
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < c.Len(); i += 4 {
+				r, err := c.Read(i)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = r
+			}
+		})
+	}
+	wg.Wait()
+	for i, r := range got {
+		want, err := plain.Load(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil || r.Index != int32(i) || r.Start.RunID != want.Start.RunID || len(r.Turns) != len(want.Turns) {
+			t.Fatalf("run %d: read another run than Load", i)
+		}
+		for k := range r.Turns {
+			if schemas.PromptHash(r.Prompts[k]) != schemas.PromptHash(want.Prompts[k]) {
+				t.Fatalf("run %d turn %d: another prompt", i, k)
+			}
+		}
+	}
+}
