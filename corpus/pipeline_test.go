@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,10 @@ var update = flag.Bool("update", false, "rewrite testdata/pipeline.golden from t
 // and stats. It is there so that a faster reader or writer cannot change
 // an output unnoticed; a change meant to alter an output reruns it with
 // -update and says so in its commit.
+//
+// The stages read, key and render runs on every core and hand them back in
+// order, so the output must not depend on how many there are: the pipeline
+// runs on one core and on four, and both must match.
 func TestPipelineOutputIsPinned(t *testing.T) {
 	ctx := context.Background()
 	o := corpus.DefaultOptions()
@@ -39,7 +44,25 @@ func TestPipelineOutputIsPinned(t *testing.T) {
 	if _, err := corpus.Generate(ctx, in, o); err != nil {
 		t.Fatal(err)
 	}
-	var got []string // "name digest" lines, the golden file's format
+	var got []string
+	for _, procs := range []int{1, 4} {
+		was := runtime.GOMAXPROCS(procs)
+		lines := pipelineDigests(t, ctx, in, filepath.Join(work, fmt.Sprint(procs)))
+		runtime.GOMAXPROCS(was)
+		if got != nil && !slices.Equal(got, lines) {
+			t.Fatalf("the output on 4 cores differs from the output on 1:\n%s\n--\n%s", strings.Join(got, "\n"), strings.Join(lines, "\n"))
+		}
+		got = lines
+	}
+	checkGolden(t, got)
+}
+
+// pipelineDigests runs classify, the three exports, dedupe and stats over
+// the corpus in, writing under work, and returns a "name digest" line for
+// each output, the golden file's format.
+func pipelineDigests(t *testing.T, ctx context.Context, in, work string) []string {
+	t.Helper()
+	var got []string
 	add := func(name string, d digest) { got = append(got, fmt.Sprintf("%s %s", name, d)) }
 
 	dataset := filepath.Join(work, "dataset")
@@ -49,7 +72,7 @@ func TestPipelineOutputIsPinned(t *testing.T) {
 	add("classify/turns", tableDigest(t, classify.Turns(ctx, dataset)))
 	add("classify/runs", tableDigest(t, classify.Runs(ctx, dataset)))
 
-	for _, format := range []string{export.FormatJSONL, export.FormatParquet} {
+	for _, format := range []string{export.FormatJSONL, export.FormatParquet, export.FormatDPO} {
 		opts := export.DefaultOptions()
 		opts.In, opts.Out, opts.Format = in, filepath.Join(work, "export-"+format), format
 		if _, err := export.Run(ctx, opts, io.Discard); err != nil {
@@ -75,7 +98,13 @@ func TestPipelineOutputIsPinned(t *testing.T) {
 		sum.Input = ""
 		add("stats/"+sum.Kind, jsonDigest(t, sum))
 	}
+	return got
+}
 
+// checkGolden compares the lines with testdata/pipeline.golden, or writes
+// it with -update.
+func checkGolden(t *testing.T, got []string) {
+	t.Helper()
 	golden := filepath.Join("testdata", "pipeline.golden")
 	text := strings.Join(got, "\n") + "\n"
 	if *update {
