@@ -608,6 +608,7 @@ type chunkKeys struct {
 	lastLen   int32
 	lastIdx   int32
 	hasLast   bool
+	lastEmpty bool // the previous row's list is empty
 	// pageElems are the values of a page of a list, as indexes into strs.
 	pageElems []int32
 	interns   map[string]string
@@ -840,7 +841,12 @@ func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) erro
 	}
 	v := 0
 	for i, rep := range reps {
-		if rep == 0 {
+		switch {
+		case rep == 0 && list.started && list.n == 0 && k.hasLast && k.lastEmpty:
+			// An empty list after an empty list: the commonest row (no
+			// warnings), kept cheap.
+			k.idx = append(k.idx, k.lastIdx)
+		case rep == 0:
 			k.endRow(kind, list)
 			list.started = true
 		}
@@ -879,6 +885,7 @@ func (k *chunkKeys) endRow(kind keyKind, list *listState) {
 		k.hasLast, k.lastIdx = true, k.listIndex(k.elems)
 		k.lastElems = append(k.lastElems[:0], k.elems...)
 	}
+	k.lastEmpty = list.n == 0
 	k.idx = append(k.idx, k.lastIdx)
 	k.elems = k.elems[:0]
 	*list = listState{}
