@@ -520,3 +520,43 @@ func checkKeyColumns[T any](t *testing.T, cols []keyColumn[T]) {
 		}
 	}
 }
+
+// TestCountsErrorsNameTheFile: a column chunk that does not decode stops
+// TurnCounts and RunCounts with an error naming the part file and the
+// column.
+func TestCountsErrorsNameTheFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := Classify(ctx, fixtures, dir); err != nil {
+		t.Fatal(err)
+	}
+	turns := turnsParts(t, dir)[0]
+	overwriteColumns(t, turns, "kind")
+	runs, err := listParts(dir, RunsTable)
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("runs parts: %v %v", runs, err)
+	}
+	runsPath := filepath.Join(dir, filepath.FromSlash(runs[0]))
+	overwriteColumns(t, runsPath, "verdict")
+	check := func(name, path, column string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "column "+column) {
+			t.Errorf("%s: error %v, want one naming %s and column %s", name, err, path, column)
+		}
+	}
+	var turnsErr, runsErr error
+	for _, err := range TurnCounts(ctx, dir, CountOptions{}) {
+		if err != nil {
+			turnsErr = err
+			break
+		}
+	}
+	for _, err := range RunCounts(ctx, dir, CountOptions{}) {
+		if err != nil {
+			runsErr = err
+			break
+		}
+	}
+	check("TurnCounts", turns, "kind", turnsErr)
+	check("RunCounts", runsPath, "verdict", runsErr)
+}
