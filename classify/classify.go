@@ -105,10 +105,18 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 	// Decide what to do with each run before writing anything. A file's
 	// run id is a part of the listing's own string: the state's keys cost
 	// no string of their own.
+	// A job keeps the run id and attempt, not the file's path: the path is
+	// made again when the run is read (a path string a run was most of
+	// what classify held per run at a million turns).
 	type job struct {
-		size int64
-		file trace.File
-		seen bool // the dataset holds an older classification of the run
+		size    int64
+		runID   string
+		attempt int32
+		seen    bool // the dataset holds an older classification of the run
+	}
+	traceDir := trace.TraceDir(in)
+	fileOf := func(j job) trace.File {
+		return trace.File{RunID: j.runID, Attempt: int(j.attempt), Path: filepath.Join(traceDir, trace.AttemptFileName(j.runID, int(j.attempt)))}
 	}
 	var jobs []job
 	drop := map[string]bool{} // run ids whose old rows go
@@ -131,7 +139,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if seen {
 			drop[id] = true
 		}
-		jobs = append(jobs, job{size: info.Size(), file: la.File, seen: seen})
+		jobs = append(jobs, job{size: info.Size(), runID: la.RunID, attempt: int32(la.Attempt), seen: seen})
 	}
 	if res.Runs == 0 {
 		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
@@ -172,7 +180,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
-		run, err := trace.ReadRun(j.file)
+		run, err := trace.ReadRun(fileOf(j))
 		l := labelled{run: run, err: err}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
@@ -185,7 +193,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		j, run, err := jobs[k], l.run, l.err
-		id, attempt := j.file.RunID, j.file.Attempt
+		id, attempt := j.runID, int(j.attempt)
 		for _, w := range run.Warnings {
 			res.Problems = append(res.Problems, w.Error())
 		}

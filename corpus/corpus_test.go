@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -197,4 +198,65 @@ func BenchmarkTraceRead(b *testing.B) {
 		}
 		b.ReportMetric(float64(recs)/b.Elapsed().Seconds(), "records/s")
 	})
+}
+
+// BenchmarkTextSource weighs the two places dedupe and export could read
+// the text of every turn from: the traces (read, decoded and every prompt
+// rebuilt and checked against its prompt_hash, as trace.Corpus does) and
+// classify's turns table (the same messages and drafts, read back from
+// Parquet). Both report turns/s and the text bytes seen, which must agree.
+func BenchmarkTextSource(b *testing.B) {
+	ctx := context.Background()
+	o := DefaultOptions()
+	o.Turns = 3000
+	dir, _ := generate(b, o)
+	dataset := filepath.Join(b.TempDir(), "dataset")
+	if _, err := classify.Classify(ctx, dir, dataset); err != nil {
+		b.Fatal(err)
+	}
+	var textBytes [2]int
+	b.Run("traces", func(b *testing.B) {
+		c, err := trace.OpenCorpus(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		turns := 0
+		for b.Loop() {
+			textBytes[0] = 0
+			for i := range c.Len() {
+				r, err := c.Read(i)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, t := range r.Turns {
+					turns++
+					textBytes[0] += len(t.Reply.Content)
+					for _, m := range t.Sent.Messages {
+						textBytes[0] += len(m.Content)
+					}
+				}
+			}
+		}
+		b.ReportMetric(float64(turns)/b.Elapsed().Seconds(), "turns/s")
+	})
+	b.Run("dataset", func(b *testing.B) {
+		turns := 0
+		for b.Loop() {
+			textBytes[1] = 0
+			for row, err := range classify.Turns(ctx, dataset) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				turns++
+				textBytes[1] += len(row.Row.Draft)
+				for _, m := range row.Row.Messages {
+					textBytes[1] += len(m.Content)
+				}
+			}
+		}
+		b.ReportMetric(float64(turns)/b.Elapsed().Seconds(), "turns/s")
+	})
+	if textBytes[0] != textBytes[1] {
+		b.Fatalf("the traces hold %d bytes of text, the turns table %d", textBytes[0], textBytes[1])
+	}
 }

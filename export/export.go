@@ -388,7 +388,7 @@ type splitWriter struct {
 type stretch struct {
 	run  int32
 	rows []pairRow
-	// Set by render:
+	// Set by renderStretch:
 	out        []*row
 	redactions int
 	err        error
@@ -437,7 +437,10 @@ func (w *splitWriter) write(ctx context.Context, rows iter.Seq2[*pairRow, error]
 // flush renders the batch on every core and writes its rows in order.
 func (w *splitWriter) flush() error {
 	e := w.e
-	defer func() { w.batch, w.rows = w.batch[:0], 0 }()
+	defer func() {
+		clear(w.batch) // let the rendered rows go
+		w.batch, w.rows = w.batch[:0], 0
+	}()
 	for _, st := range ordered.Map(w.batch, runtime.GOMAXPROCS(0), e.renderStretch) {
 		if st.err != nil {
 			return st.err

@@ -224,16 +224,11 @@ type Mapped[T any] struct {
 // then not left to the one goroutine that takes the runs in order. f is
 // not called for a file that could not be read.
 func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
-	idx := make([]int32, c.Len())
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	return mapRuns(ctx, c, idx, f)
-}
-
-// mapRuns is MapRuns over the runs idx, in that order.
-func mapRuns[T any](ctx context.Context, c *Corpus, idx []int32, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
 	return func(yield func(Mapped[T], error) bool) {
+		idx := make([]int32, c.Len())
+		for i := range idx {
+			idx[i] = int32(i)
+		}
 		type loaded struct {
 			m   Mapped[T]
 			err error
