@@ -612,7 +612,6 @@ type chunkKeys struct {
 	lastEmpty bool // the previous row's list is empty
 	// pageElems are the values of a page of a list, as indexes into strs.
 	pageElems []int32
-	interns   map[string]string
 }
 
 func (k *chunkKeys) distinct() int {
@@ -623,20 +622,6 @@ func (k *chunkKeys) distinct() int {
 		return len(k.strs)
 	}
 	return len(k.ints)
-}
-
-// intern makes one string of the values repeated across row groups (a
-// case id, a kind), not one per row group.
-func (k *chunkKeys) intern(b []byte) string {
-	if s, ok := k.interns[string(b)]; ok {
-		return s
-	}
-	if k.interns == nil {
-		k.interns = map[string]string{}
-	}
-	s := string(b)
-	k.interns[s] = s
-	return s
 }
 
 func (k *chunkKeys) reset(kind keyKind) {
@@ -745,7 +730,7 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 		s, ok := k.plain[string(b)]
 		if !ok {
 			s = int32(len(k.strs))
-			v := k.intern(b)
+			v := string(b)
 			k.strs = append(k.strs, v)
 			k.plain[v] = s
 		}
