@@ -1,0 +1,471 @@
+package classify
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// The grouping of a row group's rows by their columns' value indexes, and
+// the readers that turn a column chunk's pages into those indexes, for
+// TurnCounts and RunCounts (counts.go).
+
+// counterState is what countPart reuses from part file to part file: the
+// buffers of its columns and of its grouping.
+type counterState struct {
+	keys []chunkKeys
+	gb   groupBy
+}
+
+var counterStates = sync.Pool{New: func() any { return new(counterState) }}
+
+// groupBy groups the rows of a row group by their keys.
+type groupBy struct {
+	id     []int32 // the group of each row
+	first  []int32 // the first row of each group, in the order they occur
+	counts []int32 // the rows of each group
+	order  []int   // the columns in the order they are combined
+	dense  []int32
+	sparse map[int64]int32
+}
+
+// denseGroups bounds the table that numbers the combinations of keys met
+// so far; past it a map numbers them.
+const denseGroups = 1 << 16
+
+// group numbers the distinct combinations of keys of n rows in the order
+// they first occur. Columns are folded into one number per row (id × width
+// + index) while the combinations fit in denseGroups; then the numbers are
+// made dense again, or, for a column too wide even so, combined through a
+// map. The widest column goes first: the others seldom split its values
+// (a refusal's feedback comes with one kind and code), so the numbers
+// stay dense.
+func (gb *groupBy) group(keys []chunkKeys, n int) {
+	gb.id = slices.Grow(gb.id[:0], n)[:n]
+	clear(gb.id)
+	gb.order = gb.order[:0]
+	for i := range keys {
+		if keys[i].distinct() > 1 {
+			gb.order = append(gb.order, i)
+		}
+	}
+	slices.SortStableFunc(gb.order, func(a, b int) int { return keys[b].distinct() - keys[a].distinct() })
+	space := 1 // every id is below it
+	for _, i := range gb.order {
+		k := &keys[i]
+		width := k.distinct()
+		if space*width > denseGroups && space > 1 {
+			space = gb.renumber(space)
+		}
+		if space*width <= denseGroups {
+			w := int32(width)
+			for r, x := range k.idx {
+				gb.id[r] = gb.id[r]*w + x
+			}
+			space *= width
+			continue
+		}
+		if gb.sparse == nil {
+			gb.sparse = map[int64]int32{}
+		}
+		clear(gb.sparse)
+		next := int32(0)
+		for r, x := range k.idx {
+			key := int64(gb.id[r])*int64(width) + int64(x)
+			g, ok := gb.sparse[key]
+			if !ok {
+				g = next
+				gb.sparse[key] = g
+				next++
+			}
+			gb.id[r] = g
+		}
+		space = int(next)
+	}
+	gb.first = gb.first[:0]
+	gb.counts = gb.counts[:0]
+	dense := gb.table(space)
+	for r, id := range gb.id {
+		slot := &dense[id]
+		if *slot < 0 {
+			*slot = int32(len(gb.first))
+			gb.first = append(gb.first, int32(r))
+			gb.counts = append(gb.counts, 0)
+		}
+		gb.counts[*slot]++
+	}
+}
+
+// renumber numbers the ids, all below space, from 0 in the order they
+// first occur, and returns how many there are.
+func (gb *groupBy) renumber(space int) int {
+	dense := gb.table(space)
+	next := int32(0)
+	for r, id := range gb.id {
+		slot := &dense[id]
+		if *slot < 0 {
+			*slot = next
+			next++
+		}
+		gb.id[r] = *slot
+	}
+	return int(next)
+}
+
+// table is a table of size entries of -1.
+func (gb *groupBy) table(size int) []int32 {
+	gb.dense = slices.Grow(gb.dense[:0], size)[:size]
+	for i := range gb.dense {
+		gb.dense[i] = -1
+	}
+	return gb.dense
+}
+
+// chunkValues are the distinct values of a column chunk: strs for a text
+// column, ints for a number, a boolean (0, 1) or a list's length, lists for
+// a list of text.
+type chunkValues struct {
+	strs  []string
+	ints  []int32
+	lists [][]string
+}
+
+// chunkKeys is a column chunk read as an index per row into its distinct
+// values. A worker keeps one per column and reuses it from row group to
+// row group, but not its values, which it hands over.
+type chunkKeys struct {
+	idx []int32
+	chunkValues
+
+	values  []parquet.Value
+	bools   []bool
+	dict    parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
+	dictAt  int32
+	plain   map[string]int32 // the strings of plain pages, by index
+	number  map[int32]int32  // the ints, by index
+	listIdx map[string]int32 // the lists, by their encoding
+	listKey []byte
+	// elems is the list of the row being read, as indexes into strs;
+	// lastElems and lastLen the previous row's, whose index is lastIdx.
+	elems     []int32
+	lastElems []int32
+	lastLen   int32
+	lastIdx   int32
+	hasLast   bool
+	lastEmpty bool // the previous row's list is empty
+	// pageElems are the values of a page of a list, as indexes into strs.
+	pageElems []int32
+}
+
+func (k *chunkKeys) distinct() int {
+	switch {
+	case k.lists != nil:
+		return len(k.lists)
+	case k.strs != nil:
+		return len(k.strs)
+	}
+	return len(k.ints)
+}
+
+func (k *chunkKeys) reset(kind keyKind) {
+	k.idx, k.dict, k.hasLast = k.idx[:0], nil, false
+	k.strs, k.ints, k.lists = nil, nil, nil
+	switch kind {
+	case keyText:
+		k.strs = []string{}
+	case keyTextList:
+		k.lists = [][]string{{}} // index 0: the empty list
+		k.strs = []string{}
+		clear(k.listIdx)
+	default:
+		k.ints = []int32{}
+	}
+	clear(k.plain)
+	clear(k.number)
+}
+
+// read reads a column chunk of a row group of rows rows.
+func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) error {
+	k.reset(kind)
+	pages := chunk.Pages()
+	defer pages.Close()
+	var list listState
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case keyText:
+			if p.NumNulls() != 0 {
+				err = errColumnLength
+				break
+			}
+			k.idx, err = k.readText(p, k.idx)
+		case keyInt32:
+			err = k.readInt32s(p)
+		case keyBool:
+			err = k.readBools(p)
+		case keyTextList, keyListLen:
+			err = k.readList(p, kind, &list)
+		}
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
+	if kind == keyTextList || kind == keyListLen {
+		k.endRow(kind, &list)
+	}
+	if len(k.idx) != rows {
+		return errColumnLength
+	}
+	return nil
+}
+
+// readText appends the strings of a page to at as indexes into k.strs.
+func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
+	data := p.Data()
+	if d := p.Dictionary(); d != nil {
+		if d != k.dict {
+			k.dict, k.dictAt = d, int32(len(k.strs))
+			k.strs = slices.Grow(k.strs, d.Len())
+			// One string for the whole dictionary, the entries slices of
+			// it: most of a dictionary's strings are the chunk's only (the
+			// feedback of refusals names files), a string each costs an
+			// allocation each, and a map to intern them more. (So a
+			// consumer that keeps a few of them copies them: see
+			// TurnCounts.)
+			entries := d.Page().Data()
+			values, offsets := entries.ByteArray()
+			if len(offsets) != d.Len()+1 {
+				return at, fmt.Errorf("a dictionary of %d strings with %d offsets", d.Len(), len(offsets))
+			}
+			all := string(values)
+			for e := range d.Len() {
+				k.strs = append(k.strs, all[offsets[e]:offsets[e+1]])
+			}
+		}
+		n := uint32(d.Len())
+		idx := data.Int32()
+		start := len(at)
+		at = slices.Grow(at, len(idx))[:start+len(idx)]
+		for i, e := range idx {
+			if uint32(e) >= n {
+				return at[:start], fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
+			}
+			at[start+i] = k.dictAt + e
+		}
+		return at, nil
+	}
+	if p.Type().Kind() != parquet.ByteArray {
+		return at, fmt.Errorf("a %s page in a column of strings", p.Type())
+	}
+	values, offsets := data.ByteArray()
+	if k.plain == nil {
+		k.plain = map[string]int32{}
+	}
+	for i := 0; i+1 < len(offsets); i++ {
+		b := values[offsets[i]:offsets[i+1]]
+		s, ok := k.plain[string(b)]
+		if !ok {
+			s = int32(len(k.strs))
+			v := string(b)
+			k.strs = append(k.strs, v)
+			k.plain[v] = s
+		}
+		at = append(at, s)
+	}
+	return at, nil
+}
+
+// number is the index of an int32 among the chunk's.
+func (k *chunkKeys) numberIndex(v int32) int32 {
+	if k.number == nil {
+		k.number = map[int32]int32{}
+	}
+	i, ok := k.number[v]
+	if !ok {
+		i = int32(len(k.ints))
+		k.ints = append(k.ints, v)
+		k.number[v] = i
+	}
+	return i
+}
+
+func (k *chunkKeys) readInt32s(p parquet.Page) error {
+	if p.NumNulls() != 0 {
+		return errColumnLength
+	}
+	if p.Dictionary() == nil && p.Type().Kind() == parquet.Int32 {
+		last, at := int32(0), int32(-1)
+		data := p.Data()
+		for _, v := range data.Int32() {
+			if at < 0 || v != last {
+				last, at = v, k.numberIndex(v)
+			}
+			k.idx = append(k.idx, at)
+		}
+		return nil
+	}
+	return k.eachValue(p, func(v parquet.Value) { k.idx = append(k.idx, k.numberIndex(v.Int32())) })
+}
+
+func (k *chunkKeys) readBools(p parquet.Page) error {
+	if p.NumNulls() != 0 {
+		return errColumnLength
+	}
+	k.ints = append(k.ints[:0], 0, 1)
+	if r, ok := p.Values().(parquet.BooleanReader); ok && p.Dictionary() == nil {
+		if k.bools == nil {
+			k.bools = make([]bool, rowsPerGroup)
+		}
+		for {
+			n, err := r.ReadBooleans(k.bools)
+			for _, b := range k.bools[:n] {
+				k.idx = append(k.idx, boolIndex(b))
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return k.eachValue(p, func(v parquet.Value) { k.idx = append(k.idx, boolIndex(v.Boolean())) })
+}
+
+func boolIndex(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// listState is the row a list column is in the middle of.
+type listState struct {
+	started bool
+	n       int32
+}
+
+// readList reads a page of a list's leaf column: for keyListLen the
+// number of elements of each row, for keyTextList the list of each row as
+// an index into k.lists.
+func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) error {
+	reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
+	if len(reps) != len(defs) {
+		return errColumnLength
+	}
+	var elems []int32 // the page's values, as indexes into k.strs
+	if kind == keyTextList {
+		var err error
+		if k.pageElems, err = k.readText(p, k.pageElems[:0]); err != nil {
+			return err
+		}
+		elems = k.pageElems
+	}
+	v := 0
+	for i, rep := range reps {
+		switch {
+		case rep == 0 && list.started && list.n == 0 && k.hasLast && k.lastEmpty:
+			// An empty list after an empty list: the commonest row (no
+			// warnings), kept cheap.
+			k.idx = append(k.idx, k.lastIdx)
+		case rep == 0:
+			k.endRow(kind, list)
+			list.started = true
+		}
+		if !list.started {
+			return errColumnLength
+		}
+		if defs[i] == 1 {
+			if kind == keyTextList {
+				if v >= len(elems) {
+					return errColumnLength
+				}
+				k.elems = append(k.elems, elems[v])
+				v++
+			}
+			list.n++
+		}
+	}
+	if kind == keyTextList && v != len(elems) {
+		return errColumnLength
+	}
+	return nil
+}
+
+// endRow ends the row a list column is in, if any.
+func (k *chunkKeys) endRow(kind keyKind, list *listState) {
+	if !list.started {
+		return
+	}
+	// Rows in a row have the same list more often than not (the same
+	// tags, no warnings, one write).
+	if kind == keyListLen {
+		if !k.hasLast || list.n != k.lastLen {
+			k.hasLast, k.lastLen, k.lastIdx = true, list.n, k.numberIndex(list.n)
+		}
+	} else if !k.hasLast || !slices.Equal(k.elems, k.lastElems) {
+		k.hasLast, k.lastIdx = true, k.listIndex(k.elems)
+		k.lastElems = append(k.lastElems[:0], k.elems...)
+	}
+	k.lastEmpty = list.n == 0
+	k.idx = append(k.idx, k.lastIdx)
+	k.elems = k.elems[:0]
+	*list = listState{}
+}
+
+// listIndex is the index among the chunk's lists of a list of strings,
+// given as indexes into k.strs.
+func (k *chunkKeys) listIndex(l []int32) int32 {
+	if len(l) == 0 {
+		return 0
+	}
+	k.listKey = k.listKey[:0]
+	for _, s := range l {
+		k.listKey = binary.LittleEndian.AppendUint32(k.listKey, uint32(s))
+	}
+	if i, ok := k.listIdx[string(k.listKey)]; ok {
+		return i
+	}
+	if k.listIdx == nil {
+		k.listIdx = map[string]int32{}
+	}
+	i := int32(len(k.lists))
+	list := make([]string, len(l))
+	for j, s := range l {
+		list[j] = k.strs[s]
+	}
+	k.lists = append(k.lists, list)
+	k.listIdx[string(k.listKey)] = i
+	return i
+}
+
+// eachValue calls f for each value of a page, in order.
+func (k *chunkKeys) eachValue(p parquet.Page, f func(parquet.Value)) error {
+	if k.values == nil {
+		k.values = make([]parquet.Value, rowsPerGroup)
+	}
+	r := p.Values()
+	for {
+		n, err := r.ReadValues(k.values)
+		for _, v := range k.values[:n] {
+			f(v)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
