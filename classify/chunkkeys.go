@@ -452,20 +452,5 @@ func (k *chunkKeys) listIndex(l []int32) int32 {
 
 // eachValue calls f for each value of a page, in order.
 func (k *chunkKeys) eachValue(p parquet.Page, f func(parquet.Value)) error {
-	if k.values == nil {
-		k.values = make([]parquet.Value, rowsPerGroup)
-	}
-	r := p.Values()
-	for {
-		n, err := r.ReadValues(k.values)
-		for _, v := range k.values[:n] {
-			f(v)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return eachValue(p, &k.values, f)
 }

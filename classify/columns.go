@@ -384,13 +384,19 @@ func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c c
 
 // eachValue calls f for each value of a page, in order.
 func (cr *columnReader) eachValue(p parquet.Page, f func(parquet.Value)) error {
-	if cr.values == nil {
-		cr.values = make([]parquet.Value, rowsPerGroup)
+	return eachValue(p, &cr.values, f)
+}
+
+// eachValue calls f for each value of a page, in order, reading them into
+// *buf (made the first time).
+func eachValue(p parquet.Page, buf *[]parquet.Value, f func(parquet.Value)) error {
+	if *buf == nil {
+		*buf = make([]parquet.Value, rowsPerGroup)
 	}
 	r := p.Values()
 	for {
-		n, err := r.ReadValues(cr.values)
-		for _, v := range cr.values[:n] {
+		n, err := r.ReadValues(*buf)
+		for _, v := range (*buf)[:n] {
 			f(v)
 		}
 		if err == io.EOF {
