@@ -94,8 +94,8 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 	return g
 }
 
-// addRun counts n runs alike; example lists the runs among the failures
-// that claimed DONE.
+// addRun counts n runs alike (a RunTally stands for n equal runs); the
+// failures that claimed DONE are listed apart, by example.
 func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 	s := &c.s.Runs
 	s.Read += n
