@@ -50,15 +50,11 @@ func parseLabel(line string) (label, bool) {
 }
 
 func (p *parser) patchAction(d *doc, i int, h head) (Action, int, *Error) {
-	path, tail, err := p.target(h)
+	path, err := p.targetPath(h)
 	if err != nil {
 		return Action{}, i, err
 	}
-	a := Action{}
-	if a.Path, err = p.clean(path); err != nil {
-		return Action{}, i, err
-	}
-	p.noteTail(tail)
+	a := Action{Path: path}
 	// A unified diff after the PATCH line (Aider's udiff with the file
 	// named by this protocol's verb).
 	stop := d.nextHead(i)

@@ -289,15 +289,11 @@ func (p *parser) readAction(i int, h head) (Action, int, *Error) {
 }
 
 func (p *parser) writeAction(d *doc, i int, h head) (Action, int, *Error) {
-	path, tail, err := p.target(h)
+	path, err := p.targetPath(h)
 	if err != nil {
 		return Action{}, i, err
 	}
-	a := Action{}
-	if a.Path, err = p.clean(path); err != nil {
-		return Action{}, i, err
-	}
-	p.noteTail(tail)
+	a := Action{Path: path}
 	body, last, err := p.bodyAfter(d, i)
 	if err != nil {
 		return Action{}, i, err
@@ -352,6 +348,21 @@ func (p *parser) bodyAfter(d *doc, i int) (string, int, *Error) {
 	p.repair(RepairUnfencedBody)
 	d.use(i+1, end-1)
 	return fileBody(strings.Join(body, "\n")), end - 1, nil
+}
+
+// targetPath is the cleaned path a WRITE or PATCH line names (target,
+// then clean), with what followed it noted.
+func (p *parser) targetPath(h head) (string, *Error) {
+	raw, tail, err := p.target(h)
+	if err != nil {
+		return "", err
+	}
+	path, err := p.clean(raw)
+	if err != nil {
+		return "", err
+	}
+	p.noteTail(tail)
+	return path, nil
 }
 
 // target splits a READ/WRITE/PATCH line into the raw path and the words
