@@ -15,16 +15,6 @@ type Fingerprint struct {
 	Bands    [Bands]uint32
 }
 
-// MakeFingerprint makes the fingerprint of a pair (AppendKeyText and
-// AppendNearText of prompt and draft).
-func MakeFingerprint(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
-	var fp Fingerprint
-	keyText := AppendKeyText(nil, prompt, draft)
-	nearText := AppendNearText(nil, prompt, draft)
-	fp.Reset(keyText, nearText)
-	return fp
-}
-
 // Fingerprinter makes the fingerprints of the turns of one run. A turn's
 // prompt repeats the messages of the turn before it, and its last message
 // and its draft are in the next turn's prompt, so normalising every
@@ -36,7 +26,8 @@ type Fingerprinter struct {
 	normal map[string][]byte
 }
 
-// Make is MakeFingerprint of prompt and draft.
+// Make makes the fingerprint of a pair: of AppendKeyText and
+// AppendNearText of prompt and draft.
 func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
 	var fp Fingerprint
 	keyText := appendKeyText(nil, prompt, draft, f.appendNormal)

@@ -7,11 +7,12 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// TestFingerprinterMatchesMakeFingerprint plays the turns of a run whose
+// TestFingerprinterMatchesTheKeyTexts plays the turns of a run whose
 // prompts grow by the draft and the harness's answer, with a text repeated
 // and a tool call among them, through one Fingerprinter and checks each
-// fingerprint against MakeFingerprint of the same pair.
-func TestFingerprinterMatchesMakeFingerprint(t *testing.T) {
+// fingerprint against the one of AppendKeyText and AppendNearText of the
+// same pair, which normalise every text anew.
+func TestFingerprinterMatchesTheKeyTexts(t *testing.T) {
 	prompt := []schemas.Message{{Role: "system", Content: "You edit code.\n  Reply with one action.  "}, {Role: "user", Content: "Fix add() in calc.py at 2026-01-02T03:04:05Z"}}
 	drafts := []schemas.Reply{
 		{Content: "READ calc.py"},
@@ -22,7 +23,9 @@ func TestFingerprinterMatchesMakeFingerprint(t *testing.T) {
 	}
 	var f Fingerprinter
 	for i, d := range drafts {
-		got, want := f.Make(prompt, d), MakeFingerprint(prompt, d)
+		got := f.Make(prompt, d)
+		var want Fingerprint
+		want.Reset(AppendKeyText(nil, prompt, d), AppendNearText(nil, prompt, d))
 		if !bytes.Equal(got.KeyText, want.KeyText) || got.Key != want.Key || got.Bands != want.Bands || len(got.Shingles) != len(want.Shingles) {
 			t.Fatalf("turn %d: the fingerprints differ", i+1)
 		}

@@ -111,7 +111,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 }
 
 // fingerprints makes the fingerprint of each model turn of run whose
-// prompt was rebuilt (MakeFingerprint); the other turns' are zero. It runs
+// prompt was rebuilt (Fingerprinter.Make); the other turns' are zero. It runs
 // on the worker that read the run.
 func fingerprints(run *trace.RebuiltRun) []Fingerprint {
 	fps := make([]Fingerprint, len(run.Turns))
