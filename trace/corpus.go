@@ -198,31 +198,20 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	return r, nil
 }
 
-// Runs streams every run in order. A file that cannot be read at all is
-// yielded as an error and the stream goes on. Runs are read and rebuilt
-// ahead on every core (reading, decoding and hashing the prompts is most
-// of a dedupe or an export) and handed over in order.
-func (c *Corpus) Runs(ctx context.Context) iter.Seq2[*RebuiltRun, error] {
-	return func(yield func(*RebuiltRun, error) bool) {
-		for m, err := range MapRuns(ctx, c, func(*RebuiltRun) struct{} { return struct{}{} }) {
-			if !yield(m.RebuiltRun, err) {
-				return
-			}
-		}
-	}
-}
-
 // Mapped is a run with the value MapRuns's function made of it.
 type Mapped[T any] struct {
 	*RebuiltRun
 	Value T
 }
 
-// MapRuns streams every run in order, as Runs does, each with f's value
-// for it. f runs on the worker that read the run, on every core: work that
-// each run needs on its own (keying its turns for a dedupe index, say) is
-// then not left to the one goroutine that takes the runs in order. f is
-// not called for a file that could not be read.
+// MapRuns streams every run in order, each with f's value for it. A file
+// that cannot be read at all is yielded as an error and the stream goes
+// on. Runs are read, rebuilt and given to f ahead on every core (reading,
+// decoding and hashing the prompts, and keying the turns for a dedupe
+// index, are most of a dedupe or an export), and handed over in order, so
+// that what each run needs on its own is not left to the one goroutine
+// that takes them in order. f is not called for a file that could not be
+// read.
 func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
 	return func(yield func(Mapped[T], error) bool) {
 		idx := make([]int32, c.Len())
