@@ -482,11 +482,13 @@ func (e *exporter) renderStretch(st stretch) stretch {
 	}
 	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
 	st.out = make([]*row, len(st.rows))
+	var rej *trace.RebuiltRun // the run of the last rejected draft read
 	for k := range st.rows {
 		r := &st.rows[k]
-		var rej *trace.RebuiltRun
-		if e.opts.Format == FormatDPO {
-			if rej, err = e.corpus.Read(int(r.rejRef.Run)); err != nil {
+		if e.opts.Format == FormatDPO && (rej == nil || rej.Index != r.rejRef.Run) {
+			if r.rejRef.Run == st.run {
+				rej = run
+			} else if rej, err = e.corpus.Read(int(r.rejRef.Run)); err != nil {
 				st.err = fmt.Errorf("export: %w", err)
 				return st
 			}
