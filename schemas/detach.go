@@ -64,6 +64,10 @@ func (v *Turn) detach() {
 		clone(&v.Attempts[i].Error)
 	}
 	cloneAll(v.Warnings)
+	if v.Reasoning != nil {
+		clone(&v.Reasoning.Text)
+		clone(&v.Reasoning.Source)
+	}
 }
 
 func (v *RunEnd) detach() {

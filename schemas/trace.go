@@ -17,7 +17,11 @@ const SchemaMajor = 1
 // (a server that does not report a figure leaves it out, where minor 0
 // wrote 0), the server's cache and evaluation counts, and the estimate and
 // message count of every attempt.
-const SchemaMinor = 1
+//
+// Minor 2 added the turn's reasoning (Turn.Reasoning): the model's thinking,
+// read apart from its answer, whether the server sent it in a field of its
+// own or the model wrote it inline.
+const SchemaMinor = 2
 
 // Record types, the value of the "type" field.
 const (
@@ -145,6 +149,9 @@ type Turn struct {
 	Outcome   Outcome `json:"outcome"`
 	Metrics   Metrics `json:"metrics"`
 	ModelStep bool    `json:"model_step"`
+	// Reasoning is the reply's thinking, read apart from its answer; absent
+	// when the reply had none (and in traces before minor 2).
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
 	// Attempts lists every call to the model server made for this step,
 	// failed ones included, in order.
 	Attempts  []Attempt `json:"attempts,omitempty"`
@@ -206,6 +213,41 @@ type Reply struct {
 	ToolCalls    []ToolCall `json:"tool_calls"`
 	FinishReason string     `json:"finish_reason"`
 }
+
+// Reasoning is a reply's thinking, kept apart from the draft: no action is
+// ever read from it, and the export hands it to the field trainers read for
+// reasoning (or drops it), never to the trained answer.
+type Reasoning struct {
+	// Text is the thinking without its markers: the server's own field
+	// first (Ollama's message.thinking, reasoning_content), then what the
+	// model wrote inline, in that order.
+	Text string `json:"text"`
+	// Tokens is the harness's estimate of Text's size.
+	Tokens int `json:"tokens"`
+	// Source says where the thinking was found: one of the Reasoning*
+	// constants.
+	Source string `json:"source" jsonschema:"enum=server,enum=think-tag,enum=harmony,enum=think-bracket,enum=reasoning-tag"`
+	// Cut is true when the reply ended inside its reasoning (num_predict
+	// or the context ran out before an answer); such a draft is refused
+	// reasoning-cut.
+	Cut bool `json:"cut,omitempty"`
+}
+
+// Where a turn's reasoning was found (Reasoning.Source).
+const (
+	// ReasoningServer: the server sent it apart (message.thinking,
+	// reasoning_content).
+	ReasoningServer = "server"
+	// ReasoningThinkTag: <think>…</think> in the content, the opening tag
+	// possibly left in the prompt by the chat template.
+	ReasoningThinkTag = "think-tag"
+	// ReasoningHarmony: gpt-oss's analysis channel.
+	ReasoningHarmony = "harmony"
+	// ReasoningThinkBracket: [THINK]…[/THINK] (Mistral's reasoning models).
+	ReasoningThinkBracket = "think-bracket"
+	// ReasoningTag: <reasoning>…</reasoning>.
+	ReasoningTag = "reasoning-tag"
+)
 
 // Action is the one action the parser read from a reply.
 type Action struct {

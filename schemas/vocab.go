@@ -62,6 +62,10 @@ const (
 	// CodeAmbiguousDraft is a draft that reads as two files or two
 	// actions.
 	CodeAmbiguousDraft Code = "ambiguous-draft"
+	// CodeReasoningCut is a reply that ended inside its reasoning (the
+	// output limit or the context ran out before an answer): no action is
+	// ever read from reasoning.
+	CodeReasoningCut Code = "reasoning-cut"
 	// Outcome codes that are not guards.
 	CodeBrokeSuite       Code = "broke-suite"
 	CodeContextTruncated Code = "context-truncated"
