@@ -450,6 +450,12 @@ func (w *splitWriter) flush() error {
 		for k := range st.rows {
 			r, out := &st.rows[k], st.out[k]
 			e.countDrafter(out)
+			if out.meta.AsWritten != "" {
+				e.sum.Rewritten++
+			}
+			if out.reasoned {
+				e.sum.Reasoned++
+			}
 			if r.copies > 0 {
 				if err := w.sk.write(out); err != nil {
 					return err
@@ -539,7 +545,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 	context := rd.context(s.RunID, prompt)
 	target, written := rd.target(s.RunID, len(context), t)
 	meta.AsWritten = written
-	out := &row{meta: meta, numCtx: numCtx}
+	out := &row{meta: meta, numCtx: numCtx, reasoned: target.ReasoningContent != ""}
 	if e.opts.KeepToolCalls {
 		out.tools = e.tools
 	}

@@ -66,6 +66,8 @@ type row struct {
 	meta  Meta
 	// numCtx is the context size the run asked for, for the summary.
 	numCtx int
+	// reasoned is set when the trained draft carries its reasoning.
+	reasoned bool
 }
 
 // sink receives the rows of an export, split by split, and writes them.
