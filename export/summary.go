@@ -182,14 +182,22 @@ func trainedText(s *Summary) string {
 	case s.Format == FormatDPO:
 		b.WriteString("trained: the chosen draft against the rejected one")
 	case o.Layout == LayoutMessages:
-		b.WriteString("trained: the last message of each row (weight 1); the earlier drafts of its context have weight 0")
+		b.WriteString("trained: the last message of each row (weight 1)")
 	default:
-		b.WriteString("trained: the completion of each row; the earlier drafts of its context are in the prompt")
+		b.WriteString("trained: the completion of each row")
 	}
 	if o.AsWritten {
-		b.WriteString(", as the model wrote it (--as-written)\n")
+		b.WriteString(", as the model wrote it (--as-written)")
 	} else {
-		fmt.Fprintf(&b, ", in canonical form (%d pair(s) rewritten, the model's text in as_written)\n", s.Rewritten)
+		fmt.Fprintf(&b, ", in canonical form (%d pair(s) rewritten, the model's text in as_written)", s.Rewritten)
+	}
+	switch {
+	case s.Format == FormatDPO:
+		b.WriteString("\n")
+	case o.Layout == LayoutMessages:
+		b.WriteString("; the earlier drafts of its context have weight 0\n")
+	default:
+		b.WriteString("; the earlier drafts of its context are in the prompt, untrained\n")
 	}
 	if s.Reasoned > 0 || o.Reasoning == ReasoningDrop {
 		if o.Reasoning == ReasoningKeep {
