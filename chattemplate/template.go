@@ -52,6 +52,16 @@ type Conversation struct {
 // with tokenize=False. Its error is the template's own (a
 // raise_exception message, an undefined method).
 func (t *Template) Render(c Conversation) (string, error) {
+	out, err := t.render(c)
+	if err != nil {
+		return "", fmt.Errorf("render chat template %s: %w", t.Name, err)
+	}
+	return out, nil
+}
+
+// render renders with the engine's error as it is: the template's own
+// message, which a *RowError names the template beside.
+func (t *Template) render(c Conversation) (string, error) {
 	data := map[string]jinja.Value{
 		"messages":              toValue(c.Messages),
 		"add_generation_prompt": jinja.NewBool(c.AddGenerationPrompt),
@@ -68,11 +78,7 @@ func (t *Template) Render(c Conversation) (string, error) {
 	for k, v := range t.Tokens {
 		data[k] = jinja.NewString(v)
 	}
-	out, err := t.tmpl.RenderValues(data)
-	if err != nil {
-		return "", fmt.Errorf("render chat template %s: %w", t.Name, err)
-	}
-	return out, nil
+	return t.tmpl.RenderValues(data)
 }
 
 // toValue converts decoded JSON to the engine's values, keeping the key
