@@ -21,11 +21,16 @@ var testNow = time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 
 func loadTestTemplate(t testing.TB, name string) *Template {
 	t.Helper()
-	tp, err := Load(filepath.Join("testdata", "templates", name+".jinja"))
+	return loadTemplateFile(t, filepath.Join("testdata", "templates", name+".jinja"))
+}
+
+func loadTemplateFile(t testing.TB, path string) *Template {
+	t.Helper()
+	tp, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp.Name = name
+	tp.Name = strings.TrimSuffix(filepath.Base(path), ".jinja")
 	tp.Tokens = testTokens
 	tp.Now = func() time.Time { return testNow }
 	return tp

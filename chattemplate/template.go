@@ -3,6 +3,7 @@ package chattemplate
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ type Template struct {
 
 // Parse compiles a chat template's Jinja source.
 func Parse(name, source string, tokens map[string]string) (*Template, error) {
-	t, err := jinja.Compile(source)
+	t, err := jinja.Compile(tojsonFilter.ReplaceAllString(source, "|"+hfToJSON))
 	if err != nil {
 		return nil, fmt.Errorf("compile chat template %s: %w", name, err)
 	}
@@ -37,6 +38,15 @@ func Parse(name, source string, tokens map[string]string) (*Template, error) {
 	}
 	return &Template{Name: name, Source: source, Tokens: tokens, tmpl: t}, nil
 }
+
+// The engine's own tojson sorts keys when indenting and formats floats and
+// some escapes otherwise than Python's json.dumps, and its built-in
+// filters cannot be replaced; a filter it does not know it looks up among
+// the variables. So the template's tojson is renamed to one it does not
+// know, which is transformers' (filterToJSON).
+const hfToJSON = "transformers_tojson"
+
+var tojsonFilter = regexp.MustCompile(`\|\s*tojson\b`)
 
 // Conversation is what apply_chat_template is given: messages (JSON
 // objects, *Object or map[string]any), the tools column (nil when the row
@@ -68,9 +78,7 @@ func (t *Template) render(c Conversation) (string, error) {
 		"tools":                 jinja.None(),
 		"documents":             jinja.None(),
 		"strftime_now":          jinja.NewCallable("strftime_now", t.strftimeNow),
-		// The engine looks filters up by this name through the scope, so
-		// a variable of that name replaces its tojson with transformers'.
-		"__filter_tojson": jinja.NewCallable("tojson", filterToJSON),
+		hfToJSON: jinja.NewCallable(hfToJSON, filterToJSON),
 	}
 	if c.Tools != nil {
 		data["tools"] = toValue(c.Tools)
