@@ -168,4 +168,3 @@ func jsonable(v any) any {
 	}
 	return v
 }
-

@@ -78,7 +78,7 @@ func (t *Template) render(c Conversation) (string, error) {
 		"tools":                 jinja.None(),
 		"documents":             jinja.None(),
 		"strftime_now":          jinja.NewCallable("strftime_now", t.strftimeNow),
-		hfToJSON: jinja.NewCallable(hfToJSON, filterToJSON),
+		hfToJSON:                jinja.NewCallable(hfToJSON, filterToJSON),
 	}
 	if c.Tools != nil {
 		data["tools"] = toValue(c.Tools)
