@@ -297,7 +297,12 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	var err error
 	switch e.opts.Format {
 	case FormatJSONL, FormatDPO:
-		sk, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
+		var js *jsonlSink
+		js, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
+		if err == nil && e.opts.ChatTemplate != nil {
+			e.checkRows(js)
+		}
+		sk = js
 	case FormatParquet:
 		if e.opts.KeepToolCalls {
 			sk = newParquetSink(e.opts.Out, pairs, e.opts.ShardRows, toolMessage)

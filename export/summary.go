@@ -70,6 +70,8 @@ type Summary struct {
 	// filter that matches nothing is most often a typo.
 	Unmatched []string `json:"unmatched_filters,omitempty"`
 	Files     []string `json:"files"`
+	// Template is what checking the rows against --chat-template found.
+	Template *TemplateCheck `json:"chat_template,omitempty"`
 	Why       string   `json:"why,omitempty"`
 
 	opts Options
@@ -149,6 +151,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, u := range s.Unmatched {
 		fmt.Fprintf(&b, "note: %s\n", u)
 	}
+	s.Template.writeText(&b)
 	fmt.Fprintf(&b, "secrets redacted: %d (%d values learned from environment files and assignments, and token shapes)\n", s.Redactions, s.SecretValues)
 	fmt.Fprintf(&b, "\nwrote %s:\n", s.Out)
 	for _, f := range s.Files {
