@@ -141,3 +141,67 @@ func TestChatTemplateRowFails(t *testing.T) {
 		t.Errorf("parquet with a chat template: %v", err)
 	}
 }
+
+// TestExportUnderRealTemplates exports the fixture (the default
+// selection, --include-failed-runs, and --keep-tool-calls) through each
+// test template. An export that succeeds has had every row rendered and
+// checked: no row raised, no system prompt or user message dropped, no
+// trained answer altered, every tool call rendered, none double-encoded.
+// A template that cannot train native tool calls must fail the
+// --keep-tool-calls export, naming the row.
+func TestExportUnderRealTemplates(t *testing.T) {
+	in := writeFixture(t)
+	names, err := filepath.Glob(filepath.Join("..", "chattemplate", "testdata", "templates", "*.jinja"))
+	if err != nil || len(names) < 20 {
+		t.Fatalf("test templates: %v (%d)", err, len(names))
+	}
+	// The templates that drop tool calls, and Mistral's, whose check of
+	// tool call ids (9 alphanumerics) the export's call_N ids fail: when
+	// the export writes such ids, these two must pass and leave this list.
+	noTools := map[string]string{
+		"Mistral-Small-3.2-24B-Instruct-2506":      "Tool call IDs should be alphanumeric strings with length 9",
+		"mistralai-Mistral-Nemo-Instruct-2407":     "Tool call IDs should be alphanumeric strings with length 9",
+		"deepseek-ai-DeepSeek-R1-Distill-Llama-8B": "drops the answer's tool calls",
+		"google-gemma-7b-it":                       "drops the answer's tool calls",
+		"google-gemma-2-2b-it":                     "drops the answer's tool calls",
+		"google-gemma-3-it":                        "drops the answer's tool calls",
+		"microsoft-Phi-3-mini":                     "drops the answer's tool calls",
+		"microsoft-Phi-3.5-mini-instruct":          "drops the answer's tool calls",
+		"microsoft-phi-4":                          "drops the answer's tool calls",
+		"ibm-granite-granite-3.3-2B-Instruct":      "drops the answer's tool calls",
+		"HuggingFaceTB-SmolLM3-3B":                 "drops the answer's tool calls",
+	}
+	variants := []struct {
+		name string
+		set  func(*export.Options)
+	}{
+		{"default", func(*export.Options) {}},
+		{"include-failed-runs", func(o *export.Options) { o.IncludeFailedRuns = true }},
+		{"keep-tool-calls", func(o *export.Options) { o.KeepToolCalls = true }},
+	}
+	for _, f := range names {
+		name := strings.TrimSuffix(filepath.Base(f), ".jinja")
+		t.Run(name, func(t *testing.T) {
+			tp := loadChatTemplate(t, name)
+			for _, v := range variants {
+				o := options(in, filepath.Join(t.TempDir(), v.name), export.FormatJSONL)
+				v.set(&o)
+				o.ChatTemplate = tp
+				var buf bytes.Buffer
+				sum, err := export.Run(context.Background(), o, &buf)
+				want, refuses := noTools[name]
+				switch {
+				case v.name == "keep-tool-calls" && refuses:
+					var re *export.TemplateRowError
+					if !errors.As(err, &re) || !strings.Contains(err.Error(), want) {
+						t.Errorf("%s: %v, want a row error with %q", v.name, err, want)
+					}
+				case err != nil:
+					t.Errorf("%s: %v", v.name, err)
+				case sum.Template == nil || sum.Template.Rows == 0:
+					t.Errorf("%s: no row checked: %+v", v.name, sum.Template)
+				}
+			}
+		})
+	}
+}
