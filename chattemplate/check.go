@@ -48,8 +48,7 @@ func (e *RowError) Error() string {
 func (e *RowError) Unwrap() error { return e.Err }
 
 // Checker checks rows against one template, adapting what can be adapted.
-// It is not safe for concurrent use only in that it shares the template,
-// which is: Check may be called from several goroutines.
+// Check may be called from several goroutines.
 type Checker struct {
 	T      *Template
 	Traits Traits

@@ -72,7 +72,7 @@ type Summary struct {
 	Files     []string `json:"files"`
 	// Template is what checking the rows against --chat-template found.
 	Template *TemplateCheck `json:"chat_template,omitempty"`
-	Why       string   `json:"why,omitempty"`
+	Why      string         `json:"why,omitempty"`
 
 	opts Options
 }

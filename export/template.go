@@ -32,7 +32,8 @@ type TemplateCheck struct {
 // TemplateRowError is a written row the chat template cannot render as
 // meant: the export fails on it.
 type TemplateRowError struct {
-	File string
+	File  string
+	Split string
 	// Line is the row's line in File, from 1 (meta.jsonl has its
 	// provenance on the same line).
 	Line int
@@ -40,7 +41,8 @@ type TemplateRowError struct {
 }
 
 func (e *TemplateRowError) Error() string {
-	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	// meta.jsonl says which run and step the row came from.
+	return fmt.Sprintf("%s:%d (meta.jsonl split %s, row %d): %v", e.File, e.Line, e.Split, e.Line-1, e.Err)
 }
 
 func (e *TemplateRowError) Unwrap() error { return e.Err }
@@ -52,18 +54,19 @@ func (e *exporter) checkRows(s *jsonlSink) {
 	tc := &TemplateCheck{Template: c.T.Name, Traits: c.Traits.String(), Adaptations: map[chattemplate.Adaptation]int{}}
 	e.sum.Template = tc
 	for sp, f := range s.files {
-		s.encs[sp] = newEncoder(&rowChecker{file: jsonlNames[sp], w: f, c: c, tc: tc})
+		s.encs[sp] = newEncoder(&rowChecker{file: jsonlNames[sp], split: sp, w: f, c: c, tc: tc})
 	}
 }
 
 // rowChecker checks the rows of one split file. json.Encoder hands it one
 // whole row, newline included, per Write.
 type rowChecker struct {
-	file string
-	w    io.Writer
-	c    *chattemplate.Checker
-	tc   *TemplateCheck
-	line int
+	file  string
+	split string
+	w     io.Writer
+	c     *chattemplate.Checker
+	tc    *TemplateCheck
+	line  int
 	// The copies of a weighted row follow each other: the last row and
 	// its outcome are kept so that a copy is not checked again.
 	last    []byte
@@ -76,7 +79,7 @@ func (r *rowChecker) Write(p []byte) (int, error) {
 	if !bytes.Equal(row, r.last) {
 		ch, err := r.c.Check(row)
 		if err != nil {
-			return 0, &TemplateRowError{File: r.file, Line: r.line, Err: err}
+			return 0, &TemplateRowError{File: r.file, Split: r.split, Line: r.line, Err: err}
 		}
 		r.last, r.checked = append(r.last[:0], row...), ch
 		r.checked.Row = bytes.Clone(ch.Row)

@@ -143,7 +143,7 @@ func TestChatTemplateRowFails(t *testing.T) {
 }
 
 // TestExportUnderRealTemplates exports the fixture (the default
-// selection, --include-failed-runs, and --keep-tool-calls) through each
+// selection, --include-failed-runs, --keep-tool-calls and dpo) through each
 // test template. An export that succeeds has had every row rendered and
 // checked: no row raised, no system prompt or user message dropped, no
 // trained answer altered, every tool call rendered, none double-encoded.
@@ -178,6 +178,7 @@ func TestExportUnderRealTemplates(t *testing.T) {
 		{"default", func(*export.Options) {}},
 		{"include-failed-runs", func(o *export.Options) { o.IncludeFailedRuns = true }},
 		{"keep-tool-calls", func(o *export.Options) { o.KeepToolCalls = true }},
+		{"dpo", func(o *export.Options) { o.Format = export.FormatDPO }},
 	}
 	for _, f := range names {
 		name := strings.TrimSuffix(filepath.Base(f), ".jinja")
