@@ -194,6 +194,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	}
 	b.WriteString("\n\n")
 
+	s.Template.writeCard(&b)
 	b.WriteString("## Redaction\n\n")
 	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
 		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, Redacted)
@@ -271,6 +272,9 @@ func commandLine(o Options) string {
 	}
 	if o.For != "" {
 		parts = append(parts, "--for "+o.For)
+	}
+	if o.ChatTemplate != nil {
+		parts = append(parts, "--chat-template "+o.ChatTemplate.Name)
 	}
 	parts = append(parts, fmt.Sprintf("--alpha %g --cap %g --valid %g", o.Alpha, o.Cap, o.Valid))
 	if o.Test > 0 {

@@ -302,7 +302,12 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	var err error
 	switch e.opts.Format {
 	case FormatJSONL, FormatDPO:
-		sk, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
+		var js *jsonlSink
+		js, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
+		if err == nil && e.opts.ChatTemplate != nil {
+			e.checkRows(js)
+		}
+		sk = js
 	case FormatParquet:
 		sk = newParquetRows(e.opts, pairs)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -80,6 +81,11 @@ type Options struct {
 	// It selects nothing; the dataset card says whether the drafts are that
 	// model's own or another model's (a teacher's, for a student).
 	For string
+	// ChatTemplate, when set, is the chat template of the model to train:
+	// every row is rendered through it as trainers render it, adapted
+	// where the template needs it, and a row it cannot render fails the
+	// export (template.go).
+	ChatTemplate *chattemplate.Template
 
 	// Alpha is the variety exponent: a group of K distinct clusters weighs
 	// K^Alpha in all, each pair K^(Alpha−1).
@@ -145,6 +151,9 @@ func (o Options) Validate() error {
 	}
 	if math.IsNaN(o.Threshold) || o.Threshold <= 0 || o.Threshold > 1 {
 		errs = append(errs, fmt.Errorf("threshold %g: want a Jaccard similarity in (0, 1]", o.Threshold))
+	}
+	if o.ChatTemplate != nil && o.Format == FormatParquet {
+		errs = append(errs, errors.New("a chat template checks jsonl and dpo exports; export jsonl to check against it"))
 	}
 	if o.ShardRows < 1 {
 		errs = append(errs, fmt.Errorf("shard rows %d: want at least 1", o.ShardRows))

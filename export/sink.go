@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,7 +163,7 @@ func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
 	return s, nil
 }
 
-func newEncoder(f *atomicFile) *json.Encoder {
+func newEncoder(f io.Writer) *json.Encoder {
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false) // code is full of < > &: keep it readable
 	return enc

@@ -76,7 +76,9 @@ type Summary struct {
 	Rewritten int      `json:"rewritten_canonical"`
 	Reasoned  int      `json:"with_reasoning"`
 	Files     []string `json:"files"`
-	Why       string   `json:"why,omitempty"`
+	// Template is what checking the rows against --chat-template found.
+	Template *TemplateCheck `json:"chat_template,omitempty"`
+	Why      string         `json:"why,omitempty"`
 
 	opts Options
 }
@@ -156,6 +158,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, u := range s.Unmatched {
 		fmt.Fprintf(&b, "note: %s\n", u)
 	}
+	s.Template.writeText(&b)
 	fmt.Fprintf(&b, "secrets redacted: %d (%d values learned from environment files and assignments, and token shapes)\n", s.Redactions, s.SecretValues)
 	fmt.Fprintf(&b, "\nwrote %s:\n", s.Out)
 	for _, f := range s.Files {

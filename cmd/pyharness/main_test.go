@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/wiretest"
 )
 
 // sftValidator is the standard-library checker of the trainers' rules that
@@ -69,6 +70,11 @@ func TestScripts(t *testing.T) {
 				if (err != nil) != neg {
 					ts.Fatalf("validate_sft.py: %v\n%s", err, out)
 				}
+			},
+			// llama-server starts a llama-server test server replaying the
+			// recorded one and sets $LLAMA_URL to its /v1 base URL.
+			"llama-server": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Setenv("LLAMA_URL", wiretest.NewLlamaServer(t).URL)
 			},
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
 			"cut": func(ts *testscript.TestScript, neg bool, args []string) {
