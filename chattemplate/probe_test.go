@@ -11,7 +11,7 @@ func TestProbe(t *testing.T) {
 	}{
 		{"google-gemma-2-2b-it", Traits{System: SystemRefused, Tools: ToolsRaise}},
 		{"microsoft-Phi-3-mini", Traits{System: SystemDropped, Tools: ToolsDropped}},
-		{"mistralai-Mistral-Nemo-Instruct-2407", Traits{System: SystemDropped, Tools: ToolsRendered}},
+		{"mistralai-Mistral-Nemo-Instruct-2407", Traits{System: SystemLastUserOnly, Tools: ToolsRendered}},
 		{"Qwen-QwQ-32B", Traits{System: SystemKept, Tools: ToolsRendered, GenerationTail: "<think>\n</think>"}},
 		{"deepseek-ai-DeepSeek-R1-Distill-Llama-8B", Traits{System: SystemKept, Tools: ToolsDropped, GenerationTail: "<think>\n", StripsThink: true}},
 		{"Qwen-Qwen3-0.6B", Traits{System: SystemKept, Tools: ToolsRendered, ReasoningField: "reasoning_content"}},
@@ -27,5 +27,21 @@ func TestProbe(t *testing.T) {
 				t.Errorf("probe: %s\nwant:  %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// None of the real templates marks answers for TRL's assistant_only_loss;
+// one that does renders the marked answer as it is and says so.
+func TestProbeGenerationTags(t *testing.T) {
+	tp, err := Parse("marked", "{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}{%- generation -%}{{ m.content }}{%- endgeneration -%}{% else %}{{ m.content }}{% endif %}{% endfor %}", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := tp.Probe(); !tr.GenerationTags || tr.System != SystemKept {
+		t.Errorf("probe: %s", tr)
+	}
+	c := NewChecker(tp)
+	if _, err := c.Check([]byte(`{"messages": [{"role": "user", "content": "U"}, {"role": "assistant", "content": "A"}]}`)); err != nil {
+		t.Error(err)
 	}
 }
