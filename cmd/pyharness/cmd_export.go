@@ -34,12 +34,26 @@ the scripted or replay backends), dedupes them, weights each case by its
 variety, splits by case, redacts secrets, and writes to --out
 (default IN/export/FORMAT):
 
-  --format jsonl    train.jsonl, valid.jsonl (test.jsonl with --test), rows
-                    {"messages": [...]} only, provenance in meta.jsonl
+  --format jsonl    train.jsonl, valid.jsonl (test.jsonl with --test),
+                    provenance in meta.jsonl
   --format parquet  data/<split>-0000i-of-0000N.parquet, Hugging Face layout,
-                    messages list<struct<role, content>> plus weight and
-                    provenance columns
+                    the rows plus weight and provenance columns
   --format dpo      {"prompt", "chosen", "rejected"} rows for TRL's DPOTrainer
+
+Only the selected draft of a row is ever trained; the earlier drafts of its
+context, refused ones among them, are not:
+
+  --layout prompt-completion  {"prompt": [...], "completion": [draft]}, which
+                              TRL trains on the completion alone (default)
+  --layout messages           {"messages": [...]}, the draft last, weight 1 on
+                              it and 0 on every earlier assistant message
+                              (mlx-lm --mask-prompt, Axolotl
+                              message_field_training: weight)
+
+The trained draft is written in the protocol's canonical form (the form the
+harness shows as "Read as:"), the model's own text kept in the provenance
+(as_written); --as-written trains it as the model wrote it. Its reasoning goes
+to reasoning_content (--reasoning keep) or is dropped, never into the content.
 
 The filters (--model, --source, --case, --tier, --tag, --kind) each take
 runs matching any of their values; a --tag or --model value no run has is
@@ -74,7 +88,10 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	fs.StringArrayVar(&opts.Kinds, "kind", nil, "only turns sent this kind: opening, tool-result, refusal-or-nudge, parse-failure (repeatable)")
 	fs.BoolVar(&opts.IncludeFailedRuns, "include-failed-runs", false, "take applied drafts from failed runs too")
 	fs.BoolVar(&opts.IncludeScripted, "include-scripted", false, "take runs of the scripted and replay backends (drafts written by hand)")
-	fs.BoolVar(&opts.KeepToolCalls, "keep-tool-calls", false, "keep native tool calls as tool_calls instead of the text protocol")
+	fs.BoolVar(&opts.KeepToolCalls, "keep-tool-calls", false, "keep native tool calls as tool_calls (and a tools column) instead of the text protocol")
+	fs.StringVar(&opts.Layout, "layout", opts.Layout, "SFT row layout: prompt-completion or messages")
+	fs.BoolVar(&opts.AsWritten, "as-written", false, "train each draft as the model wrote it, not in the protocol's canonical form")
+	fs.StringVar(&opts.Reasoning, "reasoning", opts.Reasoning, "a draft's reasoning: keep (in reasoning_content) or drop")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "variety exponent: a group of K clusters weighs K^alpha")
 	fs.Float64Var(&opts.Cap, "cap", opts.Cap, "the most one pair may weigh (copies in train)")
 	fs.Float64Var(&opts.Valid, "valid", opts.Valid, "share of groups in the validation split")
