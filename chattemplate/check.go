@@ -205,10 +205,12 @@ func (c *Checker) check(cv conversation, tools []any, note func(Adaptation)) (no
 		}
 	}
 	for _, m := range answers {
-		if err := answerRendered(full, m, tr.ReasoningField); err != nil {
+		// Whether the calls are rendered at all first: the tools column
+		// may name every function in a template that ignores the calls.
+		if err := c.toolCallsRendered(full, m, func() (string, error) { return render(false, true) }); err != nil {
 			return "", err
 		}
-		if err := c.toolCallsRendered(full, m, func() (string, error) { return render(false, true) }); err != nil {
+		if err := answerRendered(full, m, tr.ReasoningField); err != nil {
 			return "", err
 		}
 	}

@@ -168,7 +168,7 @@ func TestExportUnderRealTemplates(t *testing.T) {
 	if err != nil || len(names) < 20 {
 		t.Fatalf("test templates: %v (%d)", err, len(names))
 	}
-	// The templates that drop tool calls or their arguments. (Mistral's,
+	// The templates that drop tool calls. (Mistral's,
 	// which check that call ids are 9 alphanumerics, pass now that the
 	// export writes such ids.)
 	noTools := map[string]string{
@@ -179,7 +179,7 @@ func TestExportUnderRealTemplates(t *testing.T) {
 		"microsoft-Phi-3-mini":                     "drops the answer's tool calls",
 		"microsoft-Phi-3.5-mini-instruct":          "drops the answer's tool calls",
 		"microsoft-phi-4":                          "drops the answer's tool calls",
-		"ibm-granite-granite-3.3-2B-Instruct":      "the template drops argument path of tool call read_file",
+		"ibm-granite-granite-3.3-2B-Instruct":      "drops the answer's tool calls", // it names the tools, never the calls
 		"HuggingFaceTB-SmolLM3-3B":                 "drops the answer's tool calls",
 	}
 	variants := []struct {
