@@ -190,6 +190,8 @@ func TestExportUnderRealTemplates(t *testing.T) {
 		{"include-failed-runs", func(o *export.Options) { o.IncludeFailedRuns = true }},
 		{"keep-tool-calls", func(o *export.Options) { o.KeepToolCalls = true }},
 		{"dpo", func(o *export.Options) { o.Format = export.FormatDPO }},
+		{"messages", func(o *export.Options) { o.Layout = export.LayoutMessages }},
+		{"messages-keep-tool-calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = export.LayoutMessages, true }},
 	}
 	for _, f := range names {
 		name := strings.TrimSuffix(filepath.Base(f), ".jinja")
@@ -203,7 +205,7 @@ func TestExportUnderRealTemplates(t *testing.T) {
 				sum, err := export.Run(context.Background(), o, &buf)
 				want, refuses := noTools[name]
 				switch {
-				case v.name == "keep-tool-calls" && refuses:
+				case strings.HasSuffix(v.name, "keep-tool-calls") && refuses:
 					var re *export.TemplateRowError
 					if !errors.As(err, &re) || !strings.Contains(err.Error(), want) {
 						t.Errorf("%s: %v, want a row error with %q", v.name, err, want)
