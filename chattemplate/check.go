@@ -255,9 +255,9 @@ func (c *Checker) toolCallsRendered(full string, m *Object, render func() (strin
 	if !ok || len(asList(calls)) == 0 {
 		return nil
 	}
-	m.Delete("tool_calls")
-	without, err := render()
-	m.Set("tool_calls", calls)
+	var without string
+	var err error
+	m.without("tool_calls", func() { without, err = render() })
 	if err == nil && without == full {
 		return errors.New("the template drops the answer's tool calls: export without --keep-tool-calls for it")
 	}

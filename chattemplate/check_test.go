@@ -335,3 +335,19 @@ func TestCheckMovesThinkToField(t *testing.T) {
 		t.Errorf("adapted row %s\nlacks %s", ch.Row, want)
 	}
 }
+
+// An adapted row keeps its keys where they were: checking a native call
+// takes the calls out for a moment and puts them back in place.
+func TestCheckKeepsKeyOrder(t *testing.T) {
+	c := NewChecker(loadTestTemplate(t, "mistralai-Mistral-Nemo-Instruct-2407"))
+	completion := `"completion":[{"role":"assistant","tool_calls":[{"id":"rdcl1xq7Z","type":"function","function":{"name":"read_file","arguments":{"path":"cli.py","start":1}}}],"content":""}]`
+	row := `{"prompt":[{"role":"system","content":"S"},{"role":"user","content":"U"}],` + completion + `}`
+	ch, err := c.Check([]byte(row))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"prompt":[{"role":"user","content":"S\n\nU"}],` + completion + `}`
+	if !slices.Equal(ch.Adaptations, []Adaptation{AdaptSystemFolded}) || string(ch.Row) != want {
+		t.Errorf("adaptations %q, row\n%s\nwant\n%s", ch.Adaptations, ch.Row, want)
+	}
+}
