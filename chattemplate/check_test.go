@@ -141,9 +141,9 @@ func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
 			if len(calls) == 0 {
 				continue
 			}
-			m.Delete("tool_calls")
-			without, err := tp.Render(Conversation{Messages: msgs, Tools: tools})
-			m.Set("tool_calls", asList(calls))
+			var without string
+			var err error
+			m.without("tool_calls", func() { without, err = tp.Render(Conversation{Messages: msgs, Tools: tools}) })
 			if err != nil {
 				t.Errorf("%s: without its tool calls the row raises: %v", where, err)
 				continue
