@@ -26,6 +26,10 @@ const (
 // whose arguments are a JSON object, as Hugging Face documents them.
 type ToolHandling string
 
+// What a template does with a tool call: renders it, ignores it (Phi-3.5,
+// phi-4, granite 3.3, SmolLM3), prints its arguments as a JSON string
+// inside JSON (a template that runs tojson over arguments it expects as a
+// string), or raises (templates without tool support).
 const (
 	ToolsRendered      ToolHandling = "rendered"
 	ToolsDropped       ToolHandling = "dropped"
