@@ -351,3 +351,33 @@ func TestCheckKeepsKeyOrder(t *testing.T) {
 		t.Errorf("adaptations %q, row\n%s\nwant\n%s", ch.Adaptations, ch.Row, want)
 	}
 }
+
+// Arguments written as a JSON string (the old export) crash Qwen3-Coder
+// ('str object' has no attribute 'items') and come out double-encoded
+// under Llama 3.1: Check decodes them to the object both expect.
+func TestCheckDecodesStringArguments(t *testing.T) {
+	row := `{"prompt":[{"role":"user","content":"Look at cli.py"}],"completion":[{"role":"assistant","content":"","tool_calls":[{"id":"rdcl1xq7Z","type":"function","function":{"name":"read_file","arguments":"{\"path\": \"cli.py\"}"}}]}]}`
+	for _, name := range []string{"Qwen3-Coder", "meta-llama-Llama-3.1-8B-Instruct"} {
+		t.Run(name, func(t *testing.T) {
+			tp := loadTestTemplate(t, name)
+			v, err := DecodeJSON([]byte(row))
+			if err != nil {
+				t.Fatal(err)
+			}
+			convs, _ := conversations(v.(*Object))
+			msgs := append(append([]any{}, convs[0].context...), convs[0].trained...)
+			out, err := tp.Render(Conversation{Messages: msgs})
+			if err == nil && !strings.Contains(out, `\"path\"`) {
+				t.Fatalf("as a string, the arguments render fine: %q", out)
+			}
+			ch, err := NewChecker(tp).Check([]byte(row))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ch.Adaptations, []Adaptation{AdaptArgumentsDecoded}) || !strings.Contains(string(ch.Row), `"arguments":{"path":"cli.py"}`) {
+				t.Errorf("adaptations %q, row %s", ch.Adaptations, ch.Row)
+			}
+			assertRendersRow(t, name, tp, ch.Row)
+		})
+	}
+}
