@@ -87,6 +87,9 @@ const (
 	// CodeAmbiguous is a draft that reads as two different actions or
 	// files.
 	CodeAmbiguous = schemas.CodeAmbiguousDraft
+	// CodeReasoningCut is a reply that ended inside its reasoning: there
+	// is no answer to read, and the reasoning is never read for one.
+	CodeReasoningCut = schemas.CodeReasoningCut
 )
 
 // Error is a draft the harness does not act on: one that holds no readable
@@ -105,8 +108,8 @@ type Error struct {
 	Shape string
 	// Via is ViaText or ViaToolCall.
 	Via string
-	// Code is CodeShellCommand or CodeAmbiguous when the draft was read
-	// but refused, empty when no action could be read.
+	// Code is CodeShellCommand, CodeAmbiguous or CodeReasoningCut when the
+	// draft was read but refused, empty when no action could be read.
 	Code schemas.Code
 }
 
@@ -116,6 +119,8 @@ func (e *Error) Error() string {
 		return e.Reason
 	case CodeAmbiguous:
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
+	case CodeReasoningCut:
+		return ReasoningCutMessage
 	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()
 }

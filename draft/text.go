@@ -52,8 +52,6 @@ func (d *doc) nextHead(i int) int {
 	return len(d.lines)
 }
 
-var thinkRE = regexp.MustCompile(`(?s)^\s*<think>.*?</think>`)
-
 func parseText(raw string) (Action, error) {
 	p := newParser(raw, ViaText)
 	text := raw
@@ -61,6 +59,16 @@ func parseText(raw string) (Action, error) {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")
 		p.repair(RepairCRLF)
+	}
+	// Reasoning comes off first, before the template's tokens (harmony's
+	// <|end|> closes the analysis channel, not the reply): no action is
+	// ever read from it, and a reply that ended inside it has no answer.
+	if s := SplitReasoning(text); s.Source != "" {
+		p.shape(ShapeThinkBlock)
+		if s.Cut {
+			return Action{}, p.refuse(CodeReasoningCut, "your reply ended inside its reasoning, before any action, and nothing in the reasoning is acted on")
+		}
+		text = s.Answer
 	}
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
@@ -74,12 +82,6 @@ func parseText(raw string) (Action, error) {
 		if chatter {
 			p.shape(ShapeChatter)
 		}
-	}
-	// Reasoning models put their thinking first; a READ it mentions is a
-	// plan, not the action.
-	if m := thinkRE.FindString(text); m != "" {
-		text = text[len(m):]
-		p.shape(ShapeThinkBlock)
 	}
 	return p.parseLines(strings.Split(text, "\n"), false)
 }

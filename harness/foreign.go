@@ -21,6 +21,8 @@ func (r *runner) draftRefused(t *schemas.Turn, err error) feedback {
 			return r.refuse(t, schemas.CodeShellCommand, pe.Error())
 		case draft.CodeAmbiguous:
 			return r.refuse(t, schemas.CodeAmbiguousDraft, pe.Error())
+		case draft.CodeReasoningCut:
+			return r.refuse(t, schemas.CodeReasoningCut, pe.Error())
 		}
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: err.Error()}
