@@ -168,6 +168,10 @@ const (
 	ShapeBracketedAction   = "bracketed-action"
 	ShapeDoneAlias         = "done-alias"
 	ShapePathAmongWords    = "path-among-words"
+	// The one call reader's wrappers and payloads (calls.go).
+	ShapeCallTag       = "call-tag"
+	ShapeParameterTags = "parameter-tags"
+	ShapeXMLTool       = "xml-tool"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -202,7 +206,8 @@ var shapeOrder = []string{
 	ShapeReAct, ShapeShellBlock, ShapeAiderWhole, ShapeAiderDiff,
 	ShapeUnifiedDiff, ShapeFenceNameComment, ShapeFenceInfoName,
 	ShapeFenceNameSentence, ShapeVerbAfterChatter, ShapeBracketedAction,
-	ShapeDoneAlias, ShapePathAmongWords,
+	ShapeDoneAlias, ShapePathAmongWords, ShapeCallTag, ShapeParameterTags,
+	ShapeXMLTool,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -215,6 +220,7 @@ var foreignShapes = map[string]bool{
 	ShapeFenceNameComment: true, ShapeFenceInfoName: true,
 	ShapeFenceNameSentence: true, ShapeVerbAfterChatter: true,
 	ShapeBracketedAction: true, ShapeDoneAlias: true, ShapePathAmongWords: true,
+	ShapeCallTag: true, ShapeParameterTags: true, ShapeXMLTool: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a

@@ -76,23 +76,19 @@ func parseText(raw string) (Action, error) {
 		text = t
 		p.repair(RepairStripSpecialTokens)
 	}
-	if t, chatter, ok := cutPythonTag(text); ok {
-		text = t
-		p.shape(ShapePythonTag)
-		if chatter {
-			p.shape(ShapeChatter)
-		}
-	}
 	return p.parseLines(strings.Split(text, "\n"), false)
 }
 
 // parseLines finds the action in lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
 func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
-	if a, ok, err := p.jsonCall(strings.Join(lines, "\n")); ok {
-		return a, err
-	}
 	d := newDoc(lines)
+	// Calls in any wrapper, unless an action line comes first.
+	if !nested {
+		if a, ok, err := p.structuredCalls(d); ok {
+			return a, err
+		}
+	}
 	// ReAct's "Action: READ" alone on its line would read as an action line
 	// without a path: its input is on the next line.
 	if a, ok, err := p.react(d); ok {
@@ -129,9 +125,6 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 	}
 	// The formats of other protocols, tried only when no line opens with a
 	// verb, so that a canonical draft is never read another way.
-	if a, ok, err := p.foreignCall(strings.Join(lines, "\n")); ok {
-		return a, err
-	}
 	if a, ok, err := p.fencedFormat(d); ok {
 		return a, err
 	}

@@ -73,7 +73,7 @@ var loopCases = []loopCase{
 	readCase("llama32-pythonic-read", "1-2", "READ greet.py"),
 	runCase("llama32-pythonic-run", "RUN tests"),
 	patchGreet("llama32-pythonic-patch"),
-	readCase("llama32-pythonic-two-calls", "1-2", "READ greet.py"),
+	refused("llama32-pythonic-two-calls", schemas.CodeAmbiguousDraft),
 	readCase("llama32-python-tag-list", "1-2", "READ greet.py"),
 	refused("fail-llama32-unknown-function", schemas.CodeParseFailed),
 
