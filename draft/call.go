@@ -2,9 +2,9 @@ package draft
 
 import (
 	"encoding/json"
-	"regexp"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
