@@ -37,17 +37,25 @@ type callCand struct {
 }
 
 // DeepSeek writes its tool-call tokens with full-width bars and "▁" for
-// spaces; they are read as their ASCII spelling.
-var deepSeekTokens = strings.NewReplacer("｜", "|", "▁", "_")
+// spaces; they are read in their ASCII spelling, which is how some
+// servers pass them on.
+var deepSeekTokens = strings.NewReplacer(
+	"<｜tool▁calls▁begin｜>", "<|tool_calls_begin|>", "<｜tool▁calls▁end｜>", "<|tool_calls_end|>",
+	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
+	"<｜tool▁sep｜>", "<|tool_sep|>")
 
 // callTags are the tags and special tokens that open and close calls. An
 // empty close runs to the next open or the end of the reply.
-var callTags = []struct{ open, close string }{
-	{"<tool_call>", "</tool_call>"},
-	{"<|tool_call|>", "<|/tool_call|>"},
-	{"<|tool_call_begin|>", "<|tool_call_end|>"},
-	{"[TOOL_CALLS]", ""},
-	{"<|python_tag|>", ""},
+var callTags = []struct {
+	open   string
+	closes []string
+}{
+	{"<tool_call>", []string{"</tool_call>"}},
+	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}},
+	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}},
+	{"[TOOL_CALLS]", nil},
+	{"functools[", nil},
+	{pythonTag, nil},
 }
 
 // wrapperTokenRE matches the tokens that only wrap calls, so that they are
@@ -100,12 +108,19 @@ func scanCalls(text string, d *doc) []callCand {
 			start := from + k
 			body := start + len(tag.open)
 			end, next := len(text), len(text)
-			if tag.close != "" {
-				if e := strings.Index(text[body:], tag.close); e >= 0 {
-					end, next = body+e, body+e+len(tag.close)
+			for _, cl := range tag.closes {
+				if e := strings.Index(text[body:], cl); e >= 0 && body+e < end {
+					end, next = body+e, body+e+len(cl)
 				}
-			} else if e := strings.Index(text[body:], tag.open); e >= 0 {
-				end, next = body+e, body+e
+			}
+			if len(tag.closes) == 0 {
+				if e := strings.Index(text[body:], tag.open); e >= 0 {
+					end, next = body+e, body+e
+				}
+			}
+			if tag.open == "functools[" {
+				// Phi-4-mini's marker opens the JSON list it prefixes.
+				body--
 			}
 			from = next
 			if covered(start) || codeFence(start) {
@@ -183,7 +198,7 @@ func scanCalls(text string, d *doc) []callCand {
 		}
 		inner := strings.Join(d.lines[b.open+1:min(b.close, len(d.lines))], "\n")
 		tag := fenceTag(b.fence.info)
-		cands := innerCalls(inner, tag == "tool_code" || tag == "tool_call" || tag == "tool")
+		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
 		shape := ShapeFencedAction
 		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
 			shape = ShapeWholeReplyFence
@@ -227,8 +242,9 @@ func scanCalls(text string, d *doc) []callCand {
 }
 
 var (
-	functionaryRE  = regexp.MustCompile(`(?m)^>>>\s*([A-Za-z_][\w.-]*)\s*\n`)
+	functionaryRE  = regexp.MustCompile(`>>>([A-Za-z_][\w.-]*)[ \t]*\n`)
 	harmonyToRE    = regexp.MustCompile(`\bto=(?:functions\.)?([A-Za-z_][\w-]*)`)
+	mistralArgsRE  = regexp.MustCompile(`^([A-Za-z_][\w.-]*)(?:\[CALL_ID\][\w-]*)?\[ARGS\]`)
 	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
 	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)
@@ -248,7 +264,7 @@ func sortCands(c []callCand) {
 // in: none, JSON, a tool-call tag, or XML.
 func callFence(info string) bool {
 	switch fenceTag(info) {
-	case "", "json", "jsonc", "json5", "tool_code", "tool_call", "tool", "xml", "python", "py":
+	case "", "json", "jsonc", "json5", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
 		return true
 	}
 	return false
@@ -272,8 +288,8 @@ func innerCalls(s string, pyBare bool) []callCand {
 	lead := len(s) - len(t)
 	// DeepSeek: [function<|tool_sep|>]NAME then the arguments, as JSON or
 	// in a ```json fence.
-	if ds := deepSeekTokens.Replace(t); strings.Contains(ds, "<|tool_sep|>") {
-		before, after, _ := strings.Cut(ds, "<|tool_sep|>")
+	if strings.Contains(t, "<|tool_sep|>") {
+		before, after, _ := strings.Cut(t, "<|tool_sep|>")
 		before = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(before), "<|tool_call_begin|>"))
 		name := strings.TrimSpace(before)
 		if name == "function" || name == "" {
@@ -284,6 +300,16 @@ func innerCalls(s string, pyBare bool) []callCand {
 		args, ok := leadingJSONArgs(stripFenceLines(after))
 		if !ok {
 			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
+		}
+		c.args = keyed(args)
+		return []callCand{c}
+	}
+	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
+	if m := mistralArgsRE.FindStringSubmatch(t); m != nil {
+		c := callCand{name: m[1], shapes: []string{ShapeJSONCall}, end: len(s)}
+		args, ok := leadingJSONArgs(t[len(m[0]):])
+		if !ok {
+			c.bad = m[1] + "[ARGS] must be followed by its arguments as one JSON object"
 		}
 		c.args = keyed(args)
 		return []callCand{c}

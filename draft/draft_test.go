@@ -221,7 +221,16 @@ type goldenFailed struct {
 // allCases are the golden cases: the protocol's own shapes, then the
 // documented formats of other models and frameworks.
 func allCases() []parseCase {
-	return append(append([]parseCase(nil), parseCases...), foreignCases...)
+	return append(append(append([]parseCase(nil), parseCases...), foreignCases...), callCases...)
+}
+
+// Every call format of issue 25 has at least three golden drafts.
+func TestCallFormatsCovered(t *testing.T) {
+	for _, src := range callSources {
+		if n := countPrefixed(src); n < 3 {
+			t.Errorf("%s: %d golden drafts; want at least 3", src, n)
+		}
+	}
 }
 
 func TestParse(t *testing.T) {

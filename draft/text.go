@@ -70,6 +70,9 @@ func parseText(raw string) (Action, error) {
 		}
 		text = s.Answer
 	}
+	if t := deepSeekTokens.Replace(text); t != text {
+		text = t
+	}
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
 	if t, ok := stripSpecialTokens(text); ok {
