@@ -663,7 +663,7 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 		if _, known := lookupTool(name); !known && !list && !dotted {
 			break
 		}
-		c := callCand{name: name, shapes: []string{ShapeCallSyntax}}
+		c := callCand{name: name, shapes: []string{ShapePythonCall}}
 		if list {
 			c.shapes = []string{ShapePythonicList}
 		}

@@ -53,9 +53,9 @@ var callCases = []parseCase{
 
 	// Gemma (Google's function-calling guide: ```tool_code with
 	// print(default_api.NAME(...)); Gemma 3: a Python list of calls).
-	{name: "gemma-tool-code-read", draft: "```tool_code\nprint(default_api.read_file(path=\"greet.py\"))\n```", verb: VerbRead, path: "greet.py", shape: ShapeCallSyntax},
-	{name: "gemma-tool-code-run", draft: "Let me run the suite.\n```tool_code\nrun_tests()\n```", verb: VerbRun, shape: ShapeCallSyntax},
-	{name: "gemma-tool-code-write", draft: "```tool_code\ndefault_api.write_file(path=\"initials.py\", content=" + js(initBody) + ")\n```", verb: VerbWrite, path: "initials.py", shape: ShapeCallSyntax},
+	{name: "gemma-tool-code-read", draft: "```tool_code\nprint(default_api.read_file(path=\"greet.py\"))\n```", verb: VerbRead, path: "greet.py", shape: ShapePythonCall},
+	{name: "gemma-tool-code-run", draft: "Let me run the suite.\n```tool_code\nrun_tests()\n```", verb: VerbRun, shape: ShapePythonCall},
+	{name: "gemma-tool-code-write", draft: "```tool_code\ndefault_api.write_file(path=\"initials.py\", content=" + js(initBody) + ")\n```", verb: VerbWrite, path: "initials.py", shape: ShapePythonCall},
 	{name: "gemma3-pythonic-view", draft: "[view(path=\"greet.py\")]", verb: VerbRead, path: "greet.py", shape: ShapePythonicList},
 
 	// Bare JSON: a list of calls, an object after chatter, OpenAI's

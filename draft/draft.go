@@ -172,6 +172,7 @@ const (
 	ShapeCallTag       = "call-tag"
 	ShapeParameterTags = "parameter-tags"
 	ShapeXMLTool       = "xml-tool"
+	ShapePythonCall    = "python-call"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -193,6 +194,10 @@ const (
 	RepairExtraActionsIgnored = "extra-actions-ignored"
 	RepairStripSpecialTokens  = "strip-special-tokens"
 	RepairStripNameComment    = "strip-name-comment"
+	// RepairAgentRoot is recorded by the harness, which can see the files:
+	// a path under an agent framework's root (/workspace, /testbed,
+	// /repo) whose rest names a file in the workspace, read as that file.
+	RepairAgentRoot = "agent-root"
 )
 
 var shapeOrder = []string{
@@ -207,7 +212,7 @@ var shapeOrder = []string{
 	ShapeUnifiedDiff, ShapeFenceNameComment, ShapeFenceInfoName,
 	ShapeFenceNameSentence, ShapeVerbAfterChatter, ShapeBracketedAction,
 	ShapeDoneAlias, ShapePathAmongWords, ShapeCallTag, ShapeParameterTags,
-	ShapeXMLTool,
+	ShapeXMLTool, ShapePythonCall,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -220,7 +225,7 @@ var foreignShapes = map[string]bool{
 	ShapeFenceNameComment: true, ShapeFenceInfoName: true,
 	ShapeFenceNameSentence: true, ShapeVerbAfterChatter: true,
 	ShapeBracketedAction: true, ShapeDoneAlias: true, ShapePathAmongWords: true,
-	ShapeCallTag: true, ShapeParameterTags: true, ShapeXMLTool: true,
+	ShapeCallTag: true, ShapeParameterTags: true, ShapeXMLTool: true, ShapePythonCall: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
@@ -240,7 +245,7 @@ var repairOrder = []string{
 	RepairStripTildeFence, RepairUnclosedFence, RepairDedentBody,
 	RepairUnfencedBody, RepairUnfencedFind, RepairUnfencedReplace,
 	RepairExtraBlocksIgnored, RepairExtraActionsIgnored,
-	RepairStripSpecialTokens, RepairStripNameComment,
+	RepairStripSpecialTokens, RepairStripNameComment, RepairAgentRoot,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical

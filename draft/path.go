@@ -120,3 +120,27 @@ func window(a, b string) (start, end int, reason string) {
 func quote(s string) string {
 	return strconv.Quote(s)
 }
+
+// AgentRoots are the directories agent frameworks mount the repository at
+// (OpenHands' /workspace, SWE-agent's and SWE-bench's /testbed, /repo):
+// models trained on them name files there.
+var AgentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
+
+// UnderAgentRoot returns what may name a workspace file in a path under
+// an agent root: the rest after the root, and (frameworks that mount the
+// repository one level down, /workspace/NAME/) the rest after one more
+// directory. ok is false for any other path.
+func UnderAgentRoot(path string) (rests []string, ok bool) {
+	for _, root := range AgentRoots {
+		rest, found := strings.CutPrefix(path, root)
+		if !found || rest == "" {
+			continue
+		}
+		rests = append(rests, rest)
+		if _, below, cut := strings.Cut(rest, "/"); cut && below != "" {
+			rests = append(rests, below)
+		}
+		return rests, true
+	}
+	return nil, false
+}

@@ -153,7 +153,7 @@ var loopCases = []loopCase{
 // workspace (a shell command is never run).
 func TestForeignFormatsThroughTheLoop(t *testing.T) {
 	covered := map[string]bool{}
-	for _, lc := range loopCases {
+	for _, lc := range append(append([]loopCase{}, loopCases...), callLoopCases...) {
 		covered[lc.golden] = true
 		t.Run(lc.golden, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join("..", "draft", "testdata", lc.golden+".draft"))
