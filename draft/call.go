@@ -27,7 +27,7 @@ type callArgs struct {
 // the positional one at pos.
 func (c callArgs) get(keys []string, pos int) (any, bool) {
 	for _, k := range keys {
-		if v, ok := c.kw[k]; ok {
+		if v, ok := c.kw[nameKey(k)]; ok {
 			return v, true
 		}
 	}
@@ -477,7 +477,7 @@ func (c callArgs) lineRange() (start, end int, ok bool, bad string) {
 		return 0, 0, false, "argument " + argRange[0] + " must be two line numbers"
 	}
 	w := callArgs{pos: parts}
-	start, sok, b1 := w.num(nil, 0)
+	start, sok, b1 := w.num(argRange, 0)
 	if s, isStr := parts[1].(string); isStr && strings.TrimSpace(s) == "-1" {
 		parts[1] = "0"
 	}
@@ -487,7 +487,7 @@ func (c callArgs) lineRange() (start, end int, ok bool, bad string) {
 	if f, isNum := parts[1].(float64); isNum && f == -1 {
 		parts[1] = 0.0
 	}
-	end, eok, b2 := w.num(nil, 1)
+	end, eok, b2 := w.num(argRange, 1)
 	if b1 != "" || b2 != "" || !sok || !eok {
 		return 0, 0, false, "argument " + argRange[0] + " must be two line numbers"
 	}

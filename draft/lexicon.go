@@ -33,24 +33,35 @@ type tool struct {
 	kind toolKind
 }
 
-// tools are the tool names by key.
-var tools = map[string]tool{}
+// toolTable lists the tool names of each kind and verb as frameworks
+// spell them.
+var toolTable = []struct {
+	verb  string
+	kind  toolKind
+	names []string
+}{
+	{VerbRead, kindVerb, []string{"read", "read_file", "view", "view_file", "open", "open_file", "cat", "show_file", "get_file", "read_file_content", "get_file_contents"}},
+	{VerbWrite, kindVerb, []string{"write", "write_file", "create", "create_file", "write_to_file", "new_file", "save_file", "overwrite_file"}},
+	{VerbPatch, kindVerb, []string{"patch", "patch_file", "edit", "edit_file", "str_replace", "replace_in_file", "apply_diff", "search_replace", "replace", "modify_file"}},
+	{VerbRun, kindVerb, []string{"run_tests", "run_test", "test", "tests", "pytest"}},
+	{"", kindShell, []string{"run", "execute", "bash", "shell", "execute_command", "execute_bash", "run_command", "run_shell", "run_terminal_cmd", "terminal", "cmd"}},
+	{"", kindEditor, []string{"str_replace_editor", "str_replace_based_edit_tool", "text_editor", "file_editor", "editor"}},
+	{VerbSkill, kindVerb, []string{"skill"}},
+	{VerbAsk, kindVerb, []string{"ask", "ask_followup_question", "ask_user", "ask_question"}},
+	{VerbDone, kindVerb, []string{"done", "finish", "submit", "attempt_completion", "complete", "task_complete", "final_answer"}},
+}
 
-func init() {
-	add := func(verb string, kind toolKind, names ...string) {
-		for _, n := range names {
-			tools[nameKey(n)] = tool{verb, kind}
+// tools are the tool names by key.
+var tools = toolsByKey()
+
+func toolsByKey() map[string]tool {
+	m := map[string]tool{}
+	for _, row := range toolTable {
+		for _, n := range row.names {
+			m[nameKey(n)] = tool{row.verb, row.kind}
 		}
 	}
-	add(VerbRead, kindVerb, "read", "read_file", "view", "view_file", "open", "open_file", "cat", "show_file", "get_file", "read_file_content", "get_file_contents")
-	add(VerbWrite, kindVerb, "write", "write_file", "create", "create_file", "write_to_file", "new_file", "save_file", "overwrite_file")
-	add(VerbPatch, kindVerb, "patch", "patch_file", "edit", "edit_file", "str_replace", "replace_in_file", "apply_diff", "search_replace", "replace", "modify_file")
-	add(VerbRun, kindVerb, "run_tests", "run_test", "test", "tests", "pytest")
-	add("", kindShell, "run", "execute", "bash", "shell", "execute_command", "execute_bash", "run_command", "run_shell", "run_terminal_cmd", "terminal", "cmd")
-	add("", kindEditor, "str_replace_editor", "str_replace_based_edit_tool", "text_editor", "file_editor", "editor")
-	add(VerbSkill, kindVerb, "skill")
-	add(VerbAsk, kindVerb, "ask", "ask_followup_question", "ask_user", "ask_question")
-	add(VerbDone, kindVerb, "done", "finish", "submit", "attempt_completion", "complete", "task_complete", "final_answer")
+	return m
 }
 
 // editorCommands map an editor tool's command argument to a verb.
@@ -79,13 +90,9 @@ var (
 	argDone    = argNames("summary", "text", "message", "result", "answer", "output", "final_answer")
 )
 
-func argNames(names ...string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = nameKey(n)
-	}
-	return out
-}
+// argNames lists an argument's names as frameworks spell them; lookups
+// compare their keys.
+func argNames(names ...string) []string { return names }
 
 // nameKey is the form names are compared in: the last part of a dotted
 // name, in lower case, without "_", "-" and spaces.
