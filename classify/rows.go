@@ -43,6 +43,12 @@ type TurnRow struct {
 	// calls as JSON ("" when there were none).
 	Draft          string         `parquet:"draft"`
 	Thinking       string         `parquet:"thinking"`
+	// Reasoning is the turn's reasoning as the harness read it apart from
+	// the draft (schemas.Reasoning): its text, where it was found ("" for
+	// none) and the harness's token estimate of it.
+	Reasoning       string `parquet:"reasoning"`
+	ReasoningSource string `parquet:"reasoning_source,dict"`
+	ReasoningTokens int32  `parquet:"reasoning_tokens"`
 	ReplyToolCalls string         `parquet:"reply_tool_calls"`
 	FinishReason   string         `parquet:"finish_reason,dict"`
 	Verb           string         `parquet:"verb,dict"`
@@ -242,6 +248,9 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 		TotalMS: t.Metrics.TotalMS, LoadMS: t.Metrics.LoadMS, PromptEvalMS: t.Metrics.PromptEvalMS,
 		EvalMS: t.Metrics.EvalMS, TTFTMS: t.Metrics.TTFTMS,
 		StartedAt: timePtr(t.StartedAt), EndedAt: timePtr(t.EndedAt),
+	}
+	if r := t.Reasoning; r != nil {
+		row.Reasoning, row.ReasoningSource, row.ReasoningTokens = r.Text, r.Source, int32(r.Tokens)
 	}
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)
