@@ -467,9 +467,15 @@ func jsonCall(obj map[string]any) []callCand {
 		}
 	case nil:
 		for k, x := range obj {
-			if k != key && k != "type" && k != "id" {
-				args[k] = x
+			if k == key || k == "type" || k == "id" {
+				continue
 			}
+			// Every other key must be an argument name: a data file
+			// ({"name": "test", "version": "1.0"}) is not a call.
+			if !knownArg(k) {
+				return nil
+			}
+			args[k] = x
 		}
 	default:
 		c.bad = "the input of " + quote(name) + " must be an object or a string"
@@ -776,4 +782,17 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	}
 	p.verb = acts[0].Verb
 	return p.done(acts[0]), true, nil
+}
+
+// knownArg reports whether k is an argument name of the lexicon.
+func knownArg(k string) bool {
+	key := nameKey(k)
+	for _, names := range [][]string{argPath, argContent, argFind, argReplace, argDiff, argCommand, argStart, argEnd, argRange, argLimit, argName, argArgs, argTarget, argAsk, argDone} {
+		for _, n := range names {
+			if nameKey(n) == key {
+				return true
+			}
+		}
+	}
+	return false
 }

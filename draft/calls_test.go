@@ -112,6 +112,9 @@ var callCases = []parseCase{
 	{name: "think-verb-then-another", draft: "<think>\nWRITE greet.py\n```python\ndef greet(name):\n    return 1\n```\n</think>\nRUN tests", verb: VerbRun, shape: ShapeThinkBlock},
 	{name: "fail-harmony-cut", draft: "<|channel|>analysis<|message|>Let me READ greet.py and then", err: "ended inside its reasoning", code: CodeReasoningCut, shape: ShapeThinkBlock},
 
+	// A JSON file is data, not a call, though its "name" is a tool's.
+	{name: "aider-whole-json-data", draft: "package.json\n```json\n{\n  \"name\": \"test\",\n  \"version\": \"1.0.0\"\n}\n```", verb: VerbWrite, path: "package.json", shape: ShapeAiderWhole},
+
 	// Two files in one reply, whatever the format, are refused.
 	{name: "fail-aider-whole-two-files", draft: "initials.py\n```python\n" + initBody + "```\n\ntests/test_initials.py\n```python\nimport unittest\n```", err: "two files", code: CodeAmbiguous, shape: ShapeAiderWhole},
 	{name: "fail-aider-udiff-two-files", draft: "```diff\n--- a/greet.py\n+++ b/greet.py\n@@ ... @@\n def greet(name):\n-" + greetOld + "\n+" + greetNew + "\n--- /dev/null\n+++ b/initials.py\n@@ -0,0 +1,2 @@\n+def initials(name):\n+    return name\n```", err: "2 files", code: CodeAmbiguous, shape: ShapeUnifiedDiff},

@@ -144,15 +144,11 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 }
 
 // opensWithAction reports whether the first non-blank line of lines is an
-// action line or a JSON tool call.
+// action line (a call in a fence is the call reader's).
 func opensWithAction(lines []string) bool {
 	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
+		if strings.TrimSpace(l) == "" {
 			continue
-		}
-		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "<tool_call>") {
-			return true
 		}
 		_, ok := matchHead(l)
 		return ok

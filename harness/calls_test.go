@@ -73,6 +73,8 @@ var callLoopCases = []loopCase{
 	runCase("think-verb-then-another", ""),
 	refused("fail-harmony-cut", schemas.CodeReasoningCut),
 
+	{golden: "aider-whole-json-data", file: "package.json", content: "{\n  \"name\": \"test\",\n  \"version\": \"1.0.0\"\n}\n", readAs: "WRITE package.json"},
+
 	refused("fail-aider-whole-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-udiff-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-diff-two-files", schemas.CodeAmbiguousDraft),
