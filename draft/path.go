@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,9 +131,11 @@ var AgentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
 // an agent root: the rest after the root, and (frameworks that mount the
 // repository one level down, /workspace/NAME/) the rest after one more
 // directory. ok is false for any other path.
-func UnderAgentRoot(path string) (rests []string, ok bool) {
+func UnderAgentRoot(name string) (rests []string, ok bool) {
+	// Cleaned first: /workspace/../x.py is /x.py, under no root.
+	clean := path.Clean(name)
 	for _, root := range AgentRoots {
-		rest, found := strings.CutPrefix(path, root)
+		rest, found := strings.CutPrefix(clean, root)
 		if !found || rest == "" {
 			continue
 		}

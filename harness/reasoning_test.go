@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,39 @@ func TestReasoningThroughTheLoop(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(out.repo, "greet.py"))
 			if string(b) != fixture["greet.py"] {
 				t.Errorf("greet.py changed from a reasoning's WRITE: %q", b)
+			}
+		})
+	}
+}
+
+// Paths under an agent framework's root are the workspace file their rest
+// names, when it is one (recorded as the agent-root repair); any other
+// absolute path, or a new file under a root, stays outside the scope.
+func TestAgentRoots(t *testing.T) {
+	for _, tc := range []struct {
+		draft, path string
+		code        schemas.Code
+	}{
+		{"READ /workspace/greet.py", "greet.py", ""},
+		{"READ /testbed/tests/test_greet.py", "tests/test_greet.py", ""},
+		{"<function=str_replace_editor>\n<parameter=command>view</parameter>\n<parameter=path>/workspace/myrepo/greet.py</parameter>\n</function>", "greet.py", ""},
+		{"READ /repo/greet.py", "greet.py", ""},
+		{"READ /workspace/missing.py", "", schemas.CodeOutsideScope},
+		{"READ /etc/greet.py", "", schemas.CodeOutsideScope},
+		{"READ /workspace/../greet.py", "", schemas.CodeOutsideScope},
+	} {
+		t.Run(tc.draft, func(t *testing.T) {
+			out := runScripted(t, fixture, Config{InPlace: true}, tc.draft)
+			turn := out.turns[0]
+			if turn.Outcome.Code != tc.code {
+				t.Fatalf("outcome %+v; want code %q", turn.Outcome, tc.code)
+			}
+			repaired := slices.Contains(turn.Action.Repairs, "agent-root")
+			if tc.code == "" && (turn.Action.Path != tc.path || !repaired) {
+				t.Errorf("action %+v; want path %s with the agent-root repair", turn.Action, tc.path)
+			}
+			if tc.code != "" && repaired {
+				t.Errorf("action %+v: an agent-root repair on a path that stayed outside", turn.Action)
 			}
 		})
 	}
