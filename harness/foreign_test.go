@@ -156,6 +156,9 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 	for _, lc := range append(append([]loopCase{}, loopCases...), callLoopCases...) {
 		covered[lc.golden] = true
 		t.Run(lc.golden, func(t *testing.T) {
+			// Each case has its own workspace; most of the time is the
+			// suite's, which other cases need not wait for.
+			t.Parallel()
 			raw, err := os.ReadFile(filepath.Join("..", "draft", "testdata", lc.golden+".draft"))
 			if err != nil {
 				t.Fatal(err)
