@@ -172,6 +172,11 @@ func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
 	if thinking == "" && s.Source == "" {
 		return reply.Content, nil
 	}
+	// An empty block (Qwen3 told not to think writes "<think>\n\n</think>")
+	// is no reasoning, though it is taken off the answer.
+	if thinking == "" && strings.TrimSpace(s.Reasoning) == "" && !s.Cut {
+		return s.Answer, nil
+	}
 	r = &schemas.Reasoning{Text: s.Reasoning, Source: s.Source, Cut: s.Cut}
 	if thinking != "" {
 		r.Source = schemas.ReasoningServer

@@ -53,6 +53,10 @@ func TestReadReasoning(t *testing.T) {
 	if answer != "READ x.py" || r == nil || r.Source != schemas.ReasoningServer || r.Text != "plan: RUN tests\n\nmore" || r.Cut {
 		t.Errorf("server thinking and an inline block: got %q, %+v", answer, r)
 	}
+	answer, r = ReadReasoning(schemas.Reply{Content: "<think>\n\n</think>\n\nREAD x.py"})
+	if answer != "READ x.py" || r != nil {
+		t.Errorf("an empty think block is no reasoning: got %q, %+v", answer, r)
+	}
 	answer, r = ReadReasoning(schemas.Reply{Thinking: "still going", FinishReason: "length"})
 	if answer != "" || r == nil || !r.Cut {
 		t.Errorf("a reply stopped for length while thinking must read as cut: got %q, %+v", answer, r)
