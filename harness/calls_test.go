@@ -1,6 +1,12 @@
 package harness
 
-import "github.com/pyharness/pyharness/schemas"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
+)
 
 // callLoopCases play the golden drafts of draft/calls_test.go (the call
 // formats and reasoning of issue 25) through the real loop.
@@ -78,4 +84,39 @@ var callLoopCases = []loopCase{
 	refused("fail-aider-whole-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-udiff-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-diff-two-files", schemas.CodeAmbiguousDraft),
+}
+
+// The guards hold whatever format a draft came in: a write repeated in
+// another format is a repeat, a write outside the scope is refused, a
+// shell command is never run.
+func TestGuardsWhateverFormat(t *testing.T) {
+	golden := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "draft", "testdata", name+".draft"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	t.Run("repeat-patch", func(t *testing.T) {
+		out := runScripted(t, fixture, Config{InPlace: true}, golden("hermes-tool-call-write"), golden("cline-write-to-file"))
+		if c := out.turns[1].Outcome.Code; c != schemas.CodeRepeatPatch {
+			t.Errorf("the same write as a Cline element after a Hermes call: code %q, want %s", c, schemas.CodeRepeatPatch)
+		}
+	})
+	t.Run("outside-scope", func(t *testing.T) {
+		out := runScripted(t, fixture, Config{InPlace: true, Scope: []string{"tests/**"}}, golden("qwen3-coder-write"))
+		if c := out.turns[0].Outcome.Code; c != schemas.CodeOutsideScope {
+			t.Errorf("a Qwen3-Coder write outside --scope: code %q, want %s", c, schemas.CodeOutsideScope)
+		}
+		if _, err := os.Stat(filepath.Join(out.repo, "initials.py")); err == nil {
+			t.Error("initials.py was written outside the scope")
+		}
+	})
+	t.Run("shell-command", func(t *testing.T) {
+		out := runScripted(t, fixture, Config{InPlace: true}, "<function=execute_bash>\n<parameter=command>rm -rf tests</parameter>\n</function>")
+		if c := out.turns[0].Outcome.Code; c != schemas.CodeShellCommand {
+			t.Errorf("an OpenHands rm: code %q, want %s", c, schemas.CodeShellCommand)
+		}
+		intact(t, out.repo, fixture)
+	})
 }
