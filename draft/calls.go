@@ -161,12 +161,20 @@ func scanCalls(text string, d *doc) []callCand {
 	// harmony: a message addressed to=functions.NAME, its JSON body after
 	// <|message|>.
 	for _, m := range harmonyToRE.FindAllStringSubmatchIndex(text, -1) {
-		if covered(m[0]) {
+		if covered(m[0]) || codeFence(m[0]) {
 			continue
 		}
+		// A recipient is harmony's only in a message header: after
+		// <|channel|> or <|start|>assistant, or as to=functions.NAME.
 		start := m[0]
-		if k := strings.LastIndex(text[:m[0]], harmonyChannel); k >= 0 && m[0]-k < 80 {
-			start = k
+		header := strings.HasPrefix(text[m[0]:], "to=functions.")
+		for _, mark := range []string{harmonyChannel, harmonyStart} {
+			if k := strings.LastIndex(text[:m[0]], mark); k >= 0 && m[0]-k < 80 && !strings.Contains(text[k:m[0]], "\n") {
+				start, header = min(start, k), true
+			}
+		}
+		if !header {
+			continue
 		}
 		rest := text[m[1]:]
 		end := len(text)
@@ -666,7 +674,9 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 		if name == "" || j >= len(s) || s[j] != '(' || !(bare || list || dotted) {
 			break
 		}
-		if _, known := lookupTool(name); !known && !list && !dotted {
+		// Outside a list, only a tool's name makes a call: os.path.join(…)
+		// in prose is not one.
+		if _, known := lookupTool(name); !known && !list {
 			break
 		}
 		c := callCand{name: name, shapes: []string{ShapePythonCall}}

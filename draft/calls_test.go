@@ -115,6 +115,10 @@ var callCases = []parseCase{
 	// A JSON file is data, not a call, though its "name" is a tool's.
 	{name: "aider-whole-json-data", draft: "package.json\n```json\n{\n  \"name\": \"test\",\n  \"version\": \"1.0.0\"\n}\n```", verb: VerbWrite, path: "package.json", shape: ShapeAiderWhole},
 
+	// Calls in prose or in a file's code are not calls.
+	{name: "prose-dotted-call-then-patch", draft: "os.path.join(root, name) is not the problem.\n\nPATCH greet.py\nFIND:\n```\n" + greetOld + "\n```\nREPLACE:\n```\n" + greetNew + "\n```", verb: VerbPatch, path: "greet.py"},
+	{name: "aider-whole-keyword-to", draft: "notify.py\n```python\ndef notify(user):\n    send(to=user)\n```", verb: VerbWrite, path: "notify.py", shape: ShapeAiderWhole},
+
 	// Two files in one reply, whatever the format, are refused.
 	{name: "fail-aider-whole-two-files", draft: "initials.py\n```python\n" + initBody + "```\n\ntests/test_initials.py\n```python\nimport unittest\n```", err: "two files", code: CodeAmbiguous, shape: ShapeAiderWhole},
 	{name: "fail-aider-udiff-two-files", draft: "```diff\n--- a/greet.py\n+++ b/greet.py\n@@ ... @@\n def greet(name):\n-" + greetOld + "\n+" + greetNew + "\n--- /dev/null\n+++ b/initials.py\n@@ -0,0 +1,2 @@\n+def initials(name):\n+    return name\n```", err: "2 files", code: CodeAmbiguous, shape: ShapeUnifiedDiff},

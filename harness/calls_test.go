@@ -81,6 +81,7 @@ var callLoopCases = []loopCase{
 
 	{golden: "aider-whole-json-data", file: "package.json", content: "{\n  \"name\": \"test\",\n  \"version\": \"1.0.0\"\n}\n", readAs: "WRITE package.json"},
 
+	{golden: "aider-whole-keyword-to", file: "notify.py", content: "def notify(user):\n    send(to=user)\n", readAs: "WRITE notify.py"},
 	refused("fail-aider-whole-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-udiff-two-files", schemas.CodeAmbiguousDraft),
 	refused("fail-aider-diff-two-files", schemas.CodeAmbiguousDraft),
