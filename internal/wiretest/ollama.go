@@ -297,7 +297,7 @@ func (o *Ollama) chunks(req chatRequest, rep Reply) [][]byte {
 			}
 		}
 	}
-	emit(pieces(rep.Thinking), true)
+	emit(rep.thinkingChunks(), true)
 	emit(rep.chunks(), false)
 	if len(rep.ToolCalls) > 0 {
 		var calls []api.ToolCall
