@@ -87,16 +87,9 @@ func TestLlamaServerStreamsMatchRecordings(t *testing.T) {
 				reply.OutputTokens, reply.DoneReason = 16, "length"
 			}
 			srv.Push(Answer(reply))
-			resp, body, err := post(t, srv.URL+"/chat/completions", string(rec.RequestBody))
-			if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != rec.Header.Get("Content-Type") {
-				t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, rec.Header.Get("Content-Type"))
-			}
-			got, want := splitAfter(body, []byte("\n\n")), rec.Units()
-			if !strings.Contains(name, "stream-") {
-				got, want = [][]byte{body}, [][]byte{rec.Body}
-			}
+			got, want := askAsRecorded(t, srv.URL+"/chat/completions", string(rec.RequestBody), rec)
 			if len(got) != len(want) {
-				t.Fatalf("%d units, recorded %d:\n%s", len(got), len(want), body)
+				t.Fatalf("%d units, recorded %d:\n%s", len(got), len(want), bytes.Join(got, nil))
 			}
 			for i := range want {
 				g, w := chunkFields(t, got[i]), chunkFields(t, want[i])
@@ -289,14 +282,7 @@ func TestLlamaServerReasoningMatchesRecordings(t *testing.T) {
 			rec := MustLoad("llama-server/" + name)
 			srv := NewLlamaServer(t)
 			srv.Push(Answer(reply))
-			resp, body, err := post(t, srv.URL+"/chat/completions", string(rec.RequestBody))
-			if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != rec.Header.Get("Content-Type") {
-				t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, rec.Header.Get("Content-Type"))
-			}
-			got, want := splitAfter(body, []byte("\n\n")), rec.Units()
-			if !strings.Contains(name, "stream") {
-				got, want = [][]byte{body}, [][]byte{rec.Body}
-			}
+			got, want := askAsRecorded(t, srv.URL+"/chat/completions", string(rec.RequestBody), rec)
 			if g, w := choicesOf(t, got), choicesOf(t, want); !reflect.DeepEqual(g, w) {
 				t.Errorf("choices:\n got %v\nwant %v", g, w)
 			}

@@ -57,6 +57,26 @@ func post(t *testing.T, url, body string) (*http.Response, []byte, error) {
 	return resp, b, err
 }
 
+// askAsRecorded sends body to url, checks that the answer has the
+// recording's status and Content-Type, and returns the answer's units and
+// the recording's: NDJSON lines or SSE events, or the whole bodies when the
+// exchange was not streamed.
+func askAsRecorded(t *testing.T, url, body string, rec Recording) (got, want [][]byte) {
+	t.Helper()
+	resp, b, err := post(t, url, body)
+	ct := rec.Header.Get("Content-Type")
+	if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != ct {
+		t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, ct)
+	}
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		return splitAfter(b, []byte("\n\n")), rec.Units()
+	case strings.HasPrefix(ct, "application/x-ndjson"):
+		return splitAfter(b, []byte("\n")), rec.Units()
+	}
+	return [][]byte{b}, [][]byte{rec.Body}
+}
+
 func withoutCreatedAt(t *testing.T, line []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -444,18 +464,17 @@ func TestOllamaThinking(t *testing.T) {
 		t.Fatalf("recorded stream: thinking %q, content %q", thinking, content)
 	}
 	for _, tt := range []struct {
-		name   string
-		reply  Reply
-		model  string // the request names the recorded thinking model
-		stream bool
+		name  string
+		reply Reply
+		model string // the request names the recorded thinking model
 	}{
 		// The server's parser swallowed the closing tag: num_predict's
 		// 16 tokens were spent on 14 chunks.
-		{"chat-think-closed-stream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes", true},
-		{"chat-think-closed-nostream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes", false},
+		{"chat-think-closed-stream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes"},
+		{"chat-think-closed-nostream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes"},
 		// num_predict 8 spent inside the thinking.
-		{"chat-think-stream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think", true},
-		{"chat-think-nostream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think", false},
+		{"chat-think-stream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think"},
+		{"chat-think-nostream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := MustLoad(tt.name)
@@ -465,16 +484,9 @@ func TestOllamaThinking(t *testing.T) {
 			srv.Push(Answer(tt.reply))
 			// The test server has the recorded tags' model, tiny.
 			body := strings.Replace(string(rec.RequestBody), `"model":"`+tt.model+`"`, `"model":"tiny"`, 1)
-			resp, got, err := post(t, srv.URL+"/api/chat", body)
-			if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != rec.Header.Get("Content-Type") {
-				t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, rec.Header.Get("Content-Type"))
-			}
-			gotUnits, wantUnits := splitAfter(got, []byte("\n")), rec.Units()
-			if !tt.stream {
-				gotUnits, wantUnits = [][]byte{got}, [][]byte{rec.Body}
-			}
+			gotUnits, wantUnits := askAsRecorded(t, srv.URL+"/api/chat", body, rec)
 			if len(gotUnits) != len(wantUnits) {
-				t.Fatalf("%d lines, recorded %d:\n%s", len(gotUnits), len(wantUnits), got)
+				t.Fatalf("%d lines, recorded %d:\n%s", len(gotUnits), len(wantUnits), bytes.Join(gotUnits, nil))
 			}
 			for i := range wantUnits {
 				g, w := withoutTimes(t, gotUnits[i]), withoutTimes(t, wantUnits[i])
