@@ -43,6 +43,7 @@ type modelFlags struct {
 	numCtx      int
 	numPredict  int
 	contextSize int
+	think       bool
 	// label names the model a scripted run stands in for (bench and
 	// collect only).
 	label string
@@ -57,6 +58,7 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
 	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.BoolVar(&f.think, "think", false, "ask the model to think before it answers (Ollama: think: true, refused for a model without the thinking capability); its thinking is recorded apart from the answer and never acted on")
 	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
 }
 
@@ -128,7 +130,7 @@ func (f *modelFlags) labelled(m schemas.Model) schemas.Model {
 }
 
 func (f *modelFlags) options() schemas.Options {
-	return schemas.Options{Seed: f.seed, Temperature: f.temperature, NumCtx: f.numCtx, NumPredict: f.numPredict}
+	return schemas.Options{Seed: f.seed, Temperature: f.temperature, NumCtx: f.numCtx, NumPredict: f.numPredict, Think: f.think}
 }
 
 // backend is a model backend with the description recorded on run_start.
@@ -146,7 +148,7 @@ type backend struct {
 // run_start).
 func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
 	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
-		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20, Think: f.think})
 	if res.Info.Digest != "" {
 		b.info.Digest = res.Info.Digest
 	}
