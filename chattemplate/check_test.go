@@ -108,9 +108,8 @@ func checkExportDir(t *testing.T, dir string, c *Checker) map[string]outcome {
 	return got
 }
 
-// assertRendersRow renders an adapted row itself and checks it: the
-// independent statement of what Check promises.
-func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
+// rowConversations reads an export row: its conversations and its tools.
+func rowConversations(t testing.TB, where string, line []byte) ([]conversation, []any) {
 	t.Helper()
 	v, err := DecodeJSON(line)
 	if err != nil {
@@ -122,6 +121,14 @@ func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
 		t.Fatalf("%s: %v", where, err)
 	}
 	tools, _ := row.vals["tools"].([]any)
+	return convs, tools
+}
+
+// assertRendersRow renders an adapted row itself and checks it: the
+// independent statement of what Check promises.
+func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
+	t.Helper()
+	convs, tools := rowConversations(t, where, line)
 	for _, cv := range convs {
 		msgs := append(append([]any{}, cv.context...), cv.trained...)
 		out, err := tp.Render(Conversation{Messages: msgs, Tools: tools})

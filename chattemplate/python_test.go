@@ -105,16 +105,7 @@ type pyRender struct {
 // with the generation prompt.
 func (b *pyBatch) add(t testing.TB, tp *Template, where string, line []byte) {
 	t.Helper()
-	v, err := DecodeJSON(line)
-	if err != nil {
-		t.Fatalf("%s: %v", where, err)
-	}
-	row := v.(*Object)
-	convs, err := conversations(row)
-	if err != nil {
-		t.Fatalf("%s: %v", where, err)
-	}
-	tools, _ := row.vals["tools"].([]any)
+	convs, tools := rowConversations(t, where, line)
 	for _, cv := range convs {
 		for _, agp := range []bool{false, true} {
 			msgs := append([]any{}, cv.context...)
