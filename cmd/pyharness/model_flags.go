@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
-	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
@@ -220,21 +217,6 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		return &backend{chat: c, info: info, replay: c}, nil
 	}
 	return nil, fmt.Errorf("unknown backend %q", spec.backend)
-}
-
-// caseScript plays a benchmark case's own scripted drafts, the variant of
-// the (case, pass) chosen by bench.Variant, as --model scripted does.
-func caseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-	variant := bench.Variant(c.ID, pass, c.Scripts())
-	raw, err := c.Script(variant)
-	if err != nil {
-		return nil, schemas.Model{}, fmt.Errorf("script %s of %s: %w", variant, c.ID, err)
-	}
-	m, err := scripted.NewFromReader(bytes.NewReader(raw), c.Dir+"/scripts/"+variant+".jsonl")
-	if err != nil {
-		return nil, schemas.Model{}, err
-	}
-	return m, schemas.Model{Backend: model.BackendScripted, Name: c.ID + "/" + variant, Options: opts}, nil
 }
 
 // replayFile is the trace to replay: the file named, or the one run of a
