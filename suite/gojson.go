@@ -2,6 +2,8 @@ package suite
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -36,11 +38,26 @@ func (ev *goEvent) parse(line []byte) bool {
 	return true
 }
 
+// goPendingMax is how much of one package's text goEvents holds back, and
+// goPendingTotal how much of all of them; past either the text goes out as
+// it comes, so memory stays bounded for a suite that prints megabytes.
+const (
+	goPendingMax   = 1 << 20
+	goPendingTotal = 8 << 20
+)
+
 // goEvents is what "go test -json" writes to. It turns each event back into
 // the text "go test -v" prints, for the output a person and the model read
 // (and for readGoTest, which finds the failures' files and messages), and
 // counts the tests as the events report them. Lines that are not events
 // (the go command's own errors on stderr) pass through as they are.
+//
+// go test runs packages in parallel and -json interleaves their events, in
+// an order that changes from run to run, so each package's text is held
+// and written at the end in one piece, the packages in import-path order:
+// "go test -v" prints each package's output together, readGoTest needs it
+// so (a panic read after another package's lines was split into two
+// failures), and two runs of the same suite read the same.
 type goEvents struct {
 	mu       sync.Mutex
 	out      *cappedOutput
@@ -53,10 +70,15 @@ type goEvents struct {
 	// failedTest notes the packages where a test (or subtest) failed: a
 	// package that fails without one is an error, as readGoTest counts it.
 	failedTest map[string]bool
+	// pending holds each package's text until the run ends; held is its
+	// size, and streaming marks the packages whose text outgrew it.
+	pending   map[string]*bytes.Buffer
+	held      int
+	streaming map[string]bool
 }
 
 func newGoEvents(out *cappedOutput) *goEvents {
-	return &goEvents{out: out, failedTest: map[string]bool{}}
+	return &goEvents{out: out, failedTest: map[string]bool{}, pending: map[string]*bytes.Buffer{}, streaming: map[string]bool{}}
 }
 
 // Write never fails, like cappedOutput's.
@@ -93,7 +115,41 @@ func (g *goEvents) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush handles a last line that had no newline.
+// text writes a package's output: held back until the run ends, unless it
+// has outgrown what is held.
+func (g *goEvents) text(pkg string, p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if pkg == "" || g.streaming[pkg] {
+		g.out.Write(p)
+		return
+	}
+	buf, ok := g.pending[pkg]
+	if !ok {
+		buf = &bytes.Buffer{}
+		g.pending[pkg] = buf
+	}
+	buf.Write(p)
+	g.held += len(p)
+	if buf.Len() > goPendingMax || g.held > goPendingTotal {
+		g.release(pkg)
+		g.streaming[pkg] = true
+	}
+}
+
+// release writes out what is held of a package's text.
+func (g *goEvents) release(pkg string) {
+	if buf, ok := g.pending[pkg]; ok {
+		g.out.Write(buf.Bytes())
+		g.held -= buf.Len()
+		delete(g.pending, pkg)
+	}
+}
+
+// flush handles a last line that had no newline, and writes the packages'
+// text held back, in import-path order. The run has ended: call it before
+// reading the output.
 func (g *goEvents) flush() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -101,6 +157,9 @@ func (g *goEvents) flush() {
 		g.event(g.line)
 	}
 	g.line = g.line[:0]
+	for _, pkg := range slices.Sorted(maps.Keys(g.pending)) {
+		g.release(pkg)
+	}
 }
 
 // event reads one line: an event is counted and its output written as
@@ -112,7 +171,8 @@ func (g *goEvents) event(line []byte) {
 		return
 	}
 	g.events++
-	g.out.Write(ev.output)
+	pkg := string(ev.pkg)
+	g.text(pkg, ev.output)
 	action := string(ev.action) // short; compared, not kept
 	switch action {
 	case "pass", "fail", "skip":
