@@ -38,14 +38,6 @@ func (ev *goEvent) parse(line []byte) bool {
 	return true
 }
 
-// goPendingMax is how much of one package's text goEvents holds back, and
-// goPendingTotal how much of all of them; past either the text goes out as
-// it comes, so memory stays bounded for a suite that prints megabytes.
-const (
-	goPendingMax   = 1 << 20
-	goPendingTotal = 8 << 20
-)
-
 // goEvents is what "go test -json" writes to. It turns each event back into
 // the text "go test -v" prints, for the output a person and the model read
 // (and for readGoTest, which finds the failures' files and messages), and
@@ -57,7 +49,9 @@ const (
 // and written at the end in one piece, the packages in import-path order:
 // "go test -v" prints each package's output together, readGoTest needs it
 // so (a panic read after another package's lines was split into two
-// failures), and two runs of the same suite read the same.
+// failures), and two runs of the same suite read the same. A package's
+// text is held as out holds the whole output, its head and tail, so memory
+// stays bounded for a suite that prints megabytes.
 type goEvents struct {
 	mu       sync.Mutex
 	out      *cappedOutput
@@ -70,15 +64,40 @@ type goEvents struct {
 	// failedTest notes the packages where a test (or subtest) failed: a
 	// package that fails without one is an error, as readGoTest counts it.
 	failedTest map[string]bool
-	// pending holds each package's text until the run ends; held is its
-	// size, and streaming marks the packages whose text outgrew it.
-	pending   map[string]*bytes.Buffer
-	held      int
-	streaming map[string]bool
+	// pending holds each package's text until the run ends.
+	pending map[string]*heldText
 }
 
 func newGoEvents(out *cappedOutput) *goEvents {
-	return &goEvents{out: out, failedTest: map[string]bool{}, pending: map[string]*bytes.Buffer{}, streaming: map[string]bool{}}
+	return &goEvents{out: out, failedTest: map[string]bool{}, pending: map[string]*heldText{}}
+}
+
+// heldText is one package's text: all of it while it is small, its head
+// and tail (as cappedOutput keeps them) once it outgrows limit.
+type heldText struct {
+	limit  int
+	buf    bytes.Buffer
+	capped *cappedOutput
+}
+
+func (h *heldText) Write(p []byte) {
+	if h.capped != nil {
+		h.capped.Write(p)
+		return
+	}
+	h.buf.Write(p)
+	if h.buf.Len() > h.limit {
+		h.capped = newCappedOutput(h.limit)
+		h.capped.Write(h.buf.Bytes())
+		h.buf = bytes.Buffer{}
+	}
+}
+
+func (h *heldText) Bytes() []byte {
+	if h.capped != nil {
+		return []byte(h.capped.String())
+	}
+	return h.buf.Bytes()
 }
 
 // Write never fails, like cappedOutput's.
@@ -115,36 +134,22 @@ func (g *goEvents) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// text writes a package's output: held back until the run ends, unless it
-// has outgrown what is held.
+// text holds a package's output until the run ends; output that is no
+// package's goes out as it comes.
 func (g *goEvents) text(pkg string, p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	if pkg == "" || g.streaming[pkg] {
+	if pkg == "" {
 		g.out.Write(p)
 		return
 	}
-	buf, ok := g.pending[pkg]
+	h, ok := g.pending[pkg]
 	if !ok {
-		buf = &bytes.Buffer{}
-		g.pending[pkg] = buf
+		h = &heldText{limit: g.out.capacity()}
+		g.pending[pkg] = h
 	}
-	buf.Write(p)
-	g.held += len(p)
-	if buf.Len() > goPendingMax || g.held > goPendingTotal {
-		g.release(pkg)
-		g.streaming[pkg] = true
-	}
-}
-
-// release writes out what is held of a package's text.
-func (g *goEvents) release(pkg string) {
-	if buf, ok := g.pending[pkg]; ok {
-		g.out.Write(buf.Bytes())
-		g.held -= buf.Len()
-		delete(g.pending, pkg)
-	}
+	h.Write(p)
 }
 
 // flush handles a last line that had no newline, and writes the packages'
@@ -158,7 +163,8 @@ func (g *goEvents) flush() {
 	}
 	g.line = g.line[:0]
 	for _, pkg := range slices.Sorted(maps.Keys(g.pending)) {
-		g.release(pkg)
+		g.out.Write(g.pending[pkg].Bytes())
+		delete(g.pending, pkg)
 	}
 }
 

@@ -133,6 +133,7 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 		}
 	}
 	read(kind, res, dir, structured)
+	res.Output = quietVolatile(res.Output, newRepoPaths(dir))
 	return res, nil
 }
 
