@@ -193,6 +193,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 		verdict += " (" + string(e.FailureClass) + ")"
 	}
 	fmt.Fprintf(w, "verdict:  %s, stop reason %s, %d steps (%d model steps)\n", verdict, e.StopReason, e.Steps, e.ModelSteps)
+	if e.Reason != "" {
+		fmt.Fprintf(w, "why:      %s\n", e.Reason)
+	}
 	if e.Error != "" {
 		fmt.Fprintf(w, "model error: %s\n", e.Error)
 	}
