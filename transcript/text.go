@@ -100,6 +100,9 @@ func (p *printer) head(r *Run) {
 	p.field("", "model", ModelLine(s.Model))
 	p.field("", "harness", HarnessLine(s.Harness))
 	p.field("", "verdict", p.verdictLine(r))
+	if r.End != nil && r.End.Reason != "" {
+		p.field("", "why", r.End.Reason)
+	}
 	for _, err := range r.Problems {
 		p.field("", "problem", p.paint(cBad, err.Error()))
 	}
