@@ -22,15 +22,20 @@ const MaxWriteBytes = 1 << 20
 
 // act parses the reply, applies the action through the guards, fills in
 // the turn's action and outcome, and returns what to send back.
+// EmptyReplyMessage is what the model is told of an empty reply (code
+// empty-reply), one that spent itself thinking or not.
+func EmptyReplyMessage(thought bool) string {
+	msg := "Your reply was empty"
+	if thought {
+		msg += " (you spent it thinking)"
+	}
+	return msg + ". Reply with one action, e.g. READ path or RUN tests."
+}
+
 func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	if strings.TrimSpace(t.Reply.Content) == "" && len(t.Reply.ToolCalls) == 0 {
 		t.Action = schemas.Action{Shape: "none"}
-		msg := "Your reply was empty"
-		if t.Reply.Thinking != "" {
-			msg += " (you spent it thinking)"
-		}
-		msg += ". Reply with one action, e.g. READ path or RUN tests."
-		return r.refuse(t, schemas.CodeEmptyReply, msg)
+		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(t.Reply.Thinking != ""))
 	}
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)

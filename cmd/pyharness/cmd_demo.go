@@ -52,6 +52,9 @@ with a real model.`,
 }
 
 func runDemo(ctx context.Context, a *app, o demoOptions) error {
+	if o.passes < 1 {
+		return &exitError{code: exitUsage, msg: "demo: --passes must be at least 1"}
+	}
 	w := a.stdout
 	fmt.Fprintln(w, "pyharness demo: the model is SCRIPTED — each benchmark case plays its own recorded-style drafts, and no model is called.")
 	fmt.Fprintln(w, "With Ollama running, `pyharness collect --passes 4` does the same with a real model (default ollama:llama3.1:8b).")

@@ -77,7 +77,16 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if o.Out == "" {
 		o.Out = filepath.Join(o.In, "export", o.Format)
 	}
-	_, err := export.Run(ctx, o, a.stdout)
+	// The options first: a wrong flag is said whatever --in holds.
+	if err := o.Validate(); err != nil {
+		return &exitError{code: exitUsage, msg: "export: " + err.Error()}
+	}
+	in, err := readInput("export", "--in", o.In, false)
+	if err != nil {
+		return err
+	}
+	o.In = in
+	_, err = export.Run(ctx, o, a.stdout)
 	var nothing *export.NothingError
 	if errors.As(err, &nothing) {
 		// The summary on stdout has said why; say it again where errors go.

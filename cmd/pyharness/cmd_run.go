@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -90,6 +91,9 @@ func validateRunOptions(o runOptions) error {
 		return fmt.Errorf("run: --task is required")
 	case o.steps < 1:
 		return fmt.Errorf("run: --steps must be at least 1")
+	}
+	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
+		return fmt.Errorf("run: --repo %s: not a directory", o.repo)
 	}
 	if err := o.model.check(); err != nil {
 		return fmt.Errorf("run: %w", err)

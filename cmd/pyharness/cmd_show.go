@@ -100,6 +100,11 @@ func runShow(ctx context.Context, a *app, o showOptions, args []string) error {
 	if err := checkShowArgs(o, args); err != nil {
 		return &exitError{code: 2, msg: "show: " + err.Error()}
 	}
+	if needsInDir(o, args) {
+		if _, err := readInput("show", "--in", o.in, false); err != nil {
+			return err
+		}
+	}
 	var runs []*transcript.Run
 	var problems int
 	find := func() ([]transcript.Found, error) {
@@ -234,4 +239,18 @@ func terminalWidth(w io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// needsInDir reports whether show looks runs up in --in: for --case,
+// --last and any RUN that is not a trace file.
+func needsInDir(o showOptions, args []string) bool {
+	if o.caseID != "" || o.last {
+		return true
+	}
+	for _, arg := range args {
+		if st, err := os.Stat(arg); err != nil || st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
