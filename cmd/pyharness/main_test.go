@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +27,8 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:   "testdata/script",
+		Setup: scriptEnv,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
 			"cut": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -58,4 +62,25 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// scriptEnv gives the scripts $REPO, the checkout's root (readme.txtar
+// installs the command from it), and the go command's own directories,
+// which testscript's fresh environment lacks.
+func scriptEnv(env *testscript.Env) error {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	env.Setenv("REPO", root)
+	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN"} {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			return fmt.Errorf("go env %s: %w", name, err)
+		}
+		env.Setenv(name, strings.TrimSpace(string(out)))
+	}
+	env.Setenv("GOFLAGS", "-mod=mod")
+	env.Setenv("GOPROXY", "off")
+	return nil
 }
