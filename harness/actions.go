@@ -140,6 +140,12 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 		return r.refuseScope(t, err)
 	}
 	t.Action.Path = rel
+	if a.Start > 0 {
+		r.readWindow = fmt.Sprintf(":%d", a.Start)
+		if a.End > 0 {
+			r.readWindow += fmt.Sprintf("-%d", a.End)
+		}
+	}
 	src, err := readRegular(r.abs(rel))
 	if err != nil {
 		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))
