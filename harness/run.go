@@ -39,13 +39,13 @@ type runner struct {
 	// readWindow is the line window of the step's READ (":120-220"), for
 	// its step line: the recorded action keeps the path only.
 	readWindow string
-	cfg   Config
-	model Chatter
-	ws    *workspace
-	scope *scope
-	suite suite.Runner
-	w     *trace.Writer
-	tok   *tokenizer
+	cfg        Config
+	model      Chatter
+	ws         *workspace
+	scope      *scope
+	suite      suite.Runner
+	w          *trace.Writer
+	tok        *tokenizer
 	// window is the context window prompts are budgeted against: the
 	// effective size of cfg.Model.Context, or num_ctx when none is known;
 	// an overflow answer that states the server's window lowers it.
