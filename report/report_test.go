@@ -474,6 +474,9 @@ func TestEveryStatsTableIsInTheReport(t *testing.T) {
 	if len(s.Tags) == 0 {
 		s.Tags = []stats.TagFailures{{Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
 	}
+	if len(s.Reasons) == 0 {
+		s.Reasons = []stats.Count{{Name: "wrote nothing, and claimed DONE", Count: 1, Share: 1}}
+	}
 	s.Problems = append(s.Problems, "x.jsonl:1: a problem")
 	var text bytes.Buffer
 	if err := s.WriteText(&text); err != nil {
@@ -493,7 +496,7 @@ func TestEveryStatsTableIsInTheReport(t *testing.T) {
 		}
 		headings = append(headings, strings.TrimSpace(h))
 	}
-	for _, want := range []string{"Why runs failed", "Failures by tier", "Failures by tag", "Turns per run", "By model", "Problems"} {
+	for _, want := range []string{"Why runs failed", "Why runs failed, in one line", "Failures by tier", "Failures by tag", "Turns per run", "By model", "Problems"} {
 		if !slices.Contains(headings, want) {
 			t.Errorf("the stats text has no table %q (its headings: %q): the test reads it wrong", want, headings)
 		}
