@@ -20,8 +20,6 @@ import (
 // source file a model writes, and would fill the trace and the patch.
 const MaxWriteBytes = 1 << 20
 
-// act parses the reply, applies the action through the guards, fills in
-// the turn's action and outcome, and returns what to send back.
 // EmptyReplyMessage is what the model is told of an empty reply (code
 // empty-reply), one that spent itself thinking or not.
 func EmptyReplyMessage(thought bool) string {
@@ -32,10 +30,23 @@ func EmptyReplyMessage(thought bool) string {
 	return msg + ". Reply with one action, e.g. READ path or RUN tests."
 }
 
+// act parses the reply, applies the action through the guards, fills in
+// the turn's action and outcome, and returns what to send back.
 func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
-	if strings.TrimSpace(t.Reply.Content) == "" && len(t.Reply.ToolCalls) == 0 {
+	// Reasoning first: it is recorded apart, never read for an action, and
+	// a reply that ended inside it has no answer to read.
+	answer, reasoning := draft.ReadReasoning(t.Reply)
+	if reasoning != nil {
+		reasoning.Tokens = r.tok.text(reasoning.Text)
+		t.Reasoning = reasoning
+		if reasoning.Cut && len(t.Reply.ToolCalls) == 0 {
+			t.Action = schemas.Action{Shape: "none", Repairs: []string{}}
+			return r.refuse(t, schemas.CodeReasoningCut, fmt.Sprintf("%s (about %d tokens of reasoning).", draft.ReasoningCutMessage, reasoning.Tokens))
+		}
+	}
+	if strings.TrimSpace(answer) == "" && len(t.Reply.ToolCalls) == 0 {
 		t.Action = schemas.Action{Shape: "none"}
-		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(t.Reply.Thinking != ""))
+		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(reasoning != nil))
 	}
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)

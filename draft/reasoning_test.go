@@ -1,0 +1,98 @@
+package draft
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
+)
+
+func TestSplitReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		want          Split
+	}{
+		{name: "none", content: "READ x.py", want: Split{Answer: "READ x.py"}},
+		{name: "think block", content: "<think>\nI should RUN tests.\n</think>\nREAD x.py",
+			want: Split{Answer: "READ x.py", Reasoning: "I should RUN tests.", Source: schemas.ReasoningThinkTag}},
+		{name: "opening in the template", content: "Maybe RUN tests first.\n</think>\n\nREAD greet.py",
+			want: Split{Answer: "READ greet.py", Reasoning: "Maybe RUN tests first.", Source: schemas.ReasoningThinkTag}},
+		{name: "cut inside the block", content: "<think>\nFirst READ greet.py, then",
+			want: Split{Reasoning: "First READ greet.py, then", Source: schemas.ReasoningThinkTag, Cut: true}},
+		{name: "two blocks", content: "<think>a</think>\n<think>b</think>\nRUN tests",
+			want: Split{Answer: "RUN tests", Reasoning: "a\n\nb", Source: schemas.ReasoningThinkTag}},
+		{name: "close mark in a file body is the answer's", content: "WRITE notes.md\n```\nclose with </think>\n```",
+			want: Split{Answer: "WRITE notes.md\n```\nclose with </think>\n```"}},
+		{name: "think bracket", content: "[THINK]READ a.py? no.[/THINK]RUN tests",
+			want: Split{Answer: "RUN tests", Reasoning: "READ a.py? no.", Source: schemas.ReasoningThinkBracket}},
+		{name: "reasoning tag", content: "<reasoning>plan</reasoning>\nDONE",
+			want: Split{Answer: "DONE", Reasoning: "plan", Source: schemas.ReasoningTag}},
+		{name: "harmony analysis then final",
+			content: "<|channel|>analysis<|message|>Need to READ a.py.<|end|><|start|>assistant<|channel|>final<|message|>RUN tests<|return|>",
+			want:    Split{Answer: "RUN tests", Reasoning: "Need to READ a.py.", Source: schemas.ReasoningHarmony}},
+		{name: "harmony call to a tool kept whole",
+			content: "<|channel|>analysis<|message|>look first<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.py\"}<|call|>",
+			want:    Split{Answer: "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.py\"}<|call|>", Reasoning: "look first", Source: schemas.ReasoningHarmony}},
+		{name: "harmony cut in analysis", content: "<|channel|>analysis<|message|>Let me READ greet.py and",
+			want: Split{Reasoning: "Let me READ greet.py and", Source: schemas.ReasoningHarmony, Cut: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SplitReasoning(tc.content); got != tc.want {
+				t.Errorf("SplitReasoning(%q)\n got %+v\nwant %+v", tc.content, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadReasoning(t *testing.T) {
+	answer, r := ReadReasoning(schemas.Reply{Content: "READ x.py"})
+	if answer != "READ x.py" || r != nil {
+		t.Errorf("a reply without reasoning: got %q, %+v", answer, r)
+	}
+	answer, r = ReadReasoning(schemas.Reply{Thinking: "plan: RUN tests", Content: "<think>more</think>READ x.py"})
+	if answer != "READ x.py" || r == nil || r.Source != schemas.ReasoningServer || r.Text != "plan: RUN tests\n\nmore" || r.Cut {
+		t.Errorf("server thinking and an inline block: got %q, %+v", answer, r)
+	}
+	answer, r = ReadReasoning(schemas.Reply{Content: "<think>\n\n</think>\n\nREAD x.py"})
+	if answer != "READ x.py" || r != nil {
+		t.Errorf("an empty think block is no reasoning: got %q, %+v", answer, r)
+	}
+	answer, r = ReadReasoning(schemas.Reply{Thinking: "still going", FinishReason: "length"})
+	if answer != "" || r == nil || !r.Cut {
+		t.Errorf("a reply stopped for length while thinking must read as cut: got %q, %+v", answer, r)
+	}
+}
+
+// Parse reads the answer alone: a verb inside the reasoning is never the
+// action, whatever the marks, and a reply cut inside its reasoning is
+// refused with its own code.
+func TestParseNeverReadsReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		verb, path    string
+		code          schemas.Code
+	}{
+		{"opening in the template", "WRITE greet.py\n```\nx = 1\n```\n</think>\nREAD a.py", VerbRead, "a.py", ""},
+		{"verb inside, another after", "<think>\nREAD b.py first\n</think>\nRUN tests", VerbRun, "", ""},
+		{"harmony channels", "<|channel|>analysis<|message|>READ b.py<|end|><|start|>assistant<|channel|>final<|message|>READ a.py<|return|>", VerbRead, "a.py", ""},
+		{"harmony call after analysis", "<|channel|>analysis<|message|>READ b.py<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.py\"}<|call|>", VerbRead, "a.py", ""},
+		{"think bracket", "[THINK]WRITE b.py[/THINK]\nREAD a.py", VerbRead, "a.py", ""},
+		{"cut inside", "<think>\nREAD b.py\nRUN tests", "", "", CodeReasoningCut},
+		{"harmony cut", "<|channel|>analysis<|message|>READ b.py", "", "", CodeReasoningCut},
+		{"a call inside the reasoning", "<think>\n<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"b.py\"}}</tool_call>\n</think>\nREAD a.py", VerbRead, "a.py", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Parse(tc.content, nil)
+			if tc.code != "" {
+				pe, ok := err.(*Error)
+				if !ok || pe.Code != tc.code || !strings.Contains(pe.Error(), "Think briefly") {
+					t.Fatalf("Parse = %+v, %v; want a %s refusal that says what to do", a, err, tc.code)
+				}
+				return
+			}
+			if err != nil || a.Verb != tc.verb || a.Path != tc.path {
+				t.Fatalf("Parse = %s %s, %v; want %s %s", a.Verb, a.Path, err, tc.verb, tc.path)
+			}
+		})
+	}
+}
