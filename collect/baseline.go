@@ -28,7 +28,7 @@ func Baseline(ctx context.Context, entries []Entry, python string) (ok []Entry, 
 			problems = append(problems, Problem{Line: e.Line, Entry: e.ID, Msg: "the suite runs no test at baseline"})
 		default:
 			if !res.Passed() {
-				notes = append(notes, fmt.Sprintf("%s: the suite has failing tests at baseline (%d failed, %d errors of %d): the task must fix them", e.ID, res.Counts.Failed, res.Counts.Errors, res.Counts.Ran))
+				notes = append(notes, fmt.Sprintf("%s: the suite has failing tests at baseline (%d failed, %d errors of %d): a run is judged against them, and must fix only those its task names", e.ID, res.Counts.Failed, res.Counts.Errors, res.Counts.Ran))
 			}
 			ok = append(ok, e)
 		}

@@ -209,6 +209,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}
 		todo = append(todo, p)
 	}
+	if sum.Skipped > 0 && !o.Resume && len(todo) == 0 {
+		return sum, fmt.Errorf("collect: %s already holds all %d runs of this plan: nothing to do (another --out, or more --passes, collects more): %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
+	}
 	if sum.Skipped > 0 && !o.Resume {
 		return sum, fmt.Errorf("collect: %s already holds %d complete run(s) of this plan: use --resume to finish it, or another --out: %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
 	}

@@ -20,6 +20,16 @@ import (
 // source file a model writes, and would fill the trace and the patch.
 const MaxWriteBytes = 1 << 20
 
+// EmptyReplyMessage is what the model is told of an empty reply (code
+// empty-reply), one that spent itself thinking or not.
+func EmptyReplyMessage(thought bool) string {
+	msg := "Your reply was empty"
+	if thought {
+		msg += " (you spent it thinking)"
+	}
+	return msg + ". Reply with one action, e.g. READ path or RUN tests."
+}
+
 // act parses the reply, applies the action through the guards, fills in
 // the turn's action and outcome, and returns what to send back.
 func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
@@ -36,12 +46,7 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	}
 	if strings.TrimSpace(answer) == "" && len(t.Reply.ToolCalls) == 0 {
 		t.Action = schemas.Action{Shape: "none"}
-		msg := "Your reply was empty"
-		if reasoning != nil {
-			msg += " (you spent it thinking)"
-		}
-		msg += ". Reply with one action, e.g. READ path or RUN tests."
-		return r.refuse(t, schemas.CodeEmptyReply, msg)
+		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(reasoning != nil))
 	}
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)
@@ -146,6 +151,12 @@ func (r *runner) read(t *schemas.Turn, a draft.Action) feedback {
 		return r.refuseScope(t, err)
 	}
 	t.Action.Path = rel
+	if a.Start > 0 {
+		r.readWindow = fmt.Sprintf(":%d", a.Start)
+		if a.End > 0 {
+			r.readWindow += fmt.Sprintf("-%d", a.End)
+		}
+	}
 	src, err := readRegular(r.abs(rel))
 	if err != nil {
 		return r.refuse(t, schemas.CodeNoSuchFile, fmt.Sprintf("%s does not exist. %s", rel, r.nearNames(rel)))

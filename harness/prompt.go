@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,9 +64,38 @@ func suiteBaselineLine(r *runner) string {
 		return fmt.Sprintf("the suite (%s) passes now: %d tests.", command, res.Counts.Ran)
 	case res.Counts.NoTests:
 		return fmt.Sprintf("the suite (%s) runs no tests yet.", command)
-	default:
+	case len(res.Failures) == 0 || res.Counts.ImportError != "" || res.Counts.TimedOut:
 		return fmt.Sprintf("the suite (%s) does not pass now: %s", command, res.FirstFailure())
 	}
+	return fmt.Sprintf("the suite (%s) does not pass now: %s", command, r.baselineFailuresLine())
+}
+
+// baselineFailuresLine says which tests fail before the task and whether
+// the task must fix them: the run is judged against the baseline, so a
+// test that fails now and still fails is not held against it unless the
+// task names it.
+func (r *runner) baselineFailuresLine() string {
+	res := r.suiteBefore
+	var names []string
+	for _, f := range res.Failures {
+		if f.Test != "" && !slices.Contains(names, f.Test) {
+			names = append(names, f.Test)
+		}
+	}
+	shown := names
+	more := ""
+	if len(shown) > 5 {
+		more = fmt.Sprintf(" and %d more", len(shown)-5)
+		shown = shown[:5]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d tests fail before the task: %s%s (first: %s).", len(names), res.Counts.Ran, strings.Join(shown, ", "), more, res.FirstFailure())
+	if named := r.taskNamedBaselineFailures(); len(named) > 0 {
+		fmt.Fprintf(&b, " The task names %s: make it pass; the others need not change, and no other test may start failing.", strings.Join(named, ", "))
+	} else {
+		b.WriteString(" The task does not ask you to fix them; do not make any other test fail.")
+	}
+	return b.String()
 }
 
 // shownSuiteCommand is the suite command as the model is shown it: the

@@ -36,13 +36,16 @@ type feedback struct {
 
 // runner holds the state of one run.
 type runner struct {
-	cfg   Config
-	model Chatter
-	ws    *workspace
-	scope *scope
-	suite suite.Runner
-	w     *trace.Writer
-	tok   *tokenizer
+	// readWindow is the line window of the step's READ (":120-220"), for
+	// its step line: the recorded action keeps the path only.
+	readWindow string
+	cfg        Config
+	model      Chatter
+	ws         *workspace
+	scope      *scope
+	suite      suite.Runner
+	w          *trace.Writer
+	tok        *tokenizer
 	// window is the context window prompts are budgeted against: the
 	// effective size of cfg.Model.Context, or num_ctx when none is known;
 	// an overflow answer that states the server's window lowers it.
@@ -178,6 +181,14 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Source == schemas.SourceAdhoc && !settled {
+		// What collect checks of a manifest entry, said before the first
+		// model call of an ad hoc run, on the log and in the summary.
+		for _, w := range r.beforeModel() {
+			r.logf("warning: %s", w)
+			r.warnings = append(r.warnings, w)
+		}
+	}
 	if settled {
 		r.stopReason = schemas.StopNoModelSteps
 	} else if err := r.loop(ctx); err != nil {
@@ -282,7 +293,8 @@ func (r *runner) loop(ctx context.Context) error {
 			return err
 		}
 		r.steps = append(r.steps, StepSummary{Step: step, Verb: turn.Action.Verb, Path: turn.Action.Path, Status: turn.Outcome.Status, Code: turn.Outcome.Code})
-		r.logf("step %2d  %-6s %-28s %s %s", step, turn.Action.Verb, turn.Action.Path, turn.Outcome.Status, turn.Outcome.Code)
+		r.logf("step %2d  %-6s %-28s %s %s", step, turn.Action.Verb, turn.Action.Path+r.readWindow, turn.Outcome.Status, turn.Outcome.Code)
+		r.readWindow = ""
 		if r.stopReason != "" {
 			return nil
 		}
@@ -350,4 +362,39 @@ func (r *runner) step(ctx context.Context, step int, sent feedback) (*schemas.Tu
 
 func messageEqual(a, b schemas.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == len(b.ToolCalls)
+}
+
+// beforeModel is what an ad hoc run's configuration looks like it got
+// wrong, found before the model is called: a scope glob that matches no
+// file, a target that is not in the repository (a typo, or a file the
+// task is to create), a suite that does not import or runs nothing.
+func (r *runner) beforeModel() []string {
+	var out []string
+	if all, err := newScope(r.ws.dir, nil); err == nil && len(r.cfg.Scope) > 0 {
+		files := listFiles(r.ws.dir, all)
+		for _, g := range r.cfg.Scope {
+			sc, err := newScope(r.ws.dir, []string{g})
+			if err != nil {
+				continue
+			}
+			if !slices.ContainsFunc(files, sc.inGlobs) {
+				out = append(out, fmt.Sprintf("--scope %s matches no file of the repository: the run can read nothing there (right for a file the task creates)", g))
+			}
+		}
+	}
+	for _, t := range r.cfg.Targets {
+		if _, err := os.Stat(r.abs(t)); err != nil {
+			out = append(out, fmt.Sprintf("--target %s is not in the repository: the run is to create it", t))
+		}
+	}
+	c := r.suiteBefore.Counts
+	switch {
+	case c.ImportError != "":
+		out = append(out, "the suite does not import before the task: "+oneLine(c.ImportError)+"; the run is judged against that, and must not make it worse")
+	case c.TimedOut:
+		out = append(out, "the suite timed out before the task")
+	case c.NoTests:
+		out = append(out, "the suite runs no test before the task")
+	}
+	return out
 }

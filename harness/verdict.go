@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,62 +65,187 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 			return nil, fmt.Errorf("run checks: %w", err)
 		}
 	}
-	end.Verdict, end.FailureClass = r.judge(ctx, end, after)
+	end.Verdict, end.FailureClass, end.Reason = r.judge(ctx, end, after)
 	return end, nil
 }
 
-// judge applies the SPEC's verdicts.
-func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Result) (schemas.Verdict, schemas.FailureClass) {
-	suiteOK := suiteHeld(r.suiteBefore, after)
+// judge applies the SPEC's verdicts, and says in one line why a run
+// failed. The suite is judged against its baseline: a test that failed
+// before the task and still fails is not the run's doing, unless the task
+// names it.
+func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Result) (schemas.Verdict, schemas.FailureClass, string) {
+	broken := suiteBroken(r.suiteBefore, after)
+	named := r.namedBaselineFailures(after)
+	missing := r.missingNames(ctx, nil)
 	worked := false
 	switch {
 	case r.cfg.Checks != nil: // a run settled at baseline (no-model-steps) included
-		worked = end.Checks.Passed && suiteOK
+		worked = end.Checks.Passed && broken == ""
 	default:
-		worked = r.claimedDone && len(end.Writes) > 0 && len(r.missingNames(ctx, nil)) == 0 && suiteOK
-		if b := r.suiteBefore.Counts; worked && (b.Failed+b.Errors > 0 || b.ImportError != "") {
-			a := after.Counts
-			worked = a.ImportError == "" && a.Failed+a.Errors < b.Failed+b.Errors
-		}
+		worked = r.claimedDone && len(end.Writes) > 0 && len(missing) == 0 && broken == "" && len(named) == 0
 	}
 	if worked {
-		return schemas.VerdictWorked, ""
+		return schemas.VerdictWorked, "", ""
 	}
 	if len(end.Writes) == 0 {
-		return schemas.VerdictFailed, schemas.FailWroteNothing
+		reason := "wrote nothing"
+		if r.claimedDone {
+			reason += ", and claimed DONE"
+		} else {
+			reason += fmt.Sprintf(" (stopped: %s)", end.StopReason)
+		}
+		return schemas.VerdictFailed, schemas.FailWroteNothing, reason
 	}
 	if len(r.cfg.Targets) > 0 {
 		hit := false
 		for _, w := range end.Writes {
-			for _, t := range r.cfg.Targets {
-				hit = hit || w.Path == t
-			}
+			hit = hit || slices.Contains(r.cfg.Targets, w.Path)
 		}
 		if !hit {
-			return schemas.VerdictFailed, schemas.FailWrongThing
+			var wrote []string
+			for _, w := range end.Writes {
+				wrote = append(wrote, w.Path)
+			}
+			return schemas.VerdictFailed, schemas.FailWrongThing,
+				fmt.Sprintf("wrote %s, not the target %s", strings.Join(wrote, ", "), strings.Join(r.cfg.Targets, ", "))
 		}
 	}
-	if len(r.missingNames(ctx, nil)) > 0 || r.targetImportFails(ctx) {
-		return schemas.VerdictFailed, schemas.FailWrongThing
+	if len(missing) > 0 {
+		return schemas.VerdictFailed, schemas.FailWrongThing,
+			fmt.Sprintf("%s not defined in %s, and the task asks for it", strings.Join(missing, ", "), strings.Join(r.nameFiles(), ", "))
 	}
-	return schemas.VerdictFailed, schemas.FailDidNotDoTheJob
+	if r.targetImportFails(ctx) {
+		return schemas.VerdictFailed, schemas.FailWrongThing, "a target does not import"
+	}
+	var reason string
+	switch {
+	case broken != "":
+		reason = broken
+	case end.Checks.Ran && !end.Checks.Passed:
+		reason = "the checks fail: " + oneLine(end.Checks.FirstFailure)
+	case len(named) > 0:
+		reason = fmt.Sprintf("%s failed before the task and still fails, and the task names it", strings.Join(named, ", "))
+	case !r.claimedDone:
+		reason = fmt.Sprintf("did not claim DONE (stopped: %s)", end.StopReason)
+	default:
+		reason = "the change did not do what was asked"
+	}
+	return schemas.VerdictFailed, schemas.FailDidNotDoTheJob, reason
 }
 
-// suiteHeld reports whether no test that passed at baseline fails now:
-// from the counts, a suite that passed must still pass, and one that did
-// not must not have lost passing tests or gained failures.
-func suiteHeld(before, after *suite.Result) bool {
+// oneLine is the first line of s, cut to a width a summary line can hold.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:159]) + "…"
+	}
+	return s
+}
+
+// suiteBroken says how the run made the suite worse than at baseline, or
+// "" when it did not: a suite that passed must still pass; one that did
+// not must not have gained a failing test (by name, where the runner names
+// them), lost passing tests, or stopped importing.
+func suiteBroken(before, after *suite.Result) string {
 	if before.Passed() {
-		return after.Passed()
+		if after.Passed() {
+			return ""
+		}
+		return "the suite passed before the run and fails after it: " + oneLine(after.FirstFailure())
 	}
 	b, a := before.Counts, after.Counts
-	if a.TimedOut && !b.TimedOut {
+	switch {
+	case a.TimedOut && !b.TimedOut:
+		return "the suite timed out after the run, not before it"
+	case a.ImportError != "" && b.ImportError == "":
+		return "the suite does not import after the run: " + oneLine(a.ImportError)
+	}
+	if fresh := newFailures(before, after); len(fresh) > 0 {
+		more := ""
+		if len(fresh) > 3 {
+			more = fmt.Sprintf(" and %d more", len(fresh)-3)
+			fresh = fresh[:3]
+		}
+		return fmt.Sprintf("%s fail%s after the run, not before it%s", strings.Join(fresh, ", "), map[bool]string{true: "s"}[len(fresh) == 1], more)
+	}
+	if a.Passed < b.Passed || a.Failed+a.Errors > b.Failed+b.Errors {
+		return fmt.Sprintf("the suite is worse after the run: %d passed, %d failing, where %d passed and %d failed before", a.Passed, a.Failed+a.Errors, b.Passed, b.Failed+b.Errors)
+	}
+	return ""
+}
+
+// newFailures are the tests that fail after the run and did not before.
+func newFailures(before, after *suite.Result) []string {
+	was := map[string]bool{}
+	for _, f := range before.Failures {
+		was[f.Test] = true
+	}
+	var fresh []string
+	for _, f := range after.Failures {
+		if f.Test != "" && !was[f.Test] && !slices.Contains(fresh, f.Test) {
+			fresh = append(fresh, f.Test)
+		}
+	}
+	return fresh
+}
+
+// namedBaselineFailures are the tests that failed at baseline, that the
+// task names, and that still fail after the run: those the run had to fix.
+func (r *runner) namedBaselineFailures(after *suite.Result) []string {
+	still := map[string]bool{}
+	for _, f := range after.Failures {
+		still[f.Test] = true
+	}
+	var out []string
+	for _, t := range r.taskNamedBaselineFailures() {
+		if still[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// taskNamedBaselineFailures are the tests failing at baseline that the
+// task names, by their full name or by their own last part
+// ("test_installed" for "tests/test_a.py::TestA::test_installed").
+func (r *runner) taskNamedBaselineFailures() []string {
+	var out []string
+	for _, f := range r.suiteBefore.Failures {
+		if f.Test != "" && taskNames(r.cfg.Task, f.Test) && !slices.Contains(out, f.Test) {
+			out = append(out, f.Test)
+		}
+	}
+	return out
+}
+
+// taskNames reports whether the task's text names the test.
+func taskNames(task, test string) bool {
+	if strings.Contains(task, test) {
+		return true
+	}
+	last := test
+	if i := strings.LastIndexAny(last, ":./ "); i >= 0 {
+		last = last[i+1:]
+	}
+	if len(last) < 4 {
 		return false
 	}
-	if a.ImportError != "" && b.ImportError == "" {
-		return false
+	for rest := task; ; {
+		i := strings.Index(rest, last)
+		if i < 0 {
+			return false
+		}
+		before := i == 0 || !isWordByte(rest[i-1])
+		after := i+len(last) == len(rest) || !isWordByte(rest[i+len(last)])
+		if before && after {
+			return true
+		}
+		rest = rest[i+len(last):]
 	}
-	return a.Passed >= b.Passed && a.Failed+a.Errors <= b.Failed+b.Errors
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // targetImportFails reports whether a Python target that exists does not

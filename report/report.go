@@ -80,7 +80,7 @@ const (
 func ExpectedBars(s *stats.Summary) map[string]int {
 	return map[string]int{
 		ChartKinds:    len(s.Kinds),
-		ChartTiers:    len(s.Tiers),
+		ChartTiers:    len(tierRates(s)),
 		ChartClasses:  len(s.FailureClasses),
 		ChartPasses:   len(s.Passes),
 		ChartTurnsRun: len(s.TurnsPerRun),
@@ -182,13 +182,17 @@ func charts(s *stats.Summary) []chart {
 		labels, values, frac, func(i int) string { return "k-" + s.Kinds[i].Name }))
 
 	labels, values, frac = nil, nil, nil
-	for _, t := range s.Tiers {
-		labels = append(labels, strconv.Itoa(t.Tier))
-		r := share(t.Worked, t.Judged)
-		values = append(values, fmt.Sprintf("%d/%d", t.Worked, t.Judged))
-		frac = append(frac, r)
+	rates := tierRates(s)
+	for _, r := range rates {
+		labels = append(labels, tabletext.Truncate(r.label, 44))
+		values = append(values, fmt.Sprintf("%d/%d", r.worked, r.judged))
+		frac = append(frac, share(r.worked, r.judged))
 	}
-	out = append(out, vertical(ChartTiers, "Pass rate per tier", "worked of judged runs"+ofModels(s)+"; the bar is the share",
+	what := "tier"
+	if len(rates) > 0 && rates[0].tag {
+		what = "tag"
+	}
+	out = append(out, horizontal(ChartTiers, "Pass rate per "+what, "worked of judged runs"+ofModels(s)+"; the bar is the share",
 		labels, values, frac, plain))
 
 	labels, values, frac = nil, nil, nil
@@ -242,4 +246,29 @@ func share(n, of int) float64 {
 		return 0
 	}
 	return float64(n) / float64(of)
+}
+
+// passRate is one bar of the pass-rate chart.
+type passRate struct {
+	label          string
+	worked, judged int
+	tag            bool
+}
+
+// tierRates are the bars of the pass-rate chart: one per tier, named as
+// the tier table names it; or, when every run is of no tier (dogfood and
+// ad hoc runs) and runs have tags, one per tag, where the one bar of "no
+// tier" would say nothing.
+func tierRates(s *stats.Summary) []passRate {
+	var out []passRate
+	if len(s.Tiers) == 1 && s.Tiers[0].Tier == 0 && len(s.Tags) > 0 {
+		for _, t := range s.Tags {
+			out = append(out, passRate{label: t.Tag, worked: t.Worked, judged: t.Judged, tag: true})
+		}
+		return out
+	}
+	for _, t := range s.Tiers {
+		out = append(out, passRate{label: fmt.Sprintf("%d · %s", t.Tier, t.Title), worked: t.Worked, judged: t.Judged})
+	}
+	return out
 }

@@ -162,6 +162,22 @@ func TestRendersInChromium(t *testing.T) {
 		}
 	}
 
+	// At 1400 px the page does not scroll sideways: long first failures
+	// and run ids wrap (the demo's claimed-DONE table pushed it sideways;
+	// the example added here is as long as its longest). A control with a
+	// too-wide element is measured as scrolling, so a measurement that
+	// always reads 0 is not mistaken for a page that fits.
+	long := *s
+	long.ClaimedDone.Examples = append(slices.Clone(s.ClaimedDone.Examples), stats.ClaimedRun{RunID: "bench-split-amount-tests-p3-0123456789ab", Case: "split-amount-tests", Pass: 3, Writes: 1,
+		FirstFailure: "AssertionError: Lists differ: [Decimal('33.33'), Decimal('33.33'), Decimal('33.33')] != [Decimal('33.34'), Decimal('33.33'), Decimal('33.33')] First differing element 0: Decimal('33.33') Decimal('33.34')"})
+	if px := overflowPx(t, bin, dir, "fit.html", string(render(t, &long))); px != 0 {
+		t.Errorf("at 1400 px the report scrolls sideways by %d px", px)
+	}
+	wide := strings.Replace(string(render(t, s)), "</main>", `<div style="width:2000px">wide</div></main>`, 1)
+	if px := overflowPx(t, bin, dir, "wide.html", wide); px <= 0 {
+		t.Errorf("a page with a 2000 px element measured %d px of sideways scroll", px)
+	}
+
 	checkRunPages(t, bin)
 
 	control := filepath.Join(dir, "control.html")
@@ -419,4 +435,75 @@ func rel(dir, path string) string {
 		return path
 	}
 	return r
+}
+
+// overflowPx is how far a page scrolls sideways in Chromium at 1400 px:
+// a copy of it, without its content security policy, runs a script that
+// writes the document's scroll width less its client width into the DOM
+// the browser dumps.
+func overflowPx(t *testing.T, bin, dir, name, page string) int {
+	t.Helper()
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>`)
+	if !csp.MatchString(page) {
+		t.Fatal("the page has no content security policy to lift for the measurement")
+	}
+	page = csp.ReplaceAllString(page, "")
+	page = strings.Replace(page, "</body>", `<script>document.body.setAttribute("data-overflow", String(document.documentElement.scrollWidth - document.documentElement.clientWidth))</script></body>`, 1)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := chromium(t, bin, dir, path, filepath.Join(dir, name+".png"))
+	m := regexp.MustCompile(`data-overflow="(-?\d+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("%s: the browser did not measure the page", name)
+	}
+	px, err := strconv.Atoi(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return px
+}
+
+// Every table stats prints has its counterpart in the report, under the
+// same heading: the README says the report has the same tables. The
+// summary is given tags and a problem so that the tables printed only
+// when there are some are printed.
+func TestEveryStatsTableIsInTheReport(t *testing.T) {
+	s := summary(t, stats.ByModel)
+	if len(s.Tags) == 0 {
+		s.Tags = []stats.TagFailures{{Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
+	}
+	if len(s.Reasons) == 0 {
+		s.Reasons = []stats.Count{{Name: "wrote nothing, and claimed DONE", Count: 1, Share: 1}}
+	}
+	s.Problems = append(s.Problems, "x.jsonl:1: a problem")
+	var text bytes.Buffer
+	if err := s.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(render(t, s)))
+	lines := strings.Split(text.String(), "\n")
+	var headings []string
+	for i := 1; i < len(lines); i++ {
+		if lines[i-1] != "" || lines[i] == "" {
+			continue
+		}
+		// A heading is the line after a blank one, up to its counts.
+		h := lines[i]
+		if j := strings.IndexAny(h, "(:"); j > 0 {
+			h = h[:j]
+		}
+		headings = append(headings, strings.TrimSpace(h))
+	}
+	for _, want := range []string{"Why runs failed", "Why runs failed, in one line", "Failures by tier", "Failures by tag", "Turns per run", "By model", "Problems"} {
+		if !slices.Contains(headings, want) {
+			t.Errorf("the stats text has no table %q (its headings: %q): the test reads it wrong", want, headings)
+		}
+	}
+	for _, h := range headings {
+		if !strings.Contains(page, ">"+h) {
+			t.Errorf("stats prints %q; the report has no counterpart", h)
+		}
+	}
 }

@@ -71,7 +71,7 @@ func (v *Turn) detach() {
 }
 
 func (v *RunEnd) detach() {
-	for _, s := range []*string{&v.Type, &v.RunID, &v.Patch, &v.Error,
+	for _, s := range []*string{&v.Type, &v.RunID, &v.Patch, &v.Reason, &v.Error,
 		&v.Checks.FirstFailure, &v.SuiteBefore.ImportError, &v.SuiteAfter.ImportError} {
 		clone(s)
 	}

@@ -336,6 +336,10 @@ type RunEnd struct {
 	SuiteAfter   SuiteCounts  `json:"suite_after"`
 	Patch        string       `json:"patch"`
 	DurationMS   int64        `json:"duration_ms"`
+	// Reason says in one line why a failed run failed ("wrote nothing,
+	// and claimed DONE", "tests/test_a.py::test_x fails after the run, not
+	// before it"), for every place the verdict is shown (minor 2).
+	Reason string `json:"reason,omitempty"`
 	// Error is the model server's message when the run ended model-error.
 	Error    string    `json:"error,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`

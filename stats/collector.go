@@ -36,11 +36,14 @@ type scoreTally struct {
 	passes                 map[int]*PassScore
 	claimed                ClaimedDone
 	noModel                NoModelSteps
+	// reasons counts the failed runs' one-line reasons (run_end.reason),
+	// read from traces only: the dataset has no column for them.
+	reasons map[string]int
 }
 
 func newScoreTally() *scoreTally {
 	return &scoreTally{classes: map[schemas.FailureClass]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
-		claimed: ClaimedDone{Examples: []ClaimedRun{}}}
+		claimed: ClaimedDone{Examples: []ClaimedRun{}}, reasons: map[string]int{}}
 }
 
 type nudgeCount struct {
@@ -354,6 +357,7 @@ func (c *collector) finish() *Summary {
 	}
 	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
 	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
+	s.Reasons = mostCommon(sc.reasons, sc.failed, maxReasons)
 	slices.SortFunc(s.Models, func(a, b ModelRuns) int {
 		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
 	})
@@ -488,4 +492,25 @@ func tierTitle(tier int) string {
 		return "no tier (dogfood and ad hoc runs)"
 	}
 	return "tier " + strconv.Itoa(tier)
+}
+
+// reason counts a failed run's one-line reason under its model's score.
+func (c *collector) reason(p classify.Partition, reason string) {
+	if reason != "" {
+		c.tally(c.model(p)).reasons[reason]++
+	}
+}
+
+// maxReasons bounds the reasons a summary lists.
+const maxReasons = 10
+
+// mostCommon is the n most common names of counts, most first, each with
+// its share of of.
+func mostCommon(counts map[string]int, of, n int) []Count {
+	out := []Count{}
+	for name, k := range counts {
+		out = append(out, Count{Name: name, Count: k, Share: share(k, of)})
+	}
+	slices.SortFunc(out, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
+	return out[:min(len(out), n)]
 }

@@ -73,6 +73,9 @@ type Summary struct {
 	// Tags are failures by the runs' tags (a dogfood manifest entry's); a
 	// run counts under each of its tags.
 	Tags []TagFailures `json:"tags"`
+	// Reasons are the most common one-line reasons of the failed runs
+	// (run_end.reason), from traces; empty from a dataset.
+	Reasons []Count `json:"reasons"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []Bin `json:"turns_per_run"`
@@ -335,6 +338,9 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 		part, r, turns := classify.Rows(run)
 		rs := r.Summary()
 		c.addRun(part, rs.Tally(), 1)
+		if run.End != nil && run.End.Verdict == schemas.VerdictFailed {
+			c.reason(part, run.End.Reason)
+		}
 		c.example(part, &rs)
 		for i := range turns {
 			c.addTurn(part, turns[i].Summary(), 1)

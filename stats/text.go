@@ -74,6 +74,16 @@ func (s *Summary) writeText(w io.Writer) {
 	}
 	tw.Flush()
 
+	if len(s.Reasons) > 0 {
+		fmt.Fprintf(w, "\nWhy runs failed, in one line: the most common reasons%s\n", ofRuns)
+		tw := table(w)
+		fmt.Fprintln(tw, "reason\tshare\truns")
+		for _, r := range s.Reasons {
+			fmt.Fprintf(tw, "%s\t%s\t%d\n", tabletext.Truncate(r.Name, 90), tabletext.Share(r.Share, s.Scored.Failed), r.Count)
+		}
+		tw.Flush()
+	}
+
 	fmt.Fprintf(w, "\nFailures by tier%s\n", ofRuns)
 	tw = table(w)
 	fmt.Fprintln(tw, "tier\tfailed\tworked")

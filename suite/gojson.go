@@ -2,6 +2,8 @@ package suite
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -41,6 +43,15 @@ func (ev *goEvent) parse(line []byte) bool {
 // (and for readGoTest, which finds the failures' files and messages), and
 // counts the tests as the events report them. Lines that are not events
 // (the go command's own errors on stderr) pass through as they are.
+//
+// go test runs packages in parallel and -json interleaves their events, in
+// an order that changes from run to run, so each package's text is held
+// and written at the end in one piece, the packages in import-path order:
+// "go test -v" prints each package's output together, readGoTest needs it
+// so (a panic read after another package's lines was split into two
+// failures), and two runs of the same suite read the same. A package's
+// text is held as out holds the whole output, its head and tail, so memory
+// stays bounded for a suite that prints megabytes.
 type goEvents struct {
 	mu       sync.Mutex
 	out      *cappedOutput
@@ -53,10 +64,40 @@ type goEvents struct {
 	// failedTest notes the packages where a test (or subtest) failed: a
 	// package that fails without one is an error, as readGoTest counts it.
 	failedTest map[string]bool
+	// pending holds each package's text until the run ends.
+	pending map[string]*heldText
 }
 
 func newGoEvents(out *cappedOutput) *goEvents {
-	return &goEvents{out: out, failedTest: map[string]bool{}}
+	return &goEvents{out: out, failedTest: map[string]bool{}, pending: map[string]*heldText{}}
+}
+
+// heldText is one package's text: all of it while it is small, its head
+// and tail (as cappedOutput keeps them) once it outgrows limit.
+type heldText struct {
+	limit  int
+	buf    bytes.Buffer
+	capped *cappedOutput
+}
+
+func (h *heldText) Write(p []byte) {
+	if h.capped != nil {
+		h.capped.Write(p)
+		return
+	}
+	h.buf.Write(p)
+	if h.buf.Len() > h.limit {
+		h.capped = newCappedOutput(h.limit)
+		h.capped.Write(h.buf.Bytes())
+		h.buf = bytes.Buffer{}
+	}
+}
+
+func (h *heldText) Bytes() []byte {
+	if h.capped != nil {
+		return []byte(h.capped.String())
+	}
+	return h.buf.Bytes()
 }
 
 // Write never fails, like cappedOutput's.
@@ -93,7 +134,27 @@ func (g *goEvents) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush handles a last line that had no newline.
+// text holds a package's output until the run ends; output that is no
+// package's goes out as it comes.
+func (g *goEvents) text(pkg string, p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if pkg == "" {
+		g.out.Write(p)
+		return
+	}
+	h, ok := g.pending[pkg]
+	if !ok {
+		h = &heldText{limit: g.out.capacity()}
+		g.pending[pkg] = h
+	}
+	h.Write(p)
+}
+
+// flush handles a last line that had no newline, and writes the packages'
+// text held back, in import-path order. The run has ended: call it before
+// reading the output.
 func (g *goEvents) flush() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -101,6 +162,10 @@ func (g *goEvents) flush() {
 		g.event(g.line)
 	}
 	g.line = g.line[:0]
+	for _, pkg := range slices.Sorted(maps.Keys(g.pending)) {
+		g.out.Write(g.pending[pkg].Bytes())
+		delete(g.pending, pkg)
+	}
 }
 
 // event reads one line: an event is counted and its output written as
@@ -112,7 +177,8 @@ func (g *goEvents) event(line []byte) {
 		return
 	}
 	g.events++
-	g.out.Write(ev.output)
+	pkg := string(ev.pkg)
+	g.text(pkg, ev.output)
 	action := string(ev.action) // short; compared, not kept
 	switch action {
 	case "pass", "fail", "skip":

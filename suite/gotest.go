@@ -12,7 +12,9 @@ var (
 	goRun = regexp.MustCompile(`^=== (?:RUN|CONT|NAME)\s+(\S+)`)
 	// The test's own output may run into the result line when it did not
 	// end with a newline ("xxxx--- PASS: TestBig (0.00s)").
-	goResult     = regexp.MustCompile(`--- (PASS|FAIL|SKIP): (\S+) \([\d.]+s\)$`)
+	// The durations are optional: quietVolatile drops them from the
+	// output a run keeps, which is read again.
+	goResult     = regexp.MustCompile(`--- (PASS|FAIL|SKIP): (\S+)(?: \([\d.]+s\))?$`)
 	goLog        = regexp.MustCompile(`^\s+([^\s:]+\.go):(\d+): (.*)$`)
 	goPanic      = regexp.MustCompile(`^panic: (.*)$`)
 	goStackFrame = regexp.MustCompile(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
@@ -21,7 +23,7 @@ var (
 	goOK         = regexp.MustCompile(`^ok\s+(\S+)`)
 	goNoFiles    = regexp.MustCompile(`^\?\s+(\S+)\s+\[no test files\]`)
 	goBuildFail  = regexp.MustCompile(`^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]`)
-	goPkgFail    = regexp.MustCompile(`^FAIL\s+(\S+)\s+(?:[\d.]+s|\(cached\))`)
+	goPkgFail    = regexp.MustCompile(`^FAIL\s+(\S+)(?:\s+(?:[\d.]+s|\(cached\)))?$`)
 )
 
 // goFailure is a failing test seen in one package's output, kept until the

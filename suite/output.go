@@ -64,6 +64,9 @@ func (c *cappedOutput) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// capacity is how many bytes it keeps.
+func (c *cappedOutput) capacity() int { return c.headMax + len(c.ring) }
+
 // Total is the number of bytes written, kept or not.
 func (c *cappedOutput) Total() int64 {
 	c.mu.Lock()

@@ -8,7 +8,9 @@ import (
 var (
 	// "4 failed, 2 passed, 1 skipped, 1 error in 0.03s", with or without
 	// the "====" around it, "no tests ran in 0.01s".
-	ptSummary     = regexp.MustCompile(`^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in [\d.]+s(?: \([^)]*\))?\s*=*$`)
+	// The duration is optional: quietVolatile drops it from the output
+	// a run keeps, which is read again (a recorded run, the tests).
+	ptSummary     = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|skipped|errors?|warnings?|deselected|xfailed|xpassed|rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([^)]*\))?)?\s*=*$`)
 	ptCount       = regexp.MustCompile(`(\d+) ([a-z]+)`)
 	ptSectionHead = regexp.MustCompile(`^_+ (.+?) _+$`)
 	ptRule        = regexp.MustCompile(`^(?:={3,}|!{3,})(?: .* (?:={3,}|!{3,}))?$`)

@@ -2,6 +2,9 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,7 +168,9 @@ func TestGoEventsAcrossWrites(t *testing.T) {
 {"Action":"fail","Package":"m"}
 {"Action":"fail","Package":"n","FailedBuild":"n [n.test]"}
 {"Action":"output","Package":"o","Output":"no newline at the end"}`
-	wantText := "=== RUN   TestA\n# m [m.test]\n./a_test.go:3:1: oops\n--- PASS: TestA (0.00s)\nno newline at the end"
+	// Package m's text is held until m ends; the lines that are not events
+	// go out as they come.
+	wantText := "# m [m.test]\n./a_test.go:3:1: oops\n=== RUN   TestA\n--- PASS: TestA (0.00s)\nno newline at the end"
 	for _, size := range []int{1, 2, 7, 64, len(stream)} {
 		out := newCappedOutput(1 << 20)
 		g := newGoEvents(out)
@@ -186,5 +191,56 @@ func TestGoEventsAcrossWrites(t *testing.T) {
 		if g.raw != int64(len(stream)) {
 			t.Errorf("writes of %d: raw = %d, want %d", size, g.raw, len(stream))
 		}
+	}
+}
+
+// go test -json interleaves the events of packages run in parallel, and
+// they end in any order; each package's text comes out in one piece, in
+// import-path order, so a panic in one package is not read as part of
+// another and two runs of the same suite read the same.
+func TestGoEventsInterleavedPackages(t *testing.T) {
+	events := []struct{ pkg, test, action, output string }{
+		{"m", "TestAdd", "output", "=== RUN   TestAdd\n"},
+		{"m/store", "TestPut", "output", "=== RUN   TestPut\n"},
+		{"m", "TestAdd", "output", "    calc_test.go:7: Add(1, 2) = 4, want 3\n"},
+		{"m/store", "TestPut", "output", "--- FAIL: TestPut (0.00s)\n"},
+		{"m", "TestAdd", "output", "--- FAIL: TestAdd (0.00s)\n"},
+		{"m/store", "TestPut", "fail", ""},
+		{"m", "TestAdd", "fail", ""},
+		{"m/store", "", "output", "panic: assignment to entry in nil map\n\ngoroutine 21 [running]:\nm/store.Put(...)\n\t/repo/store/store.go:5\n"},
+		{"m/store", "", "output", "FAIL\tm/store\t0.011s\n"},
+		{"m/store", "", "fail", ""},
+		{"m", "", "output", "FAIL\n"},
+		{"m", "", "output", "FAIL\tm\t0.017s\n"},
+		{"m", "", "fail", ""},
+	}
+	var stream strings.Builder
+	for _, e := range events {
+		b, err := json.Marshal(map[string]string{"Action": e.action, "Package": e.pkg, "Test": e.test, "Output": e.output})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream.Write(append(b, '\n'))
+	}
+	out := newCappedOutput(1 << 20)
+	g := newGoEvents(out)
+	g.Write([]byte(stream.String()))
+	g.flush()
+	want := "=== RUN   TestAdd\n    calc_test.go:7: Add(1, 2) = 4, want 3\n--- FAIL: TestAdd (0.00s)\nFAIL\nFAIL\tm\t0.017s\n" +
+		"=== RUN   TestPut\n--- FAIL: TestPut (0.00s)\npanic: assignment to entry in nil map\n\ngoroutine 21 [running]:\nm/store.Put(...)\n\t/repo/store/store.go:5\nFAIL\tm/store\t0.011s\n"
+	if got := out.String(); got != want {
+		t.Fatalf("text =\n%s\nwant\n%s", got, want)
+	}
+	rd := readGoTest(out.String(), repoPaths{roots: []string{"/repo"}}, "m")
+	var got []string
+	for _, f := range rd.failures {
+		got = append(got, fmt.Sprintf("%s %s:%d %s", f.Test, f.File, f.Line, f.Message))
+	}
+	wantFailures := []string{
+		"TestAdd calc_test.go:7 Add(1, 2) = 4, want 3",
+		"TestPut store/store.go:5 panic: assignment to entry in nil map",
+	}
+	if !slices.Equal(got, wantFailures) {
+		t.Errorf("failures = %q, want %q", got, wantFailures)
 	}
 }

@@ -102,6 +102,9 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	duration := time.Since(start)
 	// Whatever the suite left running in its group goes with it.
 	cleanup()
+	if g, ok := w.(*goEvents); ok {
+		g.flush() // the packages' text is held until the end
+	}
 
 	res := &Result{
 		Output:      out.String(),
@@ -130,6 +133,7 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 		}
 	}
 	read(kind, res, dir, structured)
+	res.Output = quietVolatile(res.Output, newRepoPaths(dir))
 	return res, nil
 }
 

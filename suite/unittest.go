@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	utRan        = regexp.MustCompile(`^Ran (\d+) tests? in `)
+	utRan        = regexp.MustCompile(`^Ran (\d+) tests?(?: in |$)`) // quietVolatile drops the duration
 	utOK         = regexp.MustCompile(`^OK(?: \((.*)\))?$`)
 	utFailed     = regexp.MustCompile(`^FAILED \((.*)\)$`)
 	utNoTests    = regexp.MustCompile(`^NO TESTS RAN(?: \((.*)\))?$`)

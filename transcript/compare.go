@@ -135,6 +135,9 @@ func endLine(r *Run) string {
 	if e.ClaimedDone {
 		s += ", claimed DONE"
 	}
+	if e.Reason != "" {
+		s += "; why: " + e.Reason
+	}
 	return s
 }
 

@@ -97,10 +97,12 @@ type Entry struct {
 	Model        string               `json:"model"`
 	Verdict      schemas.Verdict      `json:"verdict"`
 	FailureClass schemas.FailureClass `json:"failure_class"`
-	StopReason   schemas.StopReason   `json:"stop_reason"`
-	Steps        int                  `json:"steps"`
-	ClaimedDone  bool                 `json:"claimed_done"`
-	Path         string               `json:"path"`
+	// Reason says in one line why a failed run failed.
+	Reason      string             `json:"reason,omitempty"`
+	StopReason  schemas.StopReason `json:"stop_reason"`
+	Steps       int                `json:"steps"`
+	ClaimedDone bool               `json:"claimed_done"`
+	Path        string             `json:"path"`
 }
 
 // Verdict for a run with no run_end record.
@@ -113,7 +115,7 @@ func (r *Run) Entry() Entry {
 		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, classify.ModelLabel(s.Model)
 	}
 	if end := r.End; end != nil {
-		e.Verdict, e.FailureClass, e.StopReason, e.ClaimedDone = end.Verdict, end.FailureClass, end.StopReason, end.ClaimedDone
+		e.Verdict, e.FailureClass, e.Reason, e.StopReason, e.ClaimedDone = end.Verdict, end.FailureClass, end.Reason, end.StopReason, end.ClaimedDone
 		e.Steps = end.Steps
 	}
 	return e

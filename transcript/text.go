@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -100,6 +101,9 @@ func (p *printer) head(r *Run) {
 	p.field("", "model", ModelLine(s.Model))
 	p.field("", "harness", HarnessLine(s.Harness))
 	p.field("", "verdict", p.verdictLine(r))
+	if r.End != nil && r.End.Reason != "" {
+		p.field("", "why", r.End.Reason)
+	}
 	for _, err := range r.Problems {
 		p.field("", "problem", p.paint(cBad, err.Error()))
 	}
@@ -257,11 +261,30 @@ func SentLine(t *schemas.Turn) string {
 }
 
 // verbPath is an action in brief: its verb and path.
-func verbPath(a schemas.Action) string {
+func verbPath(t *schemas.Turn) string {
+	a := t.Action
 	if a.Verb == "" {
 		return "(no action)"
 	}
-	return strings.TrimSpace(a.Verb + " " + a.Path)
+	return strings.TrimSpace(a.Verb + " " + a.Path + ReadWindow(t))
+}
+
+// ReadWindow is a READ's line window as the model asked for it
+// (":1020-1057"), or "": the recorded action keeps the path only, so the
+// reply is read again, so that a windowed read does not look like a
+// repeated read of the whole file.
+func ReadWindow(t *schemas.Turn) string {
+	if t.Action.Verb != "READ" {
+		return ""
+	}
+	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
+	if err != nil || a.Verb != "READ" || a.Start == 0 {
+		return ""
+	}
+	if a.End == 0 {
+		return fmt.Sprintf(":%d", a.Start)
+	}
+	return fmt.Sprintf(":%d-%d", a.Start, a.End)
 }
 
 // ActionLine says how a draft was read: verb, path (with its window),
@@ -303,7 +326,7 @@ func (p *printer) step(s Step, prevFeedback string) {
 	if !t.ModelStep {
 		head += " (no model step)"
 	}
-	p.printf("%s  %s  →  %s  →  %s\n", p.paint(cBold, head), p.sentPainted(t), verbPath(t.Action), p.outcomePainted(t.Outcome))
+	p.printf("%s  %s  →  %s  →  %s\n", p.paint(cBold, head), p.sentPainted(t), verbPath(t), p.outcomePainted(t.Outcome))
 	for _, e := range t.Sent.Elided {
 		p.field("  ", "elided", fmt.Sprintf("%s %s (about %d tokens left out)", e.What, e.Ref, e.Tokens))
 	}

@@ -111,9 +111,9 @@ func TestStatsArguments(t *testing.T) {
 	}{
 		{"unknown breakdown", []string{"stats", "--in", analysisFixtures, "--by", "verdict"}, 2, "", `stats: --by "verdict": want one of [model tier case source]`},
 		{"report with an unknown breakdown", []string{"report", "--in", analysisFixtures, "--by", "x"}, 2, "", "report: --by"},
-		{"no traces", []string{"stats", "--in", "testdata"}, 1, "", "no trace files"},
-		{"missing directory", []string{"stats", "--in", "nowhere"}, 1, "", "no such file or directory"},
-		{"classify of nothing", []string{"classify", "--in", "nowhere", "--out", "unused"}, 1, "", "classify: list traces"},
+		{"no traces", []string{"stats", "--in", "testdata"}, 2, "", "no trace files"},
+		{"missing directory", []string{"stats", "--in", "nowhere"}, 2, "", "stats: --in nowhere: no such directory"},
+		{"classify of nothing", []string{"classify", "--in", "nowhere", "--out", "unused"}, 2, "", "classify: --in nowhere: no such directory"},
 		{"broken traces", []string{"stats", "--in", "../../stats/testdata/broken"}, 0, "bench-semver-bump-p1-d1bf4c4cd785.jsonl:5: invalid JSON", ""},
 		{"by tier", []string{"stats", "--in", analysisFixtures, "--by", "tier"}, 0, "By tier", ""},
 	}

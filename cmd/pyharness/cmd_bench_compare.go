@@ -25,6 +25,11 @@ func newBenchCompareCmd(a *app) *cobra.Command {
 }
 
 func runBenchCompare(ctx context.Context, a *app, dirA, dirB string, alpha float64, asJSON bool) error {
+	for _, d := range []string{dirA, dirB} {
+		if _, err := readInput("bench compare", "", d, false); err != nil {
+			return err
+		}
+	}
 	oa, err := bench.ReadOutcomes(ctx, dirA)
 	if err != nil {
 		return err

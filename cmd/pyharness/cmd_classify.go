@@ -38,13 +38,20 @@ trace files are listed as file:line and every good record is kept.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.in, "in", defaultOut, "the trace directory (DIR/runs/*.jsonl or DIR/*.jsonl)")
-	fs.StringVar(&opts.out, "out", filepath.Join(defaultOut, "dataset"), "the dataset directory to write")
+	fs.StringVar(&opts.out, "out", "", "the dataset directory to write (default IN/dataset)")
 	fs.BoolVar(&opts.json, "json", false, "print what was done as one JSON document")
 	return cmd
 }
 
 func runClassify(ctx context.Context, a *app, o classifyOptions) error {
-	res, err := classify.Classify(ctx, o.in, o.out)
+	in, err := readInput("classify", "--in", o.in, false)
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = filepath.Join(in, "dataset")
+	}
+	res, err := classify.Classify(ctx, in, o.out)
 	if err != nil {
 		return err
 	}

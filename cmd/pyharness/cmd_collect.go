@@ -127,7 +127,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 		}
 	}
 	if o.manifest != "" {
-		entries, err := loadManifest(ctx, a, o)
+		entries, err := loadManifest(ctx, a, o, spec.backend == model.BackendScripted && spec.arg == "")
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	opts.Progress = bar.update
 	sum, err := collect.Run(ctx, opts)
 	bar.finish()
-	if sum != nil {
+	if sum != nil && !errors.Is(err, collect.ErrAlreadyCollected) {
 		printCollectSummary(a, sum, o)
 	}
 	switch {
@@ -183,11 +183,19 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
 	}
 	fmt.Fprintf(w, "traces: %s\nplan:   %s\n", filepath.Join(o.out, "runs"), s.PlanPath)
 	if strings.HasPrefix(o.model.spec, "scripted") {
-		fmt.Fprintln(w, "model:  scripted (no model was called); with Ollama running, pyharness collect --passes 4 does the same with a real model.")
+		again := fmt.Sprintf("pyharness collect --passes %d", o.passes)
+		if o.manifest != "" {
+			again += " --manifest " + o.manifest
+		}
+		fmt.Fprintf(w, "model:  scripted (no model was called); with Ollama running, %s does the same with a real model.\n", again)
 	}
 }
 
-func loadManifest(ctx context.Context, a *app, o collectOptions) ([]collect.Entry, error) {
+// loadManifest reads, resolves and baselines the manifest's entries; every
+// problem with them is a configuration error, found before anything runs.
+// needScript is set when each entry must bring its own drafts (plain
+// --model scripted).
+func loadManifest(ctx context.Context, a *app, o collectOptions, needScript bool) ([]collect.Entry, error) {
 	data, err := os.ReadFile(o.manifest)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("collect: read manifest: %v", err)}
@@ -198,7 +206,19 @@ func loadManifest(ctx context.Context, a *app, o collectOptions) ([]collect.Entr
 	if errors.As(perr, &shape) {
 		merr.Problems = append(merr.Problems, shape.Problems...)
 	} else if perr != nil {
-		return nil, perr
+		return nil, &exitError{code: exitUsage, msg: "collect: " + perr.Error()}
+	}
+	if needScript {
+		// Said before the baselines run, not when the entry's run starts.
+		kept := entries[:0]
+		for _, e := range entries {
+			if e.Script == "" {
+				merr.Problems = append(merr.Problems, collect.Problem{Line: e.Line, Entry: e.ID, Msg: "no script: with --model scripted every entry needs script: (a JSON Lines file of drafts), or give --model scripted:FILE"})
+				continue
+			}
+			kept = append(kept, e)
+		}
+		entries = kept
 	}
 	entries, problems := collect.Resolve(ctx, o.manifest, entries, filepath.Join(o.out, "cache", "repos"))
 	merr.Problems = append(merr.Problems, problems...)

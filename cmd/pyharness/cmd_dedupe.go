@@ -47,6 +47,10 @@ the turns it selects.`,
 }
 
 func runDedupe(ctx context.Context, a *app, opts dedupeOptions) error {
-	_, err := dedupe.Run(ctx, opts.in, dedupe.Options{Threshold: opts.threshold, JSON: opts.json}, a.stdout)
+	in, err := readInput("dedupe", "--in", opts.in, false)
+	if err != nil {
+		return err
+	}
+	_, err = dedupe.Run(ctx, in, dedupe.Options{Threshold: opts.threshold, JSON: opts.json}, a.stdout)
 	return err
 }

@@ -52,6 +52,9 @@ with a real model.`,
 }
 
 func runDemo(ctx context.Context, a *app, o demoOptions) error {
+	if o.passes < 1 {
+		return &exitError{code: exitUsage, msg: "demo: --passes must be at least 1"}
+	}
 	w := a.stdout
 	fmt.Fprintln(w, "pyharness demo: the model is SCRIPTED — each benchmark case plays its own recorded-style drafts, and no model is called.")
 	fmt.Fprintln(w, "With Ollama running, `pyharness collect --passes 4` does the same with a real model (default ollama:llama3.1:8b).")
@@ -184,15 +187,18 @@ func demoExample(pages *report.RunPages) string {
 	return ""
 }
 
-// splitsLine says how many rows each split of an export holds.
+// splitsLine says how many pairs each split of an export holds, and in how
+// many rows: a pair is written as many times as its weight says (a
+// fractional weight is a copy drawn with the seed), so the rows of two
+// formats of one selection can differ while the pairs agree.
 func splitsLine(s *export.Summary) string {
 	var parts []string
 	for _, name := range []string{"train", "validation", "test"} {
 		if c, ok := s.Splits[name]; ok {
-			parts = append(parts, fmt.Sprintf("%s %d rows (%d group(s))", name, c.Rows, c.Groups))
+			parts = append(parts, fmt.Sprintf("%s %d pairs as %d rows (%d group(s))", name, c.Pairs, c.Rows, c.Groups))
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", ") + "; a pair is written once per copy its weight asks for"
 }
 
 // indent writes through to w with each line indented.

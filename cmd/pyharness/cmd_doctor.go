@@ -26,7 +26,7 @@ which Python interpreters there are and which has pytest, that git is there,
 and that the output directory's disk has room. Works with Ollama, Ollama's /v1
 and llama-server (openai:NAME --base-url http://host:8080/v1). bench and
 collect run the same checks first. A failed check exits with the pre-flight
-code of run, bench and collect.` + exitCodesHelp(),
+code of run, bench and collect.` + exitCodesHelp(doctorExitCodes...),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDoctor(cmd.Context(), a, opts)

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 func newDraftCmd(a *app) *cobra.Command {
@@ -48,9 +51,14 @@ func runDraft(stdin io.Reader, w io.Writer, name string, asJSON bool) error {
 		b, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return fmt.Errorf("read draft: %w", err)
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("draft: %v", err)}
 	}
 	rd := draft.Read(string(b))
+	if strings.TrimSpace(string(b)) == "" {
+		// The harness refuses an empty reply before the parser sees it.
+		rd = draft.Reading{Refused: &draft.Refusal{Code: schemas.CodeEmptyReply, Reason: "the reply is empty",
+			Shape: "none", Via: "text", Message: harness.EmptyReplyMessage(false)}}
+	}
 	if asJSON {
 		err = writeJSON(w, rd)
 	} else {

@@ -110,6 +110,15 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if o.Out == "" {
 		o.Out = filepath.Join(o.In, "export", o.Format)
 	}
+	// The options first: a wrong flag is said whatever --in holds.
+	if err := o.Validate(); err != nil {
+		return &exitError{code: exitUsage, msg: "export: " + err.Error()}
+	}
+	in, err := readInput("export", "--in", o.In, false)
+	if err != nil {
+		return err
+	}
+	o.In = in
 	tmpl, err := exportChatTemplate(ctx, opts)
 	if err != nil {
 		return err

@@ -41,8 +41,8 @@ one, else --traces.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset")
-	fs.StringVar(&opts.out, "out", "report.html", "the HTML file to write")
+	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset (IN/dataset when IN holds no traces)")
+	fs.StringVar(&opts.out, "out", "", "the HTML file to write (default IN/report.html)")
 	fs.StringVar(&opts.by, "by", "", "add a breakdown by model, tier, case or source")
 	fs.StringVar(&opts.title, "title", "pyharness report", "the page's title")
 	fs.StringVar(&opts.traces, "traces", "", "the trace directory of the runs to link (default: --in when it is one)")
@@ -54,9 +54,16 @@ func runReport(ctx context.Context, a *app, o reportOptions) (err error) {
 	if err := stats.CheckOptions(opts); err != nil {
 		return &exitError{code: exitUsage, msg: "report: " + err.Error()}
 	}
-	s, err := stats.Load(ctx, o.in, opts)
+	in, err := readInput("report", "--in", o.in, true)
 	if err != nil {
 		return err
+	}
+	if o.out == "" {
+		o.out = filepath.Join(o.in, "report.html")
+	}
+	s, err := stats.Load(ctx, in, opts)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	f, err := os.Create(o.out)
 	if err != nil {
@@ -69,7 +76,7 @@ func runReport(ctx context.Context, a *app, o reportOptions) (err error) {
 	}()
 	traces := o.traces
 	if traces == "" && s.Kind == stats.InputTraces {
-		traces = o.in
+		traces = in
 	}
 	var pages *report.RunPages
 	if traces != "" {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,23 @@ func newRunCmd(a *app) *cobra.Command {
 		Short: "Run one task on one repository with one model, recording every turn",
 		Long: `Runs one task on a copy of a Python repository (the repository itself is never
 written unless --in-place), step by step, records every turn under OUT/runs/,
-writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.` + exitCodesHelp(),
+writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.
+
+Before the first model call it warns of a --scope glob that matches no file, a
+--target that is not in the repository, and a suite that does not import. The
+run is judged against the suite as it was before the task: a test failing then
+and still failing is not held against it unless the task names it.
+
+--model scripted:FILE plays replies from a JSON Lines file instead of calling a
+model, one object per model call: {"content": "..."} is one reply (also
+"thinking", "tool_calls", "finish_reason"; {"error": "stream-cut"} is a fault).` + exitCodesHelp(),
+		Example: `  # Ollama's default model on one task
+  pyharness run --repo ~/src/slug --task "Make slugify strip separators from both ends" --target slug/slugify.py
+
+  # No model: three scripted replies, one per model call
+  printf '%s\n' '{"content": "READ slug/slugify.py"}' '{"content": "RUN tests"}' \
+    '{"content": "DONE nothing to change: ` + "`" + `.strip(separator)` + "`" + ` is already there"}' > drafts.jsonl
+  pyharness run --repo ~/src/slug --task "Make slugify strip separators" --model scripted:drafts.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validateRunOptions(opts); err != nil {
@@ -90,6 +107,9 @@ func validateRunOptions(o runOptions) error {
 		return fmt.Errorf("run: --task is required")
 	case o.steps < 1:
 		return fmt.Errorf("run: --steps must be at least 1")
+	}
+	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
+		return fmt.Errorf("run: --repo %s: not a directory", o.repo)
 	}
 	if err := o.model.check(); err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -193,6 +213,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 		verdict += " (" + string(e.FailureClass) + ")"
 	}
 	fmt.Fprintf(w, "verdict:  %s, stop reason %s, %d steps (%d model steps)\n", verdict, e.StopReason, e.Steps, e.ModelSteps)
+	if e.Reason != "" {
+		fmt.Fprintf(w, "why:      %s\n", e.Reason)
+	}
 	if e.Error != "" {
 		fmt.Fprintf(w, "model error: %s\n", e.Error)
 	}

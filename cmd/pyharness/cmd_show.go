@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -100,6 +101,11 @@ func runShow(ctx context.Context, a *app, o showOptions, args []string) error {
 	if err := checkShowArgs(o, args); err != nil {
 		return &exitError{code: 2, msg: "show: " + err.Error()}
 	}
+	if needsInDir(o, args) {
+		if _, err := readInput("show", "--in", o.in, false); err != nil {
+			return err
+		}
+	}
 	var runs []*transcript.Run
 	var problems int
 	find := func() ([]transcript.Found, error) {
@@ -114,6 +120,14 @@ func runShow(ctx context.Context, a *app, o showOptions, args []string) error {
 		var out []transcript.Found
 		for _, arg := range args {
 			f, err := transcript.Find(ctx, o.in, arg)
+			var amb *transcript.AmbiguousError
+			if errors.As(err, &amb) && len(args) == 1 && sameRun(amb.Matches) {
+				// A case's name ("bench-fix-offbyone") names its run in
+				// every pass: the first is shown, and the others named.
+				fmt.Fprintf(a.stderr, "show: %s names %d runs, one per pass; showing %s (the others: %s)\n",
+					arg, len(amb.Matches), amb.Matches[0], strings.Join(amb.Matches[1:], ", "))
+				f, err = transcript.Find(ctx, o.in, amb.Matches[0])
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -234,4 +248,35 @@ func terminalWidth(w io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// needsInDir reports whether show looks runs up in --in: for --case,
+// --last and any RUN that is not a trace file.
+func needsInDir(o showOptions, args []string) bool {
+	if o.caseID != "" || o.last {
+		return true
+	}
+	for _, arg := range args {
+		if st, err := os.Stat(arg); err != nil || st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// runPass is a run id's pass part: "bench-fix-offbyone-p2-76c80aaa8328"
+// is bench-fix-offbyone in pass 2.
+var runPass = regexp.MustCompile(`^(.+)-p\d+-[0-9a-f]+$`)
+
+// sameRun reports whether the ids are one case's runs in different passes.
+func sameRun(ids []string) bool {
+	name := ""
+	for _, id := range ids {
+		m := runPass.FindStringSubmatch(id)
+		if m == nil || name != "" && m[1] != name {
+			return false
+		}
+		name = m[1]
+	}
+	return name != ""
 }

@@ -41,7 +41,7 @@ tables, which hold every good record.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset")
+	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset (IN/dataset when IN holds no traces)")
 	fs.BoolVar(&opts.json, "json", false, "print the numbers as one JSON document")
 	fs.StringVar(&opts.by, "by", "", "break the numbers down by model, tier, case or source")
 	return cmd
@@ -52,7 +52,11 @@ func runStats(ctx context.Context, a *app, o statsOptions) error {
 	if err := stats.CheckOptions(opts); err != nil {
 		return &exitError{code: exitUsage, msg: "stats: " + err.Error()}
 	}
-	s, err := stats.Load(ctx, o.in, opts)
+	in, err := readInput("stats", "--in", o.in, true)
+	if err != nil {
+		return err
+	}
+	s, err := stats.Load(ctx, in, opts)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func runValidate(ctx context.Context, w io.Writer, paths []string) error {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("validate: %w", err)
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("validate: %v", err)}
 		}
 		if !st.IsDir() {
 			files = append(files, p)
@@ -49,7 +49,7 @@ func runValidate(ctx context.Context, w io.Writer, paths []string) error {
 			return fmt.Errorf("validate: %w", err)
 		}
 		if len(list) == 0 {
-			return fmt.Errorf("validate: no trace files (*.jsonl) in %s or %s/runs", p, p)
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("validate: no trace files (*.jsonl) in %s or %s/runs%s", p, p, whereRunsAre("validate", p))}
 		}
 		for _, f := range list {
 			files = append(files, f.Path)
@@ -70,8 +70,13 @@ func runValidate(ctx context.Context, w io.Writer, paths []string) error {
 		case !rep.Complete:
 			status = "incomplete"
 		}
-		if !rep.Complete && rep.Records > 0 {
+		if !rep.Complete {
 			incomplete++
+		}
+		if rep.Records == 0 && rep.Errors() == 0 {
+			// Torn at its first line: no record of the run was read.
+			status = "no record read: an error"
+			bad++
 		}
 		fmt.Fprintf(w, "%s: %d records (%d turns), %s\n", f, rep.Records, rep.Turns, status)
 		for _, p := range rep.Problems {

@@ -66,6 +66,14 @@ func TestParseModelSpec(t *testing.T) {
 		{"ollama:", "", "", "needs a model name"},
 		{"replay:", "", "", "needs a trace file"},
 		{"", "", "", "--model is empty"},
+		{"llama3:8b", "ollama", "llama3:8b", ""},
+		{"llama:latest", "ollama", "llama:latest", ""},
+		{"hf.co/bartowski/qwen:Q4_K_M", "ollama", "hf.co/bartowski/qwen:Q4_K_M", ""},
+		{"scriptd:s.jsonl", "", "", `unknown backend "scriptd"`},
+		{"olama:foo", "", "", "the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE"},
+		{"opanai:gpt", "", "", `unknown backend "opanai"`},
+		{"replya:out", "", "", "write ollama:replya:out"},
+		{"drafts:my/drafts.jsonl", "", "", `unknown backend "drafts"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,11 +36,19 @@ var exitCodeRows = []struct {
 	{exitInterrupted, "interrupted (SIGINT or SIGTERM): the run in flight is recorded as cancelled; collect --resume redoes it"},
 }
 
-// exitCodesHelp is the table for a command's --help.
-func exitCodesHelp() string {
+// doctorExitCodes are the rows doctor can end with: it runs nothing, so
+// it has no incomplete or interrupted runs to report.
+var doctorExitCodes = []int{exitOK, exitFailure, exitUsage, exitPreflight}
+
+// exitCodesHelp is the table for a command's --help: the rows of codes, or
+// every row when none are named.
+func exitCodesHelp(codes ...int) string {
 	var b strings.Builder
 	b.WriteString("\n\nExit status:\n")
 	for _, r := range exitCodeRows {
+		if len(codes) > 0 && !slices.Contains(codes, r.code) {
+			continue
+		}
 		// Wrapped at 80 columns under the text's first column.
 		line := fmt.Sprintf("  %3d ", r.code)
 		for _, w := range strings.Fields(r.what) {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/internal/wiretest"
@@ -155,11 +159,17 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// The table is in the --help of every command that uses it.
+// The table is in the --help of every command that uses it, with the rows
+// the command can end with: doctor runs nothing, so it has no incomplete or
+// interrupted runs.
 func TestExitCodesInHelp(t *testing.T) {
-	for _, cmd := range []string{"run", "bench", "collect", "doctor"} {
-		t.Run(cmd, func(t *testing.T) {
-			code, stdout, _ := runCLI(t, cmd, "--help")
+	all := []int{exitOK, exitFailure, exitUsage, exitIncomplete, exitPreflight, exitInterrupted}
+	for _, tt := range []struct {
+		cmd   string
+		codes []int
+	}{{"run", all}, {"bench", all}, {"collect", all}, {"doctor", []int{exitOK, exitFailure, exitUsage, exitPreflight}}} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			code, stdout, _ := runCLI(t, tt.cmd, "--help")
 			if code != exitOK {
 				t.Fatalf("exit %d", code)
 			}
@@ -168,8 +178,9 @@ func TestExitCodesInHelp(t *testing.T) {
 			}
 			for _, r := range exitCodeRows {
 				first, _, _ := strings.Cut(r.what, " ")
-				if row := fmt.Sprintf("  %3d  %s", r.code, first); !strings.Contains(stdout, row) {
-					t.Errorf("the help lacks the row %q", row)
+				row := fmt.Sprintf("  %3d  %s", r.code, first)
+				if want := slices.Contains(tt.codes, r.code); strings.Contains(stdout, row) != want {
+					t.Errorf("the help has the row %q: %v, want %v", row, !want, want)
 				}
 			}
 		})
@@ -224,8 +235,100 @@ func TestCollectServerDownThenResume(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "Nothing to do") {
 		t.Errorf("--resume again: exit %d\n%s", code, stdout)
 	}
-	code, _, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL)...)
-	if code != exitUsage || !strings.Contains(stderr, "use --resume") {
+	code, stdout, stderr = runCLIExit(t, context.Background(), append(plan, "--base-url", srv.URL)...)
+	if code != exitUsage || !strings.Contains(stderr, "already holds all 2 runs of this plan: nothing to do") || strings.Contains(stdout, "Nothing to do") {
 		t.Errorf("again without --resume: exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
+}
+
+// Every command's configuration errors exit with exitUsage, as the table
+// says (2: usage or configuration error, nothing was run), and say what
+// was wrong; the table of cases names every command of the root.
+func TestConfigurationErrorsExitUsage(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return name\n"})
+	writeFiles(t, dir, map[string]string{
+		"drafts.jsonl":  `{"content": "DONE nothing"}` + "\n",
+		"torn.jsonl":    `{"content": `,
+		"broken.yaml":   "entries: [\n",
+		"noscript.yaml": "entries:\n  - id: x\n    repo: repo\n    task: t\n",
+		"colour.yaml":   "entries:\n  - id: x\n    repo: repo\n    task: t\n    colour: blue\n",
+		"empty/README":  "no runs here\n",
+		"notes/a.jsonl": "",
+	})
+	at := func(name string) string { return filepath.Join(dir, name) }
+	nowhere := at("nowhere")
+	runArgs := func(more ...string) []string {
+		return append([]string{"run", "--repo", repo, "--task", "t", "--out", at("out-run")}, more...)
+	}
+	tests := []struct {
+		cmd    string // the command the case is about, as the root names it
+		args   []string
+		stderr string
+	}{
+		{"run", []string{"run", "--task", "t"}, "--repo is required"},
+		{"run", []string{"run", "--repo", nowhere, "--task", "t", "--model", "scripted:" + at("drafts.jsonl")}, "--repo " + nowhere + ": not a directory"},
+		{"run", runArgs("--model", "scripted:"+at("missing.jsonl")), "missing.jsonl"},
+		{"run", runArgs("--model", "scripted:"+at("torn.jsonl")), "torn.jsonl:1"},
+		{"run", runArgs("--model", "scriptd:"+at("drafts.jsonl")), `unknown backend "scriptd"`},
+		{"run", runArgs("--model", "olama:foo"), "the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE"},
+		{"run", runArgs("--model", "openai:gpt"), "needs --base-url"},
+		{"run", runArgs("--steps", "0"), "--steps must be at least 1"},
+		{"bench", []string{"bench", "--repeat", "0"}, "--repeat must be at least 1"},
+		{"bench", []string{"bench", "--model", "scripted", "--case", "nope"}, `no case "nope"`},
+		{"bench", []string{"bench", "--model", "replya:x"}, "unknown backend"},
+		{"compare", []string{"bench", "compare", at("empty")}, "usage: pyharness bench compare OUT_A OUT_B"},
+		{"compare", []string{"bench", "compare", nowhere, at("empty")}, nowhere + ": no such directory"},
+		{"collect", []string{"collect", "--model", "scripted", "--manifest", at("broken.yaml"), "--out", at("out-c1")}, "broken.yaml"},
+		{"collect", []string{"collect", "--model", "scripted", "--manifest", at("noscript.yaml"), "--out", at("out-c2")}, "no script: with --model scripted every entry needs script:"},
+		{"collect", []string{"collect", "--model", "scripted", "--manifest", at("colour.yaml"), "--out", at("out-c3")}, "colour"},
+		{"collect", []string{"collect", "--model", "scripted", "--manifest", nowhere}, "read manifest"},
+		{"collect", []string{"collect", "--shard", "0/2"}, "want k/n"},
+		{"doctor", []string{"doctor", "--model", "ollama:"}, "needs a model name"},
+		{"doctor", []string{"doctor", "--model", "opanai:x"}, "unknown backend"},
+		{"demo", []string{"demo", "--passes", "0", "--out", at("out-demo")}, "--passes must be at least 1"},
+		{"classify", []string{"classify", "--in", nowhere}, "classify: --in " + nowhere + ": no such directory"},
+		{"classify", []string{"classify", "--in", at("empty")}, "no trace files"},
+		{"stats", []string{"stats", "--in", nowhere}, "stats: --in " + nowhere},
+		{"stats", []string{"stats", "--in", at("empty"), "--by", "colour"}, "--by"},
+		{"report", []string{"report", "--in", nowhere}, "report: --in " + nowhere},
+		{"report", []string{"report", "--in", at("empty"), "--by", "colour"}, "--by"},
+		{"show", []string{"show", "--in", nowhere, "abc"}, "show: --in " + nowhere},
+		{"show", []string{"show", "--in", at("empty")}, "name a run"},
+		{"dedupe", []string{"dedupe", "--in", nowhere}, "dedupe: --in " + nowhere},
+		{"export", []string{"export", "--in", at("empty"), "--format", "jsnl"}, `format "jsnl": want jsonl, parquet or dpo`},
+		{"export", []string{"export", "--in", nowhere}, "export: --in " + nowhere},
+		{"gen-corpus", []string{"gen-corpus", "--turns", "0", "--out", at("out-gen")}, "gen-corpus"},
+		{"draft", []string{"draft", nowhere}, "draft: open " + nowhere},
+		{"validate", []string{"validate", nowhere}, "validate: stat " + nowhere},
+		{"validate", []string{"validate", at("empty")}, "no trace files"},
+		{"version", []string{"version", "extra"}, "unknown command"},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.cmd] = true
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLIExit(t, context.Background(), tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d (usage or configuration)\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+		})
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			if !covered[sub.Name()] {
+				t.Errorf("no configuration error of %q is checked", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&app{stdout: io.Discard, stderr: io.Discard}))
 }

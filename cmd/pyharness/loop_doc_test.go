@@ -143,3 +143,67 @@ func TestStandIn(t *testing.T) {
 		}
 	}
 }
+
+// readme is the page whose first-hour block testdata/script/readme.txtar
+// runs.
+const (
+	readme       = "../../README.md"
+	readmeScript = "testdata/script/readme.txtar"
+)
+
+// TestReadmeTourMatchesScript keeps the README's first hour runnable as
+// printed: every line of its sh block (the install, then each pyharness
+// command, comments aside) is run by readme.txtar, in the page's order.
+func TestReadmeTourMatchesScript(t *testing.T) {
+	doc, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(readmeScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tourLines(string(doc))
+	if len(want) < 5 || !strings.HasPrefix(want[0], "go install ") {
+		t.Fatalf("%s: the first-hour block is %q; want the install line, then the commands", readme, want)
+	}
+	var ran []string
+	for _, line := range strings.Split(string(script), "\n") {
+		if rest, ok := strings.CutPrefix(line, "exec "); ok {
+			ran = append(ran, strings.Join(strings.Fields(rest), " "))
+		}
+	}
+	next := 0
+	for _, cmd := range want {
+		i := slices.Index(ran[next:], cmd)
+		if i < 0 {
+			t.Errorf("%s says\n  %s\nbut %s does not run it, after the lines before it", readme, cmd, readmeScript)
+			continue
+		}
+		next += i + 1
+	}
+}
+
+// tourLines are the lines of the sh block under the README's "A first
+// hour" heading, without their comments.
+func tourLines(md string) []string {
+	_, rest, ok := strings.Cut(md, "## A first hour")
+	if !ok {
+		return nil
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	if !ok {
+		return nil
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	var out []string
+	for _, line := range strings.Split(block, "\n") {
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}

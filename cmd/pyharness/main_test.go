@@ -47,7 +47,8 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:   "testdata/script",
+		Setup: scriptEnv,
 		Condition: func(cond string) (bool, error) {
 			if cond == "python" {
 				return havePython()
@@ -108,4 +109,25 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// scriptEnv gives the scripts $REPO, the checkout's root (readme.txtar
+// installs the command from it), and the go command's own directories,
+// which testscript's fresh environment lacks.
+func scriptEnv(env *testscript.Env) error {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	env.Setenv("REPO", root)
+	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN"} {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			return fmt.Errorf("go env %s: %w", name, err)
+		}
+		env.Setenv(name, strings.TrimSpace(string(out)))
+	}
+	env.Setenv("GOFLAGS", "-mod=mod")
+	env.Setenv("GOPROXY", "off")
+	return nil
 }

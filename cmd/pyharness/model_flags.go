@@ -97,7 +97,60 @@ func parseModelSpec(s string) (modelSpec, error) {
 		}
 		return modelSpec{backend: backend, arg: arg}, nil
 	}
+	if ok && looksLikeBackend(backend, arg) {
+		return modelSpec{}, fmt.Errorf("--model %s: unknown backend %q; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (for an Ollama model of that name, write ollama:%s)", s, backend, s)
+	}
 	return modelSpec{backend: model.BackendOllama, arg: s}, nil
+}
+
+// knownBackends are the backends --model names, for looksLikeBackend.
+var knownBackends = []string{model.BackendOllama, model.BackendOpenAI, model.BackendScripted, model.BackendReplay}
+
+// looksLikeBackend tells a mistyped backend ("scriptd:s.jsonl",
+// "olama:foo") from an Ollama model name given bare ("llama3.1:8b"): a
+// prefix of letters that starts as a backend's name does and is within two
+// edits of it ("llama:latest" is a model), or one before a file where the
+// model's tag would be. Taken for a model name, a typo would only fail
+// later, as a server that cannot be reached or a model it does not have.
+func looksLikeBackend(prefix, arg string) bool {
+	if prefix == "" {
+		return false
+	}
+	for _, r := range prefix {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsAny(arg, "/\\") {
+		return true
+	}
+	for _, b := range knownBackends {
+		if prefix[0] == b[0] && editDistance(prefix, b) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance between two short ASCII words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // registerLabel adds --label, for the commands that record scripted runs
@@ -171,9 +224,23 @@ func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out stri
 	return res
 }
 
-// openBackend builds the backend a spec names; the choice of
-// implementation is made here, in one switch.
+// openBackend builds the backend a spec names. What stops it (a script
+// file missing or malformed, a replay that names no run, an openai model
+// without --base-url) is configuration: exitUsage.
 func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
+	be, err := newBackend(ctx, a, spec, f)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return be, nil
+}
+
+// newBackend builds the backend a spec names; the choice of
+// implementation is made here, in one switch.
+func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
 	info := schemas.Model{Backend: spec.backend, Name: spec.arg, Options: f.options()}
 	switch spec.backend {
 	case model.BackendOllama:

@@ -59,7 +59,12 @@ func usageErrors(c *cobra.Command) {
 	if args := c.Args; args != nil {
 		c.Args = func(cmd *cobra.Command, a []string) error {
 			if err := args(cmd, a); err != nil {
-				return &exitError{code: exitUsage, msg: err.Error()}
+				if !cmd.HasParent() {
+					return &exitError{code: exitUsage, msg: err.Error()}
+				}
+				// cobra says only how many arguments it wanted; the
+				// command's use line says what they are.
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("%s: %v\nusage: %s", cmd.CommandPath(), err, cmd.UseLine())}
 			}
 			return nil
 		}
