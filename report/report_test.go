@@ -7,7 +7,6 @@ import (
 	"image/png"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/internal/browser"
 	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
@@ -118,15 +118,9 @@ func TestCancelled(t *testing.T) {
 // be caught, so a silent browser is not mistaken for a clean page.
 // PYHARNESS_SCREENSHOT_DIR keeps the screenshot for a person to look at.
 func TestRendersInChromium(t *testing.T) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		needs.Missing(t, "chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report was not rendered in a browser")
+	bin, err := browser.Find()
+	if err != nil {
+		needs.Missing(t, "%v: the report was not rendered in a browser", err)
 	}
 	dir := t.TempDir()
 	s := summary(t, stats.ByModel)
@@ -240,21 +234,11 @@ func chromium(t *testing.T, bin, dir, page, shot string) (dom string, console []
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--user-data-dir="+filepath.Join(dir, "profile-"+filepath.Base(page)), "--enable-logging=stderr", "--v=0",
-		"--hide-scrollbars", "--window-size=1400,1800", "--screenshot="+shot, "--dump-dom", "file://"+page)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	dom, console, err := browser.Render(ctx, bin, dir, page, shot)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(line, ":CONSOLE") {
-			console = append(console, line)
-		}
-	}
-	return stdout.String(), console
+	return dom, console
 }
 
 // The fixtures hold runs of two models and scripted runs: the page gives
@@ -437,28 +421,12 @@ func rel(dir, path string) string {
 	return r
 }
 
-// overflowPx is how far a page scrolls sideways in Chromium at 1400 px:
-// a copy of it, without its content security policy, runs a script that
-// writes the document's scroll width less its client width into the DOM
-// the browser dumps.
+// overflowPx is how far a page scrolls sideways in Chromium at 1400 px.
 func overflowPx(t *testing.T, bin, dir, name, page string) int {
 	t.Helper()
-	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>`)
-	if !csp.MatchString(page) {
-		t.Fatal("the page has no content security policy to lift for the measurement")
-	}
-	page = csp.ReplaceAllString(page, "")
-	page = strings.Replace(page, "</body>", `<script>document.body.setAttribute("data-overflow", String(document.documentElement.scrollWidth - document.documentElement.clientWidth))</script></body>`, 1)
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := chromium(t, bin, dir, path, filepath.Join(dir, name+".png"))
-	m := regexp.MustCompile(`data-overflow="(-?\d+)"`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatalf("%s: the browser did not measure the page", name)
-	}
-	px, err := strconv.Atoi(m[1])
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	px, err := browser.Overflow(ctx, bin, dir, name, page)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/pyharness/pyharness/internal/browser"
 	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/internal/wiretest"
 )
@@ -28,6 +29,19 @@ func havePython() (bool, error) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		if needs.Strict() {
 			return false, fmt.Errorf("no python3 on PATH (apt-get install -y python3), and %s is set", needs.NoSkipEnv)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// haveChromium is the [chromium] condition: a Chromium to render pages in.
+// Without it a script skips the lines that need it, or fails when
+// PYHARNESS_NO_SKIP is set.
+func haveChromium() (bool, error) {
+	if _, err := browser.Find(); err != nil {
+		if needs.Strict() {
+			return false, fmt.Errorf("%v, and %s is set", err, needs.NoSkipEnv)
 		}
 		return false, nil
 	}
@@ -50,8 +64,11 @@ func TestScripts(t *testing.T) {
 		Dir:   "testdata/script",
 		Setup: scriptEnv,
 		Condition: func(cond string) (bool, error) {
-			if cond == "python" {
+			switch cond {
+			case "python":
 				return havePython()
+			case "chromium":
+				return haveChromium()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -76,6 +93,24 @@ func TestScripts(t *testing.T) {
 			// recorded one and sets $LLAMA_URL to its /v1 base URL.
 			"llama-server": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Setenv("LLAMA_URL", wiretest.NewLlamaServer(t).URL)
+			},
+			// noscroll PAGE renders PAGE in headless Chromium at 1400 px
+			// and fails if it scrolls sideways; guard it with [chromium].
+			"noscroll": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: noscroll PAGE")
+				}
+				bin, err := browser.Find()
+				ts.Check(err)
+				html, err := os.ReadFile(ts.MkAbs(args[0]))
+				ts.Check(err)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				px, err := browser.Overflow(ctx, bin, ts.MkAbs("."), "noscroll-"+filepath.Base(args[0]), string(html))
+				ts.Check(err)
+				if (px > 0) != neg {
+					ts.Fatalf("%s scrolls sideways by %d px at %d px wide", args[0], px, browser.Width)
+				}
 			},
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
 			"cut": func(ts *testscript.TestScript, neg bool, args []string) {
