@@ -501,9 +501,8 @@ func typeMatches(t ValueType, v any) bool {
 	return false
 }
 
-// WriteHeader writes h (version 3 layout for its own version number)
-// followed by the zero padding up to the aligned start of the data, and
-// returns that start. Tensor offsets are written as they are: they are
+// WriteHeader writes h followed by the zero padding up to the aligned
+// start of the data, and returns that start. Tensor offsets are written as they are: they are
 // relative to the data, which the caller copies after.
 func (h *Header) WriteHeader(w io.Writer) (int64, error) {
 	bw := &writer{w: bufio.NewWriterSize(w, 1<<16)}
@@ -525,8 +524,12 @@ func (h *Header) WriteHeader(w io.Writer) (int64, error) {
 		bw.u32(uint32(t.Type))
 		bw.u64(t.Offset)
 	}
-	pad := int64(alignUp(uint64(bw.n), h.Alignment())) - bw.n
-	bw.bytes(make([]byte, pad))
+	if len(h.Tensors) > 0 {
+		// A file without tensors (a vocabulary) ends at its header, as
+		// llama.cpp's own vocabulary files do.
+		pad := int64(alignUp(uint64(bw.n), h.Alignment())) - bw.n
+		bw.bytes(make([]byte, pad))
+	}
 	if bw.err != nil {
 		return bw.n, bw.err
 	}
