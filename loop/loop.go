@@ -192,9 +192,6 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
-	}
 	st, err := readState(o.Out)
 	if err != nil {
 		return nil, err
@@ -203,6 +200,9 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 	plan := planStages(st, inputs)
 	if err := o.preflight(ctx, plan); err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
 	}
 	res := &Result{State: st}
 	if st.Inputs == nil {

@@ -92,6 +92,9 @@ func checkF32(path string) error {
 		return fmt.Errorf("llama-finetune needs the base as an F32 GGUF file; %s: %w", path, err)
 	}
 	types := h.TensorTypes()
+	if len(types) == 0 {
+		return fmt.Errorf("llama-finetune needs a model with its weights, and %s holds no tensors (a vocabulary only)", path)
+	}
 	if len(types) == 1 && types[gguf.TypeF32] > 0 {
 		return nil
 	}
