@@ -536,37 +536,76 @@ func (h *Header) WriteHeader(w io.Writer) (int64, error) {
 	return bw.n, bw.w.Flush()
 }
 
-// RemoveKeys copies the GGUF file src to dst without the metadata entries
-// named in keys, the tensor data copied through byte for byte at the new
-// header's aligned end. It returns the entries it removed (a key the file
-// does not have is not an error: nothing to remove). The alignment key
-// cannot be removed: the data would move to another alignment.
+// Edit copies the GGUF file src to dst with its header changed by edit,
+// the tensor data copied through byte for byte at the new header's aligned
+// end. edit may change, add and remove metadata entries; the tensor infos
+// and the alignment must stay as they are, since the data is laid out by
+// them.
+func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
+	h, err := ReadHeader(src)
+	if err != nil {
+		return err
+	}
+	tensors, align := slices.Clone(h.Tensors), h.Alignment()
+	if err := edit(h); err != nil {
+		return err
+	}
+	if h.Alignment() != align {
+		return fmt.Errorf("gguf: %s cannot change (%d to %d): the tensor data is laid out by it", AlignmentKey, align, h.Alignment())
+	}
+	if !slices.EqualFunc(h.Tensors, tensors, func(a, b TensorInfo) bool {
+		return a.Name == b.Name && a.Type == b.Type && a.Offset == b.Offset && slices.Equal(a.Dims, b.Dims)
+	}) {
+		return errors.New("gguf: the tensor infos cannot change: the data is copied as it is")
+	}
+	if _, err := src.Seek(h.DataOffset, io.SeekStart); err != nil {
+		return fmt.Errorf("gguf: seek to the data at byte %d: %w", h.DataOffset, err)
+	}
+	if _, err := h.WriteHeader(dst); err != nil {
+		return fmt.Errorf("gguf: write header: %w", err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		return fmt.Errorf("gguf: copy tensor data: %w", err)
+	}
+	return nil
+}
+
+// RemoveKeys copies src to dst without the metadata entries named in
+// keys, and returns the entries it removed (a key the file does not have
+// is not an error: nothing to remove). The alignment key cannot be
+// removed.
 func RemoveKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
 	if slices.Contains(keys, AlignmentKey) {
 		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", AlignmentKey)
 	}
-	h, err := ReadHeader(src)
+	var removed []KV
+	err := Edit(dst, src, func(h *Header) error {
+		h.KV = slices.DeleteFunc(h.KV, func(kv KV) bool {
+			if slices.Contains(keys, kv.Key) {
+				removed = append(removed, kv)
+				return true
+			}
+			return false
+		})
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var removed []KV
-	h.KV = slices.DeleteFunc(h.KV, func(kv KV) bool {
-		if slices.Contains(keys, kv.Key) {
-			removed = append(removed, kv)
-			return true
-		}
-		return false
-	})
-	if _, err := src.Seek(h.DataOffset, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("gguf: seek to the data at byte %d: %w", h.DataOffset, err)
-	}
-	if _, err := h.WriteHeader(dst); err != nil {
-		return nil, fmt.Errorf("gguf: write header: %w", err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		return nil, fmt.Errorf("gguf: copy tensor data: %w", err)
-	}
 	return removed, nil
+}
+
+// Set sets a key's value (keeping its place, or adding it last) and
+// returns the entry it replaced, if any.
+func (h *Header) Set(kv KV) (old KV, had bool) {
+	for i := range h.KV {
+		if h.KV[i].Key == kv.Key {
+			old, h.KV[i] = h.KV[i], kv
+			return old, true
+		}
+	}
+	h.KV = append(h.KV, kv)
+	return KV{}, false
 }
 
 // FormatValue renders a value for a person: arrays by type and length.

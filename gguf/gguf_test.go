@@ -290,3 +290,36 @@ func TestTensorTypeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestEditSet changes a value's width (a uint32 made a string) so that the
+// header grows, and checks the data moved whole to the next aligned start.
+func TestEditSet(t *testing.T) {
+	raw := everyType(64).bytes()
+	var out bytes.Buffer
+	err := gguf.Edit(&out, bytes.NewReader(raw), func(h *gguf.Header) error {
+		h.Set(gguf.KV{Key: "t.u32", Type: gguf.TypeString, Value: strings.Repeat("x", 100)})
+		h.Set(gguf.KV{Key: "new.key", Type: gguf.TypeUint32, Value: uint32(7)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := gguf.ReadHeader(bytes.NewReader(raw))
+	after, err := gguf.ReadHeader(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := after.String("t.u32"); len(v) != 100 || after.KV[len(after.KV)-1].Key != "new.key" {
+		t.Errorf("edits not in the copy: t.u32 %q, last key %s", v, after.KV[len(after.KV)-1].Key)
+	}
+	if after.DataOffset%64 != 0 || !bytes.Equal(out.Bytes()[after.DataOffset:], raw[before.DataOffset:]) {
+		t.Errorf("data at %d: not aligned to 64 or not the original's", after.DataOffset)
+	}
+	err = gguf.Edit(&bytes.Buffer{}, bytes.NewReader(raw), func(h *gguf.Header) error {
+		h.Tensors[0].Offset = 4
+		return nil
+	})
+	if err == nil {
+		t.Error("moving a tensor was allowed")
+	}
+}
