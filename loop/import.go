@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,19 +84,18 @@ func (o *Options) importModel(ctx context.Context) ([]string, error) {
 			break
 		}
 		model := src
-		remove, keep := misreadKeys(h)
-		if len(remove) > 0 {
+		fixes, fixNotes := o.modelFixes(h)
+		for _, k := range fixNotes.kept {
+			notes = append(notes, fmt.Sprintf("kept %s: a real pooling type, so Ollama will serve the model for embeddings, not chat", k))
+		}
+		if len(fixes) > 0 {
 			model = filepath.Join(dir, "model.gguf")
-			removed, err := removeKeys(src, model, remove)
-			if err != nil {
+			if err := editGGUF(src, model, fixes); err != nil {
 				return nil, err
 			}
-			for _, kv := range removed {
-				notes = append(notes, fmt.Sprintf("removed %s = %s from the trained GGUF (Ollama takes any pooling key for an embedding model's and will not chat with it); the copy is %s", kv.Key, gguf.FormatValue(kv), model))
+			for _, n := range fixNotes.changed {
+				notes = append(notes, n+" (the copy Ollama imports: "+model+")")
 			}
-		}
-		for _, k := range keep {
-			notes = append(notes, fmt.Sprintf("kept %s: a real pooling type, so Ollama will serve the model for embeddings, not chat", k))
 		}
 		add("model", model)
 		if show.Template != "" {
@@ -134,25 +134,66 @@ func readHeader(path string) (*gguf.Header, error) {
 	return gguf.ReadHeader(f)
 }
 
-func removeKeys(src, dst string, keys []string) ([]gguf.KV, error) {
+type fixNotes struct{ changed, kept []string }
+
+// modelFixes are the edits a trained GGUF needs before Ollama serves it
+// as the base was served: the keys it misreads removed, and the trained
+// context restored where the trainer wrote its training window instead
+// (llama-finetune sets ARCH.context_length to its -c, and Ollama caps
+// every request's num_ctx to it).
+func (o *Options) modelFixes(h *gguf.Header) ([]func(*gguf.Header), fixNotes) {
+	var fixes []func(*gguf.Header)
+	var n fixNotes
+	remove, keep := misreadKeys(h)
+	n.kept = keep
+	for _, key := range remove {
+		kv, _ := h.Get(key)
+		n.changed = append(n.changed, fmt.Sprintf("removed %s = %s from the trained GGUF: Ollama takes any pooling key for an embedding model's and will not chat with it", key, gguf.FormatValue(kv)))
+		fixes = append(fixes, func(h *gguf.Header) {
+			h.KV = slices.DeleteFunc(h.KV, func(kv gguf.KV) bool { return kv.Key == key })
+		})
+	}
+	arch, _ := h.String("general.architecture")
+	key := arch + ".context_length"
+	trained, ok := h.Get(key)
+	if !ok || o.BaseFile == "" {
+		return fixes, n
+	}
+	base, err := readHeader(o.BaseFile)
+	if err != nil {
+		return fixes, n
+	}
+	if was, ok := base.Get(key); ok && was.Type == trained.Type && was.Value != trained.Value {
+		n.changed = append(n.changed, fmt.Sprintf("set %s back to the base's %s (the trainer wrote %s, its training window; Ollama would cap every prompt to it)", key, gguf.FormatValue(was), gguf.FormatValue(trained)))
+		fixes = append(fixes, func(h *gguf.Header) { h.Set(was) })
+	}
+	return fixes, n
+}
+
+func editGGUF(src, dst string, fixes []func(*gguf.Header)) error {
 	in, err := os.Open(src)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer in.Close()
 	out, err := os.Create(dst)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	removed, err := gguf.RemoveKeys(out, in, keys...)
+	err = gguf.Edit(out, in, func(h *gguf.Header) error {
+		for _, f := range fixes {
+			f(h)
+		}
+		return nil
+	})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		os.Remove(dst)
-		return nil, fmt.Errorf("write %s: %w", dst, err)
+		return fmt.Errorf("write %s: %w", dst, err)
 	}
-	return removed, nil
+	return nil
 }
 
 // create does what `ollama create NAME -f Modelfile` does: it reads the
