@@ -384,121 +384,88 @@ func (w *writer) str(s string) {
 	w.bytes([]byte(s))
 }
 
+// valueType is the type tag of a Go value as Header holds it.
+func valueType(v any) (ValueType, bool) {
+	switch v.(type) {
+	case uint8:
+		return TypeUint8, true
+	case int8:
+		return TypeInt8, true
+	case uint16:
+		return TypeUint16, true
+	case int16:
+		return TypeInt16, true
+	case uint32:
+		return TypeUint32, true
+	case int32:
+		return TypeInt32, true
+	case float32:
+		return TypeFloat32, true
+	case bool:
+		return TypeBool, true
+	case string:
+		return TypeString, true
+	case Array:
+		return TypeArray, true
+	case uint64:
+		return TypeUint64, true
+	case int64:
+		return TypeInt64, true
+	case float64:
+		return TypeFloat64, true
+	}
+	return 0, false
+}
+
 func (w *writer) value(key string, t ValueType, v any) {
 	if w.err != nil {
 		return
 	}
-	bad := func() { w.err = fmt.Errorf("gguf: key %s: a %s value held as %T", key, t, v) }
-	switch t {
-	case TypeUint8, TypeInt8, TypeBool:
-		var b byte
-		switch x := v.(type) {
-		case uint8:
-			b = x
-		case int8:
-			b = byte(x)
-		case bool:
-			if x {
-				b = 1
-			}
-		default:
-			bad()
-			return
-		}
-		if !typeMatches(t, v) {
-			bad()
-			return
+	if vt, ok := valueType(v); !ok || vt != t {
+		w.err = fmt.Errorf("gguf: key %s: a %s value held as %T", key, t, v)
+		return
+	}
+	le := binary.LittleEndian
+	switch x := v.(type) {
+	case uint8:
+		w.bytes([]byte{x})
+	case int8:
+		w.bytes([]byte{byte(x)})
+	case bool:
+		b := byte(0)
+		if x {
+			b = 1
 		}
 		w.bytes([]byte{b})
-	case TypeUint16:
-		x, ok := v.(uint16)
-		if !ok {
-			bad()
-			return
-		}
-		w.bytes(binary.LittleEndian.AppendUint16(nil, x))
-	case TypeInt16:
-		x, ok := v.(int16)
-		if !ok {
-			bad()
-			return
-		}
-		w.bytes(binary.LittleEndian.AppendUint16(nil, uint16(x)))
-	case TypeUint32:
-		x, ok := v.(uint32)
-		if !ok {
-			bad()
-			return
-		}
+	case uint16:
+		w.bytes(le.AppendUint16(nil, x))
+	case int16:
+		w.bytes(le.AppendUint16(nil, uint16(x)))
+	case uint32:
 		w.u32(x)
-	case TypeInt32:
-		x, ok := v.(int32)
-		if !ok {
-			bad()
-			return
-		}
+	case int32:
 		w.u32(uint32(x))
-	case TypeFloat32:
-		x, ok := v.(float32)
-		if !ok {
-			bad()
-			return
-		}
+	case float32:
 		w.u32(math.Float32bits(x))
-	case TypeUint64:
-		x, ok := v.(uint64)
-		if !ok {
-			bad()
-			return
-		}
+	case uint64:
 		w.u64(x)
-	case TypeInt64:
-		x, ok := v.(int64)
-		if !ok {
-			bad()
-			return
-		}
+	case int64:
 		w.u64(uint64(x))
-	case TypeFloat64:
-		x, ok := v.(float64)
-		if !ok {
-			bad()
-			return
-		}
+	case float64:
 		w.u64(math.Float64bits(x))
-	case TypeString:
-		x, ok := v.(string)
-		if !ok {
-			bad()
-			return
-		}
+	case string:
 		w.str(x)
-	case TypeArray:
-		a, ok := v.(Array)
-		if !ok || a.Elem == TypeArray {
-			bad()
+	case Array:
+		if x.Elem == TypeArray {
+			w.err = fmt.Errorf("gguf: key %s: an array of arrays", key)
 			return
 		}
-		w.u32(uint32(a.Elem))
-		w.u64(uint64(len(a.Values)))
-		for _, e := range a.Values {
-			w.value(key, a.Elem, e)
+		w.u32(uint32(x.Elem))
+		w.u64(uint64(len(x.Values)))
+		for _, e := range x.Values {
+			w.value(key, x.Elem, e)
 		}
-	default:
-		w.err = fmt.Errorf("gguf: key %s: unknown value type %d", key, uint32(t))
 	}
-}
-
-func typeMatches(t ValueType, v any) bool {
-	switch v.(type) {
-	case uint8:
-		return t == TypeUint8
-	case int8:
-		return t == TypeInt8
-	case bool:
-		return t == TypeBool
-	}
-	return false
 }
 
 // WriteHeader writes h followed by the zero padding up to the aligned

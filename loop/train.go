@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/procgroup"
 )
 
 // trainCommand is a parsed --train template.
@@ -143,8 +144,8 @@ func (o *Options) train(ctx context.Context) ([]string, error) {
 	cmd.Dir = work
 	cmd.Stdout = io.MultiWriter(logf, tail)
 	cmd.Stderr = cmd.Stdout
-	inOwnProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	procgroup.Own(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
