@@ -49,6 +49,11 @@ type Ollama struct {
 
 	mu     sync.Mutex
 	loaded int // the window of the last chat, for /api/ps in Trained mode
+	// What /api/create and the per-model answers keep (create.go).
+	blobs    map[string][]byte
+	created  map[string]created
+	defaults map[string]Step
+	byModel  map[string][]Step
 }
 
 // Trained4096 is the trained context of the model recorded in show-tiny.
@@ -56,7 +61,8 @@ const Trained4096 = 4096
 
 // NewOllama starts an Ollama test server, closed when t ends.
 func NewOllama(t testing.TB) *Ollama {
-	o := &Ollama{models: map[string]bool{}}
+	o := &Ollama{models: map[string]bool{}, blobs: map[string][]byte{}, created: map[string]created{},
+		defaults: map[string]Step{}, byModel: map[string][]Step{}}
 	var tags api.ListResponse
 	if err := json.Unmarshal(MustLoad("tags").Body, &tags); err != nil {
 		panic(fmt.Sprintf("wiretest: recorded tags: %v", err))
@@ -74,6 +80,9 @@ func NewOllama(t testing.TB) *Ollama {
 	mux.HandleFunc("GET /api/tags", o.replay("tags"))
 	mux.HandleFunc("GET /api/ps", o.ps)
 	mux.HandleFunc("GET /api/version", o.replay("version"))
+	mux.HandleFunc("POST /api/blobs/{digest}", o.blob)
+	mux.HandleFunc("HEAD /api/blobs/{digest}", o.blob)
+	mux.HandleFunc("POST /api/create", o.create)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		o.record(r)
 		http.NotFound(w, r)
@@ -128,8 +137,14 @@ func showName(body []byte) string {
 
 func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 	name := showName(o.record(r))
-	if !o.models[fullName(name)] {
+	o.mu.Lock()
+	known := o.models[fullName(name)]
+	o.mu.Unlock()
+	if !known {
 		o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name), nil)
+		return
+	}
+	if o.showCreated(w, name) {
 		return
 	}
 	if o.Trained > 0 {
@@ -196,10 +211,20 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, ok := o.peek()
+	own, ownOK := o.modelStep(req.Model)
+	if ownOK {
+		st, ok = own, true
+	}
 	if !ok || st.generates() {
 		// The server's own checks, in the order Ollama makes them.
-		if !o.models[fullName(req.Model)] {
+		o.mu.Lock()
+		known := o.models[fullName(req.Model)]
+		o.mu.Unlock()
+		if !known {
 			o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model), nil)
+			return
+		}
+		if o.refuseEmbedding(w, req.Model) {
 			return
 		}
 		if len(req.Tools) > 0 && !o.Tools {
@@ -226,7 +251,9 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 		o.noStep(w, r)
 		return
 	}
-	o.pop()
+	if !ownOK {
+		o.pop()
+	}
 	switch {
 	case st.hang:
 		o.hang(r)
