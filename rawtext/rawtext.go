@@ -226,7 +226,7 @@ func (s *Summary) readme(layouts []Layout) string {
 	for _, l := range layouts {
 		switch l {
 		case Plain:
-			b.WriteString("- `plain/train.txt`: the rows one after another, for llama.cpp's `llama-finetune -f plain/train.txt`, which cuts the file into windows of its `-c` tokens.\n")
+			b.WriteString("- `plain/train.txt`: the rows one after another, for llama.cpp's `llama-finetune -f plain/train.txt`, which cuts the file into windows of its `-c` tokens. Its b5929 reads the file without parsing special tokens: the template's markers are learned as the plain text they are spelled with, not as the token ids a server sends the model.\n")
 		case TextJSONL:
 			b.WriteString("- `text-jsonl/`: `{\"text\": …}` rows, mlx-lm's text format (`mlx_lm.lora --data text-jsonl`).\n")
 		}
