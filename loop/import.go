@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -296,5 +295,3 @@ func parseParameters(s string) map[string]any {
 	}
 	return out
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pyharness/pyharness/gguf"
@@ -103,7 +104,7 @@ func checkF32(path string) error {
 	for t, n := range types {
 		found = append(found, fmt.Sprintf("%d %s", n, t))
 	}
-	sortStrings(found)
+	slices.Sort(found)
 	return fmt.Errorf("llama-finetune trains F32 weights only, and %s holds %s tensors: give it the model in F32 (llama.cpp's convert_hf_to_gguf.py --outtype f32 from the original weights)", path, strings.Join(found, ", "))
 }
 
