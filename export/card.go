@@ -106,19 +106,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", sp, f, sc.Groups, sc.Pairs, sc.Rows)
 	}
 	b.WriteString("\n")
-	switch s.Format {
-	case FormatJSONL:
-		b.WriteString("Rows are `{\"messages\": [...]}` and nothing else: the system prompt first, then user and assistant " +
-			"alternating, the last message the assistant draft to learn. `meta.jsonl` has one line per row, in order " +
-			"(split, row, run id, step, case, weight, copy, key).\n\n")
-	case FormatParquet:
-		b.WriteString("Columns: `messages` (list of struct role, content), `weight`, `case_id`, `group`, `run_id`, `step`, " +
-			"`source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, `cluster_turns`. One row per distinct pair; the weight is a column.\n\n")
-	case FormatDPO:
-		b.WriteString("Rows are `{\"prompt\": [...], \"chosen\": [assistant], \"rejected\": [assistant]}`, TRL DPOTrainer's " +
-			"conversational form. Both drafts answered the identical prompt (the same prompt hash). `meta.jsonl` names the runs " +
-			"and steps of both sides.\n\n")
-	}
+	b.WriteString(rowsText(s))
 
 	b.WriteString("## Selection\n\n")
 	if s.Format == FormatDPO {
@@ -134,8 +122,20 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		}
 	}
 	fmt.Fprintf(&b, "- filters: %s;\n", filterText(o))
+	if o.AsWritten {
+		b.WriteString("- the trained draft is written as the model wrote it (`--as-written`);\n")
+	} else {
+		fmt.Fprintf(&b, "- the trained draft is written in the protocol's canonical form (the form the harness shows as \"Read as:\"); "+
+			"%d were written otherwise by the model, whose own text is kept in `as_written`;\n", s.Rewritten)
+	}
+	if o.Reasoning == ReasoningKeep {
+		fmt.Fprintf(&b, "- a trained draft's reasoning is in its message's `reasoning_content` (%d pair(s)), never in its content;\n", s.Reasoned)
+	} else {
+		b.WriteString("- reasoning is dropped (`--reasoning drop`);\n")
+	}
 	if o.KeepToolCalls {
-		b.WriteString("- native tool calls kept as OpenAI-style `tool_calls` and `tool` messages (`--keep-tool-calls`).\n")
+		b.WriteString("- native tool calls kept as OpenAI-style `tool_calls` (arguments a JSON object, ids of nine letters and digits) and `tool` " +
+			"messages with the `tool_call_id` of the call they answer, the harness's tools in the `tools` column (`--keep-tool-calls`).\n")
 	} else {
 		b.WriteString("- native tool calls rendered as the text protocol's actions, tool results as user messages.\n")
 	}
@@ -194,6 +194,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	}
 	b.WriteString("\n\n")
 
+	s.Template.writeCard(&b)
 	b.WriteString("## Redaction\n\n")
 	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
 		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, Redacted)
@@ -260,8 +261,20 @@ func commandLine(o Options) string {
 	if o.KeepToolCalls {
 		parts = append(parts, "--keep-tool-calls")
 	}
+	if o.Format != FormatDPO {
+		parts = append(parts, "--layout "+o.Layout)
+	}
+	if o.AsWritten {
+		parts = append(parts, "--as-written")
+	}
+	if o.Reasoning != ReasoningKeep {
+		parts = append(parts, "--reasoning "+o.Reasoning)
+	}
 	if o.For != "" {
 		parts = append(parts, "--for "+o.For)
+	}
+	if o.ChatTemplate != nil {
+		parts = append(parts, "--chat-template "+o.ChatTemplate.Name)
 	}
 	parts = append(parts, fmt.Sprintf("--alpha %g --cap %g --valid %g", o.Alpha, o.Cap, o.Valid))
 	if o.Test > 0 {
@@ -271,25 +284,79 @@ func commandLine(o Options) string {
 	return strings.Join(parts, " ")
 }
 
-// writeLoading writes the lines each trainer needs, per format, as the
-// trainers document them (docs/export.md cites where).
+// rowsText says what a row holds and which part of it is trained.
+func rowsText(s *Summary) string {
+	o := s.opts
+	tools := ""
+	if o.KeepToolCalls {
+		tools = ", and `tools`"
+	}
+	switch {
+	case s.Format == FormatDPO:
+		return "Rows are `{\"prompt\": [...], \"chosen\": [assistant], \"rejected\": [assistant]}`, TRL DPOTrainer's " +
+			"conversational form. Both drafts answered the identical prompt (the same prompt hash). `meta.jsonl` names the runs " +
+			"and steps of both sides.\n"
+	case o.Layout == LayoutMessages && s.Format == FormatParquet:
+		return "Columns: `messages` (list of struct role, content, reasoning_content, weight)" + tools + ", then the provenance: `weight` (the " +
+			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
+			"`cluster_turns`, `as_written`. The last message is the draft to learn, its `weight` 1; every earlier message has " +
+			"`weight` 0: the earlier drafts of the context, refused ones among them, are never trained.\n"
+	case s.Format == FormatParquet:
+		return "Columns: `prompt` and `completion` (lists of struct role, content, reasoning_content)" + tools + ", then the provenance: " +
+			"`weight` (the pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, " +
+			"`multiplicity`, `cluster_turns`, `as_written`. The completion is the one draft to learn; the prompt holds the context it " +
+			"answered, refused drafts among it, never trained.\n"
+	case o.Layout == LayoutMessages:
+		return "Rows are `{\"messages\": [...]}`" + tools + ": the system prompt first, then user and assistant alternating, the last " +
+			"message the draft to learn, with `\"weight\": 1`; every earlier assistant message has `\"weight\": 0` (the earlier drafts " +
+			"of the context, refused ones among them, are never trained). `meta.jsonl` has one line per row, in order.\n"
+	}
+	return "Rows are `{\"prompt\": [...], \"completion\": [assistant]}`" + tools + ", TRL's conversational prompt-completion: the " +
+		"prompt is what the harness sent (system prompt first), the completion the one draft to learn. Earlier drafts, refused ones " +
+		"among them, are in the prompt and never trained. `meta.jsonl` has one line per row, in order.\n"
+}
+
+// writeLoading writes the lines each trainer needs, per format and
+// layout, as the trainers document them (docs/export.md cites where), and
+// names the trainers that must not read the layout.
 func writeLoading(b *strings.Builder, s *Summary, files []string) {
-	switch s.Format {
-	case FormatJSONL:
-		b.WriteString("Taken as it is by:\n\n" +
-			"- **TRL** `SFTTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
-			"set `assistant_only_loss=True` to train on the drafts only.\n" +
-			"- **mlx-lm**: `mlx_lm.lora --train --data DIR` (reads `train.jsonl`, `valid.jsonl`, `test.jsonl`); `--mask-prompt` trains the last message only.\n" +
-			"- **Unsloth**: read `examples[\"messages\"]` and apply the tokenizer's chat template (no `standardize_sharegpt` needed).\n" +
-			"- **Axolotl**: `datasets: [{path: DIR/train.jsonl, ds_type: json, type: chat_template}]` (`field_messages: messages` is the default).\n\n" +
+	o := s.opts
+	switch {
+	case s.Format == FormatDPO:
+		b.WriteString("- **TRL** `DPOTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
+			"the prompt, chosen and rejected columns are its conversational preference format.\n\n")
+		return
+	case o.Layout == LayoutPromptCompletion:
+		load := "`load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`"
+		if s.Format == FormatParquet {
+			load = "`load_dataset(\"DIR\")`"
+		}
+		b.WriteString("- **TRL** `SFTTrainer`: " + load + "; a conversational prompt-completion dataset is trained on the completion " +
+			"alone (`completion_only_loss`, on by default for it).\n" +
+			"- **Unsloth**: render `prompt` with the tokenizer's chat template and `add_generation_prompt=True`, and `prompt + completion` " +
+			"without it; train on the tokens after the prompt's (docs/loop.md has the script).\n\n" +
+			"Do **not** give this layout to mlx-lm (its `prompt`/`completion` mode takes strings and makes them one user and one assistant " +
+			"message), Axolotl, LLaMA-Factory or torchtune: export with `--layout messages` for them.\n\n")
+		if o.KeepToolCalls && s.Format == FormatParquet {
+			b.WriteString("The `tools` column and each message's `tool_calls` are JSON strings: `json.loads` them where the row is given to " +
+				"the chat template.\n\n")
+		}
+		return
+	}
+	if s.Format == FormatJSONL {
+		b.WriteString("- **mlx-lm**: `mlx_lm.lora --train --data DIR --mask-prompt` (reads `train.jsonl`, `valid.jsonl`, `test.jsonl`); " +
+			"`--mask-prompt` trains the last message only, the draft.\n" +
+			"- **Axolotl**: `datasets: [{path: DIR/train.jsonl, ds_type: json, type: chat_template, field_messages: messages, " +
+			"message_field_training: weight}]`: each message's weight decides whether it is trained.\n\n" +
 			"**LLaMA-Factory** needs an entry in `dataset_info.json`:\n\n```json\n" +
 			"{\n  \"pyharness\": {\n    \"file_name\": \"train.jsonl\",\n    \"formatting\": \"sharegpt\",\n" +
 			"    \"columns\": {\"messages\": \"messages\"},\n    \"tags\": {\"role_tag\": \"role\", \"content_tag\": \"content\", " +
 			"\"user_tag\": \"user\", \"assistant_tag\": \"assistant\", \"system_tag\": \"system\"}\n  }\n}\n```\n\n" +
-			"with `mask_history: true` to train on the last turn only.\n\n" +
-			"**torchtune** needs its chat dataset configured:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n" +
-			"  source: json\n  data_files: train.jsonl\n  conversation_column: messages\n  conversation_style: openai\n  split: train\n```\n\n")
-	case FormatParquet:
+			"with `mask_history: true`, which trains the last turn only.\n\n" +
+			"**torchtune**, with a release whose chat dataset takes a masking strategy:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n" +
+			"  source: json\n  data_files: train.jsonl\n  conversation_column: messages\n  conversation_style: openai\n" +
+			"  masking_strategy: train_on_last\n  split: train\n```\n\n")
+	} else {
 		var train []string
 		for _, f := range files {
 			if strings.HasPrefix(f, "data/"+SplitTrain+"-") {
@@ -301,25 +368,27 @@ func writeLoading(b *strings.Builder, s *Summary, files []string) {
 			shard = train[0]
 		}
 		b.WriteString("- **Hugging Face `datasets`**: `load_dataset(\"DIR\")` reads the splits from the `configs` above.\n" +
-			"- **TRL** `SFTTrainer` takes the `messages` column and drops the others.\n" +
 			"- **Axolotl**: `datasets: [" + axolotlEntries(train) + "]`.\n\n" +
-			"**LLaMA-Factory** (`dataset_info.json`; one entry per training shard):\n\n```json\n" +
+			"**LLaMA-Factory** (`dataset_info.json`; one entry per training shard), with `mask_history: true`:\n\n```json\n" +
 			"{\n  \"pyharness\": {\n    \"file_name\": \"" + shard + "\",\n    \"formatting\": \"sharegpt\",\n" +
 			"    \"columns\": {\"messages\": \"messages\"},\n    \"tags\": {\"role_tag\": \"role\", \"content_tag\": \"content\", " +
 			"\"user_tag\": \"user\", \"assistant_tag\": \"assistant\", \"system_tag\": \"system\"}\n  }\n}\n```\n\n" +
-			"**torchtune**:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n  source: parquet\n" +
-			"  data_dir: DIR/data\n  conversation_column: messages\n  conversation_style: openai\n  split: train\n```\n\n")
-	case FormatDPO:
-		b.WriteString("- **TRL** `DPOTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
-			"the prompt, chosen and rejected columns are its conversational preference format.\n\n")
+			"**torchtune**, with a release whose chat dataset takes a masking strategy:\n\n```yaml\ndataset:\n  _component_: torchtune.datasets.chat_dataset\n  source: parquet\n" +
+			"  data_dir: DIR/data\n  conversation_column: messages\n  conversation_style: openai\n  masking_strategy: train_on_last\n  split: train\n```\n\n")
+		if o.KeepToolCalls {
+			b.WriteString("The `tools` column and each message's `tool_calls` are JSON strings, which Axolotl does not take: for tool calls, " +
+				"give it the JSONL export.\n\n")
+		}
 	}
+	b.WriteString("Do **not** train this layout with TRL's `assistant_only_loss` or Unsloth's `train_on_responses_only`: both train every " +
+		"assistant message and ignore the weights, refused drafts among them. Export with `--layout prompt-completion` for them.\n\n")
 }
 
 // axolotlEntries is one Axolotl dataset entry per training shard.
 func axolotlEntries(shards []string) string {
 	var out []string
 	for _, sh := range shards {
-		out = append(out, "{path: DIR/"+sh+", ds_type: parquet, type: chat_template}")
+		out = append(out, "{path: DIR/"+sh+", ds_type: parquet, type: chat_template, field_messages: messages, message_field_training: weight}")
 	}
 	return strings.Join(out, ", ")
 }

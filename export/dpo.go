@@ -43,7 +43,7 @@ func actionKey(r schemas.Reply) uint64 {
 }
 
 func (e *exporter) runDPO(ctx context.Context) error {
-	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
+	rd := newRenderer(e.opts, nil)
 	byPrompt := map[string][]dpoCand{}
 	var buf []byte
 	err := considered(ctx, e, true, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(run *trace.RebuiltRun, _ struct{}) error {

@@ -43,6 +43,9 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
 			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
+	if opts.KeepToolCalls {
+		e.tools = harnessTools()
+	}
 	if opts.Format == FormatDPO {
 		err = e.runDPO(ctx)
 	} else {
@@ -73,6 +76,8 @@ type exporter struct {
 	tags     map[string]bool
 	models   map[schemas.Model]bool
 	drafters map[string]*Drafter
+	// tools is the tools column of a --keep-tool-calls export.
+	tools []Tool
 }
 
 // considered streams the runs that pass the run filters, tallying the rest
@@ -194,7 +199,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	settled := func(cl dedupe.Cluster) error {
 		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
 	}
-	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls}
+	rd := newRenderer(e.opts, nil)
 	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
 	// The fingerprint of each selected turn, of the text it will be
 	// trained on, made on the worker that read the run.
@@ -297,13 +302,14 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	var err error
 	switch e.opts.Format {
 	case FormatJSONL, FormatDPO:
-		sk, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
-	case FormatParquet:
-		if e.opts.KeepToolCalls {
-			sk = newParquetSink(e.opts.Out, pairs, e.opts.ShardRows, toolMessage)
-		} else {
-			sk = newParquetSink(e.opts.Out, pairs, e.opts.ShardRows, plainMessage)
+		var js *jsonlSink
+		js, err = newJSONLSink(e.opts.Out, splitNames, e.opts.Format == FormatDPO)
+		if err == nil && e.opts.ChatTemplate != nil {
+			e.checkRows(js)
 		}
+		sk = js
+	case FormatParquet:
+		sk = newParquetRows(e.opts, pairs)
 	}
 	if err != nil {
 		return err
@@ -449,6 +455,12 @@ func (w *splitWriter) flush() error {
 		for k := range st.rows {
 			r, out := &st.rows[k], st.out[k]
 			e.countDrafter(out)
+			if out.meta.AsWritten != "" {
+				e.sum.Rewritten++
+			}
+			if out.reasoned {
+				e.sum.Reasoned++
+			}
 			if r.copies > 0 {
 				if err := w.sk.write(out); err != nil {
 					return err
@@ -480,7 +492,7 @@ func (e *exporter) renderStretch(st stretch) stretch {
 		st.err = fmt.Errorf("export: %w", err)
 		return st
 	}
-	rd := &renderer{keepToolCalls: e.opts.KeepToolCalls, redact: e.red}
+	rd := newRenderer(e.opts, e.red)
 	st.out = make([]*row, len(st.rows))
 	var rej *trace.RebuiltRun // the run of the last rejected draft read
 	for k := range st.rows {
@@ -535,16 +547,38 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 		meta.Verdict = run.End.Verdict
 	}
 	numCtx := s.Model.Options.NumCtx
-	if e.opts.Format != FormatDPO {
-		return &row{messages: rd.conversation(prompt, t.Reply), meta: meta, numCtx: numCtx}
+	context := rd.context(s.RunID, prompt)
+	target, written := rd.target(s.RunID, len(context), t)
+	meta.AsWritten = written
+	out := &row{meta: meta, numCtx: numCtx, reasoned: target.ReasoningContent != ""}
+	if e.opts.KeepToolCalls {
+		out.tools = e.tools
 	}
-	chosen := rd.conversation(prompt, t.Reply)
-	rt := rej.Turns[r.rejRef.Turn]
-	rejected := rd.message(schemas.Message{Role: "assistant", Content: rt.Reply.Content, ToolCalls: rt.Reply.ToolCalls})
-	meta.RejectedRunID, meta.RejectedStep, meta.PromptHash = rej.Start.RunID, rt.Step, t.Sent.PromptHash
-	meta.Weight, meta.Key, meta.Multiplicity, meta.ClusterTurns = 1, "", 0, 0
-	return &row{prompt: chosen[:len(chosen)-1], chosen: chosen[len(chosen)-1:], rejected: []Message{rejected}, meta: meta, numCtx: numCtx}
+	switch {
+	case e.opts.Format == FormatDPO:
+		rt := rej.Turns[r.rejRef.Turn]
+		out.prompt, out.chosen = context, []Message{target}
+		out.rejected = []Message{rd.rejected(rej.Start.RunID, len(context), rt)}
+		out.tools = nil
+		out.meta.RejectedRunID, out.meta.RejectedStep, out.meta.PromptHash = rej.Start.RunID, rt.Step, t.Sent.PromptHash
+		out.meta.Weight, out.meta.Key, out.meta.Multiplicity, out.meta.ClusterTurns = 1, "", 0, 0
+	case e.opts.Layout == LayoutMessages:
+		out.messages = append(context, target)
+		for i := range out.messages {
+			if out.messages[i].Role == "assistant" {
+				out.messages[i].Weight = &notTrained
+			}
+		}
+		out.messages[len(out.messages)-1].Weight = &trained
+	default:
+		out.prompt, out.completion = context, []Message{target}
+	}
+	return out
 }
+
+// The per-message weights of the messages layout: the draft to learn is
+// trained, the earlier drafts of its context are not.
+var trained, notTrained = 1, 0
 
 // removeStale deletes the data files an earlier export left in dir (a
 // test.jsonl, more Parquet shards), so that the directory holds this

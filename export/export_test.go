@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -254,49 +255,122 @@ func TestNothingWithoutIncludeScripted(t *testing.T) {
 	}
 }
 
+// readRows returns every training row of a JSONL export (train, then
+// validation), decoded.
+func readRows(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	var rows []map[string]any
+	for _, name := range []string{"train.jsonl", "valid.jsonl", "test.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) && name == "test.jsonl" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			var row map[string]any
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// conversation is a row's messages in order, whatever its layout: the
+// messages, or the prompt then the completion.
+func conversation(row map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, key := range []string{"messages", "prompt", "completion"} {
+		list, _ := row[key].([]any)
+		for _, m := range list {
+			out = append(out, m.(map[string]any))
+		}
+	}
+	return out
+}
+
+var callIDRE = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
+
 // Native tool calls are written as the text protocol, or kept with
-// --keep-tool-calls.
+// --keep-tool-calls in the shape chat templates take: arguments a JSON
+// object, every call an id of nine letters and digits, every tool message
+// the id of the call it answers, and the harness's tools in a tools column.
 func TestToolCalls(t *testing.T) {
 	in := writeFixture(t)
-	find := func(dir string) []map[string]any {
-		var row struct {
-			Messages []map[string]any `json:"messages"`
-		}
-		for _, name := range []string{"train.jsonl", "valid.jsonl"} {
-			data, _ := os.ReadFile(filepath.Join(dir, name))
-			for line := range strings.Lines(string(data)) {
-				if strings.Contains(line, "read_file") || strings.Contains(line, `"READ .env"`) {
-					if err := json.Unmarshal([]byte(line), &row); err != nil {
-						t.Fatal(err)
-					}
-					if len(row.Messages) == 3 {
-						return row.Messages
-					}
-				}
-			}
-		}
-		t.Fatalf("no opening row reading .env in %s", dir)
-		return nil
-	}
 	text := options(in, t.TempDir(), export.FormatJSONL)
 	text.Cases = []string{"gamma"}
 	runExport(t, text)
-	// Both passes answer the opening the same way once rendered; the kept
-	// row says READ .env either way, and no message is a tool message.
-	msgs := find(text.Out)
-	if msgs[2]["content"] != "READ .env" || msgs[2]["tool_calls"] != nil {
-		t.Errorf("the tool call was not rendered as text: %v", msgs[2])
+	found := false
+	for _, row := range readRows(t, text.Out) {
+		msgs := conversation(row)
+		if _, ok := row["tools"]; ok {
+			t.Errorf("a tools column without --keep-tool-calls: %v", row)
+		}
+		for _, m := range msgs {
+			if m["tool_calls"] != nil || m["role"] == "tool" {
+				t.Errorf("a tool call or tool message without --keep-tool-calls: %v", m)
+			}
+		}
+		// Both passes answer the opening the same way once rendered.
+		if len(msgs) == 3 && msgs[2]["content"] == "READ .env" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no opening row trains READ .env")
 	}
 
-	keep := options(in, t.TempDir(), export.FormatJSONL)
-	keep.Cases, keep.KeepToolCalls = []string{"gamma"}, true
-	runExport(t, keep)
-	data, _ := os.ReadFile(filepath.Join(keep.Out, "train.jsonl"))
-	valid, _ := os.ReadFile(filepath.Join(keep.Out, "valid.jsonl"))
-	all := string(data) + string(valid)
-	if !strings.Contains(all, `"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\".env\"}"}}]`) ||
-		!strings.Contains(all, `"role":"tool"`) {
-		t.Errorf("--keep-tool-calls lost the tool call:\n%s", all)
+	wantTools := []string{"read_file", "write_file", "patch_file", "run_tests", "skill", "ask", "done"}
+	for _, layout := range []string{export.LayoutPromptCompletion, export.LayoutMessages} {
+		t.Run(layout, func(t *testing.T) {
+			keep := options(in, t.TempDir(), export.FormatJSONL)
+			keep.Cases, keep.KeepToolCalls, keep.Layout = []string{"gamma"}, true, layout
+			runExport(t, keep)
+			calls, answered, trainedCall := 0, 0, false
+			for _, row := range readRows(t, keep.Out) {
+				tools, _ := row["tools"].([]any)
+				var names []string
+				for _, tool := range tools {
+					names = append(names, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
+				}
+				if !slices.Equal(names, wantTools) {
+					t.Errorf("tools column %v, want the harness's tools %v", names, wantTools)
+				}
+				msgs := conversation(row)
+				lastCall := ""
+				for i, m := range msgs {
+					tc, _ := m["tool_calls"].([]any)
+					for _, c := range tc {
+						calls++
+						call := c.(map[string]any)
+						if id, _ := call["id"].(string); !callIDRE.MatchString(id) {
+							t.Errorf("call id %q is not nine letters and digits", call["id"])
+						}
+						if _, ok := call["function"].(map[string]any)["arguments"].(map[string]any); !ok {
+							t.Errorf("arguments are not a JSON object: %v", call)
+						}
+					}
+					if len(tc) > 0 {
+						lastCall = tc[0].(map[string]any)["id"].(string)
+						if i == len(msgs)-1 {
+							trainedCall = true
+						}
+					}
+					if m["role"] == "tool" {
+						answered++
+						if m["tool_call_id"] != lastCall || lastCall == "" {
+							t.Errorf("tool message answers %v, the call before it is %q", m["tool_call_id"], lastCall)
+						}
+					}
+				}
+			}
+			if calls == 0 || answered == 0 || !trainedCall {
+				t.Errorf("--keep-tool-calls lost the tool call: %d calls, %d tool messages, a trained call: %v", calls, answered, trainedCall)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -15,6 +16,26 @@ const (
 	FormatJSONL   = "jsonl"
 	FormatParquet = "parquet"
 	FormatDPO     = "dpo"
+)
+
+// Layouts of an SFT row (jsonl and parquet).
+const (
+	// LayoutPromptCompletion is TRL's conversational prompt-completion:
+	// {"prompt": [messages], "completion": [the draft]}. The draft is the
+	// completion, and a trainer that reads the layout trains it alone.
+	LayoutPromptCompletion = "prompt-completion"
+	// LayoutMessages is {"messages": [...]}, the draft last, with a
+	// per-message weight on every assistant message: 1 on the draft, 0 on
+	// the earlier drafts of the context.
+	LayoutMessages = "messages"
+)
+
+// What --reasoning does with a draft's reasoning.
+const (
+	// ReasoningKeep writes it in the trained message's reasoning_content.
+	ReasoningKeep = "keep"
+	// ReasoningDrop leaves it out.
+	ReasoningDrop = "drop"
 )
 
 // Options choose what is exported and how.
@@ -46,10 +67,25 @@ type Options struct {
 	// KeepToolCalls keeps native tool calls as OpenAI-style tool_calls and
 	// tool messages instead of rendering them in the text protocol.
 	KeepToolCalls bool
+	// Layout is the shape of an SFT row: LayoutPromptCompletion or
+	// LayoutMessages. Preference rows are always prompt, chosen, rejected.
+	Layout string
+	// AsWritten trains each draft as the model wrote it, where by default
+	// it is written in the protocol's canonical form (the model's own text
+	// kept in the row's provenance).
+	AsWritten bool
+	// Reasoning is ReasoningKeep or ReasoningDrop: what becomes of a
+	// draft's reasoning. It never goes into the trained content.
+	Reasoning string
 	// For names the model the export is meant to train, as backend:name.
 	// It selects nothing; the dataset card says whether the drafts are that
 	// model's own or another model's (a teacher's, for a student).
 	For string
+	// ChatTemplate, when set, is the chat template of the model to train:
+	// every row is rendered through it as trainers render it, adapted
+	// where the template needs it, and a row it cannot render fails the
+	// export (template.go).
+	ChatTemplate *chattemplate.Template
 
 	// Alpha is the variety exponent: a group of K distinct clusters weighs
 	// K^Alpha in all, each pair K^(Alpha−1).
@@ -69,7 +105,7 @@ type Options struct {
 
 // DefaultOptions are the documented defaults of `pyharness export`.
 func DefaultOptions() Options {
-	return Options{Format: FormatJSONL, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
+	return Options{Format: FormatJSONL, Layout: LayoutPromptCompletion, Reasoning: ReasoningKeep, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
 }
 
 var kinds = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
@@ -87,6 +123,12 @@ func (o Options) Validate() error {
 	}
 	if !slices.Contains([]string{FormatJSONL, FormatParquet, FormatDPO}, o.Format) {
 		errs = append(errs, fmt.Errorf("format %q: want jsonl, parquet or dpo", o.Format))
+	}
+	if !slices.Contains([]string{LayoutPromptCompletion, LayoutMessages}, o.Layout) {
+		errs = append(errs, fmt.Errorf("layout %q: want prompt-completion or messages", o.Layout))
+	}
+	if !slices.Contains([]string{ReasoningKeep, ReasoningDrop}, o.Reasoning) {
+		errs = append(errs, fmt.Errorf("reasoning %q: want keep or drop", o.Reasoning))
 	}
 	for _, k := range o.Kinds {
 		if !slices.Contains(kinds, schemas.Kind(k)) {
@@ -109,6 +151,9 @@ func (o Options) Validate() error {
 	}
 	if math.IsNaN(o.Threshold) || o.Threshold <= 0 || o.Threshold > 1 {
 		errs = append(errs, fmt.Errorf("threshold %g: want a Jaccard similarity in (0, 1]", o.Threshold))
+	}
+	if o.ChatTemplate != nil && o.Format == FormatParquet {
+		errs = append(errs, errors.New("a chat template checks jsonl and dpo exports; export jsonl to check against it"))
 	}
 	if o.ShardRows < 1 {
 		errs = append(errs, fmt.Errorf("shard rows %d: want at least 1", o.ShardRows))

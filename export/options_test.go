@@ -34,6 +34,10 @@ func TestValidate(t *testing.T) {
 		{"negative test", func(o *export.Options) { o.Test = -0.1 }, "test -0.1"},
 		{"threshold 0", func(o *export.Options) { o.Threshold = 0 }, "threshold 0"},
 		{"no shard rows", func(o *export.Options) { o.ShardRows = 0 }, "shard rows 0"},
+		{"messages layout", func(o *export.Options) { o.Layout = "messages" }, ""},
+		{"unknown layout", func(o *export.Options) { o.Layout = "chatml" }, `layout "chatml"`},
+		{"reasoning drop", func(o *export.Options) { o.Reasoning = "drop" }, ""},
+		{"unknown reasoning", func(o *export.Options) { o.Reasoning = "inline" }, `reasoning "inline"`},
 		{"two problems", func(o *export.Options) { o.Format, o.Cap = "x", 0 }, "cap 0"},
 	}
 	for _, tt := range tests {

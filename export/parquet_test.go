@@ -19,12 +19,24 @@ import (
 	"github.com/pyharness/pyharness/export"
 )
 
-// The columns every shard declares, as arrow-go reads them.
-var wantColumns = []struct {
+type column struct {
 	name string
 	typ  string
-}{
-	{"messages", "list<element: struct<role: utf8, content: utf8>>"},
+}
+
+// The columns every shard declares, as arrow-go reads them, by layout:
+// the conversation, then the provenance.
+var wantColumns = map[string][]column{
+	export.LayoutPromptCompletion: append([]column{
+		{"prompt", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8>>"},
+		{"completion", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8>>"}},
+		provenanceColumns...),
+	export.LayoutMessages: append([]column{
+		{"messages", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8, weight: int64>>"}},
+		provenanceColumns...),
+}
+
+var provenanceColumns = []column{
 	{"weight", "float64"},
 	{"case_id", "utf8"},
 	{"group", "utf8"},
@@ -37,6 +49,7 @@ var wantColumns = []struct {
 	{"key", "utf8"},
 	{"multiplicity", "int64"},
 	{"cluster_turns", "int64"},
+	{"as_written", "utf8"},
 }
 
 type parquetRow struct {
@@ -69,14 +82,33 @@ func readParquet(t *testing.T, path string) (*arrow.Schema, []parquetRow) {
 	for tr.Next() {
 		rec := tr.Record()
 		col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
-		msgs := col("messages").(*array.List)
-		structs := msgs.ListValues().(*array.Struct)
-		roles, contents := structs.Field(0).(*array.String), structs.Field(1).(*array.String)
+		// The conversation: messages, or prompt then completion.
+		var lists []*array.List
+		for _, name := range []string{"messages", "prompt", "completion"} {
+			if idx := rec.Schema().FieldIndices(name); len(idx) > 0 {
+				lists = append(lists, rec.Column(idx[0]).(*array.List))
+			}
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			start, end := msgs.ValueOffsets(i)
 			var m []export.Message
-			for j := start; j < end; j++ {
-				m = append(m, export.Message{Role: roles.Value(int(j)), Content: contents.Value(int(j))})
+			for _, msgs := range lists {
+				structs := msgs.ListValues().(*array.Struct)
+				st := structs.DataType().(*arrow.StructType)
+				field := func(name string) arrow.Array {
+					k, _ := st.FieldIdx(name)
+					return structs.Field(k)
+				}
+				roles, contents, reasoning := field("role").(*array.String), field("content").(*array.String), field("reasoning_content").(*array.String)
+				weights, _ := st.FieldByName("weight")
+				start, end := msgs.ValueOffsets(i)
+				for j := start; j < end; j++ {
+					msg := export.Message{Role: roles.Value(int(j)), Content: contents.Value(int(j)), ReasoningContent: reasoning.Value(int(j))}
+					if weights.Name != "" && msg.Role == "assistant" {
+						w := int(field("weight").(*array.Int64).Value(int(j)))
+						msg.Weight = &w
+					}
+					m = append(m, msg)
+				}
 			}
 			rows = append(rows, parquetRow{messages: m, weight: col("weight").(*array.Float64).Value(i),
 				runID: col("run_id").(*array.String).Value(i), step: col("step").(*array.Int64).Value(i),
@@ -87,13 +119,22 @@ func readParquet(t *testing.T, path string) (*arrow.Schema, []parquetRow) {
 }
 
 // Parquet shards read back with arrow-go under the declared schema, one
-// schema across shards, and their messages are the JSONL rows.
+// schema across shards, and their messages are the JSONL rows, in both
+// layouts.
 func TestParquetRoundTrip(t *testing.T) {
 	in := writeFixture(t)
+	for _, layout := range []string{export.LayoutPromptCompletion, export.LayoutMessages} {
+		t.Run(layout, func(t *testing.T) { parquetRoundTrip(t, in, layout) })
+	}
+}
+
+func parquetRoundTrip(t *testing.T, in, layout string) {
 	pq := options(in, t.TempDir(), export.FormatParquet)
 	pq.ShardRows = 3 // several shards per split
+	pq.Layout = layout
 	sum, _ := runExport(t, pq)
 	js := options(in, t.TempDir(), export.FormatJSONL)
+	js.Layout = layout
 	runExport(t, js)
 
 	// The JSONL rows by (run id, step), from meta.jsonl.
@@ -107,11 +148,11 @@ func TestParquetRoundTrip(t *testing.T) {
 		sc.Buffer(nil, 1<<20)
 		var lines [][]export.Message
 		for sc.Scan() {
-			var row struct{ Messages []export.Message }
+			var row struct{ Messages, Prompt, Completion []export.Message }
 			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, row.Messages)
+			lines = append(lines, append(row.Messages, append(row.Prompt, row.Completion...)...))
 		}
 		f.Close()
 		for _, m := range readMeta(t, js.Out) {
@@ -132,14 +173,14 @@ func TestParquetRoundTrip(t *testing.T) {
 		schema, rows := readParquet(t, shard)
 		if first == nil {
 			first = schema
-			for i, c := range wantColumns {
+			for i, c := range wantColumns[layout] {
 				f := schema.Field(i)
 				if f.Name != c.name || f.Type.String() != c.typ {
 					t.Errorf("column %d is %s %s, want %s %s", i, f.Name, f.Type, c.name, c.typ)
 				}
 			}
-			if schema.NumFields() != len(wantColumns) {
-				t.Errorf("%d columns, want %d: %s", schema.NumFields(), len(wantColumns), schema)
+			if schema.NumFields() != len(wantColumns[layout]) {
+				t.Errorf("%d columns, want %d: %s", schema.NumFields(), len(wantColumns[layout]), schema)
 			}
 		} else if !schema.Equal(first) {
 			t.Errorf("%s has another schema:\n%s\nwant\n%s", shard, schema, first)
@@ -157,7 +198,7 @@ func TestParquetRoundTrip(t *testing.T) {
 				continue
 			}
 			if !reflect.DeepEqual(r.messages, want) {
-				t.Errorf("%s: parquet messages differ from the JSONL row", key)
+				t.Errorf("%s: parquet messages differ from the JSONL row:\n%+v\n%+v", key, r.messages, want)
 			}
 		}
 	}

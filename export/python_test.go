@@ -49,17 +49,20 @@ func TestPythonValidatorAcceptsExports(t *testing.T) {
 	tests := []struct {
 		name   string
 		format string
+		layout string
 		keep   bool
 		args   []string
 	}{
-		{"jsonl", export.FormatJSONL, false, nil},
-		{"jsonl with kept tool calls", export.FormatJSONL, true, []string{"--tool-calls"}},
-		{"dpo", export.FormatDPO, false, []string{"--dpo"}},
+		{"prompt-completion", export.FormatJSONL, export.LayoutPromptCompletion, false, nil},
+		{"messages", export.FormatJSONL, export.LayoutMessages, false, nil},
+		{"prompt-completion with kept tool calls", export.FormatJSONL, export.LayoutPromptCompletion, true, []string{"--tool-calls"}},
+		{"messages with kept tool calls", export.FormatJSONL, export.LayoutMessages, true, []string{"--tool-calls"}},
+		{"dpo", export.FormatDPO, export.LayoutPromptCompletion, false, []string{"--dpo"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := options(in, t.TempDir(), tt.format)
-			o.KeepToolCalls = tt.keep
+			o.KeepToolCalls, o.Layout = tt.keep, tt.layout
 			o.Test = 0.3
 			runExport(t, o)
 			out, err := validate(t, append(tt.args, o.Out)...)
@@ -75,10 +78,15 @@ func TestPythonValidatorRejects(t *testing.T) {
 	const (
 		sys  = `{"role":"system","content":"s"}`
 		user = `{"role":"user","content":"u"}`
-		asst = `{"role":"assistant","content":"a"}`
+		asst = `{"role":"assistant","content":"a","weight":1}`
+		old  = `{"role":"assistant","content":"refused draft","weight":0}`
 	)
 	row := func(msgs ...string) string { return `{"messages":[` + strings.Join(msgs, ",") + `]}` }
+	pc := func(completion string, prompt ...string) string {
+		return `{"prompt":[` + strings.Join(prompt, ",") + `],"completion":[` + completion + `]}`
+	}
 	good := row(sys, user, asst)
+	goodPC := pc(`{"role":"assistant","content":"a"}`, sys, user)
 	tests := []struct {
 		name  string
 		train string
@@ -87,16 +95,27 @@ func TestPythonValidatorRejects(t *testing.T) {
 		rule  string
 	}{
 		{"not json", "{oops\n", good + "\n", nil, "json-object"},
-		{"extra top-level key", `{"messages":[` + sys + `,` + user + `,` + asst + `],"weight":2}` + "\n", good + "\n", nil, "messages-only"},
-		{"prompt and completion", `{"prompt":"p","completion":"c"}` + "\n", good + "\n", nil, "messages-only"},
+		{"extra top-level key", `{"messages":[` + sys + `,` + user + `,` + asst + `],"weight":2}` + "\n", good + "\n", nil, "one-layout"},
+		{"layouts mixed", good + "\n" + goodPC + "\n", good + "\n", nil, "one-layout"},
+		{"string prompt and completion", `{"prompt":"p","completion":"c"}` + "\n", goodPC + "\n", nil, "messages-list"},
+		{"two completions", pc(`{"role":"assistant","content":"a"},{"role":"assistant","content":"b"}`, sys, user) + "\n", goodPC + "\n", nil, "completion-one"},
+		{"prompt ends with the assistant", pc(`{"role":"assistant","content":"a"}`, sys, user, asst) + "\n", goodPC + "\n", nil, "last-assistant"},
 		{"empty messages", `{"messages":[]}` + "\n", good + "\n", nil, "messages-list"},
-		{"weight on a message", row(sys, user, `{"role":"assistant","content":"a","weight":1}`) + "\n", good + "\n", nil, "role-content"},
+		{"unknown key on a message", row(sys, user, `{"role":"assistant","content":"a","weight":1,"name":"x"}`) + "\n", good + "\n", nil, "role-content"},
+		{"tool calls without --tool-calls", row(sys, user, `{"role":"assistant","content":"","weight":1,"tool_calls":[]}`) + "\n", good + "\n", nil, "role-content"},
+		{"refused draft trained", row(sys, user, `{"role":"assistant","content":"refused draft","weight":1}`, user, asst) + "\n", good + "\n", nil, "trained-last"},
+		{"no weight on an assistant message", row(sys, user, `{"role":"assistant","content":"a"}`, user, asst) + "\n", good + "\n", nil, "trained-last"},
+		{"last draft untrained", row(sys, user, old) + "\n", good + "\n", nil, "trained-last"},
 		{"unknown role", row(sys, `{"role":"human","content":"u"}`, asst) + "\n", good + "\n", nil, "known-role"},
 		{"null content", row(sys, `{"role":"user","content":null}`, asst) + "\n", good + "\n", nil, "string-content"},
 		{"no system first", row(user, asst) + "\n", good + "\n", nil, "system-first"},
 		{"two users in a row", row(sys, user, user, asst) + "\n", good + "\n", nil, "alternating"},
 		{"ends with the user", row(sys, user, asst, user) + "\n", good + "\n", nil, "last-assistant"},
 		{"empty validation", good + "\n", "", nil, "valid-split"},
+		{"arguments a string (tool calls)", row(sys, user, `{"role":"assistant","content":"","weight":1,"tool_calls":[{"id":"a1b2c3d4e","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.py\"}"}}]}`) + "\n", good + "\n", nil, "tool-calls"},
+		{"id call_1 (tool calls)", row(sys, user, `{"role":"assistant","content":"","weight":1,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":{"path":"a.py"}}}]}`) + "\n", good + "\n", nil, "tool-calls"},
+		{"tool message without its call id (tool calls)", row(sys, user, `{"role":"assistant","content":"","weight":0,"tool_calls":[{"id":"a1b2c3d4e","type":"function","function":{"name":"read_file","arguments":{"path":"a.py"}}}]}`, `{"role":"tool","content":"x"}`, asst) + "\n", good + "\n", nil, "tool-calls"},
+		{"tools a string (tool calls)", `{"messages":[` + sys + `,` + user + `,` + asst + `],"tools":"[]"}` + "\n", good + "\n", nil, "tools-column"},
 		{"card counts off", good + "\n" + good + "\n", good + "\n", func(int, int) string { return card(1, 1) }, "card-counts"},
 	}
 	dirs := make([]string, len(tests))
@@ -123,11 +142,22 @@ func TestPythonValidatorRejects(t *testing.T) {
 			}
 		}
 	}
-	// One run of the validator over every directory: it checks each apart.
-	out, err := validate(t, dirs...)
-	if err == nil {
-		t.Fatalf("accepted:\n%s", out)
+	// One run of the validator over every directory: it checks each apart;
+	// the exports with tool calls in another, with --tool-calls.
+	var plain, tools []string
+	for i, tt := range tests {
+		if strings.Contains(tt.name, "(tool calls)") {
+			tools = append(tools, dirs[i])
+		} else {
+			plain = append(plain, dirs[i])
+		}
 	}
+	out, err := validate(t, plain...)
+	outTools, errTools := validate(t, append([]string{"--tool-calls"}, tools...)...)
+	if err == nil || errTools == nil {
+		t.Fatalf("accepted:\n%s\n%s", out, outTools)
+	}
+	out += outTools
 	for i, tt := range tests {
 		found := false
 		for line := range strings.Lines(out) {

@@ -2,7 +2,6 @@ package export
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -11,36 +10,49 @@ import (
 )
 
 // Message is one chat message as the trainers read it: role and content,
-// content always a string. ToolCalls and ToolCallID are written only with
-// --keep-tool-calls, in the OpenAI shape (arguments a JSON string), which is
-// why this is not schemas.Message: the trace keeps the calls as the model
-// sent them.
+// content always a string. ReasoningContent is the trained draft's
+// reasoning (--reasoning keep), in the field trainers and templates read
+// for it. ToolCalls and ToolCallID are written only with --keep-tool-calls,
+// in the shape Hugging Face chat templates take (arguments a JSON object).
+// Weight is set on the assistant messages of the messages layout: 1 on
+// the draft to learn, 0 on the earlier drafts of its context (Axolotl's
+// message_field_training, OpenAI's per-message weight).
 type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Role             string     `json:"role"`
+	Content          string     `json:"content"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	Weight           *int       `json:"weight,omitempty"`
 }
 
-// ToolCall is an OpenAI-style function call; arguments are a JSON string.
+// ToolCall is an OpenAI-style function call as chat templates read it.
 type ToolCall struct {
-	ID       string       `json:"id,omitempty"`
+	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function FunctionCall `json:"function"`
 }
 
-// FunctionCall names a function and its arguments as a JSON string.
+// FunctionCall names a function and its arguments, a JSON object: the
+// templates iterate over it (arguments|items), and a string would crash
+// them or be encoded twice.
 type FunctionCall struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
 }
 
 // renderer turns recorded messages into training messages. One renderer
 // is for one goroutine: it counts the redactions it made.
 type renderer struct {
 	keepToolCalls bool
+	asWritten     bool
+	keepReasoning bool
 	redact        *Redactor // values sorted (sortValues) before rendering starts
 	redactions    int
+}
+
+func newRenderer(o Options, red *Redactor) *renderer {
+	return &renderer{keepToolCalls: o.KeepToolCalls, asWritten: o.AsWritten, keepReasoning: o.Reasoning == ReasoningKeep, redact: red}
 }
 
 // redacted is s redacted, counted in rd.redactions.
@@ -50,14 +62,79 @@ func (rd *renderer) redacted(s string) string {
 	return out
 }
 
-// conversation renders a prompt and the draft that answered it: the draft
-// becomes the last, assistant, message.
-func (rd *renderer) conversation(prompt []schemas.Message, reply schemas.Reply) []Message {
+// context renders the prompt a draft answered, as the model was sent it:
+// earlier drafts stay as written, refused ones too (with the harness's
+// answer after them, they teach recovery; they are never trained). With
+// --keep-tool-calls every call gets an id and every tool message the id
+// of the call it answers.
+func (rd *renderer) context(runID string, prompt []schemas.Message) []Message {
 	out := make([]Message, 0, len(prompt)+1)
-	for _, m := range prompt {
-		out = append(out, rd.message(m))
+	lastCall := ""
+	for i, m := range prompt {
+		msg := rd.message(m)
+		if rd.keepToolCalls {
+			for k := range msg.ToolCalls {
+				msg.ToolCalls[k].ID = callID(runID, i, k)
+			}
+			if len(msg.ToolCalls) > 0 {
+				lastCall = msg.ToolCalls[0].ID
+			}
+			if msg.Role == "tool" {
+				// The harness answers the first call of the draft before
+				// (it acts on that one alone).
+				msg.ToolCallID = lastCall
+			}
+		}
+		out = append(out, msg)
 	}
-	return append(out, rd.message(schemas.Message{Role: "assistant", Content: reply.Content, ToolCalls: reply.ToolCalls}))
+	return out
+}
+
+// target renders the selected draft of turn t as the assistant message to
+// learn: in the protocol's canonical form (a native call as the harness's
+// own tool with its documented arguments), unless --as-written, and its
+// reasoning in reasoning_content or dropped. msg is the message's index
+// in the row, for call ids. written is the model's own text when the
+// message says it otherwise, for the provenance.
+func (rd *renderer) target(runID string, msg int, t *schemas.Turn) (out Message, written string) {
+	answer, r := readDraft(t)
+	reply := schemas.Message{Role: "assistant", Content: answer, ToolCalls: t.Reply.ToolCalls}
+	if !rd.asWritten {
+		if a, ok := canonicalAction(t); ok {
+			canon := schemas.Message{Role: "assistant"}
+			if rd.keepToolCalls && len(t.Reply.ToolCalls) > 0 {
+				canon.ToolCalls = []schemas.ToolCall{canonicalCall(a)}
+			} else {
+				canon.Content, _ = canonicalText(a)
+			}
+			if w := asWritten(answer, t.Reply.ToolCalls); w != asWritten(canon.Content, canon.ToolCalls) {
+				written = rd.redacted(w)
+			}
+			reply = canon
+		}
+	}
+	out = rd.message(reply)
+	for k := range out.ToolCalls {
+		out.ToolCalls[k].ID = callID(runID, msg, k)
+	}
+	if rd.keepReasoning && r != nil {
+		out.ReasoningContent = rd.redacted(strings.TrimSpace(r.Text))
+	}
+	return out, written
+}
+
+// rejected renders the rejected draft of a preference pair as written: it
+// was refused, or came from a failed run, and may have no canonical form.
+func (rd *renderer) rejected(runID string, msg int, t *schemas.Turn) Message {
+	answer, r := readDraft(t)
+	out := rd.message(schemas.Message{Role: "assistant", Content: answer, ToolCalls: t.Reply.ToolCalls})
+	for k := range out.ToolCalls {
+		out.ToolCalls[k].ID = callID(runID, msg, k)
+	}
+	if rd.keepReasoning && r != nil {
+		out.ReasoningContent = rd.redacted(strings.TrimSpace(r.Text))
+	}
+	return out
 }
 
 // message renders one message, redacted. Without --keep-tool-calls a native
@@ -68,14 +145,9 @@ func (rd *renderer) message(m schemas.Message) Message {
 	out := Message{Role: m.Role, Content: m.Content}
 	if rd.keepToolCalls {
 		for _, c := range m.ToolCalls {
-			args, err := json.Marshal(c.Arguments)
-			if err != nil || c.Arguments == nil {
-				args = []byte("{}")
-			}
-			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Type: "function",
-				Function: FunctionCall{Name: c.Name, Arguments: rd.redacted(string(args))}})
+			out.ToolCalls = append(out.ToolCalls, ToolCall{Type: "function",
+				Function: FunctionCall{Name: c.Name, Arguments: rd.redactedArgs(c.Arguments)}})
 		}
-		out.ToolCallID = m.ToolCallID
 	} else {
 		if len(m.ToolCalls) > 0 {
 			out.Content = TextAction(m.Content, m.ToolCalls)
@@ -88,11 +160,46 @@ func (rd *renderer) message(m schemas.Message) Message {
 	return out
 }
 
+// redactedArgs is a copy of a call's arguments with every string in it
+// redacted; never nil, since templates iterate over it.
+func (rd *renderer) redactedArgs(args map[string]any) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = rd.redactedValue(v)
+	}
+	return out
+}
+
+func (rd *renderer) redactedValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return rd.redacted(v)
+	case map[string]any:
+		return rd.redactedArgs(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = rd.redactedValue(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = rd.redacted(e)
+		}
+		return out
+	}
+	return v
+}
+
 // training returns a prompt and draft as the training text holds them,
-// before redaction: with native tool calls in the text protocol unless
-// they are kept. Exact keys and near-duplicates are computed on this, so a
-// draft sent as a tool call and its twin written as text are one pair.
+// before redaction: the draft in canonical form (unless --as-written),
+// without its reasoning, and native tool calls in the text protocol unless
+// they are kept. Exact keys and near-duplicates are computed on this, so
+// a draft sent as a tool call and its twin written as text, or a draft in
+// a foreign format and its canonical twin, are one pair.
 func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]schemas.Message, schemas.Reply) {
+	reply = rd.trainedReply(reply)
 	if rd.keepToolCalls {
 		return prompt, reply
 	}
@@ -120,16 +227,38 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 	return out, reply
 }
 
+// trainedReply is the draft of a pair as it is trained, for keys: its
+// answer, in canonical form unless --as-written. The key reads the reply
+// alone (the harness's resolved path is not at hand): a draft that names
+// its file among other words keys on the words it wrote.
+func (rd *renderer) trainedReply(reply schemas.Reply) schemas.Reply {
+	answer, _ := draft.ReadReasoning(reply)
+	out := schemas.Reply{Content: answer, ToolCalls: reply.ToolCalls}
+	if rd.asWritten {
+		return out
+	}
+	a, err := draft.Parse(answer, reply.ToolCalls)
+	if err != nil {
+		return out
+	}
+	text, ok := canonicalText(a)
+	if !ok {
+		return out
+	}
+	if rd.keepToolCalls && len(reply.ToolCalls) > 0 {
+		return schemas.Reply{ToolCalls: []schemas.ToolCall{canonicalCall(a)}}
+	}
+	return schemas.Reply{Content: text}
+}
+
 // TextAction renders native tool calls as the text protocol's action, after
 // any content the model wrote with them. The first call is the action (the
 // harness ignores the others, as it ignores extra text actions).
 func TextAction(content string, calls []schemas.ToolCall) string {
 	a, err := draft.Parse("", calls[:1])
-	var act string
-	if err != nil {
+	act, ok := canonicalText(a)
+	if err != nil || !ok {
 		act = rawCall(calls[0])
-	} else {
-		act = canonical(a)
 	}
 	if strings.TrimSpace(content) == "" {
 		return act
@@ -143,49 +272,4 @@ func rawCall(c schemas.ToolCall) string {
 		args = []byte("{}")
 	}
 	return c.Name + "(" + string(args) + ")"
-}
-
-// canonical writes an action in the canonical shapes the system prompt
-// teaches.
-func canonical(a draft.Action) string {
-	switch a.Verb {
-	case draft.VerbRead:
-		switch {
-		case a.Start > 0 && a.End > 0:
-			return fmt.Sprintf("READ %s:%d-%d", a.Path, a.Start, a.End)
-		case a.Start > 0:
-			return fmt.Sprintf("READ %s:%d", a.Path, a.Start)
-		}
-		return "READ " + a.Path
-	case draft.VerbWrite:
-		return "WRITE " + a.Path + "\n" + fence(a.Path, a.Body)
-	case draft.VerbPatch:
-		return "PATCH " + a.Path + "\nFIND:\n" + fence(a.Path, a.Find+"\n") + "\nREPLACE:\n" + fence(a.Path, a.Replace+"\n")
-	case draft.VerbRun:
-		if len(a.Args) == 0 {
-			return "RUN tests"
-		}
-		return "RUN " + strings.Join(a.Args, " ")
-	case draft.VerbSkill:
-		return strings.TrimSpace("SKILL " + a.Skill + " " + strings.Join(a.Args, " "))
-	case draft.VerbAsk:
-		return "ASK " + a.Text
-	case draft.VerbDone:
-		return strings.TrimSpace("DONE " + a.Text)
-	}
-	return a.Verb
-}
-
-// fence wraps a body in a code fence tagged with the file's language,
-// choosing a longer fence when the body holds one.
-func fence(name, body string) string {
-	tag := draft.FenceTag(name)
-	marker := "```"
-	for strings.Contains(body, marker) {
-		marker += "`"
-	}
-	if !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	return marker + tag + "\n" + body + marker
 }

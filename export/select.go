@@ -29,12 +29,13 @@ const (
 	whyNotParsed   = "draft did not parse"
 	whyNotApplied  = "not applied (refused, failed or stopped)"
 	whyAlternation = "messages do not alternate user/assistant after the system prompt"
+	whyNoCanonical = "no canonical form: a READ of the last lines or a PATCH diff of several hunks (--as-written takes it)"
 	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
 )
 
 var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyNotJudged, whyFailed}
 
-var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNeither}
+var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNoCanonical, whyNeither}
 
 // Tally counts what was left out, and why.
 type Tally map[string]int
@@ -133,6 +134,8 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 		return whyNotApplied
 	case !alternates(r.Prompts[i]):
 		return whyAlternation
+	case !o.AsWritten && !hasCanonical(t):
+		return whyNoCanonical
 	}
 	return ""
 }
@@ -166,7 +169,7 @@ func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation
-	case r.Worked() && parsed(t) && accepted(t):
+	case r.Worked() && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t)):
 		return sideChosen, ""
 	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed:
 		return sideRejected, ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,16 +48,27 @@ type Meta struct {
 	RejectedRunID string `json:"rejected_run_id,omitempty"`
 	RejectedStep  int    `json:"rejected_step,omitempty"`
 	PromptHash    string `json:"prompt_hash,omitempty"`
+	// AsWritten is the trained draft as the model wrote it (its answer,
+	// its native calls as name and JSON arguments), set when the row
+	// trains it in another form: the protocol's canonical one.
+	AsWritten string `json:"as_written,omitempty"`
 }
 
-// row is one exported pair: an SFT conversation or a preference pair.
+// row is one exported pair: an SFT conversation in one of the layouts, or
+// a preference pair.
 type row struct {
+	// messages is the messages layout's conversation, the draft last.
 	messages []Message
-	// prompt, chosen and rejected are set for a preference pair.
-	prompt, chosen, rejected []Message
-	meta                     Meta
+	// prompt is the context of the prompt-completion layout and of a
+	// preference pair; completion (SFT), or chosen and rejected, answer it.
+	prompt, completion, chosen, rejected []Message
+	// tools is the tools column (--keep-tool-calls).
+	tools []Tool
+	meta  Meta
 	// numCtx is the context size the run asked for, for the summary.
 	numCtx int
+	// reasoned is set when the trained draft carries its reasoning.
+	reasoned bool
 }
 
 // sink receives the rows of an export, split by split, and writes them.
@@ -69,12 +81,6 @@ type sink interface {
 	// abort removes what was started.
 	abort()
 }
-
-var (
-	_ sink = (*jsonlSink)(nil)
-	_ sink = (*parquetSink[parquetMessage])(nil)
-	_ sink = (*parquetSink[parquetToolMessage])(nil)
-)
 
 // Data file names, as the trainers look for them: mlx-lm reads train,
 // valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
@@ -157,17 +163,27 @@ func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
 	return s, nil
 }
 
-func newEncoder(f *atomicFile) *json.Encoder {
+func newEncoder(f io.Writer) *json.Encoder {
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false) // code is full of < > &: keep it readable
 	return enc
 }
 
-// sftLine is a training row: the one key every trainer reads, nothing else
-// (mlx-lm picks the format from the first row's keys; Unsloth and TRL read
-// "messages").
+// sftLine is a training row of the messages layout: the key every trainer
+// reads, and the tools with --keep-tool-calls (mlx-lm picks the format
+// from the first row's keys, so nothing else is ever added).
 type sftLine struct {
 	Messages []Message `json:"messages"`
+	Tools    []Tool    `json:"tools,omitempty"`
+}
+
+// completionLine is a training row of the prompt-completion layout, TRL's
+// conversational prompt-completion, which it trains on the completion
+// alone.
+type completionLine struct {
+	Prompt     []Message `json:"prompt"`
+	Completion []Message `json:"completion"`
+	Tools      []Tool    `json:"tools,omitempty"`
 }
 
 // dpoLine is a preference row in TRL DPOTrainer's conversational form.
@@ -182,9 +198,14 @@ func (s *jsonlSink) write(r *row) error {
 	if !ok {
 		return fmt.Errorf("write row: no %s split", r.meta.Split)
 	}
-	var line any = sftLine{Messages: r.messages}
-	if s.dpo {
+	var line any
+	switch {
+	case s.dpo:
 		line = dpoLine{Prompt: r.prompt, Chosen: r.chosen, Rejected: r.rejected}
+	case r.messages != nil:
+		line = sftLine{Messages: r.messages, Tools: r.tools}
+	default:
+		line = completionLine{Prompt: r.prompt, Completion: r.completion, Tools: r.tools}
 	}
 	copies := max(r.meta.Copies, 0)
 	if s.dpo || r.meta.Split != SplitTrain {
@@ -225,28 +246,46 @@ func (s *jsonlSink) abort() {
 	}
 }
 
-// parquetMessage is the chat struct every trainer's template expects:
-// exactly role and content, in every row. It and parquetToolMessage are the
-// Parquet columns of a Message, one schema each, as a Parquet file has one.
+// The Parquet message structs: role, content and reasoning_content in
+// every message of every row (a struct of optional keys comes back
+// null-filled, which breaks templates; reasoning_content is "" where there
+// is none, which the templates read as none), with the per-message weight
+// in the messages layout, and the tool calls as a JSON string and the
+// call id with --keep-tool-calls (older datasets versions have no JSON
+// type, and arguments differ from tool to tool).
 type parquetMessage struct {
-	Role    string `parquet:"role"`
-	Content string `parquet:"content"`
+	Role             string `parquet:"role"`
+	Content          string `parquet:"content"`
+	ReasoningContent string `parquet:"reasoning_content"`
 }
 
-// parquetToolMessage keeps tool calls (--keep-tool-calls) as a JSON string:
-// older datasets versions have no JSON type, and a struct of optional keys
-// comes back null-filled.
+type parquetWeightedMessage struct {
+	Role             string `parquet:"role"`
+	Content          string `parquet:"content"`
+	ReasoningContent string `parquet:"reasoning_content"`
+	Weight           int64  `parquet:"weight"`
+}
+
 type parquetToolMessage struct {
-	Role       string `parquet:"role"`
-	Content    string `parquet:"content"`
-	ToolCalls  string `parquet:"tool_calls"`
-	ToolCallID string `parquet:"tool_call_id"`
+	Role             string `parquet:"role"`
+	Content          string `parquet:"content"`
+	ReasoningContent string `parquet:"reasoning_content"`
+	ToolCalls        string `parquet:"tool_calls"`
+	ToolCallID       string `parquet:"tool_call_id"`
 }
 
-// parquetRow is one row of a Hugging Face Parquet split: the messages and
-// the provenance columns, weight included (not materialised).
-type parquetRow[M any] struct {
-	Messages     []M             `parquet:"messages,list"`
+type parquetWeightedToolMessage struct {
+	Role             string `parquet:"role"`
+	Content          string `parquet:"content"`
+	ReasoningContent string `parquet:"reasoning_content"`
+	ToolCalls        string `parquet:"tool_calls"`
+	ToolCallID       string `parquet:"tool_call_id"`
+	Weight           int64  `parquet:"weight"`
+}
+
+// parquetProvenance are the provenance columns of every Parquet row,
+// the pair's variety weight included (not materialised).
+type parquetProvenance struct {
 	Weight       float64         `parquet:"weight"`
 	CaseID       string          `parquet:"case_id"`
 	Group        string          `parquet:"group"`
@@ -259,19 +298,56 @@ type parquetRow[M any] struct {
 	Key          string          `parquet:"key"`
 	Multiplicity int64           `parquet:"multiplicity"`
 	ClusterTurns int64           `parquet:"cluster_turns"`
+	AsWritten    string          `parquet:"as_written"`
 }
 
-func toParquetRow[M any](r *row, conv func(Message) M) parquetRow[M] {
-	msgs := make([]M, len(r.messages))
-	for i, m := range r.messages {
-		msgs[i] = conv(m)
+// The Parquet rows, one per layout, with and without the tools column
+// (a JSON string, for the reasons of the tool calls).
+type parquetCompletionRow[M any] struct {
+	Prompt     []M `parquet:"prompt,list"`
+	Completion []M `parquet:"completion,list"`
+	parquetProvenance
+}
+
+type parquetCompletionToolsRow struct {
+	Prompt     []parquetToolMessage `parquet:"prompt,list"`
+	Completion []parquetToolMessage `parquet:"completion,list"`
+	Tools      string               `parquet:"tools"`
+	parquetProvenance
+}
+
+type parquetMessagesRow[M any] struct {
+	Messages []M `parquet:"messages,list"`
+	parquetProvenance
+}
+
+type parquetMessagesToolsRow struct {
+	Messages []parquetWeightedToolMessage `parquet:"messages,list"`
+	Tools    string                       `parquet:"tools"`
+	parquetProvenance
+}
+
+func provenance(m Meta) parquetProvenance {
+	return parquetProvenance{Weight: m.Weight, CaseID: m.CaseID, Group: m.Group, RunID: m.RunID, Step: int64(m.Step),
+		Source: m.Source, Model: m.Model, Verdict: m.Verdict, Kind: m.Kind, Key: m.Key, Multiplicity: int64(m.Multiplicity),
+		ClusterTurns: int64(m.ClusterTurns), AsWritten: m.AsWritten}
+}
+
+func convert[M any](msgs []Message, conv func(Message) M) []M {
+	out := make([]M, len(msgs))
+	for i, m := range msgs {
+		out[i] = conv(m)
 	}
-	m := r.meta
-	return parquetRow[M]{Messages: msgs, Weight: m.Weight, CaseID: m.CaseID, Group: m.Group, RunID: m.RunID, Step: int64(m.Step),
-		Source: m.Source, Model: m.Model, Verdict: m.Verdict, Kind: m.Kind, Key: m.Key, Multiplicity: int64(m.Multiplicity), ClusterTurns: int64(m.ClusterTurns)}
+	return out
 }
 
-func plainMessage(m Message) parquetMessage { return parquetMessage{Role: m.Role, Content: m.Content} }
+func plainMessage(m Message) parquetMessage {
+	return parquetMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.ReasoningContent}
+}
+
+func weightedMessage(m Message) parquetWeightedMessage {
+	return parquetWeightedMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.ReasoningContent, Weight: messageWeight(m)}
+}
 
 func toolMessage(m Message) parquetToolMessage {
 	calls := ""
@@ -279,7 +355,50 @@ func toolMessage(m Message) parquetToolMessage {
 		b, _ := json.Marshal(m.ToolCalls)
 		calls = string(b)
 	}
-	return parquetToolMessage{Role: m.Role, Content: m.Content, ToolCalls: calls, ToolCallID: m.ToolCallID}
+	return parquetToolMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.ReasoningContent, ToolCalls: calls, ToolCallID: m.ToolCallID}
+}
+
+func weightedToolMessage(m Message) parquetWeightedToolMessage {
+	t := toolMessage(m)
+	return parquetWeightedToolMessage{Role: t.Role, Content: t.Content, ReasoningContent: t.ReasoningContent,
+		ToolCalls: t.ToolCalls, ToolCallID: t.ToolCallID, Weight: messageWeight(m)}
+}
+
+// messageWeight is a message's training weight in a Parquet struct, where
+// every message has the field: 0 for the user, system and tool messages.
+func messageWeight(m Message) int64 {
+	if m.Weight == nil {
+		return 0
+	}
+	return int64(*m.Weight)
+}
+
+func toolsJSON(tools []Tool) string {
+	b, _ := json.Marshal(tools)
+	return string(b)
+}
+
+// newParquetRows is the Parquet sink of an export's layout.
+func newParquetRows(o Options, counts map[string]int) sink {
+	switch {
+	case o.Layout == LayoutMessages && o.KeepToolCalls:
+		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesToolsRow {
+			return parquetMessagesToolsRow{Messages: convert(r.messages, weightedToolMessage), Tools: toolsJSON(r.tools), parquetProvenance: provenance(r.meta)}
+		})
+	case o.Layout == LayoutMessages:
+		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesRow[parquetWeightedMessage] {
+			return parquetMessagesRow[parquetWeightedMessage]{Messages: convert(r.messages, weightedMessage), parquetProvenance: provenance(r.meta)}
+		})
+	case o.KeepToolCalls:
+		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetCompletionToolsRow {
+			return parquetCompletionToolsRow{Prompt: convert(r.prompt, toolMessage), Completion: convert(r.completion, toolMessage),
+				Tools: toolsJSON(r.tools), parquetProvenance: provenance(r.meta)}
+		})
+	}
+	return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetCompletionRow[parquetMessage] {
+		return parquetCompletionRow[parquetMessage]{Prompt: convert(r.prompt, plainMessage), Completion: convert(r.completion, plainMessage),
+			parquetProvenance: provenance(r.meta)}
+	})
 }
 
 // ParquetShardName is the Hugging Face name of shard i of n of a split.
@@ -289,12 +408,12 @@ func ParquetShardName(split string, i, n int) string {
 
 // parquetSink writes data/<split>-0000i-of-0000N.parquet, rows already
 // counted per split so that N is known before the first shard is opened.
-type parquetSink[M any] struct {
+type parquetSink[R any] struct {
 	dir       string
 	counts    map[string]int
 	shardRows int
-	conv      func(Message) M
-	open      map[string]*parquetShard[M]
+	conv      func(*row) R
+	open      map[string]*parquetShard[R]
 	written   map[string]int
 	names     []string
 }
@@ -304,21 +423,21 @@ type parquetSink[M any] struct {
 // whole shard (ShardRows) would be hundreds.
 const parquetRowsPerGroup = 1000
 
-type parquetShard[M any] struct {
+type parquetShard[R any] struct {
 	f *atomicFile
-	w *parquet.GenericWriter[parquetRow[M]]
+	w *parquet.GenericWriter[R]
 }
 
-func newParquetSink[M any](dir string, counts map[string]int, shardRows int, conv func(Message) M) *parquetSink[M] {
-	return &parquetSink[M]{dir: dir, counts: counts, shardRows: shardRows, conv: conv,
-		open: map[string]*parquetShard[M]{}, written: map[string]int{}}
+func newParquetSink[R any](dir string, counts map[string]int, shardRows int, conv func(*row) R) *parquetSink[R] {
+	return &parquetSink[R]{dir: dir, counts: counts, shardRows: shardRows, conv: conv,
+		open: map[string]*parquetShard[R]{}, written: map[string]int{}}
 }
 
-func (s *parquetSink[M]) shards(split string) int {
+func (s *parquetSink[R]) shards(split string) int {
 	return max(1, (s.counts[split]+s.shardRows-1)/s.shardRows)
 }
 
-func (s *parquetSink[M]) write(r *row) error {
+func (s *parquetSink[R]) write(r *row) error {
 	sp := r.meta.Split
 	n := s.written[sp]
 	sh := s.open[sp]
@@ -333,20 +452,20 @@ func (s *parquetSink[M]) write(r *row) error {
 		if err != nil {
 			return err
 		}
-		sh = &parquetShard[M]{f: f, w: parquet.NewGenericWriter[parquetRow[M]](f,
+		sh = &parquetShard[R]{f: f, w: parquet.NewGenericWriter[R](f,
 			parquet.CreatedBy("pyharness", version.Harness().Version, ""), parquet.Compression(&parquet.Snappy),
 			parquet.MaxRowsPerRowGroup(parquetRowsPerGroup))}
 		s.open[sp] = sh
 		s.names = append(s.names, name)
 	}
-	if _, err := sh.w.Write([]parquetRow[M]{toParquetRow(r, s.conv)}); err != nil {
+	if _, err := sh.w.Write([]R{s.conv(r)}); err != nil {
 		return fmt.Errorf("write parquet row: %w", err)
 	}
 	s.written[sp]++
 	return nil
 }
 
-func (sh *parquetShard[M]) finish() error {
+func (sh *parquetShard[R]) finish() error {
 	if err := sh.w.Close(); err != nil {
 		sh.f.abort()
 		return fmt.Errorf("close parquet shard: %w", err)
@@ -354,7 +473,7 @@ func (sh *parquetShard[M]) finish() error {
 	return sh.f.commit()
 }
 
-func (s *parquetSink[M]) close() ([]string, error) {
+func (s *parquetSink[R]) close() ([]string, error) {
 	var errs []error
 	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
 		if sh := s.open[sp]; sh != nil {
@@ -366,7 +485,7 @@ func (s *parquetSink[M]) close() ([]string, error) {
 	return s.names, errors.Join(errs...)
 }
 
-func (s *parquetSink[M]) abort() {
+func (s *parquetSink[R]) abort() {
 	for _, sh := range s.open {
 		sh.f.abort()
 	}
@@ -374,5 +493,5 @@ func (s *parquetSink[M]) abort() {
 
 var (
 	_ sink = (*jsonlSink)(nil)
-	_ sink = (*parquetSink[parquetMessage])(nil)
+	_ sink = (*parquetSink[parquetCompletionToolsRow])(nil)
 )

@@ -69,8 +69,16 @@ type Summary struct {
 	// Unmatched says which --tag and --model values no run read has: a
 	// filter that matches nothing is most often a typo.
 	Unmatched []string `json:"unmatched_filters,omitempty"`
+	// Rewritten counts the pairs whose trained draft is written in the
+	// protocol's canonical form where the model wrote it otherwise (its
+	// own text in the provenance's as_written); Reasoned those whose
+	// trained draft carries its reasoning in reasoning_content.
+	Rewritten int      `json:"rewritten_canonical"`
+	Reasoned  int      `json:"with_reasoning"`
 	Files     []string `json:"files"`
-	Why       string   `json:"why,omitempty"`
+	// Template is what checking the rows against --chat-template found.
+	Template *TemplateCheck `json:"chat_template,omitempty"`
+	Why      string         `json:"why,omitempty"`
 
 	opts Options
 }
@@ -142,6 +150,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, d := range s.Drafters {
 		fmt.Fprintf(&b, "drafts by %s: %d pairs\n", d.Model, d.Pairs)
 	}
+	b.WriteString(trainedText(s))
 	if s.opts.For != "" {
 		whom, _ := forWhom(s.opts.For, s.Drafters)
 		fmt.Fprintf(&b, "meant for %s: %s\n", s.opts.For, whom)
@@ -149,6 +158,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, u := range s.Unmatched {
 		fmt.Fprintf(&b, "note: %s\n", u)
 	}
+	s.Template.writeText(&b)
 	fmt.Fprintf(&b, "secrets redacted: %d (%d values learned from environment files and assignments, and token shapes)\n", s.Redactions, s.SecretValues)
 	fmt.Fprintf(&b, "\nwrote %s:\n", s.Out)
 	for _, f := range s.Files {
@@ -164,4 +174,32 @@ func groupNames(gs []GroupRow) []string {
 		out[i] = g.Group
 	}
 	return out
+}
+
+// trainedText says what each row trains and in which form: the layout, how
+// many drafts were rewritten in canonical form, what became of reasoning.
+func trainedText(s *Summary) string {
+	o := s.opts
+	var b strings.Builder
+	switch {
+	case s.Format == FormatDPO:
+		b.WriteString("trained: the chosen draft against the rejected one")
+	case o.Layout == LayoutMessages:
+		b.WriteString("trained: the last message of each row (weight 1); the earlier drafts of its context have weight 0")
+	default:
+		b.WriteString("trained: the completion of each row; the earlier drafts of its context are in the prompt")
+	}
+	if o.AsWritten {
+		b.WriteString(", as the model wrote it (--as-written)\n")
+	} else {
+		fmt.Fprintf(&b, ", in canonical form (%d pair(s) rewritten, the model's text in as_written)\n", s.Rewritten)
+	}
+	if s.Reasoned > 0 || o.Reasoning == ReasoningDrop {
+		if o.Reasoning == ReasoningKeep {
+			fmt.Fprintf(&b, "reasoning: kept in reasoning_content for %d pair(s)\n", s.Reasoned)
+		} else {
+			b.WriteString("reasoning: dropped (--reasoning drop)\n")
+		}
+	}
+	return b.String()
 }

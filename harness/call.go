@@ -72,7 +72,7 @@ const maxRefits = 4
 func (r *runner) ask(ctx context.Context, t *schemas.Turn, prompt []schemas.Message) (model.Reply, []schemas.Message, string, error) {
 	req := model.Request{Messages: prompt, Options: r.cfg.Model.Options}
 	if r.nativeTools {
-		req.Tools = nativeTools()
+		req.Tools = NativeTools()
 	}
 	reply, err := r.call(ctx, t, req)
 	var merr *model.Error

@@ -94,8 +94,9 @@ func shownSuiteCommand(argv []string, python, configured string) string {
 	return strings.Join(shown, " ")
 }
 
-// nativeTools are the actions offered as native tools with --native-tools.
-func nativeTools() []model.Tool {
+// NativeTools are the actions offered as native tools with --native-tools,
+// as the model is sent them; the export writes them as the tools column.
+func NativeTools() []model.Tool {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	obj := func(req []string, props map[string]any) map[string]any {
 		return map[string]any{"type": "object", "properties": props, "required": req}

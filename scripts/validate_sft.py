@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Check a pyharness JSONL export against the rules the trainers document.
 
-    python3 scripts/validate_sft.py DIR...          # SFT exports (--format jsonl)
+    python3 scripts/validate_sft.py DIR...          # SFT exports (--format jsonl), either layout
     python3 scripts/validate_sft.py --dpo DIR...    # preference exports (--format dpo)
+    python3 scripts/validate_sft.py --tool-calls DIR  # an export with --keep-tool-calls
+
+The layout is read from the first row, as mlx-lm reads it: prompt and
+completion (TRL's conversational prompt-completion, the default), or
+messages (with a 0/1 weight on every assistant message).
 
 Standard library only, so it runs wherever the trainers' Python does, with
 nothing installed. Every rule names the trainer's source file that sets it
@@ -24,20 +29,36 @@ RULES = {
         "JSON Lines as every trainer reads it: mlx_lm/tuner/datasets.py, "
         "TRL dataset formats doc",
     ),
-    "messages-only": (
-        'the only top-level key is "messages"',
+    "one-layout": (
+        "every row has the first row's layout: prompt and completion, or messages "
+        "(and tools with --keep-tool-calls), nothing else",
         "mlx_lm/tuner/datasets.py picks the format from the first row's keys "
-        "(prompt+completion, then messages, then text); unsloth/chat_templates.py "
-        'and trl/trainer/sft_trainer.py read the "messages" column',
+        "(prompt+completion, then messages, then text) and applies it to every row; "
+        "trl/trainer/sft_trainer.py reads messages, or prompt and completion",
     ),
     "messages-list": (
-        '"messages" is a non-empty list',
+        '"messages" (or "prompt") is a non-empty list of messages',
         "trl/trainer/sft_trainer.py (conversational format)",
     ),
+    "completion-one": (
+        '"completion" is a list of exactly one assistant message: the draft to learn',
+        "TRL dataset formats doc (conversational prompt-completion), which "
+        "trl/trainer/sft_trainer.py trains on the completion alone",
+    ),
     "role-content": (
-        "each message is an object with exactly the string keys role and content",
-        "unsloth/chat_templates.py standardize_sharegpt asserts exactly two "
-        "string keys per message",
+        "each message has string role and content, and only the other keys "
+        "trainers read: reasoning_content (a string), weight (messages layout), "
+        "tool_calls and tool_call_id (--keep-tool-calls)",
+        "axolotl/prompt_strategies/chat_template.py (field_thinking "
+        "reasoning_content, message_field_training); TRL dataset formats doc "
+        "(tool calling)",
+    ),
+    "trained-last": (
+        "in the messages layout every assistant message has weight 0 or 1, and "
+        "exactly the last one has weight 1: the earlier drafts of the context "
+        "(refused ones among them) are never trained",
+        "axolotl/prompt_strategies/chat_template.py message_field_training "
+        "(a falsy value leaves the turn untrained)",
     ),
     "known-role": (
         "roles are system, user, assistant (or tool)",
@@ -59,9 +80,24 @@ RULES = {
         "not alternate, with only a warning",
     ),
     "last-assistant": (
-        "the last message is the assistant turn to learn",
+        "the last message is the assistant turn to learn (the prompt ends with "
+        "a user or tool message)",
         "mlx_lm/tuner/datasets.py (--mask-prompt trains the last message); "
         "LLaMA-Factory mask_history",
+    ),
+    "tool-calls": (
+        "a tool call has an id of exactly nine letters and digits, type "
+        "function, a name and arguments as a JSON object; a tool message has "
+        "the tool_call_id of the call it answers",
+        "Mistral chat templates (nine-character ids); Hugging Face chat "
+        "templates iterate over arguments (arguments|items); TRL dataset "
+        "formats doc (tool calling)",
+    ),
+    "tools-column": (
+        "tools, when present, is a list of function tools, each with a name "
+        "and a parameters object",
+        "mlx_lm/tuner/datasets.py passes tools to the template (an array, not "
+        "a string); axolotl chat_template.py _get_tools wants list[dict]",
     ),
     "valid-split": (
         "valid.jsonl exists and holds at least one row",
@@ -87,26 +123,47 @@ SPLIT_FILES = {"train": "train.jsonl", "validation": "valid.jsonl", "test": "tes
 MAX_REPORTED = 50
 
 
+CALL_ID = re.compile(r"^[A-Za-z0-9]{9}$")
+LAYOUTS = {
+    "prompt-completion": {"prompt", "completion"},
+    "messages": {"messages"},
+}
+
+
+def layout_of(row):
+    """The layout mlx-lm would read a row as, or None."""
+    if "prompt" in row and "completion" in row:
+        return "prompt-completion"
+    if "messages" in row:
+        return "messages"
+    return None
+
+
 class Checker:
     def __init__(self, tool_calls):
         self.tool_calls = tool_calls
         self.problems = []
+        self.layout = None
 
     def fail(self, where, rule, msg):
         self.problems.append("%s: %s: %s (%s)" % (where, rule, msg, RULES[rule][1]))
 
-    def message(self, where, i, m):
+    def message(self, where, i, m, weighted=False):
         if not isinstance(m, dict):
             self.fail(where, "role-content", "message %d is not an object" % i)
             return None
         keys = set(m)
-        allowed = {"role", "content"}
+        allowed = {"role", "content", "reasoning_content"}
+        if weighted:
+            allowed.add("weight")
         if self.tool_calls:
             allowed |= {"tool_calls", "tool_call_id"}
         if not {"role", "content"} <= keys or not keys <= allowed:
             self.fail(where, "role-content", "message %d has keys %s" % (i, sorted(keys)))
-        if "tool_calls" in m and not isinstance(m["tool_calls"], list):
-            self.fail(where, "role-content", "message %d tool_calls is not a list" % i)
+        if "reasoning_content" in m and not isinstance(m["reasoning_content"], str):
+            self.fail(where, "role-content", "message %d reasoning_content is not a string" % i)
+        if "tool_calls" in m:
+            self.calls(where, i, m["tool_calls"])
         role = m.get("role")
         if role not in ("system", "user", "assistant", "tool"):
             self.fail(where, "known-role", "message %d has role %r" % (i, role))
@@ -114,11 +171,27 @@ class Checker:
             self.fail(where, "string-content", "message %d content is %s" % (i, type(m.get("content")).__name__))
         return role
 
-    def conversation(self, where, msgs, want_last_assistant=True):
+    def calls(self, where, i, calls):
+        if not isinstance(calls, list) or not calls:
+            self.fail(where, "tool-calls", "message %d tool_calls is not a non-empty list" % i)
+            return
+        for c in calls:
+            fn = c.get("function") if isinstance(c, dict) else None
+            if not isinstance(fn, dict) or c.get("type") != "function" or not isinstance(fn.get("name"), str):
+                self.fail(where, "tool-calls", "message %d has a call that is not a function call: %r" % (i, c))
+                continue
+            if not isinstance(fn.get("arguments"), dict):
+                self.fail(where, "tool-calls", "message %d: arguments of %s are %s, not an object" % (
+                    i, fn["name"], type(fn.get("arguments")).__name__))
+            if not isinstance(c.get("id"), str) or not CALL_ID.match(c["id"]):
+                self.fail(where, "tool-calls", "message %d: call id %r is not nine letters and digits" % (i, c.get("id")))
+
+    def conversation(self, where, msgs, want_last_assistant=True, weighted=False):
+        """Check a list of messages; return their roles, or None."""
         if not isinstance(msgs, list) or not msgs:
             self.fail(where, "messages-list", "not a non-empty list")
-            return
-        roles = [self.message(where, i, m) for i, m in enumerate(msgs)]
+            return None
+        roles = [self.message(where, i, m, weighted) for i, m in enumerate(msgs)]
         if roles[0] != "system":
             self.fail(where, "system-first", "first role is %r" % roles[0])
         rest = roles[1:] if roles[0] == "system" else roles
@@ -130,11 +203,69 @@ class Checker:
                 break
         if want_last_assistant and roles[-1] != "assistant":
             self.fail(where, "last-assistant", "last role is %r" % roles[-1])
+        if not want_last_assistant and roles[-1] not in ("user", "tool"):
+            self.fail(where, "last-assistant", "the prompt ends with a %r message" % roles[-1])
+        last_call = None
+        for i, m in enumerate(msgs):
+            if not isinstance(m, dict):
+                continue
+            if m.get("tool_calls"):
+                first = m["tool_calls"][0]
+                last_call = first.get("id") if isinstance(first, dict) else None
+            if m.get("role") == "tool" and self.tool_calls and (last_call is None or m.get("tool_call_id") != last_call):
+                self.fail(where, "tool-calls", "message %d answers call %r, the call before it is %r" % (
+                    i, m.get("tool_call_id"), last_call))
+        return roles
+
+    def tools(self, where, row):
+        if "tools" not in row:
+            return
+        tools = row["tools"]
+        if not isinstance(tools, list):
+            self.fail(where, "tools-column", "tools is %s, not a list" % type(tools).__name__)
+            return
+        for t in tools:
+            fn = t.get("function") if isinstance(t, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not isinstance(fn.get("parameters"), dict):
+                self.fail(where, "tools-column", "not a function tool with a name and parameters: %r" % (t,))
 
     def sft_row(self, where, row):
-        if set(row) != {"messages"}:
-            self.fail(where, "messages-only", "top-level keys are %s" % sorted(row))
-        self.conversation(where, row.get("messages"))
+        layout = layout_of(row)
+        if self.layout is None:
+            self.layout = layout
+        keys = set(row)
+        want = LAYOUTS.get(self.layout, set())
+        if self.tool_calls:
+            keys.discard("tools")
+        if layout != self.layout or keys != want:
+            self.fail(where, "one-layout", "top-level keys are %s; the first row's layout is %s" % (
+                sorted(row), self.layout))
+            return
+        self.tools(where, row)
+        if layout == "messages":
+            msgs = row["messages"]
+            roles = self.conversation(where, msgs, weighted=True)
+            if roles:
+                self.weights(where, msgs, roles)
+            return
+        self.conversation(where, row["prompt"], want_last_assistant=False)
+        completion = row["completion"]
+        if not isinstance(completion, list) or len(completion) != 1:
+            self.fail(where, "completion-one", "completion is not a list of one message")
+            return
+        if self.message(where, 0, completion[0]) != "assistant":
+            self.fail(where, "completion-one", "the completion is not an assistant message")
+
+    def weights(self, where, msgs, roles):
+        last = max(i for i, r in enumerate(roles) if r == "assistant") if "assistant" in roles else -1
+        for i, (m, role) in enumerate(zip(msgs, roles)):
+            if role != "assistant" or not isinstance(m, dict):
+                continue
+            w = m.get("weight")
+            if w not in (0, 1) or isinstance(w, bool):
+                self.fail(where, "trained-last", "assistant message %d has weight %r, want 0 or 1" % (i, w))
+            elif (w == 1) != (i == last):
+                self.fail(where, "trained-last", "assistant message %d has weight %d; only the last (%d) is trained" % (i, w, last))
 
     def dpo_row(self, where, row):
         if set(row) != {"prompt", "chosen", "rejected"}:
@@ -203,7 +334,8 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="+", metavar="DIR")
     ap.add_argument("--dpo", action="store_true", help="preference pairs (export --format dpo)")
-    ap.add_argument("--tool-calls", action="store_true", help="allow tool_calls/tool_call_id (export --keep-tool-calls)")
+    ap.add_argument("--tool-calls", action="store_true",
+                    help="allow tool_calls, tool_call_id and the tools column (export --keep-tool-calls)")
     args = ap.parse_args(argv)
     status = 0
     for d in args.dirs:
@@ -262,8 +394,9 @@ def check_dir(directory, dpo, tool_calls):
         print("FAIL: %d problem(s) in %s" % (len(ck.problems), directory))
         return 1
     kind = "preference" if dpo else "SFT"
-    print("ok: %s export %s: %s; %d rules checked" % (
-        kind, directory, ", ".join("%s %d rows" % (s, n) for s, n in counts.items()), len(RULES)))
+    layout = "" if dpo else "%s layout, " % ck.layout
+    print("ok: %s export %s: %s%s; %d rules checked" % (
+        kind, directory, layout, ", ".join("%s %d rows" % (s, n) for s, n in counts.items()), len(RULES)))
     return 0
 
 

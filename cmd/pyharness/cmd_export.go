@@ -4,16 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/export"
 )
 
 type exportOptions struct {
 	export.Options
 	seed uint64
+	// chatTemplate is --chat-template FILE; baseURL --base-url, where
+	// the template of --for openai:NAME is read from /props.
+	chatTemplate, baseURL string
 }
 
 func newExportCmd(a *app) *cobra.Command {
@@ -27,18 +34,39 @@ the scripted or replay backends), dedupes them, weights each case by its
 variety, splits by case, redacts secrets, and writes to --out
 (default IN/export/FORMAT):
 
-  --format jsonl    train.jsonl, valid.jsonl (test.jsonl with --test), rows
-                    {"messages": [...]} only, provenance in meta.jsonl
+  --format jsonl    train.jsonl, valid.jsonl (test.jsonl with --test),
+                    provenance in meta.jsonl
   --format parquet  data/<split>-0000i-of-0000N.parquet, Hugging Face layout,
-                    messages list<struct<role, content>> plus weight and
-                    provenance columns
+                    the rows plus weight and provenance columns
   --format dpo      {"prompt", "chosen", "rejected"} rows for TRL's DPOTrainer
+
+Only the selected draft of a row is ever trained; the earlier drafts of its
+context, refused ones among them, are not:
+
+  --layout prompt-completion  {"prompt": [...], "completion": [draft]}, which
+                              TRL trains on the completion alone (default)
+  --layout messages           {"messages": [...]}, the draft last, weight 1 on
+                              it and 0 on every earlier assistant message
+                              (mlx-lm --mask-prompt, Axolotl
+                              message_field_training: weight)
+
+The trained draft is written in the protocol's canonical form (the form the
+harness shows as "Read as:"), the model's own text kept in the provenance
+(as_written); --as-written trains it as the model wrote it. Its reasoning goes
+to reasoning_content (--reasoning keep) or is dropped, never into the content.
 
 The filters (--model, --source, --case, --tier, --tag, --kind) each take
 runs matching any of their values; a --tag or --model value no run has is
 named. --model openai:TEACHER --for ollama:STUDENT exports a teacher's
 worked runs for a student: the card says who wrote the drafts and that they
 are meant for a different model (docs/loop.md walks the whole loop).
+
+--chat-template FILE (a .jinja file, a tokenizer_config.json or a GGUF
+model) renders every jsonl or dpo row through the chat template of the
+model to train, as trainers do; with --for openai:NAME --base-url URL the
+template is the one that llama.cpp server reports at /props. Rows are
+adapted where the template needs it (a system prompt it refuses is folded
+into the first user message, …); a row it cannot render fails the export.
 
 Every format writes a README.md dataset card. When the selection leaves
 nothing, it says why and writes nothing. docs/export.md has the details.`,
@@ -60,7 +88,10 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	fs.StringArrayVar(&opts.Kinds, "kind", nil, "only turns sent this kind: opening, tool-result, refusal-or-nudge, parse-failure (repeatable)")
 	fs.BoolVar(&opts.IncludeFailedRuns, "include-failed-runs", false, "take applied drafts from failed runs too")
 	fs.BoolVar(&opts.IncludeScripted, "include-scripted", false, "take runs of the scripted and replay backends (drafts written by hand)")
-	fs.BoolVar(&opts.KeepToolCalls, "keep-tool-calls", false, "keep native tool calls as tool_calls instead of the text protocol")
+	fs.BoolVar(&opts.KeepToolCalls, "keep-tool-calls", false, "keep native tool calls as tool_calls (and a tools column) instead of the text protocol")
+	fs.StringVar(&opts.Layout, "layout", opts.Layout, "SFT row layout: prompt-completion or messages")
+	fs.BoolVar(&opts.AsWritten, "as-written", false, "train each draft as the model wrote it, not in the protocol's canonical form")
+	fs.StringVar(&opts.Reasoning, "reasoning", opts.Reasoning, "a draft's reasoning: keep (in reasoning_content) or drop")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "variety exponent: a group of K clusters weighs K^alpha")
 	fs.Float64Var(&opts.Cap, "cap", opts.Cap, "the most one pair may weigh (copies in train)")
 	fs.Float64Var(&opts.Valid, "valid", opts.Valid, "share of groups in the validation split")
@@ -68,6 +99,8 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the splits and the fractional copies")
 	fs.Float64Var(&opts.Threshold, "threshold", opts.Threshold, "Jaccard similarity that makes a near-duplicate")
 	fs.IntVar(&opts.ShardRows, "shard-rows", opts.ShardRows, "the most rows in one Parquet shard")
+	fs.StringVar(&opts.chatTemplate, "chat-template", "", "check every row against this chat template: .jinja, tokenizer_config.json or GGUF file")
+	fs.StringVar(&opts.baseURL, "base-url", "", "with --for openai:NAME, the llama.cpp server (its /v1 URL) whose /props gives the chat template")
 	return cmd
 }
 
@@ -77,11 +110,32 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if o.Out == "" {
 		o.Out = filepath.Join(o.In, "export", o.Format)
 	}
-	_, err := export.Run(ctx, o, a.stdout)
+	tmpl, err := exportChatTemplate(ctx, opts)
+	if err != nil {
+		return err
+	}
+	o.ChatTemplate = tmpl
+	_, err = export.Run(ctx, o, a.stdout)
 	var nothing *export.NothingError
 	if errors.As(err, &nothing) {
 		// The summary on stdout has said why; say it again where errors go.
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("nothing exported from %s: %s", o.In, nothing.Why)}
 	}
 	return err
+}
+
+// exportChatTemplate loads the chat template to check rows against:
+// --chat-template FILE, or the /props of the server --base-url names for
+// --for openai:NAME. None when neither is given.
+func exportChatTemplate(ctx context.Context, opts exportOptions) (*chattemplate.Template, error) {
+	switch {
+	case opts.chatTemplate != "":
+		return chattemplate.Load(opts.chatTemplate)
+	case opts.baseURL == "":
+		return nil, nil
+	case !strings.HasPrefix(opts.For, "openai:"):
+		return nil, &exitError{code: exitUsage, msg: "--base-url reads the chat template of --for openai:NAME from its llama.cpp server's /props; give --for openai:NAME, or --chat-template FILE"}
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	return chattemplate.FetchProps(ctx, client, opts.baseURL)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pyharness/pyharness/internal/wiretest"
 )
 
 // TestMain lets the scripts under testdata/script call `pyharness` as a real
@@ -27,6 +29,11 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// llama-server starts a llama-server test server replaying the
+			// recorded one and sets $LLAMA_URL to its /v1 base URL.
+			"llama-server": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Setenv("LLAMA_URL", wiretest.NewLlamaServer(t).URL)
+			},
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
 			"cut": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

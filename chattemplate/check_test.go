@@ -1,0 +1,303 @@
+package chattemplate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testTokens stand for a tokenizer's special tokens: the same in Go and
+// Python, which is all the comparison needs.
+var testTokens = map[string]string{"bos_token": "<s>", "eos_token": "</s>"}
+
+var testNow = time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+
+func loadTestTemplate(t testing.TB, name string) *Template {
+	t.Helper()
+	return loadTemplateFile(t, filepath.Join("testdata", "templates", name+".jinja"))
+}
+
+func loadTemplateFile(t testing.TB, path string) *Template {
+	t.Helper()
+	tp, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.Name = strings.TrimSuffix(filepath.Base(path), ".jinja")
+	tp.Tokens = testTokens
+	tp.Now = func() time.Time { return testNow }
+	return tp
+}
+
+// exportRow is one line of an export directory.
+type exportRow struct {
+	where string // file:line
+	line  []byte
+}
+
+// readExportDir reads every data row of an export directory (its *.jsonl,
+// meta.jsonl aside), in file order.
+func readExportDir(t testing.TB, dir string) []exportRow {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	var rows []exportRow
+	for _, f := range files {
+		if filepath.Base(f) == "meta.jsonl" {
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 64<<20)
+		for n := 1; sc.Scan(); n++ {
+			rows = append(rows, exportRow{where: fmt.Sprintf("%s:%d", filepath.Base(f), n), line: slices.Clone(sc.Bytes())})
+		}
+		fh.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("no rows in %s", dir)
+	}
+	return rows
+}
+
+// outcome is what checking one row under one template gave.
+type outcome struct {
+	checked Checked
+	err     error
+}
+
+// checkExportDir checks every row of an export directory against a
+// template and asserts what a trainer needs of each row that renders:
+// the system prompt and what the user said present, every trained answer
+// present unaltered, each tool call's name and string arguments rendered
+// once by the call itself and never double-encoded. It returns each row's
+// outcome by file:line, for the caller to hold against what it expects of
+// the template (which rows it must refuse). Point it at a real export.
+func checkExportDir(t *testing.T, dir string, c *Checker) map[string]outcome {
+	t.Helper()
+	got := map[string]outcome{}
+	for _, r := range readExportDir(t, dir) {
+		ch, err := c.Check(r.line)
+		got[r.where] = outcome{ch, err}
+		if err != nil {
+			var re *RowError
+			if !errors.As(err, &re) || re.Template != c.T.Name {
+				t.Errorf("%s: %v is no *RowError naming the template", r.where, err)
+			}
+			continue
+		}
+		assertRendersRow(t, r.where, c.T, ch.Row)
+	}
+	return got
+}
+
+// assertRendersRow renders an adapted row itself and checks it: the
+// independent statement of what Check promises.
+func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
+	t.Helper()
+	v, err := DecodeJSON(line)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	row := v.(*Object)
+	convs, err := conversations(row)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	tools, _ := row.vals["tools"].([]any)
+	for _, cv := range convs {
+		msgs := append(append([]any{}, cv.context...), cv.trained...)
+		out, err := tp.Render(Conversation{Messages: msgs, Tools: tools})
+		if err != nil {
+			t.Errorf("%s %s: adapted row raises: %v", where, cv.part, err)
+			continue
+		}
+		for _, m := range objects(cv.context) {
+			if r := m.String("role"); (r == "system" || r == "user") && !strings.Contains(out, strings.TrimSpace(m.String("content"))) {
+				t.Errorf("%s %s: %s message %.40q… is not in the rendering", where, cv.part, r, m.String("content"))
+			}
+		}
+		for _, m := range objects(cv.trained) {
+			if s := strings.TrimSpace(m.String("content")); s != "" && !strings.Contains(out, s) {
+				t.Errorf("%s %s: trained content %.40q… is altered in the rendering", where, cv.part, s)
+			}
+			calls := objects(asList(m.vals["tool_calls"]))
+			if len(calls) == 0 {
+				continue
+			}
+			m.Delete("tool_calls")
+			without, err := tp.Render(Conversation{Messages: msgs, Tools: tools})
+			m.Set("tool_calls", asList(calls))
+			if err != nil {
+				t.Errorf("%s: without its tool calls the row raises: %v", where, err)
+				continue
+			}
+			for _, call := range calls {
+				f := call.vals["function"].(*Object)
+				name := f.String("name")
+				if n := strings.Count(out, name) - strings.Count(without, name); n != 1 {
+					t.Errorf("%s %s: tool call %s rendered %d times", where, cv.part, name, n)
+				}
+				args := f.vals["arguments"].(*Object)
+				for _, k := range args.keys {
+					if strings.Contains(out, `\"`+k+`\"`) {
+						t.Errorf("%s %s: argument %s of %s double-encoded", where, cv.part, k, name)
+					}
+					if s, ok := args.vals[k].(string); ok {
+						if n := strings.Count(out, s) - strings.Count(without, s); n != 1 {
+							t.Errorf("%s %s: argument %s=%q of %s rendered %d times", where, cv.part, k, s, name, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Rows of testdata/rows by file:line, to name what a template must refuse.
+const (
+	rowReasoning = "reasoning.jsonl:1"
+	rowToolPC    = "tools.jsonl:1"
+	rowToolMsgs  = "tools.jsonl:2"
+)
+
+var (
+	noReasoning = "renders neither reasoning_content nor thinking"
+	dropsTools  = "drops the answer's tool calls"
+)
+
+// The templates of the issue, what each must refuse (every other row must
+// check clean) and the adaptations it needs. A refusal is loud by design:
+// a template that renders no reasoning field, or drops tool calls, cannot
+// train what such a row holds.
+var templateCases = []struct {
+	name    string
+	refuses map[string]string // row → part of the error
+	adapts  []Adaptation      // adaptations seen over all rows
+	// notPrefix are the rows whose prompt stays no prefix of the
+	// conversation: the template renders an answer otherwise than its
+	// generation prompt begins one, whatever the answer.
+	notPrefix []string
+}{
+	{name: "meta-llama-Llama-3.1-8B-Instruct", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "meta-llama-Llama-3.2-3B-Instruct", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "meta-llama-Llama-3.3-70B-Instruct", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "Qwen-Qwen2.5-7B-Instruct", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "Qwen-Qwen3-0.6B"},
+	{name: "Qwen3-Coder", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "Qwen-QwQ-32B", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptGenerationTail},
+		notPrefix: []string{rowToolPC, rowToolMsgs}},
+	{name: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptGenerationTail}},
+	{name: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", refuses: map[string]string{rowReasoning: noReasoning},
+		notPrefix: []string{"dpo.jsonl:1", "prompt-completion.jsonl:1", "prompt-completion.jsonl:2", "sft.jsonl:1", "sft.jsonl:2", rowToolPC, rowToolMsgs}},
+	{name: "deepseek-ai-DeepSeek-V3.1", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "mistralai-Mistral-Nemo-Instruct-2407", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "Mistral-Small-3.2-24B-Instruct-2506", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "unsloth-mistral-Devstral-Small-2507", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "google-gemma-7b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "google-gemma-2-2b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "google-gemma-3-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}},
+	{name: "microsoft-Phi-3-mini", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "microsoft-Phi-3.5-mini-instruct", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
+	{name: "microsoft-phi-4", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
+	{name: "ibm-granite-granite-3.3-2B-Instruct", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
+	{name: "ibm-granite-granite-4.0", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "HuggingFaceTB-SmolLM3-3B", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
+	{name: "openai-gpt-oss-120b", adapts: []Adaptation{AdaptReasoningField}},
+	// Nemotron-3 writes <think></think> before an answer without
+	// reasoning, its generation prompt <think>\n: only the row with
+	// reasoning is a prefix.
+	{name: "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+		notPrefix: []string{"dpo.jsonl:1", "prompt-completion.jsonl:1", "prompt-completion.jsonl:2", "sft.jsonl:1", "sft.jsonl:2", rowToolPC, rowToolMsgs}},
+}
+
+func TestCheckRealTemplates(t *testing.T) {
+	for _, tc := range templateCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewChecker(loadTestTemplate(t, tc.name))
+			got := checkExportDir(t, filepath.Join("testdata", "rows"), c)
+			var adapts []Adaptation
+			var notPrefix []string
+			for where, o := range got {
+				if o.checked.NotPrefix != "" {
+					notPrefix = append(notPrefix, where)
+				}
+				want, refused := tc.refuses[where]
+				switch {
+				case refused && o.err == nil:
+					t.Errorf("%s: checked clean, want an error with %q (traits: %s)", where, want, c.Traits)
+				case refused && !strings.Contains(o.err.Error(), want):
+					t.Errorf("%s: error %q, want one with %q", where, o.err, want)
+				case !refused && o.err != nil:
+					t.Errorf("%s: %v (traits: %s)", where, o.err, c.Traits)
+				}
+				for _, a := range o.checked.Adaptations {
+					if !slices.Contains(adapts, a) {
+						adapts = append(adapts, a)
+					}
+				}
+			}
+			slices.Sort(adapts)
+			want := slices.Clone(tc.adapts)
+			slices.Sort(want)
+			if !slices.Equal(adapts, want) {
+				t.Errorf("adaptations %q, want %q", adapts, want)
+			}
+			slices.Sort(notPrefix)
+			wantNP := slices.Clone(tc.notPrefix)
+			slices.Sort(wantNP)
+			if !slices.Equal(notPrefix, wantNP) {
+				t.Errorf("rows whose prompt is no prefix %q, want %q", notPrefix, wantNP)
+			}
+		})
+	}
+}
+
+// TestCheckExportDirs checks real exports against every test template:
+// PYHARNESS_EXPORT_DIRS lists export directories (of train.jsonl,
+// valid.jsonl, …) separated by the OS's list separator. Every row must
+// check clean under every template; what a template refuses is reported
+// with the row and the template's words.
+func TestCheckExportDirs(t *testing.T) {
+	dirs := filepath.SplitList(os.Getenv("PYHARNESS_EXPORT_DIRS"))
+	if len(dirs) == 0 {
+		t.Skip("PYHARNESS_EXPORT_DIRS names no export to check")
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "templates", "*.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		for _, f := range files {
+			c := NewChecker(loadTemplateFile(t, f))
+			t.Run(filepath.Base(dir)+"/"+c.T.Name, func(t *testing.T) {
+				adapted := map[Adaptation]int{}
+				for where, o := range checkExportDir(t, dir, c) {
+					if o.err != nil {
+						t.Errorf("%s: %v", where, o.err)
+					}
+					for _, a := range o.checked.Adaptations {
+						adapted[a]++
+					}
+				}
+				t.Logf("%s: adaptations %v", c.Traits, adapted)
+			})
+		}
+	}
+}
