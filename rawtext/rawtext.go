@@ -212,6 +212,27 @@ func writeRow(w io.Writer, l Layout, text string) error {
 	return enc.Encode(map[string]string{"text": text})
 }
 
+// CardSection is what a dataset card says of the text rows: where they
+// are and what a raw-text trainer learns from them.
+func (s *Summary) CardSection() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Text for raw-text trainers\n\n")
+	fmt.Fprintf(&b, "`text/` holds every row rendered through the chat template %s: `text/plain/train.txt` for llama.cpp's `llama-finetune -f`, `text/text-jsonl/` (`{\"text\": …}` rows) for mlx-lm. ", s.Template)
+	b.WriteString(s.everyToken())
+	b.WriteString(" `text/README.md` has the details.\n")
+	return b.String()
+}
+
+func (s *Summary) everyToken() string {
+	var b strings.Builder
+	b.WriteString("**Every token is trained.** A raw-text trainer cannot mask the prompt: the harness's prompt is learned along with the draft that answers it")
+	if s.EarlierDrafts > 0 {
+		fmt.Fprintf(&b, ", and %d row(s) hold earlier drafts of their run in the context, which are learned too, whether the harness accepted them or not", s.EarlierDrafts)
+	}
+	b.WriteString(". Only the last message of each row is the selected draft. A trainer that masks the prompt (TRL or mlx-lm on the prompt/completion rows, mlx-lm's `--mask-prompt`) trains that draft alone.")
+	return b.String()
+}
+
 func (s *Summary) readme(layouts []Layout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Text rows for raw-text trainers\n\n")
@@ -231,10 +252,6 @@ func (s *Summary) readme(layouts []Layout) string {
 			b.WriteString("- `text-jsonl/`: `{\"text\": …}` rows, mlx-lm's text format (`mlx_lm.lora --data text-jsonl`).\n")
 		}
 	}
-	b.WriteString("\n**Every token is trained.** A raw-text trainer cannot mask the prompt: the harness's prompt is learned along with the draft that answers it")
-	if s.EarlierDrafts > 0 {
-		fmt.Fprintf(&b, ", and %d row(s) hold earlier drafts of their run in the context, which are learned too, whether the harness accepted them or not", s.EarlierDrafts)
-	}
-	b.WriteString(". Only the last message of each row is an accepted draft. A trainer that masks the prompt (mlx-lm's `--mask-prompt` on the `messages` rows, TRL's prompt/completion rows) trains that draft alone.\n")
+	b.WriteString("\n" + s.everyToken() + "\n")
 	return b.String()
 }
