@@ -12,12 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/loop"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
+	"github.com/pyharness/pyharness/rawtext"
 )
 
 type loopOptions struct {
@@ -32,6 +34,8 @@ type loopOptions struct {
 	model   modelFlags
 	teacher export.Options
 	seed    uint64
+	// chatTemplate is the student's chat template, for the text layouts.
+	chatTemplate string
 }
 
 func newLoopCmd(a *app) *cobra.Command {
@@ -79,6 +83,7 @@ Example (llama.cpp's trainer on a small F32 model; docs/loop.md):
 	fs.StringVar(&o.opts.Teacher, "teacher", "", "the teacher's trace directory")
 	fs.StringVar(&o.opts.Train, "train", "", "the train command: a shell command line with {data}, {base} and {out}")
 	fs.StringVar(&o.data, "data", "", "what {data} is: jsonl (the export's directory), plain (one text file of rendered rows, for llama-finetune) or text-jsonl (a directory of {\"text\"} rows, for mlx-lm); default plain for llama-finetune, jsonl otherwise")
+	fs.StringVar(&o.chatTemplate, "chat-template", "", "the student's chat template (.jinja, tokenizer_config.json or GGUF) that --data plain and text-jsonl render rows through, and the export checks rows against; default: the base's own Ollama template")
 	fs.Float64Var(&o.opts.Alpha, "alpha", 0.05, "significance level of the paired test")
 	fs.IntVar(&o.repeat, "repeat", 5, "bench: passes over the cases")
 	fs.IntVar(&o.tier, "tier", 0, "bench: only this tier")
@@ -123,6 +128,13 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 	o.Data = loopData(lo.data, o.Train)
 	o.Export = lo.teacher
 	o.Export.Seed = lo.seed
+	if lo.chatTemplate != "" {
+		tmpl, err := chattemplate.Load(lo.chatTemplate)
+		if err != nil {
+			return &exitError{code: exitUsage, msg: "loop: " + err.Error()}
+		}
+		o.Export.ChatTemplate, o.Renderer = tmpl, rawtext.Jinja{T: tmpl}
+	}
 	if err := o.Validate(); err != nil {
 		return &exitError{code: exitUsage, msg: "loop: " + err.Error()}
 	}
