@@ -16,8 +16,8 @@ import (
 
 // What the Ollama test server does with `ollama create`'s traffic, as the
 // recorded server did: POST /api/blobs/DIGEST keeps the body when it
-// hashes to DIGEST (blob-create) and refuses it otherwise
-// (blob-digest-mismatch); POST /api/create from uploaded GGUF files
+// hashes to DIGEST (blob-create: 201, no body; blob-create-again: 200 for
+// a blob it has) and refuses it otherwise (blob-digest-mismatch); POST /api/create from uploaded GGUF files
 // streams the recorded status lines (create-gguf) and adds the model. The
 // server reads the file with Ollama's own GGUF decoder and decides as the
 // real one does: a model carrying ARCH.pooling_type is an embedding model,
@@ -89,9 +89,13 @@ func (o *Ollama) blob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.mu.Lock()
+	_, had := o.blobs[digest]
 	o.blobs[digest] = body
 	o.mu.Unlock()
 	rec := MustLoad("blob-create")
+	if had {
+		rec = MustLoad("blob-create-again")
+	}
 	answer(w, rec.Status, rec.Header, rec.Body)
 }
 
