@@ -205,10 +205,12 @@ func (c *Checker) check(cv conversation, tools []any, note func(Adaptation)) (no
 		}
 	}
 	for _, m := range answers {
-		if err := answerRendered(full, m, tr.ReasoningField); err != nil {
+		// Whether the calls are rendered at all first: the tools column
+		// may name every function in a template that ignores the calls.
+		if err := c.toolCallsRendered(full, m, func() (string, error) { return render(false, true) }); err != nil {
 			return "", err
 		}
-		if err := c.toolCallsRendered(full, m, func() (string, error) { return render(false, true) }); err != nil {
+		if err := answerRendered(full, m, tr.ReasoningField); err != nil {
 			return "", err
 		}
 	}
@@ -253,9 +255,9 @@ func (c *Checker) toolCallsRendered(full string, m *Object, render func() (strin
 	if !ok || len(asList(calls)) == 0 {
 		return nil
 	}
-	m.Delete("tool_calls")
-	without, err := render()
-	m.Set("tool_calls", calls)
+	var without string
+	var err error
+	m.without("tool_calls", func() { without, err = render() })
 	if err == nil && without == full {
 		return errors.New("the template drops the answer's tool calls: export without --keep-tool-calls for it")
 	}

@@ -141,9 +141,9 @@ func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
 			if len(calls) == 0 {
 				continue
 			}
-			m.Delete("tool_calls")
-			without, err := tp.Render(Conversation{Messages: msgs, Tools: tools})
-			m.Set("tool_calls", asList(calls))
+			var without string
+			var err error
+			m.without("tool_calls", func() { without, err = tp.Render(Conversation{Messages: msgs, Tools: tools}) })
 			if err != nil {
 				t.Errorf("%s: without its tool calls the row raises: %v", where, err)
 				continue
@@ -175,11 +175,13 @@ const (
 	rowReasoning = "reasoning.jsonl:1"
 	rowToolPC    = "tools.jsonl:1"
 	rowToolMsgs  = "tools.jsonl:2"
+	rowThink     = "think.jsonl:1"
 )
 
 var (
 	noReasoning = "renders neither reasoning_content nor thinking"
 	dropsTools  = "drops the answer's tool calls"
+	stripsThink = "holds a <think> block, which the template strips"
 )
 
 // The templates of the issue, what each must refuse (every other row must
@@ -202,11 +204,11 @@ var templateCases = []struct {
 	{name: "Qwen-Qwen3-0.6B"},
 	{name: "Qwen3-Coder", refuses: map[string]string{rowReasoning: noReasoning}},
 	{name: "Qwen-QwQ-32B", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptGenerationTail},
-		notPrefix: []string{rowToolPC, rowToolMsgs}},
-	{name: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptGenerationTail}},
-	{name: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", refuses: map[string]string{rowReasoning: noReasoning},
+		notPrefix: []string{rowToolPC, rowToolMsgs, rowThink}},
+	{name: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptGenerationTail}},
+	{name: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink},
 		notPrefix: []string{"dpo.jsonl:1", "prompt-completion.jsonl:1", "prompt-completion.jsonl:2", "sft.jsonl:1", "sft.jsonl:2", rowToolPC, rowToolMsgs}},
-	{name: "deepseek-ai-DeepSeek-V3.1", refuses: map[string]string{rowReasoning: noReasoning}},
+	{name: "deepseek-ai-DeepSeek-V3.1", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink}},
 	{name: "mistralai-Mistral-Nemo-Instruct-2407", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptSystemFolded}},
 	{name: "Mistral-Small-3.2-24B-Instruct-2506", refuses: map[string]string{rowReasoning: noReasoning}},
 	{name: "unsloth-mistral-Devstral-Small-2507", refuses: map[string]string{rowReasoning: noReasoning}},
@@ -299,5 +301,83 @@ func TestCheckExportDirs(t *testing.T) {
 				t.Logf("%s: adaptations %v", c.Traits, adapted)
 			})
 		}
+	}
+}
+
+// No real test template both strips <think> from content and renders a
+// reasoning field; one that does gets the block moved to the field, and
+// the reasoning and the answer both reach the rendering.
+func TestCheckMovesThinkToField(t *testing.T) {
+	tp, err := Parse("think-field", `{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}{% if m.reasoning_content %}<think>{{ m.reasoning_content }}</think>{% endif %}{{ m.content.split('</think>')[-1] | trim }}{% else %}{{ m.content }}{% endif %}{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(tp)
+	if !c.Traits.StripsThink || c.Traits.ReasoningField != "reasoning_content" {
+		t.Fatalf("probe: %s", c.Traits)
+	}
+	rows := readExportDir(t, filepath.Join("testdata", "rows"))
+	var think []byte
+	for _, r := range rows {
+		if r.where == rowThink {
+			think = r.line
+		}
+	}
+	ch, err := c.Check(think)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ch.Adaptations, []Adaptation{AdaptThinkToField}) {
+		t.Errorf("adaptations %q", ch.Adaptations)
+	}
+	want := `"completion":[{"role":"assistant","content":"READ cli.py:1-40","reasoning_content":"The parser is built in cli.py; read it before patching."}]`
+	if !strings.Contains(string(ch.Row), want) {
+		t.Errorf("adapted row %s\nlacks %s", ch.Row, want)
+	}
+}
+
+// An adapted row keeps its keys where they were: checking a native call
+// takes the calls out for a moment and puts them back in place.
+func TestCheckKeepsKeyOrder(t *testing.T) {
+	c := NewChecker(loadTestTemplate(t, "mistralai-Mistral-Nemo-Instruct-2407"))
+	completion := `"completion":[{"role":"assistant","tool_calls":[{"id":"rdcl1xq7Z","type":"function","function":{"name":"read_file","arguments":{"path":"cli.py","start":1}}}],"content":""}]`
+	row := `{"prompt":[{"role":"system","content":"S"},{"role":"user","content":"U"}],` + completion + `}`
+	ch, err := c.Check([]byte(row))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"prompt":[{"role":"user","content":"S\n\nU"}],` + completion + `}`
+	if !slices.Equal(ch.Adaptations, []Adaptation{AdaptSystemFolded}) || string(ch.Row) != want {
+		t.Errorf("adaptations %q, row\n%s\nwant\n%s", ch.Adaptations, ch.Row, want)
+	}
+}
+
+// Arguments written as a JSON string (the old export) crash Qwen3-Coder
+// ('str object' has no attribute 'items') and come out double-encoded
+// under Llama 3.1: Check decodes them to the object both expect.
+func TestCheckDecodesStringArguments(t *testing.T) {
+	row := `{"prompt":[{"role":"user","content":"Look at cli.py"}],"completion":[{"role":"assistant","content":"","tool_calls":[{"id":"rdcl1xq7Z","type":"function","function":{"name":"read_file","arguments":"{\"path\": \"cli.py\"}"}}]}]}`
+	for _, name := range []string{"Qwen3-Coder", "meta-llama-Llama-3.1-8B-Instruct"} {
+		t.Run(name, func(t *testing.T) {
+			tp := loadTestTemplate(t, name)
+			v, err := DecodeJSON([]byte(row))
+			if err != nil {
+				t.Fatal(err)
+			}
+			convs, _ := conversations(v.(*Object))
+			msgs := append(append([]any{}, convs[0].context...), convs[0].trained...)
+			out, err := tp.Render(Conversation{Messages: msgs})
+			if err == nil && !strings.Contains(out, `\"path\"`) {
+				t.Fatalf("as a string, the arguments render fine: %q", out)
+			}
+			ch, err := NewChecker(tp).Check([]byte(row))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ch.Adaptations, []Adaptation{AdaptArgumentsDecoded}) || !strings.Contains(string(ch.Row), `"arguments":{"path":"cli.py"}`) {
+				t.Errorf("adaptations %q, row %s", ch.Adaptations, ch.Row)
+			}
+			assertRendersRow(t, name, tp, ch.Row)
+		})
 	}
 }

@@ -53,6 +53,20 @@ func (o *Object) Delete(key string) {
 	}
 }
 
+// without removes key for as long as fn runs, then puts it back in its
+// place.
+func (o *Object) without(key string, fn func()) {
+	v, ok := o.vals[key]
+	if !ok {
+		fn()
+		return
+	}
+	keys := o.Keys()
+	o.Delete(key)
+	defer func() { o.keys, o.vals[key] = keys, v }()
+	fn()
+}
+
 // Keys returns the keys in order.
 func (o *Object) Keys() []string { return append([]string(nil), o.keys...) }
 

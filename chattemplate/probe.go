@@ -2,6 +2,7 @@ package chattemplate
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -13,16 +14,22 @@ const (
 	SystemKept SystemHandling = "kept"
 	// SystemRefused: the template raises (Gemma: "System role not supported").
 	SystemRefused SystemHandling = "refused"
-	// SystemDropped: the template renders without it (Phi-3-mini), or only
-	// where the last message is a user turn (Mistral-Nemo), never before an
-	// assistant's answer.
+	// SystemDropped: the template renders without it (Phi-3-mini).
 	SystemDropped SystemHandling = "dropped"
+	// SystemLastUserOnly: the template renders it only inside the last
+	// user turn when that turn ends the conversation (Mistral-Nemo), so
+	// never in a conversation that ends with the trained answer.
+	SystemLastUserOnly SystemHandling = "kept only when a user turn is last"
 )
 
 // ToolHandling says what a template does with an assistant's tool calls
 // whose arguments are a JSON object, as Hugging Face documents them.
 type ToolHandling string
 
+// What a template does with a tool call: renders it, ignores it (Phi-3.5,
+// phi-4, granite 3.3, SmolLM3), prints its arguments as a JSON string
+// inside JSON (a template that runs tojson over arguments it expects as a
+// string), or raises (templates without tool support).
 const (
 	ToolsRendered      ToolHandling = "rendered"
 	ToolsDropped       ToolHandling = "dropped"
@@ -35,6 +42,9 @@ type Traits struct {
 	System SystemHandling
 	// SystemError is the template's message when it refuses the system role.
 	SystemError string
+	// GenerationTags: the template marks answers with {% generation %},
+	// which TRL's assistant_only_loss needs.
+	GenerationTags bool
 	// GenerationTail is what the generation prompt adds that a rendered
 	// answer does not start with ("<think>\n" for QwQ and the R1
 	// distills): with it the prompt is not a prefix of the conversation.
@@ -90,9 +100,15 @@ func (t *Template) Probe() Traits {
 		tr.System, tr.SystemError = SystemRefused, err.Error()
 	case !strings.Contains(out, probeSystem):
 		tr.System = SystemDropped
+		open, err := t.Render(Conversation{Messages: []any{msg("role", "system", "content", probeSystem), user()}, AddGenerationPrompt: true})
+		if err == nil && strings.Contains(open, probeSystem) {
+			tr.System = SystemLastUserOnly
+		}
 	default:
 		tr.System = SystemKept
 	}
+
+	tr.GenerationTags = generationTag.MatchString(t.Source)
 
 	prompt, perr := t.Render(Conversation{Messages: []any{user()}, AddGenerationPrompt: true})
 	full, ferr := t.Render(Conversation{Messages: []any{user(), answer()}})
@@ -132,6 +148,8 @@ func (t *Template) Probe() Traits {
 	return tr
 }
 
+var generationTag = regexp.MustCompile(`\{%-?\s*generation\s*-?%\}`)
+
 // doubleEncoded reports whether an argument key is printed as a JSON
 // string inside a JSON string (\"key\"), as a template that runs tojson
 // over arguments that are already a string prints it.
@@ -154,6 +172,9 @@ func (tr Traits) String() string {
 	s := fmt.Sprintf("system %s; tool calls %s", tr.System, tr.Tools)
 	if tr.GenerationTail != "" {
 		s += fmt.Sprintf("; generation prompt adds %q", tr.GenerationTail)
+	}
+	if tr.GenerationTags {
+		s += "; marks answers with {% generation %}"
 	}
 	if tr.StripsThink {
 		s += "; strips <think> from content"

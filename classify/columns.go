@@ -66,6 +66,8 @@ var turnSummaryColumns = []column[TurnSummary]{
 	text("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
 	text("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
 	bools("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
+	text("reasoning_source", func(t *TurnSummary) *string { return &t.ReasoningSource }),
+	int32s("reasoning_tokens", func(t *TurnSummary) *int32 { return &t.ReasoningTokens }),
 	{path: "warning_codes.list.element", kind: parquet.ByteArray, elem: func(t *TurnSummary, _ int, v parquet.Value) {
 		t.WarningCodes = append(t.WarningCodes, string(v.ByteArray()))
 	}, none: func(t *TurnSummary) { t.WarningCodes = []string{} }},

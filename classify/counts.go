@@ -187,6 +187,10 @@ var turnKeyColumns = []keyColumn[TurnSummary]{
 	textKey("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
 	textKey("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
 	boolKey("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
+	textKey("reasoning_source", func(t *TurnSummary) *string { return &t.ReasoningSource }),
+	// Zero for every turn without reasoning: a table without it keeps its
+	// groups; one with it groups its reasoning turns by their size.
+	int32Key("reasoning_tokens", func(t *TurnSummary) *int32 { return &t.ReasoningTokens }),
 	textListKey("warning_codes.list.element", func(t *TurnSummary) *[]string { return &t.WarningCodes }),
 	// The most distinct values last: the table that combines a column
 	// with the groups so far stays small.

@@ -41,20 +41,26 @@ type TurnRow struct {
 	ElidedTokens         int32        `parquet:"elided_tokens"`
 	// Draft is the model's reply text; ReplyToolCalls its native tool
 	// calls as JSON ("" when there were none).
-	Draft          string         `parquet:"draft"`
-	Thinking       string         `parquet:"thinking"`
-	ReplyToolCalls string         `parquet:"reply_tool_calls"`
-	FinishReason   string         `parquet:"finish_reason,dict"`
-	Verb           string         `parquet:"verb,dict"`
-	Path           string         `parquet:"path"`
-	Shape          string         `parquet:"shape,dict"`
-	Via            string         `parquet:"via,dict"`
-	Repairs        []string       `parquet:"repairs,list"`
-	Status         schemas.Status `parquet:"status,dict"`
-	OutcomeCode    schemas.Code   `parquet:"outcome_code,dict"`
-	OutcomeMessage string         `parquet:"outcome_message"`
-	FilesChanged   []string       `parquet:"files_changed,list"`
-	ModelStep      bool           `parquet:"model_step"`
+	Draft    string `parquet:"draft"`
+	Thinking string `parquet:"thinking"`
+	// Reasoning is the turn's reasoning as the harness read it apart from
+	// the draft (schemas.Reasoning): its text, where it was found ("" for
+	// none) and the harness's token estimate of it.
+	Reasoning       string         `parquet:"reasoning"`
+	ReasoningSource string         `parquet:"reasoning_source,dict"`
+	ReasoningTokens int32          `parquet:"reasoning_tokens"`
+	ReplyToolCalls  string         `parquet:"reply_tool_calls"`
+	FinishReason    string         `parquet:"finish_reason,dict"`
+	Verb            string         `parquet:"verb,dict"`
+	Path            string         `parquet:"path"`
+	Shape           string         `parquet:"shape,dict"`
+	Via             string         `parquet:"via,dict"`
+	Repairs         []string       `parquet:"repairs,list"`
+	Status          schemas.Status `parquet:"status,dict"`
+	OutcomeCode     schemas.Code   `parquet:"outcome_code,dict"`
+	OutcomeMessage  string         `parquet:"outcome_message"`
+	FilesChanged    []string       `parquet:"files_changed,list"`
+	ModelStep       bool           `parquet:"model_step"`
 	// ModelCalls counts the calls to the model server for this step,
 	// failed ones included.
 	ModelCalls int32 `parquet:"model_calls"`
@@ -242,6 +248,9 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 		TotalMS: t.Metrics.TotalMS, LoadMS: t.Metrics.LoadMS, PromptEvalMS: t.Metrics.PromptEvalMS,
 		EvalMS: t.Metrics.EvalMS, TTFTMS: t.Metrics.TTFTMS,
 		StartedAt: timePtr(t.StartedAt), EndedAt: timePtr(t.EndedAt),
+	}
+	if r := t.Reasoning; r != nil {
+		row.Reasoning, row.ReasoningSource, row.ReasoningTokens = r.Text, r.Source, int32(r.Tokens)
 	}
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)

@@ -31,12 +31,17 @@ type TurnSummary struct {
 	// WarningCodes are the codes of the turn's warnings (context-full and
 	// the like).
 	WarningCodes []string `parquet:"warning_codes,list"`
+	// ReasoningSource and ReasoningTokens say whether the reply had
+	// reasoning, where it was found and its estimated size.
+	ReasoningSource string `parquet:"reasoning_source,dict"`
+	ReasoningTokens int32  `parquet:"reasoning_tokens"`
 }
 
 // Summary is the turn's columns that TurnSummary holds.
 func (t *TurnRow) Summary() TurnSummary {
 	return TurnSummary{CaseID: t.CaseID, Tier: t.Tier, Kind: t.Kind, Code: t.Code, LabelFrom: t.LabelFrom, Feedback: t.Feedback,
-		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep, WarningCodes: t.WarningCodes}
+		Verb: t.Verb, Shape: t.Shape, Status: t.Status, OutcomeCode: t.OutcomeCode, ModelStep: t.ModelStep, WarningCodes: t.WarningCodes,
+		ReasoningSource: t.ReasoningSource, ReasoningTokens: t.ReasoningTokens}
 }
 
 // RunSummary is the columns of a runs row that a summary of the table

@@ -4,38 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// toolNames maps native tool names to verbs. Only these names are accepted
-// as calls: an unknown tool is an error rather than a guess.
-var toolNames = map[string]string{
-	"read_file": VerbRead, "read": VerbRead,
-	"write_file": VerbWrite, "write": VerbWrite,
-	"patch_file": VerbPatch, "patch": VerbPatch, "edit_file": VerbPatch,
-	"run_tests": VerbRun, "run": VerbRun,
-	"skill": VerbSkill,
-	"ask":   VerbAsk,
-	"done":  VerbDone,
-}
-
-// Argument names, the documented one first, then the spellings models use.
-var (
-	argPath    = []string{"path", "file_path", "filename", "file"}
-	argContent = []string{"content", "contents", "body", "code", "text"}
-	argFind    = []string{"find", "search", "old", "old_str", "old_string"}
-	argReplace = []string{"replace", "replacement", "new", "new_str", "new_string"}
-	argStart   = []string{"start", "start_line", "line_start"}
-	argEnd     = []string{"end", "end_line", "line_end"}
-	argName    = []string{"name", "skill"}
-	argArgs    = []string{"args", "arguments"}
-	argTarget  = []string{"target", "targets", "args"}
-	argAsk     = []string{"question", "text", "message"}
-	argDone    = []string{"summary", "text", "message", "result"}
-)
+var startLineRE = regexp.MustCompile(`^\s*:(?:start|end)_line:\s*\d*\s*$`)
 
 // bareWord is an unquoted call argument: a name the model typed (x.py), or
 // a placeholder (content, ...) that stands for a block after the call.
@@ -47,9 +23,11 @@ type callArgs struct {
 	kw  map[string]any
 }
 
+// get is the argument under any of keys (name keys, see nameKey), else
+// the positional one at pos.
 func (c callArgs) get(keys []string, pos int) (any, bool) {
 	for _, k := range keys {
-		if v, ok := c.kw[k]; ok {
+		if v, ok := c.kw[nameKey(k)]; ok {
 			return v, true
 		}
 	}
@@ -77,6 +55,17 @@ func (c callArgs) str(keys []string, pos int, text bool) (string, bool, string) 
 		return string(v), true, ""
 	}
 	return "", false, "argument " + keys[0] + " must be a string"
+}
+
+// keyed builds call arguments from named ones, keyed by nameKey.
+func keyed(args map[string]any) callArgs {
+	c := callArgs{kw: make(map[string]any, len(args))}
+	for k, v := range args {
+		if _, dup := c.kw[nameKey(k)]; !dup {
+			c.kw[nameKey(k)] = v
+		}
+	}
+	return c
 }
 
 func (c callArgs) num(keys []string, pos int) (int, bool, string) {
@@ -164,6 +153,21 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 			if bad != "" {
 				return a, false, false, p.fail(name + ": " + bad)
 			}
+			if !eok {
+				if rs, re, ok, bad := c.lineRange(); bad != "" {
+					return a, false, false, p.fail(name + ": " + bad)
+				} else if ok {
+					s, sok, e, eok = rs, true, re, re > 0
+				}
+			}
+			if n, nok, bad := c.num(argLimit, -1); bad != "" {
+				return a, false, false, p.fail(name + ": " + bad)
+			} else if nok && n > 0 && !eok {
+				if !sok || s < 1 {
+					s, sok = 1, true
+				}
+				e, eok = s+n-1, true
+			}
 			if sok || eok {
 				if !sok {
 					s = 1
@@ -208,6 +212,9 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 				return a, false, false, p.fail(name + ": " + bad)
 			}
 			if !fok && !rok {
+				if diff, ok, _ := c.str(argDiff, -1, true); ok {
+					return p.diffArg(a, name, diff)
+				}
 				return a, false, true, nil
 			}
 			if !fok || strings.TrimSpace(find) == "" {
@@ -232,7 +239,7 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 				args = strings.Fields(s)
 			}
 		}
-		if len(args) == 0 && name == "run_tests" {
+		if t, _ := lookupTool(name); len(args) == 0 && t.verb == VerbRun {
 			args = []string{"tests"}
 		}
 		a.Args = args
@@ -294,7 +301,7 @@ func (p *parser) callAction(d *doc, i int, h head) (Action, int, *Error) {
 	if after, _, _ := strings.Cut(src[n:], "\n"); strings.Trim(after, " \t.;`*") != "" {
 		p.shape(ShapeReasonAfterVerb)
 	}
-	a, needBody, needBlocks, err := p.fromArgs(h.verb, strings.ToLower(h.word), c)
+	a, needBody, needBlocks, err := p.fromCall(strings.ToLower(h.word), c)
 	if err != nil {
 		return Action{}, i, err
 	}
@@ -305,51 +312,6 @@ func (p *parser) callAction(d *doc, i int, h head) (Action, int, *Error) {
 		a.Find, a.Replace, last, err = p.patchBlocks(d, last)
 	}
 	return a, last, err
-}
-
-// jsonCall reads a tool call a model wrote as text instead of making it:
-// {"name": "read_file", "arguments": {...}}, bare or inside <tool_call>
-// tags, as llama3.1 and qwen2.5 do when the server does not parse them.
-func (p *parser) jsonCall(text string) (Action, bool, error) {
-	t := strings.TrimSpace(text)
-	if s, ok := strings.CutPrefix(t, "<tool_call>"); ok {
-		t = strings.TrimSpace(s)
-		if i := strings.Index(t, "</tool_call>"); i >= 0 {
-			t = t[:i] + t[i+len("</tool_call>"):]
-		}
-	}
-	if !strings.HasPrefix(t, "{") {
-		return Action{}, false, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(t))
-	dec.UseNumber()
-	var call struct {
-		Name       string          `json:"name"`
-		Arguments  json.RawMessage `json:"arguments"`
-		Parameters json.RawMessage `json:"parameters"`
-	}
-	if err := dec.Decode(&call); err != nil || call.Name == "" {
-		return Action{}, false, nil
-	}
-	// {"name": "read_file", "path": "x.py"} is an action object with its
-	// arguments at the top: jsonAction reads it.
-	if len(call.Arguments) == 0 && len(call.Parameters) == 0 {
-		return Action{}, false, nil
-	}
-	raw := call.Arguments
-	if len(raw) == 0 {
-		raw = call.Parameters
-	}
-	args, ok := decodeArgs(raw)
-	if !ok {
-		return Action{}, false, nil
-	}
-	p.shape(ShapeJSONCall)
-	if strings.TrimSpace(t[dec.InputOffset():]) != "" {
-		p.shape(ShapeChatter)
-	}
-	a, err := p.toolAction(call.Name, args)
-	return a, true, err
 }
 
 // decodeArgs reads call arguments given as an object, or as a string that
@@ -374,36 +336,96 @@ func decodeArgs(raw json.RawMessage) (map[string]any, bool) {
 	return args, true
 }
 
-// toolAction maps one named call with keyword arguments to an action; both
-// native tool calls and JSON written as text come through here.
+// toolAction maps one named call with keyword arguments to an action;
+// native tool calls and the JSON of ReAct's Action Input come through here.
 func (p *parser) toolAction(name string, args map[string]any) (Action, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	n = strings.TrimPrefix(n, "functions.")
-	verb, ok := toolNames[n]
-	if !ok {
-		return Action{}, p.fail("unknown tool " + quote(name) + "; the tools are read_file, write_file, patch_file, run_tests, skill, ask and done")
-	}
-	p.verb = verb
-	a, needBody, needBlocks, err := p.fromArgs(verb, n, callArgs{kw: args})
+	a, err := p.callToAction(name, keyed(args))
 	if err != nil {
 		return Action{}, err
 	}
+	return p.done(a), nil
+}
+
+// callToAction is the action of a call that must carry all it needs in
+// its arguments (no block after it to take the content from).
+func (p *parser) callToAction(name string, c callArgs) (Action, *Error) {
+	a, needBody, needBlocks, err := p.fromCall(name, c)
+	if err != nil {
+		return Action{}, err
+	}
+	n := strings.ToLower(strings.TrimSpace(name))
 	if needBody {
 		return Action{}, p.fail(n + " without content: give the whole file as content")
 	}
 	if needBlocks {
 		return Action{}, p.fail(n + " without find and replace text")
 	}
-	return p.done(a), nil
+	return a, nil
+}
+
+// fromCall builds the action a named call asks for, through the lexicon:
+// a verb's tool, a shell tool whose command is read as a shell block is,
+// or an editor tool whose command names the operation.
+func (p *parser) fromCall(name string, c callArgs) (a Action, needBody, needBlocks bool, err *Error) {
+	t, ok := lookupTool(name)
+	if !ok {
+		return a, false, false, p.fail("unknown tool " + quote(name) + "; the tools are read_file, write_file, patch_file, run_tests, skill, ask and done")
+	}
+	switch t.kind {
+	case kindShell:
+		cmd, ok, bad := c.str(argCommand, -1, false)
+		if bad != "" {
+			return a, false, false, p.fail(name + ": " + bad)
+		}
+		if !ok || strings.TrimSpace(cmd) == "" {
+			p.verb = VerbRun
+			return p.fromArgs(VerbRun, name, c)
+		}
+		a, err := p.shellBlock(strings.Split(cmd, "\n"))
+		return a, false, false, err
+	case kindEditor:
+		sub, _, _ := c.str(argCommand, -1, false)
+		verb, ok := editorCommands[nameKey(sub)]
+		if !ok {
+			return a, false, false, p.fail(name + " with command " + quote(sub) + ", which this harness does not have: use view, create or str_replace (or READ, WRITE and PATCH)")
+		}
+		p.verb = verb
+		return p.fromArgs(verb, name, c)
+	}
+	p.verb = t.verb
+	return p.fromArgs(t.verb, name, c)
 }
 
 func parseToolCalls(content string, calls []schemas.ToolCall) (Action, error) {
 	p := newParser(renderCalls(content, calls), ViaToolCall)
 	p.shape(ShapeToolCall)
+	var first Action
+	seen := map[string]bool{}
+	var read []string
+	for i, c := range calls {
+		a, err := p.callToAction(c.Name, keyed(c.Arguments))
+		if err != nil {
+			return Action{}, err
+		}
+		if i == 0 {
+			first = a
+		}
+		a.Shape, a.Via, a.Repairs = "", "", nil
+		key, _ := json.Marshal(a)
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			read = append(read, Canonical(a))
+		}
+	}
+	if len(read) > 1 {
+		p.verb = first.Verb
+		return Action{}, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(read))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
+	}
 	if len(calls) > 1 {
 		p.repair(RepairExtraActionsIgnored)
 	}
-	return p.toolAction(calls[0].Name, calls[0].Arguments)
+	p.verb = first.Verb
+	return p.done(first), nil
 }
 
 // renderCalls is what a tool-call draft records as its text: the content,
@@ -425,4 +447,87 @@ func renderCalls(content string, calls []schemas.ToolCall) string {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// lineRange reads a window given as one argument: a list [start, end]
+// (end -1 for the end of the file), or a string "[1, 20]" or "1-20".
+func (c callArgs) lineRange() (start, end int, ok bool, bad string) {
+	v, found := c.get(argRange, -1)
+	if !found || v == nil {
+		return 0, 0, false, ""
+	}
+	var parts []any
+	switch v := v.(type) {
+	case []any:
+		parts = v
+	case string:
+		t := strings.Trim(strings.TrimSpace(v), "[]()")
+		for _, f := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ' ' }) {
+			parts = append(parts, f)
+		}
+		if len(parts) == 1 {
+			if a, b, cut := strings.Cut(t, "-"); cut {
+				parts = []any{strings.TrimSpace(a), strings.TrimSpace(b)}
+			}
+		}
+	default:
+		return 0, 0, false, "argument " + argRange[0] + " must be two line numbers"
+	}
+	if len(parts) != 2 {
+		return 0, 0, false, "argument " + argRange[0] + " must be two line numbers"
+	}
+	w := callArgs{pos: parts}
+	start, sok, b1 := w.num(argRange, 0)
+	if s, isStr := parts[1].(string); isStr && strings.TrimSpace(s) == "-1" {
+		parts[1] = "0"
+	}
+	if f, isNum := parts[1].(json.Number); isNum && string(f) == "-1" {
+		parts[1] = "0"
+	}
+	if f, isNum := parts[1].(float64); isNum && f == -1 {
+		parts[1] = 0.0
+	}
+	end, eok, b2 := w.num(argRange, 1)
+	if b1 != "" || b2 != "" || !sok || !eok {
+		return 0, 0, false, "argument " + argRange[0] + " must be two line numbers"
+	}
+	return start, end, true, ""
+}
+
+// diffArg reads a PATCH whose change came as one diff argument: SEARCH
+// and REPLACE blocks (Aider's and Cline's markers, Roo Code's with a
+// :start_line: line), or a unified diff.
+func (p *parser) diffArg(a Action, name, diff string) (Action, bool, bool, *Error) {
+	lines := strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n")
+	for j, l := range lines {
+		if !searchMarkRE.MatchString(l) {
+			continue
+		}
+		// Roo Code: ":start_line:N" and "-------" open the search text.
+		k := j + 1
+		for k < len(lines) && (startLineRE.MatchString(lines[k]) || strings.TrimSpace(lines[k]) == "-------") {
+			k++
+		}
+		body := append([]string{lines[j]}, lines[k:]...)
+		d := newDoc(body)
+		find, replace, _, err := p.markerBlocks(d, 0, len(body))
+		if err != nil {
+			return a, false, false, err
+		}
+		a.Find, a.Replace = find, replace
+		return a, false, false, nil
+	}
+	if diffLike(lines, true) {
+		pd, err := p.parseDiff(lines, a.Path)
+		if err != nil {
+			return a, false, false, err
+		}
+		if pd.isNew {
+			return a, false, false, p.fail(name + " with a diff that creates " + a.Path + ": write the whole file instead")
+		}
+		p.shape(ShapeUnifiedDiff)
+		a.Hunks = pd.hunks
+		return a, false, false, nil
+	}
+	return a, false, false, p.fail(name + ": the diff has no SEARCH/REPLACE block and is not a unified diff")
 }

@@ -27,7 +27,7 @@ func parseCall(s string) (callArgs, int, string) {
 			return c, next, reason
 		}
 		if key != "" {
-			c.kw[key] = v
+			c.kw[nameKey(key)] = v
 		} else {
 			c.pos = append(c.pos, v)
 		}

@@ -10,16 +10,27 @@
 // from the brackets the model put it in, and a signature the model wrote after
 // a path is ignored, never turned into a file name or a body.
 //
+// Reasoning comes off first (SplitReasoning, ReadReasoning): a <think>
+// block, its kin and harmony's analysis channel are recorded apart and never
+// read for an action, and a reply that ended inside its reasoning is refused
+// (CodeReasoningCut).
+//
 // Beyond this protocol's own shapes it reads the output formats that local
-// models and agent frameworks document, when no line opens with a verb:
-// Llama 3.1 and 3.2 tool calls written as text, JSON action objects,
-// LangChain's ReAct, shell-agent bash blocks (a command that shows a file is
-// a READ, one that runs the tests a RUN; any other is refused, never run),
-// Aider's whole, diff and udiff edit formats, files named beside or inside
-// their fence, leaked chat-template tokens, and verbs in odd places. A draft
-// that reads two ways is refused (Error.Code), and where only the workspace
-// can decide (which of the words after a verb is a file, where "the last N
-// lines" start) the action carries what the harness needs to decide.
+// models and agent frameworks document, when no line opens with a verb.
+// Calls written as text are read by one reader (calls.go) that finds them
+// anywhere, in any wrapper (tags, special tokens, fences, bare JSON, XML
+// tool elements, <function=…> bodies, Python calls), and maps them, native
+// tool calls too, through one lexicon of tool and argument names
+// (lexicon.go): a new framework's format is a lexicon entry, not a reader.
+// It also reads LangChain's ReAct, shell-agent bash blocks (a command that
+// shows a file is a READ, one that runs the tests a RUN; any other is
+// refused, never run), Aider's whole, diff and udiff edit formats, files
+// named beside or inside their fence, leaked chat-template tokens, and verbs
+// in odd places. A draft that reads two ways (two different calls, two
+// files) is refused (Error.Code), and where only the workspace can decide
+// (which of the words after a verb is a file, where "the last N lines"
+// start, whether /workspace/x.py is x.py) the action carries what the
+// harness needs to decide.
 //
 // Every tolerance that applied is recorded in Action.Shape and every
 // mechanical change to the draft in Action.Repairs, as stable codes, so that

@@ -87,6 +87,9 @@ const (
 	// CodeAmbiguous is a draft that reads as two different actions or
 	// files.
 	CodeAmbiguous = schemas.CodeAmbiguousDraft
+	// CodeReasoningCut is a reply that ended inside its reasoning: there
+	// is no answer to read, and the reasoning is never read for one.
+	CodeReasoningCut = schemas.CodeReasoningCut
 )
 
 // Error is a draft the harness does not act on: one that holds no readable
@@ -105,8 +108,8 @@ type Error struct {
 	Shape string
 	// Via is ViaText or ViaToolCall.
 	Via string
-	// Code is CodeShellCommand or CodeAmbiguous when the draft was read
-	// but refused, empty when no action could be read.
+	// Code is CodeShellCommand, CodeAmbiguous or CodeReasoningCut when the
+	// draft was read but refused, empty when no action could be read.
 	Code schemas.Code
 }
 
@@ -116,6 +119,8 @@ func (e *Error) Error() string {
 		return e.Reason
 	case CodeAmbiguous:
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
+	case CodeReasoningCut:
+		return ReasoningCutMessage
 	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()
 }
@@ -163,6 +168,11 @@ const (
 	ShapeBracketedAction   = "bracketed-action"
 	ShapeDoneAlias         = "done-alias"
 	ShapePathAmongWords    = "path-among-words"
+	// The one call reader's wrappers and payloads (calls.go).
+	ShapeCallTag       = "call-tag"
+	ShapeParameterTags = "parameter-tags"
+	ShapeXMLTool       = "xml-tool"
+	ShapePythonCall    = "python-call"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -184,6 +194,10 @@ const (
 	RepairExtraActionsIgnored = "extra-actions-ignored"
 	RepairStripSpecialTokens  = "strip-special-tokens"
 	RepairStripNameComment    = "strip-name-comment"
+	// RepairAgentRoot is recorded by the harness, which can see the files:
+	// a path under an agent framework's root (/workspace, /testbed,
+	// /repo) whose rest names a file in the workspace, read as that file.
+	RepairAgentRoot = "agent-root"
 )
 
 var shapeOrder = []string{
@@ -197,7 +211,8 @@ var shapeOrder = []string{
 	ShapeReAct, ShapeShellBlock, ShapeAiderWhole, ShapeAiderDiff,
 	ShapeUnifiedDiff, ShapeFenceNameComment, ShapeFenceInfoName,
 	ShapeFenceNameSentence, ShapeVerbAfterChatter, ShapeBracketedAction,
-	ShapeDoneAlias, ShapePathAmongWords,
+	ShapeDoneAlias, ShapePathAmongWords, ShapeCallTag, ShapeParameterTags,
+	ShapeXMLTool, ShapePythonCall,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -210,6 +225,7 @@ var foreignShapes = map[string]bool{
 	ShapeFenceNameComment: true, ShapeFenceInfoName: true,
 	ShapeFenceNameSentence: true, ShapeVerbAfterChatter: true,
 	ShapeBracketedAction: true, ShapeDoneAlias: true, ShapePathAmongWords: true,
+	ShapeCallTag: true, ShapeParameterTags: true, ShapeXMLTool: true, ShapePythonCall: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
@@ -229,7 +245,7 @@ var repairOrder = []string{
 	RepairStripTildeFence, RepairUnclosedFence, RepairDedentBody,
 	RepairUnfencedBody, RepairUnfencedFind, RepairUnfencedReplace,
 	RepairExtraBlocksIgnored, RepairExtraActionsIgnored,
-	RepairStripSpecialTokens, RepairStripNameComment,
+	RepairStripSpecialTokens, RepairStripNameComment, RepairAgentRoot,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical

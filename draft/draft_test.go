@@ -172,7 +172,7 @@ var parseCases = []parseCase{
 	{name: "tool-skill", calls: calls("skill", map[string]any{"name": "outline", "args": []any{"src/app.py"}}), verb: VerbSkill},
 	{name: "tool-ask", calls: calls("ask", map[string]any{"question": "Should the flag default to off?"}), verb: VerbAsk},
 	{name: "tool-done", calls: calls("done", map[string]any{"summary": "count_words added; tests pass"}), verb: VerbDone},
-	{name: "tool-several-calls", calls: append(calls("read_file", map[string]any{"path": "x.py"}), calls("read_file", map[string]any{"path": "y.py"})...), verb: VerbRead, path: "x.py"},
+	{name: "tool-several-calls", calls: append(calls("read_file", map[string]any{"path": "x.py"}), calls("read_file", map[string]any{"path": "y.py"})...), err: "2 different calls", code: CodeAmbiguous},
 
 	// Failures.
 	{name: "fail-empty", draft: "", err: "no action verb found"},
@@ -221,7 +221,16 @@ type goldenFailed struct {
 // allCases are the golden cases: the protocol's own shapes, then the
 // documented formats of other models and frameworks.
 func allCases() []parseCase {
-	return append(append([]parseCase(nil), parseCases...), foreignCases...)
+	return append(append(append([]parseCase(nil), parseCases...), foreignCases...), callCases...)
+}
+
+// Every call format of issue 25 has at least three golden drafts.
+func TestCallFormatsCovered(t *testing.T) {
+	for _, src := range callSources {
+		if n := countPrefixed(src); n < 3 {
+			t.Errorf("%s: %d golden drafts; want at least 3", src, n)
+		}
+	}
 }
 
 func TestParse(t *testing.T) {

@@ -26,7 +26,7 @@ var foreignCases = []parseCase{
 	{name: "llama32-pythonic-read", draft: `[read_file(path="greet.py")]<|eot_id|>`, verb: VerbRead, path: "greet.py", shape: ShapePythonicList},
 	{name: "llama32-pythonic-run", draft: `[run_tests()]`, verb: VerbRun, shape: ShapePythonicList},
 	{name: "llama32-pythonic-patch", draft: `[patch_file(path='greet.py', find='` + greetOld + `', replace='` + greetNew + `')]`, verb: VerbPatch, path: "greet.py", shape: ShapePythonicList},
-	{name: "llama32-pythonic-two-calls", draft: `[read_file(path="greet.py"), read_file(path="tests/test_greet.py")]`, verb: VerbRead, path: "greet.py", shape: ShapePythonicList},
+	{name: "llama32-pythonic-two-calls", draft: `[read_file(path="greet.py"), read_file(path="tests/test_greet.py")]`, err: "2 different calls", code: CodeAmbiguous, shape: ShapePythonicList},
 	{name: "llama32-python-tag-list", draft: `<|python_tag|>[read_file(path="greet.py")]<|eot_id|>`, verb: VerbRead, path: "greet.py", shape: ShapePythonicList},
 	{name: "fail-llama32-unknown-function", draft: `[delete_file(path="greet.py")]`, err: "unknown tool", shape: ShapePythonicList},
 

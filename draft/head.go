@@ -7,10 +7,19 @@ import (
 )
 
 // verbWords maps the words a model may open an action line with to verbs:
-// the native protocol's tool names, because models that were trained on
-// tool calling write them as text ("read_file x.py"), and the words are the
-// same set.
-var verbWords = toolNames
+// the verbs and the native protocol's tool names, because models that were
+// trained on tool calling write them as text ("read_file x.py"). The rest of
+// the lexicon (view, open, create, ...) is read only as a call: as words
+// they open English sentences.
+var verbWords = map[string]string{
+	"read_file": VerbRead, "read": VerbRead,
+	"write_file": VerbWrite, "write": VerbWrite,
+	"patch_file": VerbPatch, "patch": VerbPatch, "edit_file": VerbPatch,
+	"run_tests": VerbRun, "run": VerbRun,
+	"skill": VerbSkill,
+	"ask":   VerbAsk,
+	"done":  VerbDone,
+}
 
 // head is an action line: its verb, how it was decorated, and the text after
 // the verb.

@@ -133,30 +133,7 @@ func nameBefore(d *doc, open int) (name, shape string) {
 // namedFence reads a block whose file is named beside or inside it as the
 // WRITE of that whole file. Two different names are refused.
 func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
-	type naming struct{ name, shape, where string }
-	var names []naming
-	if n, shape := nameBefore(d, b.open); n != "" {
-		where := "the line before the block"
-		names = append(names, naming{n, shape, where})
-	}
-	info := b.fence.info
-	if m := infoColonRE.FindStringSubmatch(info); m != nil {
-		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
-	} else if m := infoAttrRE.FindStringSubmatch(info); m != nil {
-		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
-	}
-	body := d.lines[b.open+1 : min(b.close, len(d.lines))]
-	first := 0
-	for first < len(body) && strings.TrimSpace(body[first]) == "" {
-		first++
-	}
-	comment := false
-	if first < len(body) {
-		if m := nameCommentRE.FindStringSubmatch(body[first]); m != nil {
-			names = append(names, naming{m[1], ShapeFenceNameComment, "the block's first line"})
-			comment = true
-		}
-	}
+	names, comment := fenceNames(d, b)
 	if len(names) == 0 {
 		return Action{}, false, nil
 	}
@@ -173,6 +150,17 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 	path, err := p.clean(names[0].name)
 	if err != nil {
 		return Action{}, true, err
+	}
+	// A second named block for another file (Aider's whole format with
+	// two files) makes the reply two writes: which one is not for the
+	// parser to pick.
+	for _, x := range d.blocks {
+		if x.open <= b.open {
+			continue
+		}
+		if more, _ := fenceNames(d, x); len(more) > 0 && more[0].name != names[0].name {
+			return Action{}, true, p.refuse(CodeAmbiguous, "it writes two files, "+names[0].name+" and "+more[0].name)
+		}
 	}
 	text, dedented := b.content(d.lines)
 	p.repair(b.repairs(d.lines)...)
@@ -192,6 +180,37 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 		return Action{}, true, p.fail("the block for " + path + " is empty")
 	}
 	return Action{Verb: VerbWrite, Path: path, Body: fileBody(text)}, true, nil
+}
+
+// naming is a file name given to a fenced block, the shape that gave it
+// and where it was written.
+type naming struct{ name, shape, where string }
+
+// fenceNames are the names a block is given beside or inside it; comment
+// is set when one is its first line.
+func fenceNames(d *doc, b block) (names []naming, comment bool) {
+	if n, shape := nameBefore(d, b.open); n != "" {
+		where := "the line before the block"
+		names = append(names, naming{n, shape, where})
+	}
+	info := b.fence.info
+	if m := infoColonRE.FindStringSubmatch(info); m != nil {
+		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
+	} else if m := infoAttrRE.FindStringSubmatch(info); m != nil {
+		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
+	}
+	body := d.lines[b.open+1 : min(b.close, len(d.lines))]
+	first := 0
+	for first < len(body) && strings.TrimSpace(body[first]) == "" {
+		first++
+	}
+	if first < len(body) {
+		if m := nameCommentRE.FindStringSubmatch(body[first]); m != nil {
+			names = append(names, naming{m[1], ShapeFenceNameComment, "the block's first line"})
+			comment = true
+		}
+	}
+	return names, comment
 }
 
 // aiderDiff reads Aider's diff format: a file name on the line before the
@@ -235,9 +254,40 @@ func (p *parser) aiderDiff(d *doc, j int) (Action, *Error) {
 	if err != nil {
 		return Action{}, err
 	}
-	find, replace, _, err := p.markerBlocks(d, j, len(d.lines))
+	find, replace, last, err := p.markerBlocks(d, j, len(d.lines))
 	if err != nil {
 		return Action{}, err
 	}
+	// A later SEARCH block named for another file makes the reply two
+	// patches: refused, not one of them guessed.
+	for k := last + 1; k < len(d.lines); k++ {
+		if !searchMarkRE.MatchString(d.lines[k]) {
+			continue
+		}
+		if other := searchBlockName(d, k); other != "" && other != name {
+			return Action{}, p.refuse(CodeAmbiguous, "it patches two files, "+name+" and "+other)
+		}
+	}
 	return p.finish(d, Action{Verb: VerbPatch, Path: path, Find: find, Replace: replace}), nil
+}
+
+// searchBlockName is the file a SEARCH line at j is named for: a name line
+// just before it (inside its fence, or before an unfenced block), else the
+// name before its fence.
+func searchBlockName(d *doc, j int) string {
+	k := j - 1
+	for k >= 0 && strings.TrimSpace(d.lines[k]) == "" {
+		k--
+	}
+	if k >= 0 && d.in[k] == d.in[j] {
+		if m := nameLineRE.FindStringSubmatch(d.lines[k]); m != nil {
+			return m[1]
+		}
+	}
+	if bi := d.in[j]; bi >= 0 {
+		if n, shape := nameBefore(d, d.blocks[bi].open); shape == ShapeAiderWhole {
+			return n
+		}
+	}
+	return ""
 }

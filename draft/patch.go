@@ -7,9 +7,9 @@ import (
 
 var (
 	labelLineRE   = regexp.MustCompile(`(?i)^(find|search|old(?:\s+code)?|original(?:\s+code)?|replace(?:\s+with)?|replacement|new(?:\s+code)?|with)\s*(?:\*\*)?\s*(:)?\s*(?:\*\*)?\s*(.*)$`)
-	searchMarkRE  = regexp.MustCompile(`(?i)^\s*<{5,9}\s*SEARCH\b`)
+	searchMarkRE  = regexp.MustCompile(`(?i)^\s*(?:<{5,9}|-{5,9})\s*SEARCH\b`)
 	dividerRE     = regexp.MustCompile(`^\s*={5,9}\s*$`)
-	replaceMarkRE = regexp.MustCompile(`(?i)^\s*>{5,9}\s*REPLACE\b`)
+	replaceMarkRE = regexp.MustCompile(`(?i)^\s*(?:>{5,9}|\+{5,9})\s*REPLACE\b`)
 )
 
 // label is a FIND: or REPLACE: line, in any of the spellings models use.

@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -119,4 +120,30 @@ func window(a, b string) (start, end int, reason string) {
 
 func quote(s string) string {
 	return strconv.Quote(s)
+}
+
+// AgentRoots are the directories agent frameworks mount the repository at
+// (OpenHands' /workspace, SWE-agent's and SWE-bench's /testbed, /repo):
+// models trained on them name files there.
+var AgentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
+
+// UnderAgentRoot returns what may name a workspace file in a path under
+// an agent root: the rest after the root, and (frameworks that mount the
+// repository one level down, /workspace/NAME/) the rest after one more
+// directory. ok is false for any other path.
+func UnderAgentRoot(name string) (rests []string, ok bool) {
+	// Cleaned first: /workspace/../x.py is /x.py, under no root.
+	clean := path.Clean(name)
+	for _, root := range AgentRoots {
+		rest, found := strings.CutPrefix(clean, root)
+		if !found || rest == "" {
+			continue
+		}
+		rests = append(rests, rest)
+		if _, below, cut := strings.Cut(rest, "/"); cut && below != "" {
+			rests = append(rests, below)
+		}
+		return rests, true
+	}
+	return nil, false
 }

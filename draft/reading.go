@@ -20,6 +20,17 @@ type Reading struct {
 	// from another format.
 	ReadAs  string   `json:"read_as,omitempty"`
 	Refused *Refusal `json:"refused,omitempty"`
+	// Reasoning is the reply's reasoning, read apart from its answer and
+	// never read for an action; nil when it had none.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is the reasoning a reading found: where, and whether the
+// reply ended inside it.
+type Reasoning struct {
+	Source string `json:"source"`
+	Cut    bool   `json:"cut,omitempty"`
+	Text   string `json:"text"`
 }
 
 // Refusal is a draft the harness would not act on.
@@ -35,6 +46,14 @@ type Refusal struct {
 
 // Read parses one text draft and says how it is read.
 func Read(content string) Reading {
+	rd := read(content)
+	if s := SplitReasoning(strings.ReplaceAll(content, "\r\n", "\n")); s.Source != "" {
+		rd.Reasoning = &Reasoning{Source: s.Source, Cut: s.Cut, Text: s.Reasoning}
+	}
+	return rd
+}
+
+func read(content string) Reading {
 	a, err := Parse(content, nil)
 	if err != nil {
 		r := &Refusal{Code: CodeParseFailed, Reason: err.Error(), Shape: "none", Message: err.Error()}
@@ -59,6 +78,16 @@ func Read(content string) Reading {
 func (rd Reading) WriteText(w io.Writer) error {
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%-11s %s\n", k+":", v) }
+	if r := rd.Reasoning; r != nil {
+		cut := ""
+		if r.Cut {
+			cut = ", cut: the reply ended inside it"
+		}
+		line("reasoning", fmt.Sprintf("%s, %s%s (never read for an action)", r.Source, sizeOf(r.Text), cut))
+		for _, l := range strings.Split(r.Text, "\n") {
+			b.WriteString("  | " + l + "\n")
+		}
+	}
 	if r := rd.Refused; r != nil {
 		line("refused", string(r.Code))
 		line("reason", r.Reason)

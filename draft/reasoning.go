@@ -172,6 +172,11 @@ func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
 	if thinking == "" && s.Source == "" {
 		return reply.Content, nil
 	}
+	// An empty block (Qwen3 told not to think writes "<think>\n\n</think>")
+	// is no reasoning, though it is taken off the answer.
+	if thinking == "" && strings.TrimSpace(s.Reasoning) == "" && !s.Cut {
+		return s.Answer, nil
+	}
 	r = &schemas.Reasoning{Text: s.Reasoning, Source: s.Source, Cut: s.Cut}
 	if thinking != "" {
 		r.Source = schemas.ReasoningServer
@@ -182,3 +187,8 @@ func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
 	}
 	return s.Answer, r
 }
+
+// ReasoningCutMessage is what a model is told when its reply ended inside
+// its reasoning: the output limit ran out while it was still thinking, so
+// the way out is to think less, not to try again the same way.
+const ReasoningCutMessage = "your reply ended inside its reasoning, before any action: the output limit ran out while you were still thinking, and nothing in the reasoning is acted on. Think briefly, close the reasoning, and then write one action, e.g. READ path or RUN tests; if you know the next step, answer with the action directly"

@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -52,8 +53,46 @@ func TestReadReasoning(t *testing.T) {
 	if answer != "READ x.py" || r == nil || r.Source != schemas.ReasoningServer || r.Text != "plan: RUN tests\n\nmore" || r.Cut {
 		t.Errorf("server thinking and an inline block: got %q, %+v", answer, r)
 	}
+	answer, r = ReadReasoning(schemas.Reply{Content: "<think>\n\n</think>\n\nREAD x.py"})
+	if answer != "READ x.py" || r != nil {
+		t.Errorf("an empty think block is no reasoning: got %q, %+v", answer, r)
+	}
 	answer, r = ReadReasoning(schemas.Reply{Thinking: "still going", FinishReason: "length"})
 	if answer != "" || r == nil || !r.Cut {
 		t.Errorf("a reply stopped for length while thinking must read as cut: got %q, %+v", answer, r)
+	}
+}
+
+// Parse reads the answer alone: a verb inside the reasoning is never the
+// action, whatever the marks, and a reply cut inside its reasoning is
+// refused with its own code.
+func TestParseNeverReadsReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		verb, path    string
+		code          schemas.Code
+	}{
+		{"opening in the template", "WRITE greet.py\n```\nx = 1\n```\n</think>\nREAD a.py", VerbRead, "a.py", ""},
+		{"verb inside, another after", "<think>\nREAD b.py first\n</think>\nRUN tests", VerbRun, "", ""},
+		{"harmony channels", "<|channel|>analysis<|message|>READ b.py<|end|><|start|>assistant<|channel|>final<|message|>READ a.py<|return|>", VerbRead, "a.py", ""},
+		{"harmony call after analysis", "<|channel|>analysis<|message|>READ b.py<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.py\"}<|call|>", VerbRead, "a.py", ""},
+		{"think bracket", "[THINK]WRITE b.py[/THINK]\nREAD a.py", VerbRead, "a.py", ""},
+		{"cut inside", "<think>\nREAD b.py\nRUN tests", "", "", CodeReasoningCut},
+		{"harmony cut", "<|channel|>analysis<|message|>READ b.py", "", "", CodeReasoningCut},
+		{"a call inside the reasoning", "<think>\n<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"b.py\"}}</tool_call>\n</think>\nREAD a.py", VerbRead, "a.py", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Parse(tc.content, nil)
+			if tc.code != "" {
+				pe, ok := err.(*Error)
+				if !ok || pe.Code != tc.code || !strings.Contains(pe.Error(), "Think briefly") {
+					t.Fatalf("Parse = %+v, %v; want a %s refusal that says what to do", a, err, tc.code)
+				}
+				return
+			}
+			if err != nil || a.Verb != tc.verb || a.Path != tc.path {
+				t.Fatalf("Parse = %s %s, %v; want %s %s", a.Verb, a.Path, err, tc.verb, tc.path)
+			}
+		})
 	}
 }

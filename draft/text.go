@@ -52,8 +52,6 @@ func (d *doc) nextHead(i int) int {
 	return len(d.lines)
 }
 
-var thinkRE = regexp.MustCompile(`(?s)^\s*<think>.*?</think>`)
-
 func parseText(raw string) (Action, error) {
 	p := newParser(raw, ViaText)
 	text := raw
@@ -62,24 +60,24 @@ func parseText(raw string) (Action, error) {
 		text = strings.ReplaceAll(text, "\r", "\n")
 		p.repair(RepairCRLF)
 	}
+	// Reasoning comes off first, before the template's tokens (harmony's
+	// <|end|> closes the analysis channel, not the reply): no action is
+	// ever read from it, and a reply that ended inside it has no answer.
+	if s := SplitReasoning(text); s.Source != "" {
+		p.shape(ShapeThinkBlock)
+		if s.Cut {
+			return Action{}, p.refuse(CodeReasoningCut, "your reply ended inside its reasoning, before any action, and nothing in the reasoning is acted on")
+		}
+		text = s.Answer
+	}
+	if t := deepSeekTokens.Replace(text); t != text {
+		text = t
+	}
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
 	if t, ok := stripSpecialTokens(text); ok {
 		text = t
 		p.repair(RepairStripSpecialTokens)
-	}
-	if t, chatter, ok := cutPythonTag(text); ok {
-		text = t
-		p.shape(ShapePythonTag)
-		if chatter {
-			p.shape(ShapeChatter)
-		}
-	}
-	// Reasoning models put their thinking first; a READ it mentions is a
-	// plan, not the action.
-	if m := thinkRE.FindString(text); m != "" {
-		text = text[len(m):]
-		p.shape(ShapeThinkBlock)
 	}
 	return p.parseLines(strings.Split(text, "\n"), false)
 }
@@ -87,10 +85,13 @@ func parseText(raw string) (Action, error) {
 // parseLines finds the action in lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
 func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
-	if a, ok, err := p.jsonCall(strings.Join(lines, "\n")); ok {
-		return a, err
-	}
 	d := newDoc(lines)
+	// Calls in any wrapper, unless an action line comes first.
+	if !nested {
+		if a, ok, err := p.structuredCalls(d); ok {
+			return a, err
+		}
+	}
 	// ReAct's "Action: READ" alone on its line would read as an action line
 	// without a path: its input is on the next line.
 	if a, ok, err := p.react(d); ok {
@@ -127,9 +128,6 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 	}
 	// The formats of other protocols, tried only when no line opens with a
 	// verb, so that a canonical draft is never read another way.
-	if a, ok, err := p.foreignCall(strings.Join(lines, "\n")); ok {
-		return a, err
-	}
 	if a, ok, err := p.fencedFormat(d); ok {
 		return a, err
 	}
@@ -146,15 +144,11 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 }
 
 // opensWithAction reports whether the first non-blank line of lines is an
-// action line or a JSON tool call.
+// action line (a call in a fence is the call reader's).
 func opensWithAction(lines []string) bool {
 	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
+		if strings.TrimSpace(l) == "" {
 			continue
-		}
-		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "<tool_call>") {
-			return true
 		}
 		_, ok := matchHead(l)
 		return ok

@@ -60,14 +60,6 @@ func stripSpecialTokens(text string) (string, bool) {
 	return out, out != text
 }
 
+// pythonTag is Llama 3.1's marker of a tool call: what follows it is the
+// call, what precedes it chatter.
 const pythonTag = "<|python_tag|>"
-
-// cutPythonTag reads Llama 3.1's marker of a tool call: what follows it is
-// the call, what precedes it is chatter.
-func cutPythonTag(text string) (call string, chatter bool, ok bool) {
-	i := strings.Index(text, pythonTag)
-	if i < 0 {
-		return text, false, false
-	}
-	return text[i+len(pythonTag):], strings.TrimSpace(text[:i]) != "", true
-}

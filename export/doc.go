@@ -6,6 +6,11 @@
 // package, weights each group (a case or a dogfood task) by its variety,
 // splits by group, redacts secrets, and writes one format through its sink:
 // train/valid/test .jsonl with meta.jsonl, Hugging Face Parquet shards, or
-// TRL preference pairs, each with a README.md dataset card. The same traces
-// and options always give the same bytes. docs/export.md is the full account.
+// TRL preference pairs, each with a README.md dataset card. Every row trains
+// one message, its selected draft (the completion of the prompt-completion
+// layout, the one message of weight 1 in the messages layout, the chosen
+// side), written in the protocol's canonical form with its reasoning apart;
+// the earlier drafts of its context, refused ones among them, are never
+// trained. The same traces and options always give the same bytes.
+// docs/export.md is the full account.
 package export

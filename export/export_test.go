@@ -334,7 +334,12 @@ func TestToolCalls(t *testing.T) {
 				tools, _ := row["tools"].([]any)
 				var names []string
 				for _, tool := range tools {
-					names = append(names, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
+					fn := tool.(map[string]any)["function"].(map[string]any)
+					names = append(names, fn["name"].(string))
+					// Templates test "name in parameters.required".
+					if _, ok := fn["parameters"].(map[string]any)["required"].([]any); !ok {
+						t.Errorf("tool %s: required is %v, not a list", fn["name"], fn["parameters"].(map[string]any)["required"])
+					}
 				}
 				if !slices.Equal(names, wantTools) {
 					t.Errorf("tools column %v, want the harness's tools %v", names, wantTools)

@@ -180,20 +180,20 @@ func groupNames(gs []GroupRow) []string {
 // many drafts were rewritten in canonical form, what became of reasoning.
 func trainedText(s *Summary) string {
 	o := s.opts
-	var b strings.Builder
+	// What is trained, and what becomes of the context's earlier drafts.
+	what, context := "the completion of each row", "; the earlier drafts of its context are in the prompt, untrained"
 	switch {
 	case s.Format == FormatDPO:
-		b.WriteString("trained: the chosen draft against the rejected one")
+		what, context = "the chosen draft against the rejected one", ""
 	case o.Layout == LayoutMessages:
-		b.WriteString("trained: the last message of each row (weight 1); the earlier drafts of its context have weight 0")
-	default:
-		b.WriteString("trained: the completion of each row; the earlier drafts of its context are in the prompt")
+		what, context = "the last message of each row (weight 1)", "; the earlier drafts of its context have weight 0"
 	}
+	form := fmt.Sprintf("in canonical form (%d pair(s) rewritten, the model's text in as_written)", s.Rewritten)
 	if o.AsWritten {
-		b.WriteString(", as the model wrote it (--as-written)\n")
-	} else {
-		fmt.Fprintf(&b, ", in canonical form (%d pair(s) rewritten, the model's text in as_written)\n", s.Rewritten)
+		form = "as the model wrote it (--as-written)"
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "trained: %s, %s%s\n", what, form, context)
 	if s.Reasoned > 0 || o.Reasoning == ReasoningDrop {
 		if o.Reasoning == ReasoningKeep {
 			fmt.Fprintf(&b, "reasoning: kept in reasoning_content for %d pair(s)\n", s.Reasoned)

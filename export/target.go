@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/binary"
+	"maps"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -143,11 +144,17 @@ type ToolFunction struct {
 }
 
 // harnessTools are the tools the harness offers the model with
-// --native-tools, the tools column of a --keep-tool-calls export.
+// --native-tools, the tools column of a --keep-tool-calls export. A tool
+// without required arguments says so with an empty list: templates test
+// "name in parameters.required", which a null would break.
 func harnessTools() []Tool {
 	var out []Tool
 	for _, t := range harness.NativeTools() {
-		out = append(out, Tool{Type: "function", Function: ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+		params := maps.Clone(t.Parameters)
+		if req, ok := params["required"].([]string); ok && req == nil {
+			params["required"] = []string{}
+		}
+		out = append(out, Tool{Type: "function", Function: ToolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
 	return out
 }

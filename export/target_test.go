@@ -24,8 +24,12 @@ const (
 	deltaReasoned = "<think>The return value is off by one.</think>\nPATCH d.py\n```diff\n--- a/d.py\n+++ b/d.py\n@@ -1,2 +1,2 @@\n def d():\n-    return 1\n+    return 2\n```"
 	deltaRefused  = "**Action:** DONE fixed"
 	deltaWrite    = "```python\n# d.py\ndef d():\n    return 2\n```"
-	deltaOther    = "READ e.py"
-	deltaThinking = "The return value is off by one."
+	// The server's thinking field, and a turn's record of its reasoning
+	// (which wins over what the reply holds).
+	deltaServerThinking = "The patch is in; the suite decides."
+	deltaRecorded       = "Write the whole file to be sure."
+	deltaOther          = "READ e.py"
+	deltaThinking       = "The return value is off by one."
 )
 
 // writeForeignFixture adds to the fixture of writeFixture the delta case:
@@ -41,8 +45,8 @@ func writeForeignFixture(t *testing.T) string {
 			{Draft: deltaBold, Verb: "READ", Path: "d.py", Result: "d.py (lines 1-2 of 2):\n```\ndef d():\n    return 1\n```"},
 			{Draft: deltaReasoned, Verb: "PATCH", Path: "d.py", Result: "Patched d.py (+1 -1 lines). RUN tests to check it."},
 			{Draft: deltaRefused, Verb: "DONE", Status: schemas.StatusRefused, Code: "run-tests-first"},
-			{Draft: "RUN tests", Verb: "RUN", Result: tests("0.003s")},
-			{Draft: deltaWrite, Verb: "WRITE", Path: "d.py", Result: "Wrote d.py (+0 -0 lines). RUN tests to check it."},
+			{Draft: "RUN tests", Verb: "RUN", Result: tests("0.003s"), Thinking: deltaServerThinking},
+			{Draft: deltaWrite, Reasoning: &schemas.Reasoning{Text: deltaRecorded, Tokens: 9, Source: schemas.ReasoningThinkTag}, Verb: "WRITE", Path: "d.py", Result: "Wrote d.py (+0 -0 lines). RUN tests to check it."},
 			{Draft: "DONE d returns 2; tests pass", Verb: "DONE", Status: schemas.StatusStopped},
 		}},
 		{ID: "bench-delta-p2-d10000000002", Case: "delta", Tier: 3, Pass: 2, Verdict: schemas.VerdictFailed, Turns: []dedupetest.Turn{
@@ -234,7 +238,7 @@ func TestTrainedTargets(t *testing.T) {
 				}
 				if r.target.ReasoningContent != "" {
 					reasoned++
-					if c.reasoning == export.ReasoningDrop || r.target.ReasoningContent != deltaThinking {
+					if c.reasoning == export.ReasoningDrop || !slices.Contains([]string{deltaThinking, deltaServerThinking, deltaRecorded}, r.target.ReasoningContent) {
 						t.Errorf("%s step %d: reasoning_content %q with --reasoning %s", r.runID, r.step, r.target.ReasoningContent, c.reasoning)
 					}
 				}
@@ -260,7 +264,7 @@ func TestTrainedTargets(t *testing.T) {
 			}
 			wantReasoned := 0
 			if c.reasoning == export.ReasoningKeep {
-				wantReasoned = 1 // delta's PATCH, where it is a trained draft
+				wantReasoned = 3 // delta's PATCH, RUN and WRITE
 			}
 			if c.format == export.FormatDPO {
 				wantReasoned = 0 // delta's PATCH is no chosen side

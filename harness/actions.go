@@ -23,10 +23,21 @@ const MaxWriteBytes = 1 << 20
 // act parses the reply, applies the action through the guards, fills in
 // the turn's action and outcome, and returns what to send back.
 func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
-	if strings.TrimSpace(t.Reply.Content) == "" && len(t.Reply.ToolCalls) == 0 {
+	// Reasoning first: it is recorded apart, never read for an action, and
+	// a reply that ended inside it has no answer to read.
+	answer, reasoning := draft.ReadReasoning(t.Reply)
+	if reasoning != nil {
+		reasoning.Tokens = r.tok.text(reasoning.Text)
+		t.Reasoning = reasoning
+		if reasoning.Cut && len(t.Reply.ToolCalls) == 0 {
+			t.Action = schemas.Action{Shape: "none", Repairs: []string{}}
+			return r.refuse(t, schemas.CodeReasoningCut, fmt.Sprintf("%s (about %d tokens of reasoning).", draft.ReasoningCutMessage, reasoning.Tokens))
+		}
+	}
+	if strings.TrimSpace(answer) == "" && len(t.Reply.ToolCalls) == 0 {
 		t.Action = schemas.Action{Shape: "none"}
 		msg := "Your reply was empty"
-		if t.Reply.Thinking != "" {
+		if reasoning != nil {
 			msg += " (you spent it thinking)"
 		}
 		msg += ". Reply with one action, e.g. READ path or RUN tests."

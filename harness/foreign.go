@@ -21,6 +21,8 @@ func (r *runner) draftRefused(t *schemas.Turn, err error) feedback {
 			return r.refuse(t, schemas.CodeShellCommand, pe.Error())
 		case draft.CodeAmbiguous:
 			return r.refuse(t, schemas.CodeAmbiguousDraft, pe.Error())
+		case draft.CodeReasoningCut:
+			return r.refuse(t, schemas.CodeReasoningCut, pe.Error())
 		}
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: err.Error()}
@@ -32,6 +34,23 @@ func (r *runner) draftRefused(t *schemas.Turn, err error) feedback {
 // x.py"), and where "the last N lines" start. A draft that names two
 // existing files is refused as ambiguous.
 func (r *runner) resolveDraft(t *schemas.Turn, a draft.Action) (draft.Action, *feedback) {
+	// An agent framework's root: /workspace/x.py is x.py only when x.py
+	// is a file here; anything else stays the absolute path it is, which
+	// the scope refuses.
+	if rests, ok := draft.UnderAgentRoot(a.Path); ok {
+		for _, rest := range rests {
+			rel, err := r.scope.resolve(rest)
+			if err != nil {
+				continue
+			}
+			if _, err := readRegular(r.abs(rel)); err == nil {
+				a.Path, t.Action.Path = rel, rel
+				a.Repairs = append(a.Repairs, draft.RepairAgentRoot)
+				t.Action.Repairs = append(t.Action.Repairs, draft.RepairAgentRoot)
+				break
+			}
+		}
+	}
 	if len(a.Candidates) > 1 {
 		var existing []string
 		for _, c := range a.Candidates {

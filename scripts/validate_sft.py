@@ -95,7 +95,7 @@ RULES = {
     ),
     "tools-column": (
         "tools, when present, is a list of function tools, each with a name "
-        "and a parameters object",
+        "and a parameters object whose required, if any, is a list",
         "mlx_lm/tuner/datasets.py passes tools to the template (an array, not "
         "a string); axolotl chat_template.py _get_tools wants list[dict]",
     ),
@@ -228,6 +228,8 @@ class Checker:
             fn = t.get("function") if isinstance(t, dict) else None
             if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not isinstance(fn.get("parameters"), dict):
                 self.fail(where, "tools-column", "not a function tool with a name and parameters: %r" % (t,))
+            elif not isinstance(fn["parameters"].get("required", []), list):
+                self.fail(where, "tools-column", "%s: parameters.required is not a list" % fn["name"])
 
     def sft_row(self, where, row):
         layout = layout_of(row)

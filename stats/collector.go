@@ -274,6 +274,13 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 	if t.LabelFrom == classify.FromRules {
 		c.s.Turns.RulesLabelled += n
 	}
+	if t.ReasoningSource != "" {
+		c.s.Turns.Reasoning += n
+		c.s.Turns.ReasoningTokens += int64(n) * int64(t.ReasoningTokens)
+	}
+	if t.OutcomeCode == schemas.CodeReasoningCut {
+		c.s.Turns.ReasoningCut += n
+	}
 	g := c.group(p, t.Tier, t.CaseID)
 	if g != nil {
 		g.Turns += n

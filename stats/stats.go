@@ -214,6 +214,12 @@ type TurnCounts struct {
 	ContextFull      int `json:"context_full"`
 	ContextTruncated int `json:"context_truncated"`
 	ContextOverflow  int `json:"context_overflow"`
+	// Reasoning counts the turns whose reply had reasoning (read apart
+	// from the draft), the harness's estimate of its tokens in all, and
+	// the replies refused reasoning-cut (they ended inside it).
+	Reasoning       int   `json:"reasoning"`
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+	ReasoningCut    int   `json:"reasoning_cut"`
 }
 
 // Nudge is a code the harness sent, how often, and what it said.

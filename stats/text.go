@@ -109,6 +109,10 @@ func (s *Summary) writeText(w io.Writer) {
 		fmt.Fprintf(w, "Context limits: %d replies cut by a full context, %d prompts the server cut, %d prompts it refused as too long\n",
 			t.ContextFull, t.ContextTruncated, t.ContextOverflow)
 	}
+	if t.Reasoning+t.ReasoningCut > 0 {
+		fmt.Fprintf(w, "Reasoning: %d turn(s) with reasoning, about %d tokens of it; %d reply(ies) refused reasoning-cut (ended inside it)\n",
+			t.Reasoning, t.ReasoningTokens, t.ReasoningCut)
+	}
 	tw = table(w)
 	fmt.Fprintln(tw, "what the model is sent\tshare\tturns")
 	for _, k := range s.Kinds {

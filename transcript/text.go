@@ -318,7 +318,9 @@ func (p *printer) step(s Step, prevFeedback string) {
 			p.field("  ", "", fmt.Sprintf("tool call %s %v", tc.Name, tc.Arguments))
 		}
 	}
-	if t.Reply.Thinking != "" {
+	if r := t.Reasoning; r != nil {
+		p.block("  ", "reasoning", ReasoningLine(r)+"\n"+r.Text, cDim)
+	} else if t.Reply.Thinking != "" {
 		p.block("  ", "thinking", t.Reply.Thinking, cDim)
 	}
 	p.block("  ", "draft", t.Reply.Content, "")
@@ -516,4 +518,15 @@ func (d DiffLine) ansi() string {
 // String names the kind, as the HTML page's class.
 func (d DiffLine) String() string {
 	return [...]string{"ctx", "hdr", "hunk", "add", "del"}[d]
+}
+
+// ReasoningLine says where a turn's reasoning was found and how large it
+// is: "think-tag, about 120 tokens", with ", cut: no answer" when the reply
+// ended inside it.
+func ReasoningLine(r *schemas.Reasoning) string {
+	s := fmt.Sprintf("%s, about %d tokens", r.Source, r.Tokens)
+	if r.Cut {
+		s += ", cut: no answer"
+	}
+	return s
 }

@@ -19,8 +19,10 @@ func newDraftCmd(a *app) *cobra.Command {
 is - or absent, and prints how the harness's parser reads it: the verb, path,
 line window, path candidates, the sizes of a body or of FIND/REPLACE blocks or
 diff hunks, the shape codes and repairs, and for a draft written in another
-format the canonical form the model is shown ("read as"). A draft that is not
-acted on prints its code (parse-failed, shell-command, ambiguous-draft), the
+format the canonical form the model is shown ("read as"). Reasoning (a
+<think> block, harmony's analysis channel, [THINK], <reasoning>) is printed
+apart: no action is ever read from it. A draft that is not acted on prints
+its code (parse-failed, shell-command, ambiguous-draft, reasoning-cut), the
 reason and the message the model would be sent, and exits 1.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,8 +13,26 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/internal/wiretest"
 )
+
+// sftValidator is the standard-library checker of the trainers' rules that
+// the scripts run on the exports they make (validate-sft).
+var sftValidator, _ = filepath.Abs(filepath.Join("..", "..", "scripts", "validate_sft.py"))
+
+// havePython is the [python] condition: python3 is on PATH. Without it a
+// script skips the lines that need it, or fails when PYHARNESS_NO_SKIP is
+// set.
+func havePython() (bool, error) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if needs.Strict() {
+			return false, fmt.Errorf("no python3 on PATH (apt-get install -y python3), and %s is set", needs.NoSkipEnv)
+		}
+		return false, nil
+	}
+	return true, nil
+}
 
 // TestMain lets the scripts under testdata/script call `pyharness` as a real
 // command, run in-process by the test binary.
@@ -28,7 +49,29 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		Condition: func(cond string) (bool, error) {
+			if cond == "python" {
+				return havePython()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// validate-sft [--dpo|--tool-calls] DIR... runs
+			// scripts/validate_sft.py on exports; guard it with [python].
+			"validate-sft": func(ts *testscript.TestScript, neg bool, args []string) {
+				var argv []string
+				for _, a := range args {
+					if !strings.HasPrefix(a, "--") {
+						a = ts.MkAbs(a)
+					}
+					argv = append(argv, a)
+				}
+				out, err := exec.Command("python3", append([]string{sftValidator}, argv...)...).CombinedOutput()
+				ts.Logf("%s", out)
+				if (err != nil) != neg {
+					ts.Fatalf("validate_sft.py: %v\n%s", err, out)
+				}
+			},
 			// llama-server starts a llama-server test server replaying the
 			// recorded one and sets $LLAMA_URL to its /v1 base URL.
 			"llama-server": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -14,9 +14,13 @@ const System = "You are a coding agent. Answer with one action: READ path, WRITE
 
 // Turn is one step of a fixture run.
 type Turn struct {
-	// Draft is what the model answered; Calls its native tool calls.
-	Draft string
-	Calls []schemas.ToolCall
+	// Draft is what the model answered; Calls its native tool calls;
+	// Thinking the reasoning the server sent apart, and Reasoning the
+	// turn's record of it (schema minor 2).
+	Draft     string
+	Calls     []schemas.ToolCall
+	Thinking  string
+	Reasoning *schemas.Reasoning
 	// Verb is the action the parser read; empty for a draft that did not
 	// parse.
 	Verb, Path string
@@ -116,7 +120,7 @@ func Write(dir string, r Run) (string, error) {
 			modelSteps++
 		}
 		recs = append(recs, schemas.Record{Turn: &schemas.Turn{RunID: r.ID, Step: step, Sent: sent,
-			Reply:   schemas.Reply{Content: t.Draft, ToolCalls: t.Calls, FinishReason: "stop"},
+			Reply: schemas.Reply{Content: t.Draft, Thinking: t.Thinking, ToolCalls: t.Calls, FinishReason: "stop"}, Reasoning: t.Reasoning,
 			Action:  schemas.Action{Verb: t.Verb, Path: t.Path, Shape: shape, Via: via},
 			Outcome: schemas.Outcome{Status: status, Code: t.Code}, ModelStep: !t.NoModel, StartedAt: at, EndedAt: at}})
 		prev = &r.Turns[i]

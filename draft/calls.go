@@ -1,0 +1,808 @@
+package draft
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The one structured-call reader. A call is found anywhere in a reply, in
+// whatever wrapper a model or framework puts it: a tag (<tool_call>,
+// Phi-4's <|tool_call|>), a special token (Mistral's [TOOL_CALLS], with a
+// list or name[ARGS]{...}; DeepSeek's tool-call tokens; Llama's
+// <|python_tag|>; functionary's >>>name; harmony's to=functions.NAME), a
+// fence (```json, Gemma's ```tool_code), or nothing (a JSON object or list,
+// a Python call). Its payload is a JSON object or list, a Python call, a
+// <function=NAME> tag with a JSON body or <parameter=KEY> children, or an
+// XML element named for the tool with its arguments as child elements
+// (Cline, Roo Code). Every call found is mapped through the one lexicon
+// (lexicon.go); a reply that holds two different calls is refused, never
+// guessed.
+
+// callCand is one call found in a reply.
+type callCand struct {
+	name string
+	args callArgs
+	// line is a whole action line given as the call's value
+	// ({"command": "RUN tests"}); final is LangChain's Final Answer.
+	line  string
+	final *string
+	// shapes are the shape codes of the payload and its wrapper.
+	shapes []string
+	// start and end are the call's bytes in the reply, wrapper included.
+	start, end int
+	// bad says why a call that was found cannot be read.
+	bad string
+}
+
+// DeepSeek writes its tool-call tokens with full-width bars and "▁" for
+// spaces; they are read in their ASCII spelling, which is how some
+// servers pass them on.
+var deepSeekTokens = strings.NewReplacer(
+	"<｜tool▁calls▁begin｜>", "<|tool_calls_begin|>", "<｜tool▁calls▁end｜>", "<|tool_calls_end|>",
+	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
+	"<｜tool▁sep｜>", "<|tool_sep|>")
+
+// callTags are the tags and special tokens that open and close calls. An
+// empty close runs to the next open or the end of the reply.
+var callTags = []struct {
+	open   string
+	closes []string
+}{
+	{"<tool_call>", []string{"</tool_call>"}},
+	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}},
+	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}},
+	{"[TOOL_CALLS]", nil},
+	{"functools[", nil},
+	{pythonTag, nil},
+}
+
+// wrapperTokenRE matches the tokens that only wrap calls, so that they are
+// not counted as chatter.
+var wrapperTokenRE = regexp.MustCompile(`<\|[a-z_/]+\|>|</?tool_calls?>|\[TOOL_CALLS\]|(?m)^\s*assistant\s*$`)
+
+// scanCalls finds every call in text, in the order written. d is the
+// reply as lines, for its fences.
+func scanCalls(text string, d *doc) []callCand {
+	var out []callCand
+	covered := func(i int) bool {
+		for _, c := range out {
+			if i >= c.start && i < c.end {
+				return true
+			}
+		}
+		return false
+	}
+	// Byte offsets of the lines, and which lie in fences that hold code
+	// rather than calls.
+	offs := make([]int, len(d.lines)+1)
+	for i, l := range d.lines {
+		offs[i+1] = offs[i] + len(l) + 1
+	}
+	lineAt := func(i int) int {
+		lo, hi := 0, len(d.lines)
+		for lo+1 < hi {
+			m := (lo + hi) / 2
+			if offs[m] <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	codeFence := func(i int) bool {
+		bi := d.in[lineAt(i)]
+		return bi >= 0 && !callFence(d.blocks[bi].fence.info)
+	}
+
+	// Tags and special tokens.
+	for _, tag := range callTags {
+		from := 0
+		for {
+			k := strings.Index(text[from:], tag.open)
+			if k < 0 {
+				break
+			}
+			start := from + k
+			body := start + len(tag.open)
+			end, next := len(text), len(text)
+			for _, cl := range tag.closes {
+				if e := strings.Index(text[body:], cl); e >= 0 && body+e < end {
+					end, next = body+e, body+e+len(cl)
+				}
+			}
+			if len(tag.closes) == 0 {
+				if e := strings.Index(text[body:], tag.open); e >= 0 {
+					end, next = body+e, body+e
+				}
+			}
+			if tag.open == "functools[" {
+				// Phi-4-mini's marker opens the JSON list it prefixes.
+				body--
+			}
+			from = next
+			if covered(start) || codeFence(start) {
+				continue
+			}
+			inner := innerCalls(text[body:end], true)
+			shape := ShapeCallTag
+			if tag.open == pythonTag {
+				shape = ShapePythonTag
+			}
+			for i := range inner {
+				inner[i].shapes = append(inner[i].shapes, shape)
+				inner[i].start, inner[i].end = start, next
+			}
+			if len(inner) == 0 {
+				inner = []callCand{{shapes: []string{shape}, start: start, end: next, bad: "the call after " + tag.open + " is neither a JSON object, a list of calls nor a Python call"}}
+			}
+			out = append(out, inner...)
+		}
+	}
+	// functionary: ">>>name" on its own line, its JSON arguments after.
+	for _, m := range functionaryRE.FindAllStringSubmatchIndex(text, -1) {
+		if covered(m[0]) || codeFence(m[0]) || text[m[2]:m[3]] == "all" {
+			continue
+		}
+		end := len(text)
+		if e := strings.Index(text[m[1]:], ">>>"); e >= 0 {
+			end = m[1] + e
+		}
+		c := callCand{name: text[m[2]:m[3]], shapes: []string{ShapeJSONCall, ShapeCallTag}, start: m[0], end: end}
+		args, ok := leadingJSONArgs(text[m[1]:end])
+		if !ok {
+			c.bad = ">>>" + c.name + " must be followed by its arguments as one JSON object"
+		}
+		c.args = keyed(args)
+		out = append(out, c)
+	}
+	// harmony: a message addressed to=functions.NAME, its JSON body after
+	// <|message|>.
+	for _, m := range harmonyToRE.FindAllStringSubmatchIndex(text, -1) {
+		if covered(m[0]) || codeFence(m[0]) {
+			continue
+		}
+		// A recipient is harmony's only in a message header: after
+		// <|channel|> or <|start|>assistant, or as to=functions.NAME.
+		start := m[0]
+		header := strings.HasPrefix(text[m[0]:], "to=functions.")
+		for _, mark := range []string{harmonyChannel, harmonyStart} {
+			if k := strings.LastIndex(text[:m[0]], mark); k >= 0 && m[0]-k < 80 && !strings.Contains(text[k:m[0]], "\n") {
+				start, header = min(start, k), true
+			}
+		}
+		if !header {
+			continue
+		}
+		rest := text[m[1]:]
+		end := len(text)
+		if e := strings.Index(rest, "<|call|>"); e >= 0 {
+			end = m[1] + e + len("<|call|>")
+			rest = rest[:e]
+		}
+		if _, body, ok := strings.Cut(rest, harmonyMessage); ok {
+			rest = body
+		}
+		c := callCand{name: text[m[2]:m[3]], shapes: []string{ShapeJSONCall, ShapeCallTag}, start: start, end: end}
+		args, ok := leadingJSONArgs(rest)
+		if !ok {
+			c.bad = "the message to=" + c.name + " must hold its arguments as one JSON object"
+		}
+		c.args = keyed(args)
+		out = append(out, c)
+	}
+	// Function tags and XML tool elements, outside fences of code.
+	for _, c := range tagCalls(text) {
+		if !covered(c.start) && !codeFence(c.start) {
+			out = append(out, c)
+		}
+	}
+	// Fences that hold calls.
+	for _, b := range d.blocks {
+		if !callFence(b.fence.info) || covered(offs[b.open]) {
+			continue
+		}
+		inner := strings.Join(d.lines[b.open+1:min(b.close, len(d.lines))], "\n")
+		tag := fenceTag(b.fence.info)
+		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
+		shape := ShapeFencedAction
+		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
+			shape = ShapeWholeReplyFence
+		}
+		for i := range cands {
+			cands[i].shapes = append(cands[i].shapes, shape)
+			cands[i].start, cands[i].end = offs[b.open], min(offs[min(b.close, len(d.lines)-1)+1], len(text))
+		}
+		out = append(out, cands...)
+	}
+	// Bare JSON and Python calls at the start of a line.
+	for i, l := range d.lines {
+		t := strings.TrimLeft(l, " \t")
+		at := offs[i] + len(l) - len(t)
+		if t == "" || d.in[i] >= 0 || covered(at) {
+			continue
+		}
+		bare := false
+		if m := pyNameRE.FindStringSubmatch(t); m != nil {
+			_, known := lookupTool(m[1])
+			_, word := verbWords[strings.ToLower(m[1])]
+			// The protocol's own names as calls are action lines
+			// (callAction), which may take a block after them.
+			bare = known && !word
+		}
+		if t[0] != '{' && t[0] != '[' && !bare && !pyCallStartRE.MatchString(t) {
+			continue
+		}
+		cands := innerCalls(text[at:], bare)
+		if len(cands) == 0 {
+			continue
+		}
+		n := cands[0].end
+		for j := range cands {
+			cands[j].start, cands[j].end = at, at+n
+		}
+		out = append(out, cands...)
+	}
+	sortCands(out)
+	return out
+}
+
+var (
+	functionaryRE  = regexp.MustCompile(`>>>([A-Za-z_][\w.-]*)[ \t]*\n`)
+	harmonyToRE    = regexp.MustCompile(`\bto=(?:functions\.)?([A-Za-z_][\w-]*)`)
+	mistralArgsRE  = regexp.MustCompile(`^([A-Za-z_][\w.-]*)(?:\[CALL_ID\][\w-]*)?\[ARGS\]`)
+	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
+	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
+	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)
+	paramRE        = regexp.MustCompile(`<parameter=([A-Za-z_][\w.-]*)>|<parameter\s+name="([A-Za-z_][\w.-]*)"\s*>`)
+	xmlOpenRE      = regexp.MustCompile(`<([A-Za-z_][\w-]*)>`)
+)
+
+func sortCands(c []callCand) {
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j].start < c[j-1].start; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// callFence reports whether a fence's info string is one a call is put
+// in: none, JSON, a tool-call tag, or XML.
+func callFence(info string) bool {
+	switch fenceTag(info) {
+	case "", "json", "jsonc", "json5", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
+		return true
+	}
+	return false
+}
+
+func fenceTag(info string) string {
+	f := strings.Fields(info)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(f[0])
+}
+
+// innerCalls reads the calls a wrapper holds: JSON, a function tag, an XML
+// element, DeepSeek's name<|tool_sep|>arguments, or Python calls (bare
+// names only when pyBare is set: a tool_code fence, a tag; elsewhere only
+// a dotted name such as default_api.read_file is surely a call). The
+// first candidate's end is how much of s the calls took.
+func innerCalls(s string, pyBare bool) []callCand {
+	t := strings.TrimLeft(s, " \t\r\n")
+	lead := len(s) - len(t)
+	// DeepSeek: [function<|tool_sep|>]NAME then the arguments, as JSON or
+	// in a ```json fence.
+	if strings.Contains(t, "<|tool_sep|>") {
+		before, after, _ := strings.Cut(t, "<|tool_sep|>")
+		before = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(before), "<|tool_call_begin|>"))
+		name := strings.TrimSpace(before)
+		if name == "function" || name == "" {
+			first, rest, _ := strings.Cut(after, "\n")
+			name, after = strings.TrimSpace(first), rest
+		}
+		c := callCand{name: name, shapes: []string{ShapeJSONCall}, end: len(s)}
+		args, ok := leadingJSONArgs(stripFenceLines(after))
+		if !ok {
+			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
+		}
+		c.args = keyed(args)
+		return []callCand{c}
+	}
+	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
+	if m := mistralArgsRE.FindStringSubmatch(t); m != nil {
+		c := callCand{name: m[1], shapes: []string{ShapeJSONCall}, end: len(s)}
+		args, ok := leadingJSONArgs(t[len(m[0]):])
+		if !ok {
+			c.bad = m[1] + "[ARGS] must be followed by its arguments as one JSON object"
+		}
+		c.args = keyed(args)
+		return []callCand{c}
+	}
+	switch {
+	case strings.HasPrefix(t, "{") || (strings.HasPrefix(t, "[") && strings.HasPrefix(strings.TrimLeft(t[1:], " \t\r\n"), "{")):
+		dec := json.NewDecoder(strings.NewReader(t))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		cands := jsonCalls(v)
+		for i := range cands {
+			cands[i].end = lead + int(dec.InputOffset())
+		}
+		return cands
+	case strings.HasPrefix(t, "<"):
+		cands := tagCalls(t)
+		if len(cands) > 0 && strings.TrimSpace(t[:cands[0].start]) == "" {
+			for i := range cands {
+				cands[i].start += lead
+				cands[i].end += lead
+			}
+			return cands
+		}
+		return nil
+	case strings.HasPrefix(t, ">>>"):
+		return nil
+	}
+	cands, n := pyCalls(t, pyBare)
+	for i := range cands {
+		cands[i].end = lead + n
+	}
+	return cands
+}
+
+// stripFenceLines takes a fence off text that is one fenced block.
+func stripFenceLines(s string) string {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "```") {
+		if _, rest, ok := strings.Cut(t, "\n"); ok {
+			t = rest
+		}
+		t = strings.TrimSuffix(strings.TrimSpace(t), "```")
+	}
+	return t
+}
+
+// leadingJSONArgs reads the JSON object that s starts with (an empty s
+// is no arguments).
+func leadingJSONArgs(s string) (map[string]any, bool) {
+	t := strings.TrimSpace(stripFenceLines(s))
+	if t == "" {
+		return map[string]any{}, true
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return nil, false
+	}
+	return decodeArgs(raw)
+}
+
+// Keys that name the call in a JSON object, and keys that hold its
+// arguments.
+var (
+	nameKeys = []string{"name", "tool_name", "tool", "action", "function", "recipient_name", "command"}
+	argKeys  = []string{"arguments", "parameters", "args", "input", "action_input", "tool_input", "params"}
+)
+
+// jsonCalls reads the calls a JSON value holds: a call object, a list of
+// them, an object with tool_calls, OpenAI's {"function": {...}}.
+func jsonCalls(v any) []callCand {
+	switch v := v.(type) {
+	case []any:
+		var out []callCand
+		for _, x := range v {
+			out = append(out, jsonCalls(x)...)
+		}
+		return out
+	case map[string]any:
+		if tc, ok := v["tool_calls"].([]any); ok {
+			return jsonCalls(tc)
+		}
+		if f, ok := v["function"].(map[string]any); ok {
+			return jsonCalls(f)
+		}
+		return jsonCall(v)
+	}
+	return nil
+}
+
+// jsonCall reads one call object: the name under a name key, the
+// arguments under an argument key or as the object's other keys.
+func jsonCall(obj map[string]any) []callCand {
+	name, key := "", ""
+	for _, k := range nameKeys {
+		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
+			name, key = strings.TrimSpace(s), k
+			break
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	var input any
+	argKey := ""
+	for _, k := range argKeys {
+		if x, ok := obj[k]; ok && k != key {
+			input, argKey = x, k
+			break
+		}
+	}
+	c := callCand{name: name, shapes: []string{ShapeJSONAction}}
+	if key == "name" && (argKey == "arguments" || argKey == "parameters") {
+		c.shapes = []string{ShapeJSONCall}
+	}
+	// LangChain's way to finish.
+	if strings.EqualFold(name, "Final Answer") {
+		s, _ := input.(string)
+		s = strings.TrimSpace(s)
+		c.final = &s
+		return []callCand{c}
+	}
+	// The whole action as one value: {"command": "RUN tests"}.
+	if strings.ContainsAny(name, " \t") {
+		if h, ok := matchHead(name); ok && !h.call {
+			c.line = name
+			return []callCand{c}
+		}
+		return nil
+	}
+	if _, known := lookupTool(name); !known && (key != "name" || argKey == "") {
+		// An object that names no tool this lexicon knows and is not
+		// shaped as a call ({"name": "greet", "version": 1}) is data.
+		return nil
+	}
+	if key == "command" {
+		if _, known := lookupTool(name); !known {
+			return nil
+		}
+	}
+	args := map[string]any{}
+	switch in := input.(type) {
+	case map[string]any:
+		args = in
+	case string:
+		if a, ok := decodeArgs(json.RawMessage(strconvQuote(in))); ok && strings.HasPrefix(strings.TrimSpace(in), "{") {
+			args = a
+		} else {
+			// One input: what the tool takes first.
+			args[primaryArg(name)] = in
+		}
+	case nil:
+		for k, x := range obj {
+			if k == key || k == "type" || k == "id" {
+				continue
+			}
+			// Every other key must be an argument name: a data file
+			// ({"name": "test", "version": "1.0"}) is not a call.
+			if !knownArg(k) {
+				return nil
+			}
+			args[k] = x
+		}
+	default:
+		c.bad = "the input of " + quote(name) + " must be an object or a string"
+	}
+	c.args = keyed(args)
+	return []callCand{c}
+}
+
+// strconvQuote makes s a JSON string, for decodeArgs, which reads an
+// object given as a string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// primaryArg is the argument a single string input stands for.
+func primaryArg(name string) string {
+	t, _ := lookupTool(name)
+	switch {
+	case t.kind == kindShell:
+		return "command"
+	case t.verb == VerbRun:
+		return "target"
+	case t.verb == VerbSkill:
+		return "name"
+	case t.verb == VerbAsk:
+		return "question"
+	case t.verb == VerbDone:
+		return "summary"
+	}
+	return "path"
+}
+
+// tagCalls reads <function=NAME>…</function> (its body JSON or
+// <parameter=KEY>value</parameter> children; Anthropic's <invoke name=…>
+// with <parameter name=…> alike) and XML elements named for a tool with
+// their arguments as child elements (<read_file><path>x</path></read_file>).
+func tagCalls(text string) []callCand {
+	var out []callCand
+	for _, m := range functionOpenRE.FindAllStringSubmatchIndex(text, -1) {
+		name, closeTag := "", "</function>"
+		if m[2] >= 0 {
+			name = text[m[2]:m[3]]
+		} else {
+			name, closeTag = text[m[4]:m[5]], "</invoke>"
+		}
+		if len(out) > 0 && m[0] < out[len(out)-1].end {
+			continue
+		}
+		body, end := text[m[1]:], len(text)
+		if e := strings.Index(body, closeTag); e >= 0 {
+			body, end = body[:e], m[1]+e+len(closeTag)
+		}
+		c := callCand{name: name, start: m[0], end: end}
+		if params := paramRE.FindAllStringSubmatchIndex(body, -1); len(params) > 0 {
+			c.shapes = []string{ShapeParameterTags}
+			args := map[string]any{}
+			for i, pm := range params {
+				key := ""
+				if pm[2] >= 0 {
+					key = body[pm[2]:pm[3]]
+				} else {
+					key = body[pm[4]:pm[5]]
+				}
+				stop := len(body)
+				if i+1 < len(params) {
+					stop = params[i+1][0]
+				}
+				v := body[pm[1]:stop]
+				if e := strings.LastIndex(v, "</parameter>"); e >= 0 {
+					v = v[:e]
+				}
+				args[key] = paramValue(v)
+			}
+			c.args = keyed(args)
+		} else {
+			c.shapes = []string{ShapeFunctionTag}
+			args, ok := leadingJSONArgs(body)
+			if !ok {
+				c.bad = "<function=" + name + "> must be followed by its arguments as one JSON object or <parameter=NAME> tags"
+			}
+			c.args = keyed(args)
+		}
+		out = append(out, c)
+	}
+	// XML elements named for a tool.
+	for _, m := range xmlOpenRE.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		if _, ok := lookupTool(name); !ok {
+			continue
+		}
+		inside := false
+		for _, c := range out {
+			inside = inside || (m[0] >= c.start && m[0] < c.end)
+		}
+		if inside {
+			continue
+		}
+		closeTag := "</" + name + ">"
+		e := strings.LastIndex(text[m[1]:], closeTag)
+		if next := strings.Index(text[m[1]:], closeTag); next >= 0 && (e < 0 || !strings.Contains(text[m[1]:m[1]+next], "<"+name+">")) {
+			e = next
+		}
+		body, end := text[m[1]:], len(text)
+		if e >= 0 {
+			body, end = body[:e], m[1]+e+len(closeTag)
+		}
+		args, ok := xmlChildren(body, 0)
+		if !ok {
+			continue
+		}
+		out = append(out, callCand{name: name, args: keyed(args), shapes: []string{ShapeXMLTool}, start: m[0], end: end})
+	}
+	sortCands(out)
+	return out
+}
+
+// paramValue is a parameter's text: Qwen3-Coder puts the value on lines of
+// its own, so one newline after the tag and one before the close are the
+// format's, not the value's.
+func paramValue(v string) string {
+	v = strings.TrimPrefix(v, "\n")
+	v = strings.TrimSuffix(v, "\n")
+	return v
+}
+
+var childOpenRE = regexp.MustCompile(`^\s*<([A-Za-z_][\w-]*)>`)
+
+// xmlChildren reads an element's body as child elements, each an
+// argument; a child that is itself only elements (Roo Code's
+// <args><file><path>…) is flattened into the arguments. ok is false when
+// the body is not child elements (then it is no call).
+func xmlChildren(body string, depth int) (map[string]any, bool) {
+	args := map[string]any{}
+	rest := body
+	for strings.TrimSpace(rest) != "" {
+		m := childOpenRE.FindStringSubmatchIndex(rest)
+		if m == nil || depth > 3 {
+			return nil, false
+		}
+		key := rest[m[2]:m[3]]
+		closeTag := "</" + key + ">"
+		e := strings.Index(rest[m[1]:], closeTag)
+		if e < 0 {
+			return nil, false
+		}
+		v := rest[m[1] : m[1]+e]
+		rest = rest[m[1]+e+len(closeTag):]
+		if strings.HasPrefix(strings.TrimSpace(v), "<") {
+			if inner, ok := xmlChildren(v, depth+1); ok {
+				for k, x := range inner {
+					if _, dup := args[k]; !dup {
+						args[k] = x
+					}
+				}
+				continue
+			}
+		}
+		args[key] = paramValue(v)
+	}
+	return args, len(args) > 0 || depth == 0
+}
+
+// pyCalls reads Python calls at the start of s: a list of calls
+// ([read_file(path="x.py")], Llama 3.2), or calls one a line, each maybe
+// inside print() (Gemma's tool_code). bare allows names without a dotted
+// prefix. It returns the calls and how many bytes they took.
+func pyCalls(s string, bare bool) ([]callCand, int) {
+	var out []callCand
+	i := 0
+	list := strings.HasPrefix(s, "[")
+	if list {
+		i = skipSpace(s, 1)
+	}
+	for i < len(s) {
+		k := i
+		printed := false
+		if strings.HasPrefix(s[k:], "print(") {
+			printed, k = true, skipSpace(s, k+len("print("))
+		}
+		n := identEnd(s, k)
+		dotted := false
+		for n < len(s) && s[n] == '.' {
+			n, dotted = identEnd(s, n+1), true
+		}
+		name := s[k:n]
+		j := skipSpace(s, n)
+		if name == "" || j >= len(s) || s[j] != '(' || !(bare || list || dotted) {
+			break
+		}
+		// Outside a list, only a tool's name makes a call: os.path.join(…)
+		// in prose is not one.
+		if _, known := lookupTool(name); !known && !list {
+			break
+		}
+		c := callCand{name: name, shapes: []string{ShapePythonCall}}
+		if list {
+			c.shapes = []string{ShapePythonicList}
+		}
+		args, used, reason := parseCall(s[j:])
+		if reason != "" {
+			c.bad = name + "(...): " + reason
+			out = append(out, c)
+			return out, len(s)
+		}
+		c.args = args
+		out = append(out, c)
+		i = j + used
+		if printed {
+			i = skipSpace(s, i)
+			if i < len(s) && s[i] == ')' {
+				i++
+			}
+		}
+		// The next call: after a comma in a list, on the next line
+		// otherwise.
+		i = skipSpace(s, i)
+		if list {
+			if i < len(s) && s[i] == ',' {
+				i = skipSpace(s, i+1)
+				continue
+			}
+			if i < len(s) && s[i] == ']' {
+				i++
+			}
+			break
+		}
+		if i < len(s) && s[i] == ';' {
+			i = skipSpace(s, i+1)
+		}
+	}
+	return out, i
+}
+
+// structuredCalls reads the action from the calls a reply holds, when it
+// holds any before its first action line (a canonical draft is never read
+// another way). Two different calls are refused as ambiguous.
+func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
+	text := strings.Join(d.lines, "\n")
+	cands := scanCalls(text, d)
+	if len(cands) == 0 {
+		return Action{}, false, nil
+	}
+	off := 0
+	for i, l := range d.lines {
+		if off >= cands[0].start {
+			break
+		}
+		if _, ok := d.headAt(i); ok {
+			return Action{}, false, nil
+		}
+		off += len(l) + 1
+	}
+	var (
+		acts  []Action
+		seen  = map[string]bool{}
+		verbs []string
+	)
+	for _, c := range cands {
+		p.shape(c.shapes...)
+		if c.bad != "" {
+			return Action{}, true, p.fail(c.bad)
+		}
+		var (
+			a   Action
+			err *Error
+		)
+		switch {
+		case c.final != nil:
+			p.verb = VerbDone
+			a = Action{Verb: VerbDone, Text: *c.final}
+		case c.line != "":
+			h, _ := matchHead(c.line)
+			line, lerr := p.action(newDoc([]string{c.line}), 0, h)
+			if lerr != nil {
+				return Action{}, true, lerr
+			}
+			a = line
+		default:
+			a, err = p.callToAction(c.name, c.args)
+		}
+		if err != nil {
+			return Action{}, true, err
+		}
+		a.Shape, a.Via, a.Repairs = "", "", nil
+		key, _ := json.Marshal(a)
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			acts = append(acts, a)
+			verbs = append(verbs, Canonical(a))
+		}
+	}
+	if len(acts) > 1 {
+		p.verb = acts[0].Verb
+		return Action{}, true, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(verbs, "; ")+"), and which one you meant is not for the harness to guess")
+	}
+	// What lies outside the calls, their wrappers' tokens aside, is chatter.
+	outside := []byte(text)
+	for _, c := range cands {
+		for i := c.start; i < c.end && i < len(outside); i++ {
+			outside[i] = ' '
+		}
+	}
+	if strings.TrimSpace(wrapperTokenRE.ReplaceAllString(string(outside), "")) != "" {
+		p.shape(ShapeChatter)
+	}
+	p.verb = acts[0].Verb
+	return p.done(acts[0]), true, nil
+}
+
+// knownArg reports whether k is an argument name of the lexicon.
+func knownArg(k string) bool {
+	key := nameKey(k)
+	for _, names := range [][]string{argPath, argContent, argFind, argReplace, argDiff, argCommand, argStart, argEnd, argRange, argLimit, argName, argArgs, argTarget, argAsk, argDone} {
+		for _, n := range names {
+			if nameKey(n) == key {
+				return true
+			}
+		}
+	}
+	return false
+}
