@@ -134,8 +134,8 @@ func (o *Options) dataPath() string {
 func (o *Options) inputs() map[string]string {
 	in := map[string]string{
 		StageBenchBase: "base=" + o.Base,
-		StageExport: fmt.Sprintf("teacher=%s for=%s data=%s models=%v sources=%v cases=%v tiers=%v tags=%v kinds=%v failed=%v scripted=%v alpha=%g cap=%g valid=%g seed=%d",
-			o.Teacher, o.Base, o.Data, o.Export.Models, o.Export.Sources, o.Export.Cases, o.Export.Tiers, o.Export.Tags, o.Export.Kinds,
+		StageExport: fmt.Sprintf("teacher=%s for=%s data=%s layout=%s models=%v sources=%v cases=%v tiers=%v tags=%v kinds=%v failed=%v scripted=%v alpha=%g cap=%g valid=%g seed=%d",
+			o.Teacher, o.Base, o.Data, o.Export.Layout, o.Export.Models, o.Export.Sources, o.Export.Cases, o.Export.Tiers, o.Export.Tags, o.Export.Kinds,
 			o.Export.IncludeFailedRuns, o.Export.IncludeScripted, o.Export.Alpha, o.Export.Cap, o.Export.Valid, o.Export.Seed),
 		StageTrain:        fmt.Sprintf("train=%s base-file=%s", o.Train, o.BaseFile),
 		StageImport:       fmt.Sprintf("student=%s from=%s", o.Student, o.Base),
