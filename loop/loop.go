@@ -197,7 +197,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 		return nil, err
 	}
 	inputs := o.inputs()
-	plan := planStages(st, inputs)
+	plan := planStages(st, inputs, func(stage string) bool { return o.outputExists(ctx, stage) })
 	if err := o.preflight(ctx, plan); err != nil {
 		return nil, err
 	}
@@ -246,19 +246,51 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 }
 
 // planStages says which stages run: those not recorded done, those whose
-// inputs changed, and those after a stage that runs and whose output they
-// read. Compare always runs: it is cheap and prints the result.
-func planStages(st *State, inputs map[string]string) map[string]bool {
+// inputs changed or whose output is gone, and those after a stage that
+// runs and whose output they read. Compare always runs: it is cheap and
+// prints the result.
+func planStages(st *State, inputs map[string]string, exists func(stage string) bool) map[string]bool {
 	plan := map[string]bool{}
 	for _, name := range Stages {
 		ss := st.Stages[name]
-		run := ss == nil || ss.Status != Done || st.Inputs[name] != inputs[name] || name == StageCompare
+		run := ss == nil || ss.Status != Done || st.Inputs[name] != inputs[name] || name == StageCompare || !exists(name)
 		for _, dep := range after[name] {
 			run = run || plan[dep]
 		}
 		plan[name] = run
 	}
 	return plan
+}
+
+// outputExists reports whether a stage recorded done still has its output:
+// a directory removed by hand, or a model deleted from Ollama, is made
+// again.
+func (o *Options) outputExists(ctx context.Context, stage string) bool {
+	is := func(rel ...string) bool {
+		_, err := os.Stat(o.path(rel...))
+		return err == nil
+	}
+	switch stage {
+	case StageBenchBase:
+		return is(benchBaseDir, "runs")
+	case StageBenchTrained:
+		return is(benchTrainedDir, "runs")
+	case StageExport:
+		return is(exportDir, "train.jsonl") && (o.Data == DataJSONL || is(textDir, "README.md"))
+	case StageTrain:
+		return is(trainDir, trainOutput)
+	case StageImport:
+		if !is(importDir, "Modelfile") {
+			return false
+		}
+		if o.Ollama == nil {
+			return true
+		}
+		_, err := o.Ollama.Show(ctx, &api.ShowRequest{Model: o.Student})
+		var se api.StatusError
+		return !(errors.As(err, &se) && se.StatusCode == 404)
+	}
+	return true
 }
 
 func (o *Options) runStage(ctx context.Context, name string, st *State, w io.Writer) ([]string, error) {

@@ -40,24 +40,29 @@ func TestPlanStages(t *testing.T) {
 		st    *State
 		edit  func(*State)
 		wantR []string
+		gone  string // a stage whose output is no longer there
 	}{
-		{"nothing done: every stage", state(nil), nil, Stages},
-		{"all done: only the comparison is printed again", state(allDone), nil, []string{StageCompare}},
+		{"nothing done: every stage", state(nil), nil, Stages, ""},
+		{"all done: only the comparison is printed again", state(allDone), nil, []string{StageCompare}, ""},
 		{"killed in train: train and what reads it", state(with(StageTrain, Running)), nil,
-			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}},
-		{"failed import", state(with(StageImport, Failed)), nil, []string{StageImport, StageBenchTrained, StageCompare}},
+			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
+		{"failed import", state(with(StageImport, Failed)), nil, []string{StageImport, StageBenchTrained, StageCompare}, ""},
 		{"killed in the first bench: the base bench and the comparison", state(with(StageBenchBase, Running)), nil,
-			[]string{StageBenchBase, StageCompare}},
+			[]string{StageBenchBase, StageCompare}, ""},
 		{"another train command: train onwards", state(allDone), func(st *State) { st.Inputs[StageTrain] = "train=other" },
-			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}},
+			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
 		{"another teacher: export onwards, not the base bench", state(allDone), func(st *State) { st.Inputs[StageExport] = "teacher=other" },
-			[]string{StageExport, StageTrain, StageImport, StageBenchTrained, StageCompare}},
+			[]string{StageExport, StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
+		{"the trained model deleted from Ollama: import onwards", state(allDone), nil,
+			[]string{StageImport, StageBenchTrained, StageCompare}, StageImport},
+		{"the base bench's directory removed: the base bench again", state(allDone), nil,
+			[]string{StageBenchBase, StageCompare}, StageBenchBase},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(tt.st)
 			}
-			plan := planStages(tt.st, in)
+			plan := planStages(tt.st, in, func(stage string) bool { return stage != tt.gone })
 			var got []string
 			for _, s := range Stages {
 				if plan[s] {
