@@ -48,8 +48,9 @@ func newLoopCmd(a *app) *cobra.Command {
 
   bench-base     pyharness bench of --base (an Ollama model)
   export         the --teacher traces' worked runs, exported for the base
-                 (--data plain or text-jsonl: rendered through the base's
-                 own Ollama template for a raw-text trainer)
+                 (--data plain or text-jsonl: rendered for a raw-text
+                 trainer through --chat-template FILE, or else the base's
+                 own Ollama template)
   train          the --train command, a shell command line in which {data},
                  {base} and {out} stand for the export, --base-file and the
                  file or directory the trained model must be written to;
