@@ -38,8 +38,12 @@ func Variant(caseID string, pass int, variants []string) string {
 // options, and the harness version. The same plan always gives the same ids,
 // so resume and shards agree on them.
 func RunID(source, itemID string, pass int, m schemas.Model, harnessVersion string) string {
-	key := strings.Join([]string{source, itemID, fmt.Sprint(pass), m.Backend, m.Name,
-		fmt.Sprintf("%d/%g/%d/%d", m.Options.Seed, m.Options.Temperature, m.Options.NumCtx, m.Options.NumPredict), harnessVersion}, "\x00")
+	opts := fmt.Sprintf("%d/%g/%d/%d", m.Options.Seed, m.Options.Temperature, m.Options.NumCtx, m.Options.NumPredict)
+	if m.Options.Think {
+		// Only when asked, so the ids of runs without it stay as they were.
+		opts += "/think"
+	}
+	key := strings.Join([]string{source, itemID, fmt.Sprint(pass), m.Backend, m.Name, opts, harnessVersion}, "\x00")
 	h := sha256.Sum256([]byte(key))
 	return fmt.Sprintf("%s-%s-p%d-%s", source, safeID(itemID), pass, hex.EncodeToString(h[:6]))
 }

@@ -1,7 +1,6 @@
 package chattemplate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -392,9 +391,14 @@ func asList(v any) []any {
 	return l
 }
 
+// jsonString is s as a template's tojson writes it inside a JSON string:
+// Python's encoder, which leaves < > & as they are (Go's json.Marshal
+// writes \u003e, which no rendering holds).
 func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return strings.Trim(string(b), `"`)
+	var e jsonDumper
+	e.str(s)
+	q := e.b.String()
+	return q[1 : len(q)-1]
 }
 
 // decodeArguments turns tool-call arguments given as a JSON string into an

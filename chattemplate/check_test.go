@@ -2,6 +2,7 @@ package chattemplate
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -107,9 +108,8 @@ func checkExportDir(t *testing.T, dir string, c *Checker) map[string]outcome {
 	return got
 }
 
-// assertRendersRow renders an adapted row itself and checks it: the
-// independent statement of what Check promises.
-func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
+// rowConversations reads an export row: its conversations and its tools.
+func rowConversations(t testing.TB, where string, line []byte) ([]conversation, []any) {
 	t.Helper()
 	v, err := DecodeJSON(line)
 	if err != nil {
@@ -121,6 +121,14 @@ func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
 		t.Fatalf("%s: %v", where, err)
 	}
 	tools, _ := row.vals["tools"].([]any)
+	return convs, tools
+}
+
+// assertRendersRow renders an adapted row itself and checks it: the
+// independent statement of what Check promises.
+func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
+	t.Helper()
+	convs, tools := rowConversations(t, where, line)
 	for _, cv := range convs {
 		msgs := append(append([]any{}, cv.context...), cv.trained...)
 		out, err := tp.Render(Conversation{Messages: msgs, Tools: tools})
@@ -159,15 +167,50 @@ func assertRendersRow(t *testing.T, where string, tp *Template, line []byte) {
 					if strings.Contains(out, `\"`+k+`\"`) {
 						t.Errorf("%s %s: argument %s of %s double-encoded", where, cv.part, k, name)
 					}
-					if s, ok := args.vals[k].(string); ok {
-						if n := strings.Count(out, s) - strings.Count(without, s); n != 1 {
-							t.Errorf("%s %s: argument %s=%q of %s rendered %d times", where, cv.part, k, s, name, n)
+					if s, ok := args.vals[k].(string); ok && s != "" {
+						// Once, as written or as JSON writes it; as often
+						// again as it is part of an argument of this answer
+						// (a PATCH's FIND is often in its REPLACE).
+						if n, want := countArgument(out, s)-countArgument(without, s), occurrences(calls, s); n != want {
+							t.Errorf("%s %s: argument %s=%q of %s rendered %d times, want %d", where, cv.part, k, s, name, n, want)
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// countArgument counts s in a rendering, as written or JSON-encoded (by
+// encoding/json, apart from the package's own tojson).
+func countArgument(out, s string) int {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err)
+	}
+	esc := strings.TrimSuffix(b.String(), "\n")
+	esc = esc[1 : len(esc)-1]
+	n := strings.Count(out, s)
+	if esc != s {
+		n += strings.Count(out, esc)
+	}
+	return n
+}
+
+// occurrences counts s in the string arguments of calls.
+func occurrences(calls []*Object, s string) int {
+	n := 0
+	for _, call := range calls {
+		args := call.vals["function"].(*Object).vals["arguments"].(*Object)
+		for _, v := range args.vals {
+			if a, ok := v.(string); ok {
+				n += strings.Count(a, s)
+			}
+		}
+	}
+	return n
 }
 
 // Rows of testdata/rows by file:line, to name what a template must refuse.
@@ -379,5 +422,20 @@ func TestCheckDecodesStringArguments(t *testing.T) {
 			}
 			assertRendersRow(t, name, tp, ch.Row)
 		})
+	}
+}
+
+// A string argument holding > or a quote, which tojson writes as Python
+// does (no \u003e), is found in the rendering: the patch_file calls of the
+// demo's native export are not "dropped" under Llama 3.1.
+func TestCheckFindsArgumentsAsToJSONWritesThem(t *testing.T) {
+	row := `{"prompt":[{"role":"user","content":"Add human_size"}],"completion":[{"role":"assistant","content":"","tool_calls":[{"id":"rdcl1xq7Z","type":"function","function":{"name":"patch_file","arguments":{"path":"du.py","find":"def f():","replace":"def g(n):\n    \"\"\"512 -> \"512 B\" & more\"\"\"\n\n\ndef f():"}}}]}]}`
+	for _, name := range []string{"meta-llama-Llama-3.1-8B-Instruct", "Qwen-Qwen2.5-7B-Instruct", "openai-gpt-oss-120b"} {
+		ch, err := NewChecker(loadTestTemplate(t, name)).Check([]byte(row))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		assertRendersRow(t, name, loadTestTemplate(t, name), ch.Row)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pyharness/pyharness/internal/needs"
@@ -17,7 +16,7 @@ import (
 // PATH may be a pyenv build without it).
 const python = "/usr/bin/python3"
 
-func needJinja2(t *testing.T) {
+func needJinja2(t testing.TB) {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import jinja2").Run(); err != nil {
 		needs.Missing(t, "%s with jinja2 is needed to compare with transformers' renderer (apt-get install python3-jinja2): %v", python, err)
@@ -35,7 +34,7 @@ type pyResult struct {
 	Error *string `json:"error"`
 }
 
-func renderPython(t *testing.T, jobs []pyJob) []pyResult {
+func renderPython(t testing.TB, jobs []pyJob) []pyResult {
 	t.Helper()
 	in, err := json.Marshal(map[string]any{"now": testNow.Format("2006-01-02T15:04:05"), "jobs": jobs})
 	if err != nil {
@@ -74,64 +73,71 @@ func TestSameAsPythonJinja2(t *testing.T) {
 		t.Fatalf("no templates in %s: %v", dir, err)
 	}
 	rows := readExportDir(t, filepath.Join("testdata", "rows"))
-	type render struct {
-		where string
-		tp    *Template
-		conv  Conversation
-	}
-	var renders []render
-	var jobs []pyJob
+	var b pyBatch
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".jinja")
 		tp := loadTemplateFile(t, f)
 		c := NewChecker(tp)
 		for _, r := range rows {
-			lines := [][]byte{r.line}
+			b.add(t, tp, tp.Name+" "+r.where, r.line)
 			if ch, err := c.Check(r.line); err == nil && len(ch.Adaptations) > 0 {
-				lines = append(lines, ch.Row)
-			}
-			for i, line := range lines {
-				v, err := DecodeJSON(line)
-				if err != nil {
-					t.Fatal(err)
-				}
-				row := v.(*Object)
-				convs, err := conversations(row)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tools, _ := row.vals["tools"].([]any)
-				for _, cv := range convs {
-					for _, agp := range []bool{false, true} {
-						msgs := append([]any{}, cv.context...)
-						if !agp {
-							msgs = append(msgs, cv.trained...)
-						}
-						conv := Conversation{Messages: msgs, Tools: tools, AddGenerationPrompt: agp}
-						where := name + " " + r.where + " " + cv.part
-						if i == 1 {
-							where += " (adapted)"
-						}
-						if agp {
-							where += " +generation prompt"
-						}
-						renders = append(renders, render{where, tp, conv})
-						ctx := map[string]any{"messages": jsonable(msgs), "add_generation_prompt": agp}
-						if tools != nil {
-							ctx["tools"] = jsonable(tools)
-						}
-						for k, v := range testTokens {
-							ctx[k] = v
-						}
-						jobs = append(jobs, pyJob{Template: tp.Source, Context: ctx})
-					}
-				}
+				b.add(t, tp, tp.Name+" "+r.where+" (adapted)", ch.Row)
 			}
 		}
 	}
-	py := renderPython(t, jobs)
+	same := b.compare(t)
+	t.Logf("%d renders of %d templates: %d the same in Go and Python", len(b.renders), len(files), same)
+}
+
+// pyBatch gathers renders of rows, each in Go and as a job for one Python
+// process, to compare them in one go.
+type pyBatch struct {
+	renders []pyRender
+	jobs    []pyJob
+}
+
+type pyRender struct {
+	where string
+	tp    *Template
+	conv  Conversation
+}
+
+// add queues each conversation of an export row, whole and as the prompt
+// with the generation prompt.
+func (b *pyBatch) add(t testing.TB, tp *Template, where string, line []byte) {
+	t.Helper()
+	convs, tools := rowConversations(t, where, line)
+	for _, cv := range convs {
+		for _, agp := range []bool{false, true} {
+			msgs := append([]any{}, cv.context...)
+			if !agp {
+				msgs = append(msgs, cv.trained...)
+			}
+			conv := Conversation{Messages: msgs, Tools: tools, AddGenerationPrompt: agp}
+			w := where + " " + cv.part
+			if agp {
+				w += " +generation prompt"
+			}
+			b.renders = append(b.renders, pyRender{w, tp, conv})
+			ctx := map[string]any{"messages": jsonable(msgs), "add_generation_prompt": agp}
+			if tools != nil {
+				ctx["tools"] = jsonable(tools)
+			}
+			for k, v := range tp.Tokens {
+				ctx[k] = v
+			}
+			b.jobs = append(b.jobs, pyJob{Template: tp.Source, Context: ctx})
+		}
+	}
+}
+
+// compare renders the batch in Go and in one Python process: the texts
+// must be equal byte for byte, and where Python raises, Go must too. It
+// returns how many renders agree.
+func (b *pyBatch) compare(t testing.TB) int {
+	t.Helper()
+	py := renderPython(t, b.jobs)
 	same := 0
-	for i, r := range renders {
+	for i, r := range b.renders {
 		got, err := r.tp.Render(r.conv)
 		switch p := py[i]; {
 		case p.Error != nil && err == nil:
@@ -146,7 +152,7 @@ func TestSameAsPythonJinja2(t *testing.T) {
 			same++
 		}
 	}
-	t.Logf("%d renders of %d templates: %d the same in Go and Python", len(renders), len(files), same)
+	return same
 }
 
 // jsonable turns rows back into what encoding/json writes in key order

@@ -213,3 +213,13 @@ func fence(name, body string) string {
 	}
 	return marker + tag + "\n" + body + marker
 }
+
+// NativeCall is an action as the native tool call the harness offers for
+// it; ok is false for an action the protocol cannot state (canonicalText).
+// Tests build native-tool collections from text drafts with it.
+func NativeCall(a draft.Action) (schemas.ToolCall, bool) {
+	if _, ok := canonicalText(a); !ok {
+		return schemas.ToolCall{}, false
+	}
+	return canonicalCall(a), true
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -52,6 +53,8 @@ type Options struct {
 	// OutDir is where the job writes; its disk must have MinFreeBytes.
 	OutDir       string
 	MinFreeBytes uint64
+	// Think is --think: the model is asked to think with every request.
+	Think bool
 }
 
 // Result is every check, and whether the job can go on.
@@ -124,6 +127,9 @@ func Run(ctx context.Context, o Options) *Result {
 			if o.Backend == model.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
 				add("native tools", Warn, "the model's template has no tools: --native-tools will fall back to text")
 			}
+			if o.Think {
+				thinkCheck(add, o, info)
+			}
 		case errors.As(err, &merr) && merr.Code == model.CodeModelNotFound:
 			hint := ""
 			if o.Backend == model.BackendOllama {
@@ -169,6 +175,22 @@ func Run(ctx context.Context, o Options) *Result {
 		}
 	}
 	return res
+}
+
+// thinkCheck says whether --think can work: Ollama refuses every request
+// that sends think to a model without the thinking capability (400 "does
+// not support thinking"), so a job would fail on its first turn. An
+// OpenAI-compatible server has no such switch of its own.
+func thinkCheck(add func(name, status, format string, args ...any), o Options, info model.Info) {
+	if o.Backend != model.BackendOllama {
+		add("think", Warn, "--think sends chat_template_kwargs enable_thinking, which only a chat template that reads it obeys (Qwen3's on llama-server or vLLM; Ollama's /v1 ignores it and thinks with a model that can); whether the thinking comes back apart from the answer (reasoning_content) is the server's setting (llama-server: --reasoning-format deepseek)")
+		return
+	}
+	if slices.Contains(info.Capabilities, "thinking") {
+		add("think", OK, "the model has the thinking capability: its thinking comes apart from the answer (message.thinking)")
+		return
+	}
+	add("think", Fail, "--think: %s has no thinking capability (capabilities: %s): the server refuses think with 400 on every request", o.Model, strings.Join(info.Capabilities, ", "))
 }
 
 // contextChecks says which window the job will have: the sizes asked

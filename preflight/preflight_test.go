@@ -51,3 +51,48 @@ func TestContextCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestThinkCheck: --think against what the server said of the model.
+// Ollama refuses think for a model without the thinking capability (the
+// recorded 400), so that fails before the job starts; an OpenAI-compatible
+// server has no switch of its own, so it is a warning saying what decides.
+func TestThinkCheck(t *testing.T) {
+	tests := []struct {
+		name       string
+		backend    string
+		think      bool
+		caps       []string
+		wantStatus string // "" for no think check at all
+		want       string
+	}{
+		{"ollama, a thinking model", model.BackendOllama, true, []string{"completion", "thinking"}, OK, "thinking capability"},
+		{"ollama, a model without thinking", model.BackendOllama, true, []string{"completion"}, Fail, "tiny has no thinking capability (capabilities: completion)"},
+		{"openai-compatible", model.BackendOpenAI, true, nil, Warn, "--reasoning-format"},
+		{"no --think", model.BackendOllama, false, []string{"completion"}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info := model.Info{Name: "tiny", Host: "http://x", Capabilities: tt.caps}
+			res := Run(context.Background(), Options{Backend: tt.backend, Model: "tiny", Think: tt.think,
+				Info: func(context.Context) (model.Info, error) { return info, nil }})
+			var got *Check
+			for i, c := range res.Checks {
+				if c.Name == "think" {
+					got = &res.Checks[i]
+				}
+			}
+			if tt.wantStatus == "" {
+				if got != nil {
+					t.Errorf("think check = %+v without --think", got)
+				}
+				return
+			}
+			if got == nil || got.Status != tt.wantStatus || !strings.Contains(got.Detail, tt.want) {
+				t.Errorf("think check = %+v, want %s containing %q", got, tt.wantStatus, tt.want)
+			}
+			if res.Failed() != (tt.wantStatus == Fail) {
+				t.Errorf("Failed() = %v", res.Failed())
+			}
+		})
+	}
+}

@@ -20,7 +20,8 @@ const SchemaMajor = 1
 //
 // Minor 2 added the turn's reasoning (Turn.Reasoning): the model's thinking,
 // read apart from its answer, whether the server sent it in a field of its
-// own or the model wrote it inline.
+// own or the model wrote it inline; and Options.Think, whether the model
+// was asked to think.
 const SchemaMinor = 2
 
 // Record types, the value of the "type" field.
@@ -121,6 +122,10 @@ type Options struct {
 	Temperature float64 `json:"temperature"`
 	NumCtx      int     `json:"num_ctx"`
 	NumPredict  int     `json:"num_predict"`
+	// Think is true when the model was asked to think (--think): Ollama's
+	// think is sent with every request. Absent, the server decides (Ollama
+	// thinks by default with a model that can).
+	Think bool `json:"think,omitempty"`
 }
 
 // Harness identifies the build of pyharness that recorded a run.

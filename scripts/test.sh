@@ -12,8 +12,10 @@ bin="$(mktemp -d)/pyharness"
 ./scripts/build.sh "$bin"
 "$bin" version
 # gotestsum (a tool of this module: go.mod's tool line) runs go test and ends
-# with the skipped tests and the counts.
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- ./...
+# with the skipped tests and the counts. A package's tests may take longer
+# than go test's default ten minutes on a loaded machine (the harness's and
+# bench's play whole runs through real Python suites).
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout 20m ./...
 # deploy/ is a module of its own (the Kubernetes and BuildKit packages stay
 # out of pyharness's): the manifests, decoded strictly, and the Dockerfile.
 (cd deploy && go test ./...)

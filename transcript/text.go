@@ -152,6 +152,9 @@ func ModelLine(m schemas.Model) string {
 	}
 	o := m.Options
 	s += fmt.Sprintf("; seed %d, temperature %s, num_ctx %d, num_predict %d", o.Seed, strconv.FormatFloat(o.Temperature, 'g', -1, 64), o.NumCtx, o.NumPredict)
+	if o.Think {
+		s += ", think"
+	}
 	if c := m.Context; c != nil {
 		s += fmt.Sprintf("; effective context %d (from %s", c.Effective, c.Source)
 		if c.Trained > 0 {

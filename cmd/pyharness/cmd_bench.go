@@ -182,7 +182,7 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 	switch {
 	case spec.backend == model.BackendScripted && spec.arg == "":
 		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-			chat, m, err := caseScript(it.Case, it.Pass, opts)
+			chat, m, err := bench.CaseScript(it.Case, it.Pass, opts)
 			return chat, f.labelled(m), err
 		}, nil, nil
 	case spec.backend == model.BackendReplay:

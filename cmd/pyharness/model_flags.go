@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
-	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
@@ -43,6 +40,7 @@ type modelFlags struct {
 	numCtx      int
 	numPredict  int
 	contextSize int
+	think       bool
 	// label names the model a scripted run stands in for (bench and
 	// collect only).
 	label string
@@ -57,6 +55,7 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
 	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.BoolVar(&f.think, "think", false, "ask the model to think before it answers (Ollama: think: true, refused for a model without the thinking capability); its thinking is recorded apart from the answer and never acted on")
 	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
 }
 
@@ -128,7 +127,7 @@ func (f *modelFlags) labelled(m schemas.Model) schemas.Model {
 }
 
 func (f *modelFlags) options() schemas.Options {
-	return schemas.Options{Seed: f.seed, Temperature: f.temperature, NumCtx: f.numCtx, NumPredict: f.numPredict}
+	return schemas.Options{Seed: f.seed, Temperature: f.temperature, NumCtx: f.numCtx, NumPredict: f.numPredict, Think: f.think}
 }
 
 // backend is a model backend with the description recorded on run_start.
@@ -146,7 +145,7 @@ type backend struct {
 // run_start).
 func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out string) *preflight.Result {
 	res := preflight.Run(ctx, preflight.Options{Backend: b.info.Backend, Model: b.info.Name, Info: b.ask,
-		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20})
+		NumCtx: f.numCtx, NumPredict: f.numPredict, ContextSize: f.contextSize, Python: python, OutDir: out, MinFreeBytes: 256 << 20, Think: f.think})
 	if res.Info.Digest != "" {
 		b.info.Digest = res.Info.Digest
 	}
@@ -218,21 +217,6 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 		return &backend{chat: c, info: info, replay: c}, nil
 	}
 	return nil, fmt.Errorf("unknown backend %q", spec.backend)
-}
-
-// caseScript plays a benchmark case's own scripted drafts, the variant of
-// the (case, pass) chosen by bench.Variant, as --model scripted does.
-func caseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-	variant := bench.Variant(c.ID, pass, c.Scripts())
-	raw, err := c.Script(variant)
-	if err != nil {
-		return nil, schemas.Model{}, fmt.Errorf("script %s of %s: %w", variant, c.ID, err)
-	}
-	m, err := scripted.NewFromReader(bytes.NewReader(raw), c.Dir+"/scripts/"+variant+".jsonl")
-	if err != nil {
-		return nil, schemas.Model{}, err
-	}
-	return m, schemas.Model{Backend: model.BackendScripted, Name: c.ID + "/" + variant, Options: opts}, nil
 }
 
 // replayFile is the trace to replay: the file named, or the one run of a

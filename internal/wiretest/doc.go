@@ -5,7 +5,9 @@
 //
 // Everything the servers send is taken from traffic recorded from real
 // servers — Ollama v0.17.4 (testdata/ollama) and llama.cpp's llama-server
-// b10573 (testdata/llama-server), embedded: recorded answers are
+// b10573, with its reasoning recorded from b5929 (testdata/llama-server;
+// each directory's README says what every file shows), embedded:
+// recorded answers are
 // replayed verbatim (status, Content-Type, body), and generated replies
 // follow the recorded chunk shapes field for field (NDJSON for /api/chat,
 // SSE for /v1/chat/completions). On top of that, each server can be told,
@@ -14,8 +16,8 @@
 // it received so tests can assert what the client sent.
 //
 // The Ollama server also does what the real one decides on its own: it
-// answers 404 for a model it does not have, 400 for tools sent to a model
-// without them, and counts prompt tokens with a tokenizer of its own
+// answers 404 for a model it does not have, 400 for think or tools sent to
+// a model without them, and counts prompt tokens with a tokenizer of its own
 // (CountTokens) to refuse an over-long prompt when truncate is false or to
 // truncate it silently, as Ollama does, when it is not. Set Trained and it
 // serves the second recorded model (trained context 4096), capping a

@@ -161,10 +161,10 @@ func (l *LlamaServer) chat(w http.ResponseWriter, r *http.Request) {
 		l.fail(w, st.status, st.message, st.header)
 	default:
 		rep := *st.reply
-		if len(rep.ToolCalls) > 0 || rep.Thinking != "" {
-			// The recorded model never produced either: their shapes
-			// were not recorded, so they are not made up here.
-			l.t.Errorf("wiretest: llama-server: tool calls and reasoning were not recorded from this server")
+		if len(rep.ToolCalls) > 0 {
+			// The recorded model never produced one: the shape was not
+			// recorded, so it is not made up here.
+			l.t.Errorf("wiretest: llama-server: tool calls were not recorded from this server")
 		}
 		g := l.generate(req, rep, prompt)
 		id := fmt.Sprintf("chatcmpl-%d", 100+l.ids.Add(1))
@@ -183,10 +183,13 @@ func (l *LlamaServer) chat(w http.ResponseWriter, r *http.Request) {
 
 // generation is what the server made of one request.
 type generation struct {
-	pieces  []string
-	reason  string
-	usage   llamaUsage
-	timings llamaTimings
+	// thinking is the reasoning, sent apart as reasoning_content (as
+	// --reasoning-format deepseek does: openai-stream-reasoning).
+	thinking []string
+	pieces   []string
+	reason   string
+	usage    llamaUsage
+	timings  llamaTimings
 }
 
 // generate cuts the reply where the server would stop it (max_tokens, or
@@ -198,18 +201,33 @@ func (l *LlamaServer) generate(req oaiRequest, rep Reply, prompt int) generation
 		g.reason = "stop"
 	}
 	// The server stops as soon as max_tokens are out, or the window is
-	// full, with "length" even when the reply would have ended there.
-	for _, p := range rep.chunks() {
-		g.pieces = append(g.pieces, p)
-		if (req.MaxTokens > 0 && len(g.pieces) >= req.MaxTokens) || prompt+len(g.pieces) >= l.NCtx {
-			g.reason = "length"
+	// full, with "length" even when the reply would have ended there —
+	// inside the reasoning too (openai-stream-reasoning-cut).
+	full := func() bool {
+		n := len(g.thinking) + len(g.pieces)
+		return (req.MaxTokens > 0 && n >= req.MaxTokens) || prompt+n >= l.NCtx
+	}
+	stopped := false
+	for _, p := range rep.thinkingChunks() {
+		g.thinking = append(g.thinking, p)
+		if stopped = full(); stopped {
 			break
 		}
+	}
+	for _, p := range rep.chunks() {
+		if stopped {
+			break
+		}
+		g.pieces = append(g.pieces, p)
+		stopped = full()
+	}
+	if stopped {
+		g.reason = "length"
 	}
 	if rep.PromptTokens > 0 {
 		prompt = rep.PromptTokens
 	}
-	output := len(g.pieces)
+	output := len(g.thinking) + len(g.pieces)
 	if rep.OutputTokens > 0 {
 		output = rep.OutputTokens
 	}
@@ -304,6 +322,10 @@ func (l *LlamaServer) streamUnits(id string, created int64, req oaiRequest, g ge
 			Model: LlamaServerModelPath, SystemFingerprint: llamaFingerprint, Object: "chat.completion.chunk"}
 	}
 	units := [][]byte{sseEvent(chunk(`{"role":"assistant","content":null}`, nil))}
+	for _, p := range g.thinking {
+		reasoning, _ := json.Marshal(p)
+		units = append(units, sseEvent(chunk(`{"reasoning_content":`+string(reasoning)+`}`, nil)))
+	}
 	for _, p := range g.pieces {
 		content, _ := json.Marshal(p)
 		units = append(units, sseEvent(chunk(`{"content":`+string(content)+`}`, nil)))
@@ -326,8 +348,9 @@ func (l *LlamaServer) streamUnits(id string, created int64, req oaiRequest, g ge
 // completion is the stream:false answer, as in openai-nostream.
 func (l *LlamaServer) completion(id string, created int64, g generation) []byte {
 	type message struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role      string `json:"role"`
+		Reasoning string `json:"reasoning_content,omitempty"`
+		Content   string `json:"content"`
 	}
 	type choice struct {
 		FinishReason string  `json:"finish_reason"`
@@ -343,7 +366,7 @@ func (l *LlamaServer) completion(id string, created int64, g generation) []byte 
 		Usage             llamaUsage   `json:"usage"`
 		ID                string       `json:"id"`
 		Timings           llamaTimings `json:"timings"`
-	}{[]choice{{FinishReason: g.reason, Message: message{Role: "assistant", Content: strings.Join(g.pieces, "")}}},
+	}{[]choice{{FinishReason: g.reason, Message: message{Role: "assistant", Reasoning: strings.Join(g.thinking, ""), Content: strings.Join(g.pieces, "")}}},
 		created, LlamaServerModelPath, llamaFingerprint, "chat.completion", g.usage, id, g.timings})
 	return b
 }

@@ -87,16 +87,9 @@ func TestLlamaServerStreamsMatchRecordings(t *testing.T) {
 				reply.OutputTokens, reply.DoneReason = 16, "length"
 			}
 			srv.Push(Answer(reply))
-			resp, body, err := post(t, srv.URL+"/chat/completions", string(rec.RequestBody))
-			if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != rec.Header.Get("Content-Type") {
-				t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, rec.Header.Get("Content-Type"))
-			}
-			got, want := splitAfter(body, []byte("\n\n")), rec.Units()
-			if !strings.Contains(name, "stream-") {
-				got, want = [][]byte{body}, [][]byte{rec.Body}
-			}
+			got, want := askAsRecorded(t, srv.URL+"/chat/completions", string(rec.RequestBody), rec)
 			if len(got) != len(want) {
-				t.Fatalf("%d units, recorded %d:\n%s", len(got), len(want), body)
+				t.Fatalf("%d units, recorded %d:\n%s", len(got), len(want), bytes.Join(got, nil))
 			}
 			for i := range want {
 				g, w := chunkFields(t, got[i]), chunkFields(t, want[i])
@@ -229,5 +222,70 @@ func TestLlamaServerPromptCache(t *testing.T) {
 	}
 	if c.Usage.PromptTokens != prompt || c.Timings.CacheN != prompt-1 || c.Timings.PromptN != 1 || c.Usage.Details.Cached != prompt-1 {
 		t.Errorf("second request: %+v, want prompt %d with %d cached", c, prompt, prompt-1)
+	}
+}
+
+// recordedDeltas is the reasoning and the content of a recorded
+// llama-server stream, chunk by chunk.
+func recordedDeltas(t *testing.T, rec Recording) (reasoning, content []string) {
+	t.Helper()
+	for _, u := range rec.Units() {
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					Reasoning *string `json:"reasoning_content"`
+					Content   *string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(string(u)), "data: ")), &c)
+		if len(c.Choices) == 0 {
+			continue
+		}
+		if d := c.Choices[0].Delta; d.Reasoning != nil {
+			reasoning = append(reasoning, *d.Reasoning)
+		} else if d.Content != nil {
+			content = append(content, *d.Content)
+		}
+	}
+	return reasoning, content
+}
+
+// choicesOf lists the choices of every unit that has some: what the
+// server says of the reply, apart from the envelope.
+func choicesOf(t *testing.T, units [][]byte) []any {
+	t.Helper()
+	var out []any
+	for _, u := range units {
+		if c, ok := chunkFields(t, u)["choices"].([]any); ok && len(c) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestLlamaServerReasoningMatchesRecordings: a generated reply with
+// thinking comes as the recorded b5929 server (--reasoning-format
+// deepseek) sent it: reasoning_content deltas, then content deltas, and
+// with max_tokens spent inside the reasoning, reasoning only and
+// "length"; not streamed, reasoning_content beside content. Only the
+// choices are compared: the envelope (model echo, usage placement, cache
+// figures) is the b10573 one the rest of this server follows.
+func TestLlamaServerReasoningMatchesRecordings(t *testing.T) {
+	reasoning, content := recordedDeltas(t, MustLoad("llama-server/openai-stream-reasoning"))
+	if len(reasoning) == 0 || len(content) == 0 {
+		t.Fatalf("recorded stream: reasoning %q, content %q", reasoning, content)
+	}
+	reply := Reply{ThinkingChunks: reasoning, Chunks: content}
+	for _, name := range []string{"openai-stream-reasoning", "openai-stream-reasoning-cut", "openai-reasoning-nostream", "openai-reasoning-cut"} {
+		t.Run(name, func(t *testing.T) {
+			rec := MustLoad("llama-server/" + name)
+			srv := NewLlamaServer(t)
+			srv.Push(Answer(reply))
+			got, want := askAsRecorded(t, srv.URL+"/chat/completions", string(rec.RequestBody), rec)
+			if g, w := choicesOf(t, got), choicesOf(t, want); !reflect.DeepEqual(g, w) {
+				t.Errorf("choices:\n got %v\nwant %v", g, w)
+			}
+		})
 	}
 }

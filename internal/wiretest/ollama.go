@@ -32,6 +32,14 @@ type Ollama struct {
 	// Tools says whether the model supports tools. The recorded model
 	// does not, so by default tools are refused as it refused them.
 	Tools bool
+	// Thinking says whether the model has the thinking capability. The
+	// recorded tiny does not, so by default think: true is refused as it
+	// refused it (chat-think-unsupported); set, think is accepted and
+	// /api/show answers as the recorded thinking model did (show-think:
+	// capabilities "thinking", trained context 4096, or Trained). Either
+	// way a generated reply puts Reply.Thinking in message.thinking
+	// chunks before the content, as chat-think-closed-stream does.
+	Thinking bool
 	// Trained, when positive, makes the server's model the second one
 	// recorded (show-tiny, trained context 4096) with this trained
 	// context, and the server does what the real one did with it: a
@@ -147,9 +155,17 @@ func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 	if o.showCreated(w, name) {
 		return
 	}
-	if o.Trained > 0 {
-		rec := MustLoad("show-tiny")
-		answer(w, rec.Status, rec.Header, patchInt(rec.Body, "llama.context_length", Trained4096, o.Trained))
+	if o.Thinking || o.Trained > 0 {
+		name, trained := "show-tiny", o.Trained
+		if o.Thinking {
+			// The thinking model was recorded from the same GGUF.
+			name = "show-think"
+		}
+		if trained <= 0 {
+			trained = Trained4096
+		}
+		rec := MustLoad(name)
+		answer(w, rec.Status, rec.Header, patchInt(rec.Body, "llama.context_length", Trained4096, trained))
 		return
 	}
 	rec := MustLoad("show")
@@ -190,13 +206,14 @@ func (o *Ollama) window(req chatRequest) (n int, capped bool) {
 // chatRequest is the part of a chat request the server looks at; Truncate
 // and Shift are pointers because absent means true.
 type chatRequest struct {
-	Model    string         `json:"model"`
-	Messages []api.Message  `json:"messages"`
-	Stream   *bool          `json:"stream"`
-	Tools    []any          `json:"tools"`
-	Options  map[string]any `json:"options"`
-	Truncate *bool          `json:"truncate"`
-	Shift    *bool          `json:"shift"`
+	Model    string          `json:"model"`
+	Messages []api.Message   `json:"messages"`
+	Stream   *bool           `json:"stream"`
+	Tools    []any           `json:"tools"`
+	Options  map[string]any  `json:"options"`
+	Truncate *bool           `json:"truncate"`
+	Shift    *bool           `json:"shift"`
+	Think    *api.ThinkValue `json:"think"`
 }
 
 func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +242,12 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if o.refuseEmbedding(w, req.Model) {
+			return
+		}
+		if req.Think != nil && req.Think.Bool() && !o.Thinking {
+			// Checked before tools, as Ollama checks it
+			// (chat-think-unsupported).
+			o.fail(w, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model), nil)
 			return
 		}
 		if len(req.Tools) > 0 && !o.Tools {
@@ -324,7 +347,7 @@ func (o *Ollama) chunks(req chatRequest, rep Reply) [][]byte {
 			}
 		}
 	}
-	emit(pieces(rep.Thinking), true)
+	emit(rep.thinkingChunks(), true)
 	emit(rep.chunks(), false)
 	if len(rep.ToolCalls) > 0 {
 		var calls []api.ToolCall

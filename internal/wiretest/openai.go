@@ -325,7 +325,7 @@ func streamUnits(id string, created int64, req oaiRequest, rep Reply) [][]byte {
 			}
 		}
 	}
-	emit(pieces(rep.Thinking), true)
+	emit(rep.thinkingChunks(), true)
 	emit(rep.chunks(), false)
 	for i, tc := range rep.ToolCalls {
 		args, _ := json.Marshal(tc.Arguments)

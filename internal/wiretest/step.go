@@ -33,9 +33,12 @@ type Reply struct {
 	Content string
 	// Chunks, when set, are the content in exactly these pieces (Content
 	// is then ignored); otherwise content goes a few bytes per chunk.
-	Chunks    []string
-	Thinking  string
-	ToolCalls []schemas.ToolCall
+	Chunks   []string
+	Thinking string
+	// ThinkingChunks, when set, are the thinking in exactly these pieces
+	// (Thinking is then ignored).
+	ThinkingChunks []string
+	ToolCalls      []schemas.ToolCall
 	// DoneReason is Ollama's done_reason, or OpenAI's finish_reason:
 	// "stop" by default ("tool_calls" on OpenAI when there are calls).
 	DoneReason string
@@ -105,6 +108,13 @@ func (s Step) ErrorAfter(n int, message string) Step { s.errAt, s.errMsg = n, me
 // known, tools supported, prompt fits) decide first, as a real server's
 // generation would.
 func (s Step) generates() bool { return s.reply != nil }
+
+func (r Reply) thinkingChunks() []string {
+	if r.ThinkingChunks != nil {
+		return r.ThinkingChunks
+	}
+	return pieces(r.Thinking)
+}
 
 func (r Reply) chunks() []string {
 	if r.Chunks != nil {

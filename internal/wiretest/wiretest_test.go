@@ -65,6 +65,26 @@ func post(t *testing.T, url, body string) (*http.Response, []byte, error) {
 	return resp, b, err
 }
 
+// askAsRecorded sends body to url, checks that the answer has the
+// recording's status and Content-Type, and returns the answer's units and
+// the recording's: NDJSON lines or SSE events, or the whole bodies when the
+// exchange was not streamed.
+func askAsRecorded(t *testing.T, url, body string, rec Recording) (got, want [][]byte) {
+	t.Helper()
+	resp, b, err := post(t, url, body)
+	ct := rec.Header.Get("Content-Type")
+	if err != nil || resp.StatusCode != rec.Status || resp.Header.Get("Content-Type") != ct {
+		t.Fatalf("%v: %d %q, recorded %d %q", err, resp.StatusCode, resp.Header.Get("Content-Type"), rec.Status, ct)
+	}
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		return splitAfter(b, []byte("\n\n")), rec.Units()
+	case strings.HasPrefix(ct, "application/x-ndjson"):
+		return splitAfter(b, []byte("\n")), rec.Units()
+	}
+	return [][]byte{b}, [][]byte{rec.Body}
+}
+
 func withoutCreatedAt(t *testing.T, line []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -392,4 +412,113 @@ func TestOllamaDropChats(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"content":"hel"`) {
 		t.Fatalf("chat after the drop: %v %s", err, got)
 	}
+}
+
+// withoutTimes decodes an NDJSON line leaving out what differs between any
+// two answers of the real server: the time and the measured durations
+// (the counts stay).
+func withoutTimes(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	m := withoutCreatedAt(t, line)
+	for k := range m {
+		if strings.HasSuffix(k, "_duration") {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// recordedThinking is the thinking and the content of a recorded Ollama
+// stream, chunk by chunk.
+func recordedThinking(t *testing.T, rec Recording) (thinking, content []string) {
+	t.Helper()
+	for _, u := range rec.Units() {
+		var c struct {
+			Message struct{ Content, Thinking string } `json:"message"`
+		}
+		if err := json.Unmarshal(u, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Message.Thinking != "" {
+			thinking = append(thinking, c.Message.Thinking)
+		}
+		if c.Message.Content != "" {
+			content = append(content, c.Message.Content)
+		}
+	}
+	return thinking, content
+}
+
+// TestOllamaThinking: the server does what the recorded one did with
+// think: a model without the capability refuses it, one with it shows the
+// capability, and a generated reply with thinking is the recorded stream
+// (and stream:false answer) field for field, times and durations aside:
+// thinking chunks with empty content, then content chunks, cut with
+// "length" inside the thinking when num_predict runs out there.
+func TestOllamaThinking(t *testing.T) {
+	srv := NewOllama(t)
+	srv.Push(Text("x"))
+	unsupported := MustLoad("chat-think-unsupported")
+	resp, body, _ := post(t, srv.URL+"/api/chat", string(unsupported.RequestBody))
+	if resp.StatusCode != unsupported.Status || !bytes.Equal(body, unsupported.Body) {
+		t.Errorf("think to a model without thinking = %d %s, want the recording", resp.StatusCode, body)
+	}
+	if srv.Pending() != 1 {
+		t.Errorf("the refusal used the pushed step")
+	}
+
+	thinking, content := recordedThinking(t, MustLoad("chat-think-closed-stream"))
+	if len(thinking) == 0 || len(content) == 0 {
+		t.Fatalf("recorded stream: thinking %q, content %q", thinking, content)
+	}
+	for _, tt := range []struct {
+		name  string
+		reply Reply
+		model string // the request names the recorded thinking model
+	}{
+		// The server's parser swallowed the closing tag: num_predict's
+		// 16 tokens were spent on 14 chunks.
+		{"chat-think-closed-stream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes"},
+		{"chat-think-closed-nostream", Reply{ThinkingChunks: thinking, Chunks: content, OutputTokens: 16, DoneReason: "length"}, "tiny-think-closes"},
+		// num_predict 8 spent inside the thinking.
+		{"chat-think-stream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think"},
+		{"chat-think-nostream", Reply{ThinkingChunks: recordedPieces8(t), Content: "never reached"}, "tiny-think"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := MustLoad(tt.name)
+			srv := NewOllama(t)
+			srv.Thinking = true
+			tt.reply.PromptTokens = 32 // the real tokenizer's count of the recorded prompt
+			srv.Push(Answer(tt.reply))
+			// The test server has the recorded tags' model, tiny.
+			body := strings.Replace(string(rec.RequestBody), `"model":"`+tt.model+`"`, `"model":"tiny"`, 1)
+			gotUnits, wantUnits := askAsRecorded(t, srv.URL+"/api/chat", body, rec)
+			if len(gotUnits) != len(wantUnits) {
+				t.Fatalf("%d lines, recorded %d:\n%s", len(gotUnits), len(wantUnits), bytes.Join(gotUnits, nil))
+			}
+			for i := range wantUnits {
+				g, w := withoutTimes(t, gotUnits[i]), withoutTimes(t, wantUnits[i])
+				w["model"] = "tiny"
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("line %d:\n got %v\nwant %v", i+1, g, w)
+				}
+			}
+		})
+	}
+
+	srv.Thinking = true
+	resp, body, _ = post(t, srv.URL+"/api/show", `{"model":"tiny"}`)
+	if !bytes.Equal(body, MustLoad("show-think").Body) || !strings.Contains(string(body), `"capabilities":["completion","thinking"]`) {
+		t.Errorf("/api/show of a thinking model = %d %.200s, want show-think", resp.StatusCode, body)
+	}
+}
+
+// recordedPieces8 is the thinking of chat-think-stream, the reply that
+// num_predict 8 cut inside its thinking.
+func recordedPieces8(t *testing.T) []string {
+	thinking, content := recordedThinking(t, MustLoad("chat-think-stream"))
+	if len(content) != 0 {
+		t.Fatalf("chat-think-stream has content %q", content)
+	}
+	return thinking
 }

@@ -123,6 +123,12 @@ func (c *Client) chatRequest(req model.Request) (*api.ChatRequest, error) {
 		Truncate: &off,
 		Shift:    &off,
 	}
+	if req.Options.Think {
+		// Only when asked: left out, Ollama decides (a thinking-capable
+		// model thinks), and a model without the capability is not
+		// refused as it is when think is sent.
+		creq.Think = &api.ThinkValue{Value: true}
+	}
 	for _, t := range req.Tools {
 		tool, err := toTool(t)
 		if err != nil {

@@ -32,6 +32,13 @@ func ask(content string, numCtx int) model.Request {
 	}
 }
 
+// askThinking is the recorded thinking exchanges' request, with --think.
+func askThinking() model.Request {
+	r := ask("Fix greet.py so the tests pass.", 256)
+	r.Options.Think = true
+	return r
+}
+
 func TestChat(t *testing.T) {
 	readFile := model.Tool{Name: "read_file", Description: "Read a file", Parameters: map[string]any{
 		"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"},
@@ -73,6 +80,34 @@ func TestChat(t *testing.T) {
 			steps: []wiretest.Step{wiretest.Answer(wiretest.Reply{Thinking: "The loader reads the file twice", DoneReason: "length"})},
 			req:   ask("hi", 256), attempts: 1,
 			want: model.Reply{Reply: schemas.Reply{Thinking: "The loader reads the file twice", FinishReason: "length"}},
+		},
+		{
+			name:  "issue 25: recorded thinking, then the answer, gathered apart",
+			steps: []wiretest.Step{wiretest.Recorded("chat-think-closed-stream")},
+			req:   askThinking(), attempts: 1,
+			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n ", Content: "032410 attenuation?v MEMBER Tibetan clientId ngắn", FinishReason: "length"}},
+		},
+		{
+			name:  "issue 25: the same not streamed, one object",
+			steps: []wiretest.Step{wiretest.Recorded("chat-think-closed-nostream")},
+			req:   askThinking(), attempts: 1,
+			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n ", Content: "032410 attenuation?v MEMBER Tibetan clientId ngắn", FinishReason: "length"}},
+		},
+		{
+			name:  "issue 25: recorded reply cut inside its thinking: no content",
+			steps: []wiretest.Step{wiretest.Recorded("chat-think-stream")},
+			req:   askThinking(), attempts: 1,
+			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n knocks032410", FinishReason: "length"}},
+		},
+		{
+			name:  "issue 25: the same not streamed",
+			steps: []wiretest.Step{wiretest.Recorded("chat-think-nostream")},
+			req:   askThinking(), attempts: 1,
+			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n knocks032410", FinishReason: "length"}},
+		},
+		{
+			name: "issue 25: think refused for a model without the capability, as the recorded server refused it", steps: []wiretest.Step{wiretest.Text("x")},
+			req: askThinking(), wantCode: model.CodeBadRequest, wantMsg: wiretest.MustLoad("chat-think-unsupported").ErrorMessage(),
 		},
 		{
 			name:  "recorded length stop with shift false",
@@ -235,6 +270,25 @@ func TestRequestOnTheWire(t *testing.T) {
 	}
 	if name, _ := r.Lookup("tools"); !strings.Contains(jsonString(name), `"name":"read_file"`) || !strings.Contains(jsonString(name), `"path":{"type":"string"}`) {
 		t.Errorf("tools = %s", jsonString(name))
+	}
+}
+
+// TestThinkOnTheWire: --think sends think: true; without it, think is
+// left out for the server to decide.
+func TestThinkOnTheWire(t *testing.T) {
+	for _, think := range []bool{true, false} {
+		srv := wiretest.NewOllama(t)
+		srv.Thinking = true
+		srv.Push(wiretest.Text("ok"))
+		req := ask("hi", 256)
+		req.Options.Think = think
+		if _, err := newClient(t, srv, "tiny").Chat(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		got, sent := srv.ChatRequests()[0].Lookup("think")
+		if sent != think || (think && got != true) {
+			t.Errorf("Options.Think %v: think = %v (sent: %v)", think, got, sent)
+		}
 	}
 }
 

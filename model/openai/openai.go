@@ -110,6 +110,16 @@ func (c *Client) params(req model.Request) (oai.ChatCompletionNewParams, error) 
 			IncludeUsage: oai.Bool(true),
 		},
 	}
+	if req.Options.Think {
+		// The OpenAI API has no switch for thinking. llama-server (b5929)
+		// and vLLM hand chat_template_kwargs to the chat template, whose
+		// enable_thinking (Qwen3's, for one) decides whether the prompt
+		// leaves the model room to think; a template without it, and
+		// Ollama's /v1, ignore it. Whether the thinking comes back apart
+		// (reasoning_content) is the server's own setting
+		// (llama-server's --reasoning-format).
+		p.SetExtraFields(map[string]any{"chat_template_kwargs": map[string]any{"enable_thinking": true}})
+	}
 	if req.Options.NumPredict > 0 {
 		// 0 and -1 mean "no limit" to Ollama but are invalid here.
 		p.MaxTokens = oai.Int(int64(req.Options.NumPredict))

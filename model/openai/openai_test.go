@@ -172,7 +172,7 @@ func TestRequestOnTheWire(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want %v", key, got, ok, want)
 		}
 	}
-	for _, key := range []string{"max_tokens", "num_ctx", "options"} {
+	for _, key := range []string{"max_tokens", "num_ctx", "options", "chat_template_kwargs"} {
 		if got, ok := r.Lookup(key); ok {
 			t.Errorf("%s sent (%v), want it left out", key, got)
 		}
@@ -193,6 +193,37 @@ func TestRequestOnTheWire(t *testing.T) {
 	wantTools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file", "description": "Read a file", "parameters": map[string]any{"type": "object"}}}}
 	if !reflect.DeepEqual(tools, wantTools) {
 		t.Errorf("tools = %v\nwant %v", tools, wantTools)
+	}
+}
+
+// TestThinkOnTheWire: --think sends the chat_template_kwargs the recorded
+// llama-server (b5929) took with its Qwen3 template, and the thinking of
+// its answer comes back apart from the content.
+func TestThinkOnTheWire(t *testing.T) {
+	rec := wiretest.MustLoad("llama-server/openai-stream-reasoning-qwen3-enable-thinking")
+	var recorded struct {
+		Kwargs map[string]any `json:"chat_template_kwargs"`
+	}
+	if err := json.Unmarshal(rec.RequestBody, &recorded); err != nil || recorded.Kwargs == nil {
+		t.Fatalf("recorded request %s: %v", rec.RequestBody, err)
+	}
+	srv := wiretest.NewLlamaServer(t)
+	srv.Push(wiretest.Recorded(rec.Name))
+	c, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "tiny", IdleTimeout: 5 * time.Second, Retry: model.Retry{Base: time.Millisecond, Sleep: noSleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ask("Fix greet.py so the tests pass.", 64)
+	req.Options.Think = true
+	got, err := c.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kw, _ := srv.ChatRequests()[0].Lookup("chat_template_kwargs"); !reflect.DeepEqual(kw, recorded.Kwargs) {
+		t.Errorf("chat_template_kwargs = %v, the recorded request sent %v", kw, recorded.Kwargs)
+	}
+	if got.Thinking == "" || strings.Contains(got.Content, got.Thinking) {
+		t.Errorf("reply: thinking %q, content %q; want the thinking apart", got.Thinking, got.Content)
 	}
 }
 
