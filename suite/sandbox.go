@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/pyharness/pyharness/internal/procgroup"
 )
 
 // HomePrefix starts the name of the home directory a sandboxed command gets
@@ -98,11 +100,11 @@ func (s Sandbox) Command(ctx context.Context, dir string, argv []string) (*exec.
 	cmd.Dir = dir
 	secrets, _ := ctx.Value(secretsKey{}).([]string)
 	cmd.Env = mergeEnv(scrubEnv(os.Environ(), home, runtime.GOOS, secrets), s.Env)
-	inOwnProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	procgroup.Own(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	cmd.WaitDelay = waitDelay
 	done := func() {
-		_ = killProcessGroup(cmd)
+		_ = procgroup.Kill(cmd)
 		_ = os.RemoveAll(home)
 	}
 	return cmd, done, nil

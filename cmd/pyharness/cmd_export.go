@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/rawtext"
 )
 
 type exportOptions struct {
@@ -39,6 +43,11 @@ variety, splits by case, redacts secrets, and writes to --out
   --format parquet  data/<split>-0000i-of-0000N.parquet, Hugging Face layout,
                     the rows plus weight and provenance columns
   --format dpo      {"prompt", "chosen", "rejected"} rows for TRL's DPOTrainer
+  --format text      the jsonl rows, and under text/ each row rendered through
+                    --chat-template for raw-text trainers: plain/train.txt
+                    (llama.cpp's llama-finetune -f) and text-jsonl/
+                    ({"text": ...} rows, mlx-lm); such a trainer learns every
+                    token of a row, and text/README.md says so
 
 Only the selected draft of a row is ever trained; the earlier drafts of its
 context, refused ones among them, are not:
@@ -78,7 +87,7 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.In, "in", defaultOut, "trace directory")
 	fs.StringVar(&opts.Out, "out", "", "output directory (default IN/export/FORMAT)")
-	fs.StringVar(&opts.Format, "format", opts.Format, "jsonl, parquet or dpo")
+	fs.StringVar(&opts.Format, "format", opts.Format, "jsonl, parquet, dpo or text")
 	fs.StringArrayVar(&opts.Models, "model", nil, "only runs of this model: name, backend or backend:name (repeatable)")
 	fs.StringArrayVar(&opts.Sources, "source", nil, "only runs of this source: bench, dogfood, adhoc (repeatable)")
 	fs.StringArrayVar(&opts.Cases, "case", nil, "only runs of this case or dogfood id (repeatable)")
@@ -104,6 +113,10 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	return cmd
 }
 
+// formatText is --format text: the jsonl export, and its rows rendered
+// through the chat template for raw-text trainers (package rawtext).
+const formatText = "text"
+
 func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	o := opts.Options
 	o.Seed = opts.seed
@@ -123,6 +136,16 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
+	if !slices.Contains([]string{export.FormatJSONL, export.FormatParquet, export.FormatDPO, formatText}, o.Format) {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("format %q: want jsonl, parquet, dpo or text", o.Format)}
+	}
+	text := o.Format == formatText
+	if text {
+		if tmpl == nil {
+			return &exitError{code: exitUsage, msg: "--format text renders each row through the chat template of the model to train: give --chat-template FILE (or --for openai:NAME --base-url URL)"}
+		}
+		o.Format = export.FormatJSONL
+	}
 	o.ChatTemplate = tmpl
 	_, err = export.Run(ctx, o, a.stdout)
 	var nothing *export.NothingError
@@ -130,7 +153,34 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 		// The summary on stdout has said why; say it again where errors go.
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("nothing exported from %s: %s", o.In, nothing.Why)}
 	}
-	return err
+	if err != nil || !text {
+		return err
+	}
+	return exportText(ctx, a, o.Out, tmpl)
+}
+
+// exportText renders the rows of a jsonl export under OUT/text and adds
+// what a raw-text trainer learns to the dataset card.
+func exportText(ctx context.Context, a *app, out string, tmpl *chattemplate.Template) error {
+	dir := filepath.Join(out, "text")
+	s, err := rawtext.Write(ctx, out, dir, rawtext.Jinja{T: tmpl}, rawtext.Layouts)
+	if err != nil {
+		return err
+	}
+	card, err := os.OpenFile(filepath.Join(out, "README.md"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(card, "\n"+s.CardSection())
+	if cerr := card.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nrendered through %s into %s (%d train, %d valid rows): plain/train.txt for llama-finetune -f, text-jsonl/ for mlx-lm; a raw-text trainer learns every token of a row, the prompt too\n",
+		s.Template, dir, s.Rows["train"], s.Rows["valid"])
+	return nil
 }
 
 // exportChatTemplate loads the chat template to check rows against:

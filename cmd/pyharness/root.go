@@ -44,6 +44,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newReportCmd(a),
 		newShowCmd(a),
 		newGenCorpusCmd(a),
+		newLoopCmd(a),
 	)
 	usageErrors(root)
 	return root

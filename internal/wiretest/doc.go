@@ -23,6 +23,14 @@
 // serves the second recorded model (trained context 4096), capping a
 // larger num_ctx as the real server does.
 //
+// The Ollama server also takes what `ollama create` sends (recorded from
+// v0.17.4 creating a model from the GGUF llama-finetune wrote): blob
+// uploads, checked against their digest, and /api/create from one
+// uploaded GGUF, which it reads with Ollama's own decoder. A file that
+// carries a pooling key makes an embedding model, and a chat with it is
+// refused as the real server refused it. AnswerModel and PushModel answer
+// one model's chats apart from the shared queue.
+//
 // The three servers: NewOllama (native API), NewOpenAI (Ollama's /v1,
 // with /api/show beside it; Window for its silent truncation) and
 // NewLlamaServer (llama-server: any model name, its window NCtx, its

@@ -57,6 +57,11 @@ type Ollama struct {
 
 	mu     sync.Mutex
 	loaded int // the window of the last chat, for /api/ps in Trained mode
+	// What /api/create and the per-model answers keep (create.go).
+	blobs    map[string][]byte
+	created  map[string]created
+	defaults map[string]Step
+	byModel  map[string][]Step
 }
 
 // Trained4096 is the trained context of the model recorded in show-tiny.
@@ -64,7 +69,8 @@ const Trained4096 = 4096
 
 // NewOllama starts an Ollama test server, closed when t ends.
 func NewOllama(t testing.TB) *Ollama {
-	o := &Ollama{models: map[string]bool{}}
+	o := &Ollama{models: map[string]bool{}, blobs: map[string][]byte{}, created: map[string]created{},
+		defaults: map[string]Step{}, byModel: map[string][]Step{}}
 	var tags api.ListResponse
 	if err := json.Unmarshal(MustLoad("tags").Body, &tags); err != nil {
 		panic(fmt.Sprintf("wiretest: recorded tags: %v", err))
@@ -82,6 +88,9 @@ func NewOllama(t testing.TB) *Ollama {
 	mux.HandleFunc("GET /api/tags", o.replay("tags"))
 	mux.HandleFunc("GET /api/ps", o.ps)
 	mux.HandleFunc("GET /api/version", o.replay("version"))
+	mux.HandleFunc("POST /api/blobs/{digest}", o.blob)
+	mux.HandleFunc("HEAD /api/blobs/{digest}", o.blob)
+	mux.HandleFunc("POST /api/create", o.create)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		o.record(r)
 		http.NotFound(w, r)
@@ -136,8 +145,14 @@ func showName(body []byte) string {
 
 func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 	name := showName(o.record(r))
-	if !o.models[fullName(name)] {
+	o.mu.Lock()
+	known := o.models[fullName(name)]
+	o.mu.Unlock()
+	if !known {
 		o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name), nil)
+		return
+	}
+	if o.showCreated(w, name) {
 		return
 	}
 	if o.Thinking || o.Trained > 0 {
@@ -213,10 +228,20 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, ok := o.peek()
+	own, ownOK := o.modelStep(req.Model)
+	if ownOK {
+		st, ok = own, true
+	}
 	if !ok || st.generates() {
 		// The server's own checks, in the order Ollama makes them.
-		if !o.models[fullName(req.Model)] {
+		o.mu.Lock()
+		known := o.models[fullName(req.Model)]
+		o.mu.Unlock()
+		if !known {
 			o.fail(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model), nil)
+			return
+		}
+		if o.refuseEmbedding(w, req.Model) {
 			return
 		}
 		if req.Think != nil && req.Think.Bool() && !o.Thinking {
@@ -249,7 +274,9 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 		o.noStep(w, r)
 		return
 	}
-	o.pop()
+	if !ownOK {
+		o.pop()
+	}
 	switch {
 	case st.hang:
 		o.hang(r)

@@ -91,6 +91,10 @@ func parseHost(host string) (*url.URL, error) {
 // Host returns the base URL the client talks to.
 func (c *Client) Host() string { return c.base.String() }
 
+// API returns the Ollama API client underneath, for the calls a backend
+// does not make (creating a model from a file, `pyharness loop`'s import).
+func (c *Client) API() *api.Client { return c.api }
+
 // Chat sends req and gathers the streamed reply, retrying transport faults.
 func (c *Client) Chat(ctx context.Context, req model.Request) (model.Reply, error) {
 	creq, err := c.chatRequest(req)

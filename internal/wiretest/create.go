@@ -1,0 +1,211 @@
+package wiretest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/fs/ggml"
+)
+
+// What the Ollama test server does with `ollama create`'s traffic, as the
+// recorded server did: POST /api/blobs/DIGEST keeps the body when it
+// hashes to DIGEST (blob-create: 201, no body; blob-create-again: 200 for
+// a blob it has) and refuses it otherwise (blob-digest-mismatch); POST /api/create from uploaded GGUF files
+// streams the recorded status lines (create-gguf) and adds the model. The
+// server reads the file with Ollama's own GGUF decoder and decides as the
+// real one does: a model carrying ARCH.pooling_type is an embedding model,
+// and a chat with it is refused (chat-does-not-support-chat); /api/show of
+// a created model reports the file's context length.
+
+// created is a model made through /api/create.
+type created struct {
+	embedding bool
+	context   int
+}
+
+// AnswerModel makes every chat request to model, when no step is queued
+// for it, answered by s: a model that always replies the same.
+func (o *Ollama) AnswerModel(model string, s Step) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.defaults[fullName(model)] = s
+}
+
+// PushModel queues steps for the chat requests to one model; they are used
+// before the shared queue.
+func (o *Ollama) PushModel(model string, steps ...Step) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.byModel[fullName(model)] = append(o.byModel[fullName(model)], steps...)
+}
+
+// Created reports whether a model was created through /api/create.
+func (o *Ollama) Created(model string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.created[fullName(model)]
+	return ok
+}
+
+// modelStep takes the next step meant for a model: its own queue first,
+// then its fixed answer.
+func (o *Ollama) modelStep(model string) (Step, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	name := fullName(model)
+	if q := o.byModel[name]; len(q) > 0 {
+		o.byModel[name] = q[1:]
+		return q[0], true
+	}
+	s, ok := o.defaults[name]
+	return s, ok
+}
+
+func (o *Ollama) blob(w http.ResponseWriter, r *http.Request) {
+	body := o.record(r)
+	digest := r.PathValue("digest")
+	if r.Method == http.MethodHead {
+		o.mu.Lock()
+		_, ok := o.blobs[digest]
+		o.mu.Unlock()
+		if !ok {
+			o.fail(w, http.StatusNotFound, fmt.Sprintf("blob %q not found", digest), nil)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	got := fmt.Sprintf("sha256:%x", sha256.Sum256(body))
+	if got != digest {
+		rec := MustLoad("blob-digest-mismatch")
+		answer(w, rec.Status, rec.Header, patchDigests(rec, digest, got))
+		return
+	}
+	o.mu.Lock()
+	_, had := o.blobs[digest]
+	o.blobs[digest] = body
+	o.mu.Unlock()
+	rec := MustLoad("blob-create")
+	if had {
+		rec = MustLoad("blob-create-again")
+	}
+	answer(w, rec.Status, rec.Header, rec.Body)
+}
+
+// patchDigests puts this request's digests into a recorded refusal in
+// place of the recorded ones.
+func patchDigests(rec Recording, expected, got string) []byte {
+	var m map[string]string
+	json.Unmarshal(rec.Body, &m)
+	b, _ := json.Marshal(map[string]string{"error": fmt.Sprintf("digest mismatch, expected %q, got %q", expected, got)})
+	if !strings.HasPrefix(m["error"], "digest mismatch, expected ") {
+		panic("wiretest: blob-digest-mismatch is not the recorded refusal")
+	}
+	return b
+}
+
+func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
+	body := o.record(r)
+	var req api.CreateRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		o.fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	if len(req.Files) != 1 || req.From != "" || len(req.Adapters) > 0 {
+		// Only a model from one GGUF file was recorded.
+		o.t.Errorf("wiretest: /api/create of %s: only a model from one GGUF file (files, no from, no adapters) was recorded; got %s", req.Model, body)
+		o.fail(w, http.StatusNotImplemented, "wiretest: not recorded", nil)
+		return
+	}
+	var data []byte
+	for _, digest := range req.Files {
+		o.mu.Lock()
+		b, ok := o.blobs[digest]
+		o.mu.Unlock()
+		if !ok {
+			o.t.Errorf("wiretest: /api/create names blob %s, never uploaded", digest)
+			o.fail(w, http.StatusBadRequest, "wiretest: blob never uploaded", nil)
+			return
+		}
+		data = b
+	}
+	c, err := decodeGGUF(o.t.TempDir(), data)
+	if err != nil {
+		o.t.Errorf("wiretest: /api/create: the uploaded file is not a GGUF Ollama reads: %v", err)
+		o.fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	o.mu.Lock()
+	name := fullName(req.Model)
+	o.models[name] = true
+	o.created[name] = c
+	o.mu.Unlock()
+	rec := MustLoad("create-gguf")
+	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
+}
+
+// decodeGGUF reads a model file as the real server reads it, with
+// Ollama's own decoder (fs/ggml).
+func decodeGGUF(dir string, data []byte) (created, error) {
+	path := filepath.Join(dir, "blob.gguf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return created{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return created{}, err
+	}
+	defer f.Close()
+	g, err := ggml.Decode(f, -1)
+	if err != nil {
+		return created{}, err
+	}
+	kv := g.KV()
+	_, embedding := kv[kv.Architecture()+".pooling_type"]
+	return created{embedding: embedding, context: int(kv.ContextLength())}, nil
+}
+
+// refuseEmbedding answers a chat with an embedding model as the real
+// server did.
+func (o *Ollama) refuseEmbedding(w http.ResponseWriter, model string) bool {
+	o.mu.Lock()
+	c, ok := o.created[fullName(model)]
+	o.mu.Unlock()
+	if !ok || !c.embedding {
+		return false
+	}
+	rec := MustLoad("chat-does-not-support-chat")
+	recorded := recordedModel(rec)
+	answer(w, rec.Status, rec.Header, bytes.ReplaceAll(rec.Body, []byte(`\"`+recorded+`\"`), []byte(`\"`+model+`\"`)))
+	return true
+}
+
+// recordedModel is the model a recorded request named.
+func recordedModel(rec Recording) string {
+	var req struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(rec.RequestBody, &req)
+	return req.Model
+}
+
+// showCreated answers /api/show for a created model: the recorded show of
+// the tiny model, with the context length of the file it was created from.
+func (o *Ollama) showCreated(w http.ResponseWriter, model string) bool {
+	o.mu.Lock()
+	c, ok := o.created[fullName(model)]
+	o.mu.Unlock()
+	if !ok {
+		return false
+	}
+	rec := MustLoad("show-tiny")
+	answer(w, rec.Status, rec.Header, patchInt(rec.Body, "llama.context_length", Trained4096, c.context))
+	return true
+}

@@ -1,0 +1,134 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/internal/tabletext"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// Side is one bench's figures for the before/after table.
+type Side struct {
+	Model string `json:"model"`
+	// Turns are the model's turns (steps the model answered) of judged
+	// runs; Actions of them were read as an action, Canonical were in
+	// the protocol's canonical shape, ParseFailures were not read.
+	Turns         int `json:"turns"`
+	Actions       int `json:"actions"`
+	Canonical     int `json:"canonical"`
+	ParseFailures int `json:"parse_failures"`
+	Worked        int `json:"worked"`
+	Judged        int `json:"judged"`
+	NotJudged     int `json:"not_judged"`
+	PromptTokens  int `json:"prompt_tokens"`
+	OutputTokens  int `json:"output_tokens"`
+	// Seconds is the bench stage's wall time.
+	Seconds float64 `json:"seconds"`
+}
+
+// ReadSide reads a bench directory's traces into a Side.
+func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, error) {
+	s := Side{Model: model, Seconds: seconds}
+	for run, err := range trace.Runs(ctx, dir) {
+		if err != nil {
+			return s, fmt.Errorf("read %s: %w", dir, err)
+		}
+		if run.End == nil || (run.End.Verdict != schemas.VerdictWorked && run.End.Verdict != schemas.VerdictFailed) {
+			s.NotJudged++
+			continue
+		}
+		s.Judged++
+		if run.End.Verdict == schemas.VerdictWorked {
+			s.Worked++
+		}
+		for _, t := range run.Turns {
+			if !t.ModelStep {
+				continue
+			}
+			s.Turns++
+			switch {
+			case t.Action.Verb != "":
+				s.Actions++
+				if t.Action.Shape == "canonical" {
+					s.Canonical++
+				}
+			case t.Outcome.Code == schemas.CodeParseFailed:
+				s.ParseFailures++
+			}
+			if n, ok := schemas.Count(t.Metrics.PromptTokens); ok {
+				s.PromptTokens += n
+			}
+			if n, ok := schemas.Count(t.Metrics.OutputTokens); ok {
+				s.OutputTokens += n
+			}
+		}
+	}
+	return s, nil
+}
+
+func share(n, of int) string { return fmt.Sprintf("%d (%s)", n, tabletext.Percent(n, of)) }
+
+// WriteTable writes the before/after table.
+func WriteTable(w io.Writer, before, after Side) {
+	rows := [][]string{
+		{"", "before: " + before.Model, "after: " + after.Model},
+		{"model turns", fmt.Sprint(before.Turns), fmt.Sprint(after.Turns)},
+		{"read as an action", share(before.Actions, before.Turns), share(after.Actions, after.Turns)},
+		{"in canonical form", share(before.Canonical, before.Turns), share(after.Canonical, after.Turns)},
+		{"parse failures", share(before.ParseFailures, before.Turns), share(after.ParseFailures, after.Turns)},
+		{"runs worked", fmt.Sprintf("%d of %d", before.Worked, before.Judged), fmt.Sprintf("%d of %d", after.Worked, after.Judged)},
+		{"runs not judged", fmt.Sprint(before.NotJudged), fmt.Sprint(after.NotJudged)},
+		{"prompt tokens", fmt.Sprint(before.PromptTokens), fmt.Sprint(after.PromptTokens)},
+		{"output tokens", fmt.Sprint(before.OutputTokens), fmt.Sprint(after.OutputTokens)},
+		{"bench wall time", seconds(before.Seconds), seconds(after.Seconds)},
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+func seconds(s float64) string {
+	if s == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// compare writes bench compare's comparison and the table, to w and to
+// compare.txt.
+func (o *Options) compare(ctx context.Context, st *State, w io.Writer) error {
+	var b strings.Builder
+	oa, err := bench.ReadOutcomes(ctx, o.path(benchBaseDir))
+	if err != nil {
+		return err
+	}
+	ob, err := bench.ReadOutcomes(ctx, o.path(benchTrainedDir))
+	if err != nil {
+		return err
+	}
+	bench.Compare(o.path(benchBaseDir), oa, o.path(benchTrainedDir), ob, o.Alpha).WriteText(&b)
+	b.WriteString("\n")
+	before, err := ReadSide(ctx, o.path(benchBaseDir), o.Base, st.Stages[StageBenchBase].Seconds)
+	if err != nil {
+		return err
+	}
+	after, err := ReadSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[StageBenchTrained].Seconds)
+	if err != nil {
+		return err
+	}
+	WriteTable(&b, before, after)
+	if err := os.WriteFile(o.path(compareFile), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,381 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/rawtext"
+)
+
+// The stages, in the order they run.
+const (
+	StageBenchBase    = "bench-base"
+	StageExport       = "export"
+	StageTrain        = "train"
+	StageImport       = "import"
+	StageBenchTrained = "bench-trained"
+	StageCompare      = "compare"
+)
+
+// Stages lists the stages in order.
+var Stages = []string{StageBenchBase, StageExport, StageTrain, StageImport, StageBenchTrained, StageCompare}
+
+// after names the stages whose output a stage reads: when one of them is
+// run again, so is the stage.
+var after = map[string][]string{
+	StageTrain:        {StageExport},
+	StageImport:       {StageTrain},
+	StageBenchTrained: {StageImport},
+	StageCompare:      {StageBenchBase, StageBenchTrained},
+}
+
+// Bencher benches the Ollama model named, writing its traces under out;
+// it is `pyharness bench` with the loop's bench options.
+type Bencher func(ctx context.Context, model, out string) error
+
+// Data is what the train command's {data} is.
+type Data string
+
+const (
+	// DataJSONL: the export's directory ({"messages": …} rows in
+	// train.jsonl and valid.jsonl), for trainers that apply the chat
+	// template themselves (mlx-lm, TRL, Unsloth, Axolotl).
+	DataJSONL Data = "jsonl"
+	// DataPlain: one text file of rendered rows (llama-finetune -f).
+	DataPlain Data = "plain"
+	// DataTextJSONL: a directory of {"text": …} rows (mlx-lm's text format).
+	DataTextJSONL Data = "text-jsonl"
+)
+
+// Options are the loop's inputs.
+type Options struct {
+	// Out is the loop's directory: a directory per stage and loop.json.
+	Out string
+	// Base is the base model's name in Ollama, benched first.
+	Base string
+	// BaseFile is what the train command's {base} stands for: the base's
+	// weights as the trainer reads them (a GGUF file for llama-finetune).
+	BaseFile string
+	// Student is the name the trained model is created under in Ollama.
+	Student string
+	// Teacher is the trace directory of the teacher's runs.
+	Teacher string
+	// Export holds the export's filters and weights; In, Out, Format and
+	// For are set by the loop.
+	Export export.Options
+	// Data is the layout of {data}.
+	Data Data
+	// Renderer renders rows for the text layouts; nil means the base
+	// model's own Ollama template (what Ollama prompts it with).
+	Renderer rawtext.Renderer
+	// Train is the train command, a shell command line with {data},
+	// {base} and {out}.
+	Train string
+	// Ollama is the client of the server the models are benched on and
+	// the trained model is imported into.
+	Ollama *api.Client
+	// Host is that server's address, for messages.
+	Host  string
+	Bench Bencher
+	// Alpha is the significance level of the paired test.
+	Alpha float64
+	Now   func() time.Time
+	// Log receives a line per stage and what the stages print.
+	Log io.Writer
+}
+
+// Result is what the loop leaves for the caller to print.
+type Result struct {
+	State *State
+	// Ran and Skipped list the stages run now and those found done.
+	Ran, Skipped []string
+}
+
+// Paths of each stage's output, relative to Out.
+const (
+	benchBaseDir    = "bench-base"
+	benchTrainedDir = "bench-trained"
+	exportDir       = "export"
+	textDir         = "text"
+	trainDir        = "train"
+	importDir       = "import"
+	compareFile     = "compare.txt"
+	trainOutput     = "output"
+	trainLog        = "train.log"
+)
+
+func (o *Options) path(rel ...string) string {
+	return filepath.Join(append([]string{o.Out}, rel...)...)
+}
+
+// dataPath is what {data} stands for.
+func (o *Options) dataPath() string {
+	switch o.Data {
+	case DataPlain:
+		return o.path(textDir, string(rawtext.Plain), rawtext.FileName(rawtext.Plain, "train"))
+	case DataTextJSONL:
+		return o.path(textDir, string(rawtext.TextJSONL))
+	}
+	return o.path(exportDir)
+}
+
+// inputs are the options each stage's output depends on.
+func (o *Options) inputs() map[string]string {
+	in := map[string]string{
+		StageBenchBase: "base=" + o.Base,
+		StageExport: fmt.Sprintf("teacher=%s for=%s data=%s layout=%s models=%v sources=%v cases=%v tiers=%v tags=%v kinds=%v failed=%v scripted=%v alpha=%g cap=%g valid=%g seed=%d",
+			o.Teacher, o.Base, o.Data, o.Export.Layout, o.Export.Models, o.Export.Sources, o.Export.Cases, o.Export.Tiers, o.Export.Tags, o.Export.Kinds,
+			o.Export.IncludeFailedRuns, o.Export.IncludeScripted, o.Export.Alpha, o.Export.Cap, o.Export.Valid, o.Export.Seed),
+		StageTrain:        fmt.Sprintf("train=%s base-file=%s", o.Train, o.BaseFile),
+		StageImport:       fmt.Sprintf("student=%s from=%s", o.Student, o.Base),
+		StageBenchTrained: "student=" + o.Student,
+		StageCompare:      fmt.Sprintf("alpha=%g", o.Alpha),
+	}
+	if o.Data != DataJSONL && o.Renderer != nil {
+		in[StageExport] += " template=" + o.Renderer.Name()
+	}
+	return in
+}
+
+// Validate checks the options before anything runs.
+func (o *Options) Validate() error {
+	var errs []error
+	need := func(v, flag string) {
+		if strings.TrimSpace(v) == "" {
+			errs = append(errs, fmt.Errorf("%s is required", flag))
+		}
+	}
+	need(o.Out, "--out")
+	need(o.Base, "--base")
+	need(o.Teacher, "--teacher")
+	need(o.Train, "--train")
+	need(o.Student, "--student")
+	if o.Student != "" && o.Student == o.Base {
+		errs = append(errs, fmt.Errorf("--student %s is the base model's name: the import would replace the base", o.Student))
+	}
+	switch o.Data {
+	case DataJSONL, DataPlain, DataTextJSONL:
+	default:
+		errs = append(errs, fmt.Errorf("--data %q: want jsonl, plain or text-jsonl", o.Data))
+	}
+	if o.Train != "" {
+		if _, err := parseTrain(o.Train); err != nil {
+			errs = append(errs, err)
+		}
+		if strings.Contains(o.Train, "{base}") && o.BaseFile == "" {
+			errs = append(errs, errors.New("--train uses {base}: --base-file must say what it is (the base's weights as the trainer reads them)"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run runs every stage not found done, in order, and writes the
+// comparison and the before/after table to w.
+func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	st, err := readState(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	inputs := o.inputs()
+	plan := planStages(st, inputs, func(stage string) bool { return o.outputExists(ctx, stage) })
+	if err := o.preflight(ctx, plan); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	res := &Result{State: st}
+	if st.Inputs == nil {
+		st.Inputs = map[string]string{}
+	}
+	for _, name := range Stages {
+		if !plan[name] {
+			fmt.Fprintf(o.Log, "loop: %s: done before (%s), skipped\n", name, st.Stages[name].Ended.Format(time.RFC3339))
+			res.Skipped = append(res.Skipped, name)
+			continue
+		}
+		fmt.Fprintf(o.Log, "loop: %s ...\n", name)
+		ss := &StageState{Status: Running, Started: o.Now().UTC()}
+		st.Stages[name] = ss
+		st.Inputs[name] = inputs[name]
+		if err := st.write(o.Out); err != nil {
+			return res, err
+		}
+		notes, err := o.runStage(ctx, name, st, w)
+		ss.Ended = o.Now().UTC()
+		ss.Seconds = ss.Ended.Sub(ss.Started).Seconds()
+		ss.Notes = notes
+		if err != nil {
+			ss.Status, ss.Error = Failed, err.Error()
+			if werr := st.write(o.Out); werr != nil {
+				err = errors.Join(err, werr)
+			}
+			return res, fmt.Errorf("loop: %s: %w", name, err)
+		}
+		ss.Status = Done
+		if err := st.write(o.Out); err != nil {
+			return res, err
+		}
+		for _, n := range notes {
+			fmt.Fprintf(o.Log, "loop: %s: %s\n", name, n)
+		}
+		fmt.Fprintf(o.Log, "loop: %s done in %s\n", name, time.Duration(ss.Seconds*float64(time.Second)).Round(time.Second))
+		res.Ran = append(res.Ran, name)
+	}
+	return res, nil
+}
+
+// planStages says which stages run: those not recorded done, those whose
+// inputs changed or whose output is gone, and those after a stage that
+// runs and whose output they read. Compare always runs: it is cheap and
+// prints the result.
+func planStages(st *State, inputs map[string]string, exists func(stage string) bool) map[string]bool {
+	plan := map[string]bool{}
+	for _, name := range Stages {
+		ss := st.Stages[name]
+		run := ss == nil || ss.Status != Done || st.Inputs[name] != inputs[name] || name == StageCompare || !exists(name)
+		for _, dep := range after[name] {
+			run = run || plan[dep]
+		}
+		plan[name] = run
+	}
+	return plan
+}
+
+// outputExists reports whether a stage recorded done still has its output:
+// a directory removed by hand, or a model deleted from Ollama, is made
+// again.
+func (o *Options) outputExists(ctx context.Context, stage string) bool {
+	is := func(rel ...string) bool {
+		_, err := os.Stat(o.path(rel...))
+		return err == nil
+	}
+	switch stage {
+	case StageBenchBase:
+		return is(benchBaseDir, "runs")
+	case StageBenchTrained:
+		return is(benchTrainedDir, "runs")
+	case StageExport:
+		return is(exportDir, "train.jsonl") && (o.Data == DataJSONL || is(textDir, "README.md"))
+	case StageTrain:
+		return is(trainDir, trainOutput)
+	case StageImport:
+		if !is(importDir, "Modelfile") {
+			return false
+		}
+		if o.Ollama == nil {
+			return true
+		}
+		_, err := o.Ollama.Show(ctx, &api.ShowRequest{Model: o.Student})
+		var se api.StatusError
+		return !(errors.As(err, &se) && se.StatusCode == 404)
+	}
+	return true
+}
+
+func (o *Options) runStage(ctx context.Context, name string, st *State, w io.Writer) ([]string, error) {
+	switch name {
+	case StageBenchBase:
+		return nil, o.bench(ctx, o.Base, benchBaseDir)
+	case StageExport:
+		return o.export(ctx)
+	case StageTrain:
+		return o.train(ctx)
+	case StageImport:
+		return o.importModel(ctx)
+	case StageBenchTrained:
+		return nil, o.bench(ctx, o.Student, benchTrainedDir)
+	case StageCompare:
+		return nil, o.compare(ctx, st, w)
+	}
+	return nil, fmt.Errorf("unknown stage %q", name)
+}
+
+// fresh empties a stage's directory: a stage is redone from scratch, never
+// on top of what a killed run of it left.
+func (o *Options) fresh(rel string) (string, error) {
+	dir := o.path(rel)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+func (o *Options) bench(ctx context.Context, model, rel string) error {
+	dir, err := o.fresh(rel)
+	if err != nil {
+		return err
+	}
+	return o.Bench(ctx, model, dir)
+}
+
+func (o *Options) export(ctx context.Context) ([]string, error) {
+	dir, err := o.fresh(exportDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(o.path(textDir)); err != nil {
+		return nil, err
+	}
+	eo := o.Export
+	eo.In, eo.Out, eo.Format, eo.For = o.Teacher, dir, export.FormatJSONL, "ollama:"+o.Base
+	sum, err := export.Run(ctx, eo, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	notes := []string{fmt.Sprintf("%d training row(s) from %d run(s) of %s", sum.Splits[export.SplitTrain].Rows, sum.RunsConsidered, o.Teacher)}
+	if o.Data == DataJSONL {
+		return notes, nil
+	}
+	r := o.Renderer
+	if r == nil {
+		if r, err = o.ollamaTemplate(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ts, err := rawtext.Write(ctx, dir, o.path(textDir), r, rawtext.Layouts)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, fmt.Sprintf("rendered through %s into %s", ts.Template, o.path(textDir)))
+	if ts.EarlierDrafts > 0 {
+		notes = append(notes, fmt.Sprintf("%d row(s) hold earlier drafts in their context: a raw-text trainer learns every token, those drafts too", ts.EarlierDrafts))
+	}
+	return notes, nil
+}
+
+// ollamaTemplate is the base model's own template, as Ollama reports it.
+func (o *Options) ollamaTemplate(ctx context.Context) (rawtext.Renderer, error) {
+	show, err := o.Ollama.Show(ctx, &api.ShowRequest{Model: o.Base})
+	if err != nil {
+		return nil, fmt.Errorf("ask Ollama for the template of %s: %w", o.Base, err)
+	}
+	params := parseParameters(show.Parameters)
+	var stop string
+	if s, ok := params["stop"].([]string); ok && len(s) > 0 {
+		stop = s[0]
+	}
+	return rawtext.NewOllamaTemplate(o.Base, show.Template, stop)
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

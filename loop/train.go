@@ -1,0 +1,190 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/procgroup"
+)
+
+// trainCommand is a parsed --train template.
+type trainCommand struct {
+	template string
+	// program is the first word of the command line: what must be found
+	// on PATH.
+	program string
+}
+
+// parseTrain checks a train template: it must say where the data is and
+// where the trained model goes, and start with a program.
+func parseTrain(t string) (trainCommand, error) {
+	for _, ph := range []string{"{data}", "{out}"} {
+		if !strings.Contains(t, ph) {
+			return trainCommand{}, fmt.Errorf("--train %q has no %s: the command must read the exported data from {data} and write the trained model to {out}", t, ph)
+		}
+	}
+	words := strings.Fields(t)
+	i := 0
+	// Leading VAR=value assignments are the environment, not the program.
+	for i < len(words) && strings.Contains(words[i], "=") && !strings.ContainsAny(words[i][:strings.Index(words[i], "=")], "/{") {
+		i++
+	}
+	if i == len(words) {
+		return trainCommand{}, fmt.Errorf("--train %q names no program", t)
+	}
+	return trainCommand{template: t, program: strings.Trim(words[i], `"'`)}, nil
+}
+
+// isLlamaFinetune reports whether the command is llama.cpp's trainer,
+// which trains F32 weights only.
+func (c trainCommand) isLlamaFinetune() bool {
+	return filepath.Base(c.program) == "llama-finetune"
+}
+
+// whatItNeeds says how a missing trainer is had, for the programs the
+// docs name.
+func whatItNeeds(program string) string {
+	switch filepath.Base(program) {
+	case "llama-finetune":
+		return "llama.cpp's trainer (examples/training, built with examples on; docs/loop.md names the version whose trainer works)"
+	case "mlx_lm.lora", "mlx_lm":
+		return "mlx-lm, on Apple silicon (pip install mlx-lm)"
+	case "axolotl":
+		return "Axolotl, on an NVIDIA GPU (pip install axolotl)"
+	case "python", "python3":
+		return "a Python with your trainer installed (Unsloth and TRL: pip install unsloth)"
+	}
+	return "the program the --train command runs"
+}
+
+// expand fills the placeholders with shell-quoted paths.
+func (c trainCommand) expand(data, base, out string) string {
+	return strings.NewReplacer("{data}", shellQuote(data), "{base}", shellQuote(base), "{out}", shellQuote(out)).Replace(c.template)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '=' || r == ',' ||
+			('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkF32 refuses a base that llama-finetune cannot train: every tensor
+// must be F32.
+func checkF32(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("llama-finetune needs the base as an F32 GGUF file (--base-file): %w", err)
+	}
+	defer f.Close()
+	h, err := gguf.ReadHeader(f)
+	if err != nil {
+		return fmt.Errorf("llama-finetune needs the base as an F32 GGUF file; %s: %w", path, err)
+	}
+	types := h.TensorTypes()
+	if len(types) == 0 {
+		return fmt.Errorf("llama-finetune needs a model with its weights, and %s holds no tensors (a vocabulary only)", path)
+	}
+	if len(types) == 1 && types[gguf.TypeF32] > 0 {
+		return nil
+	}
+	var found []string
+	for t, n := range types {
+		found = append(found, fmt.Sprintf("%d %s", n, t))
+	}
+	slices.Sort(found)
+	return fmt.Errorf("llama-finetune trains F32 weights only, and %s holds %s tensors: give it the model in F32 (llama.cpp's convert_hf_to_gguf.py --outtype f32 from the original weights)", path, strings.Join(found, ", "))
+}
+
+func (o *Options) train(ctx context.Context) ([]string, error) {
+	cmdT, err := parseTrain(o.Train)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := o.fresh(trainDir)
+	if err != nil {
+		return nil, err
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	abs := func(p string) string {
+		if p == "" || !looksLikePath(p) {
+			return p
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		return a
+	}
+	out := abs(filepath.Join(dir, trainOutput))
+	line := cmdT.expand(abs(o.dataPath()), abs(o.BaseFile), out)
+	logf, err := os.Create(filepath.Join(dir, trainLog))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "$ %s\n(in %s)\n", line, work)
+	fmt.Fprintf(o.Log, "loop: train: %s\nloop: train: output in %s\n", line, filepath.Join(dir, trainLog))
+	tail := &tailBuffer{max: 2000}
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = work
+	cmd.Stdout = io.MultiWriter(logf, tail)
+	cmd.Stderr = cmd.Stdout
+	procgroup.Own(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the train command failed (%v); the end of %s:\n%s", err, filepath.Join(dir, trainLog), tail.String())
+	}
+	fi, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("the train command ended without error but wrote nothing to {out} (%s); the end of its log:\n%s", out, tail.String())
+	case err != nil:
+		return nil, err
+	case !fi.IsDir() && fi.Size() == 0:
+		return nil, fmt.Errorf("the train command left {out} (%s) empty", out)
+	}
+	return []string{fmt.Sprintf("wrote %s", out)}, nil
+}
+
+// looksLikePath: a {base} that is a Hugging Face id (org/name) stays as
+// it is; one that exists on disk is made absolute, since the command runs
+// in its own directory.
+func looksLikePath(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf.Write(p)
+	if extra := t.buf.Len() - t.max; extra > 0 {
+		t.buf.Next(extra)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return strings.TrimRight(t.buf.String(), "\n") }
