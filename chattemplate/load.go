@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pyharness/pyharness/gguf"
 )
 
 // Load reads a chat template from a file: a tokenizer_config.json (by its
@@ -23,7 +24,7 @@ func Load(path string) (*Template, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
-	if magic, _ := br.Peek(4); string(magic) == ggufMagic {
+	if magic, _ := br.Peek(4); string(magic) == gguf.Magic {
 		return ReadGGUF(path, br)
 	}
 	data, err := io.ReadAll(br)
@@ -137,5 +138,3 @@ func FetchProps(ctx context.Context, client *http.Client, baseURL string) (*Temp
 	}
 	return Parse(url, *props.ChatTemplate, tokens)
 }
-
-var errNotGGUF = errors.New("not a GGUF file")

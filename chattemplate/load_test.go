@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/gguf"
 	"github.com/pyharness/pyharness/internal/wiretest"
 )
 
@@ -39,13 +40,13 @@ func writeGGUF(kvs []ggufKV) []byte {
 		case string:
 			str(v)
 		case []string:
-			le(ggufString)
+			le(uint32(gguf.TypeString))
 			le(uint64(len(v)))
 			for _, s := range v {
 				str(s)
 			}
 		case []int32:
-			le(ggufInt32)
+			le(uint32(gguf.TypeInt32))
 			le(uint64(len(v)))
 			le(v)
 		default:
@@ -59,15 +60,15 @@ const llamaLike = "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{ m.co
 
 func TestReadGGUF(t *testing.T) {
 	data := writeGGUF([]ggufKV{
-		{"general.architecture", ggufString, "llama"},
-		{"general.alignment", ggufUint32, uint32(32)},
-		{"llama.rope.freq_base", ggufFloat32, float32(500000)},
-		{"tokenizer.ggml.token_type", ggufArray, []int32{1, 3, 3}},
-		{"tokenizer.ggml.tokens", ggufArray, []string{"<unk>", "<|begin|>", "<|end|>"}},
-		{"tokenizer.ggml.bos_token_id", ggufUint32, uint32(1)},
-		{"tokenizer.ggml.eos_token_id", ggufUint32, uint32(2)},
-		{"tokenizer.ggml.add_bos_token", ggufBool, true},
-		{"tokenizer.chat_template", ggufString, llamaLike},
+		{"general.architecture", uint32(gguf.TypeString), "llama"},
+		{"general.alignment", uint32(gguf.TypeUint32), uint32(32)},
+		{"llama.rope.freq_base", uint32(gguf.TypeFloat32), float32(500000)},
+		{"tokenizer.ggml.token_type", uint32(gguf.TypeArray), []int32{1, 3, 3}},
+		{"tokenizer.ggml.tokens", uint32(gguf.TypeArray), []string{"<unk>", "<|begin|>", "<|end|>"}},
+		{"tokenizer.ggml.bos_token_id", uint32(gguf.TypeUint32), uint32(1)},
+		{"tokenizer.ggml.eos_token_id", uint32(gguf.TypeUint32), uint32(2)},
+		{"tokenizer.ggml.add_bos_token", uint32(gguf.TypeBool), true},
+		{"tokenizer.chat_template", uint32(gguf.TypeString), llamaLike},
 	})
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -84,24 +85,16 @@ func TestReadGGUF(t *testing.T) {
 	if want := "<|begin|><|user|>hi<|end|><|assistant|>"; err != nil || out != want {
 		t.Errorf("render = %q, %v; want %q (the BOS and EOS tokens named by their ids)", out, err, want)
 	}
-	meta, err := ReadGGUFMetadata(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta["general.alignment"] != uint32(32) || meta["llama.rope.freq_base"] != float32(500000) || meta["tokenizer.ggml.add_bos_token"] != true {
-		t.Errorf("scalars read wrong: %v", meta)
-	}
-
 	// A file cut inside a key's value says where.
-	_, err = ReadGGUFMetadata(bytes.NewReader(data[:len(data)-10]))
-	var ge *GGUFError
-	if !errors.As(err, &ge) || ge.Key != "tokenizer.chat_template" {
-		t.Errorf("truncated file: %v, want a *GGUFError at tokenizer.chat_template", err)
+	_, err = ReadGGUF("cut.gguf", bytes.NewReader(data[:len(data)-10]))
+	var fe *gguf.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "tokenizer.chat_template") || !strings.Contains(err.Error(), "cut.gguf") {
+		t.Errorf("truncated file: %v, want a *gguf.FormatError naming the file and tokenizer.chat_template", err)
 	}
-	if _, err := ReadGGUFMetadata(strings.NewReader("GGML\x03\x00\x00\x00")); !errors.Is(err, errNotGGUF) {
+	if _, err := ReadGGUF("x.gguf", strings.NewReader("GGML\x03\x00\x00\x00")); !errors.As(err, &fe) || !strings.Contains(err.Error(), "not a GGUF file") {
 		t.Errorf("wrong magic: %v", err)
 	}
-	noTemplate := writeGGUF([]ggufKV{{"general.architecture", ggufString, "llama"}})
+	noTemplate := writeGGUF([]ggufKV{{"general.architecture", uint32(gguf.TypeString), "llama"}})
 	if _, err := ReadGGUF("x.gguf", bytes.NewReader(noTemplate)); err == nil || !strings.Contains(err.Error(), "no tokenizer.chat_template") {
 		t.Errorf("GGUF without a template: %v", err)
 	}
