@@ -123,7 +123,16 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if o.Out == "" {
 		o.Out = filepath.Join(o.In, "export", o.Format)
 	}
-	// The options first: a wrong flag is said whatever --in holds.
+	// The options first: a wrong flag is said whatever --in holds. Text
+	// is the jsonl export rendered further, so the library checks it as
+	// jsonl.
+	if !slices.Contains([]string{export.FormatJSONL, export.FormatParquet, export.FormatDPO, formatText}, o.Format) {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("export: format %q: want jsonl, parquet, dpo or text", o.Format)}
+	}
+	text := o.Format == formatText
+	if text {
+		o.Format = export.FormatJSONL
+	}
 	if err := o.Validate(); err != nil {
 		return &exitError{code: exitUsage, msg: "export: " + err.Error()}
 	}
@@ -136,15 +145,8 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains([]string{export.FormatJSONL, export.FormatParquet, export.FormatDPO, formatText}, o.Format) {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("format %q: want jsonl, parquet, dpo or text", o.Format)}
-	}
-	text := o.Format == formatText
-	if text {
-		if tmpl == nil {
-			return &exitError{code: exitUsage, msg: "--format text renders each row through the chat template of the model to train: give --chat-template FILE (or --for openai:NAME --base-url URL)"}
-		}
-		o.Format = export.FormatJSONL
+	if text && tmpl == nil {
+		return &exitError{code: exitUsage, msg: "--format text renders each row through the chat template of the model to train: give --chat-template FILE (or --for openai:NAME --base-url URL)"}
 	}
 	o.ChatTemplate = tmpl
 	_, err = export.Run(ctx, o, a.stdout)

@@ -297,12 +297,14 @@ func TestConfigurationErrorsExitUsage(t *testing.T) {
 		{"show", []string{"show", "--in", nowhere, "abc"}, "show: --in " + nowhere},
 		{"show", []string{"show", "--in", at("empty")}, "name a run"},
 		{"dedupe", []string{"dedupe", "--in", nowhere}, "dedupe: --in " + nowhere},
-		{"export", []string{"export", "--in", at("empty"), "--format", "jsnl"}, `format "jsnl": want jsonl, parquet or dpo`},
+		{"export", []string{"export", "--in", at("empty"), "--format", "jsnl"}, `format "jsnl": want jsonl, parquet, dpo or text`},
 		{"export", []string{"export", "--in", nowhere}, "export: --in " + nowhere},
 		{"gen-corpus", []string{"gen-corpus", "--turns", "0", "--out", at("out-gen")}, "gen-corpus"},
 		{"draft", []string{"draft", nowhere}, "draft: open " + nowhere},
 		{"validate", []string{"validate", nowhere}, "validate: stat " + nowhere},
 		{"validate", []string{"validate", at("empty")}, "no trace files"},
+		{"loop", []string{"loop"}, "--base is required"},
+		{"loop", []string{"loop", "--base", "tiny", "--teacher", nowhere, "--student", "s", "--train", "train {data} {base} {out}"}, "--base-file must say what it is"},
 		{"version", []string{"version", "extra"}, "unknown command"},
 	}
 	covered := map[string]bool{}
