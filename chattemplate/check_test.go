@@ -314,39 +314,6 @@ func TestCheckRealTemplates(t *testing.T) {
 	}
 }
 
-// TestCheckExportDirs checks real exports against every test template:
-// PYHARNESS_EXPORT_DIRS lists export directories (of train.jsonl,
-// valid.jsonl, …) separated by the OS's list separator. Every row must
-// check clean under every template; what a template refuses is reported
-// with the row and the template's words.
-func TestCheckExportDirs(t *testing.T) {
-	dirs := filepath.SplitList(os.Getenv("PYHARNESS_EXPORT_DIRS"))
-	if len(dirs) == 0 {
-		t.Skip("PYHARNESS_EXPORT_DIRS names no export to check")
-	}
-	files, err := filepath.Glob(filepath.Join("testdata", "templates", "*.jinja"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range dirs {
-		for _, f := range files {
-			c := NewChecker(loadTemplateFile(t, f))
-			t.Run(filepath.Base(dir)+"/"+c.T.Name, func(t *testing.T) {
-				adapted := map[Adaptation]int{}
-				for where, o := range checkExportDir(t, dir, c) {
-					if o.err != nil {
-						t.Errorf("%s: %v", where, o.err)
-					}
-					for _, a := range o.checked.Adaptations {
-						adapted[a]++
-					}
-				}
-				t.Logf("%s: adaptations %v", c.Traits, adapted)
-			})
-		}
-	}
-}
-
 // No real test template both strips <think> from content and renders a
 // reasoning field; one that does gets the block moved to the field, and
 // the reasoning and the answer both reach the rendering.
