@@ -144,15 +144,12 @@ func splitHarmony(content string) Split {
 	return s
 }
 
-// insideFence reports whether text ends inside an open ``` fence.
+// insideFence reports whether text ends inside a fenced block that is
+// still open, read as the parser reads fences.
 func insideFence(text string) bool {
-	open := false
-	for line := range strings.Lines(text) {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			open = !open
-		}
-	}
-	return open
+	lines := strings.Split(text, "\n")
+	blocks, _ := scanFences(lines)
+	return len(blocks) > 0 && blocks[len(blocks)-1].close >= len(lines)
 }
 
 func appendText(parts []string, s string) []string {

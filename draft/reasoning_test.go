@@ -23,6 +23,8 @@ func TestSplitReasoning(t *testing.T) {
 			want: Split{Answer: "RUN tests", Reasoning: "a\n\nb", Source: schemas.ReasoningThinkTag}},
 		{name: "close mark in a file body is the answer's", content: "WRITE notes.md\n```\nclose with </think>\n```",
 			want: Split{Answer: "WRITE notes.md\n```\nclose with </think>\n```"}},
+		{name: "close mark in a tilde fence is the answer's", content: "WRITE notes.md\n~~~\nclose with </think>\n~~~",
+			want: Split{Answer: "WRITE notes.md\n~~~\nclose with </think>\n~~~"}},
 		{name: "think bracket", content: "[THINK]READ a.py? no.[/THINK]RUN tests",
 			want: Split{Answer: "RUN tests", Reasoning: "READ a.py? no.", Source: schemas.ReasoningThinkBracket}},
 		{name: "reasoning tag", content: "<reasoning>plan</reasoning>\nDONE",
