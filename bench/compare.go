@@ -113,7 +113,7 @@ func Compare(nameA string, a []Outcome, nameB string, b []Outcome, alpha float64
 		c.Cases = append(c.Cases, *cc)
 	}
 	slices.SortFunc(c.Cases, func(x, y CaseCompare) int { return cmp.Or(cmp.Compare(x.Tier, y.Tier), cmp.Compare(x.Case, y.Case)) })
-	c.P = mcnemarExact(c.OnlyA, c.OnlyB)
+	c.P = ExactMcNemar(c.OnlyA, c.OnlyB)
 	c.Resolved = c.P < alpha
 	diff := c.OnlyB - c.OnlyA
 	verdict := "within the noise"
@@ -128,9 +128,10 @@ func Compare(nameA string, a []Outcome, nameB string, b []Outcome, alpha float64
 	return c
 }
 
-// mcnemarExact is the two-sided exact McNemar test: a binomial sign test
-// of the discordant pairs against one half.
-func mcnemarExact(b, c int) float64 {
+// ExactMcNemar is the two-sided exact McNemar test of paired binary
+// outcomes: a binomial sign test of the b and c discordant pairs against
+// one half.
+func ExactMcNemar(b, c int) float64 {
 	n := b + c
 	if n == 0 {
 		return 1

@@ -135,10 +135,10 @@ func TestCompare(t *testing.T) {
 	if c := Compare("A", a, "B", b, 0.05); !c.Resolved || !strings.HasPrefix(c.Sentence, "resolved") || c.P >= 0.001 {
 		t.Errorf("six cases apart: %+v", c)
 	}
-	if p := mcnemarExact(0, 0); p != 1 {
+	if p := ExactMcNemar(0, 0); p != 1 {
 		t.Errorf("no discordant pairs: p = %v", p)
 	}
-	if p := mcnemarExact(0, 5); p < 0.0624 || p > 0.0626 {
+	if p := ExactMcNemar(0, 5); p < 0.0624 || p > 0.0626 {
 		t.Errorf("0 vs 5: p = %v, want 0.0625", p)
 	}
 }

@@ -31,11 +31,56 @@ type Side struct {
 	OutputTokens  int `json:"output_tokens"`
 	// Seconds is the bench stage's wall time.
 	Seconds float64 `json:"seconds"`
+	// FirstActions says, for each judged run by "case pass N", whether
+	// its first model turn was read as an action. A run's first turn has
+	// the same prompt before and after training, so the two benches'
+	// first turns pair up exactly (see PairFirstTurns).
+	FirstActions map[string]bool `json:"-"`
+}
+
+// FirstTurnPairs is the paired comparison of the first model turns of
+// the runs both benches judged: the turn is asked with the same prompt on
+// both sides, so a change in whether it is read as an action is the
+// model's.
+type FirstTurnPairs struct {
+	Matched int
+	// Before and After count matched first turns read as an action.
+	Before, After int
+	// OnlyBefore and OnlyAfter are the discordant pairs.
+	OnlyBefore, OnlyAfter int
+	// P is the two-sided exact McNemar test over the discordant pairs.
+	P float64
+}
+
+// PairFirstTurns pairs the first turns of the runs judged on both sides.
+func PairFirstTurns(before, after Side) FirstTurnPairs {
+	var p FirstTurnPairs
+	for key, a := range before.FirstActions {
+		b, ok := after.FirstActions[key]
+		if !ok {
+			continue
+		}
+		p.Matched++
+		if a {
+			p.Before++
+		}
+		if b {
+			p.After++
+		}
+		switch {
+		case a && !b:
+			p.OnlyBefore++
+		case b && !a:
+			p.OnlyAfter++
+		}
+	}
+	p.P = bench.ExactMcNemar(p.OnlyBefore, p.OnlyAfter)
+	return p
 }
 
 // ReadSide reads a bench directory's traces into a Side.
 func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, error) {
-	s := Side{Model: model, Seconds: seconds}
+	s := Side{Model: model, Seconds: seconds, FirstActions: map[string]bool{}}
 	for run, err := range trace.Runs(ctx, dir) {
 		if err != nil {
 			return s, fmt.Errorf("read %s: %w", dir, err)
@@ -48,9 +93,14 @@ func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, er
 		if run.End.Verdict == schemas.VerdictWorked {
 			s.Worked++
 		}
+		first := true
 		for _, t := range run.Turns {
 			if !t.ModelStep {
 				continue
+			}
+			if first && run.Start != nil {
+				s.FirstActions[fmt.Sprintf("%s pass %d", run.Start.CaseID, run.Start.Pass)] = t.Action.Verb != ""
+				first = false
 			}
 			s.Turns++
 			switch {
@@ -94,6 +144,9 @@ func WriteTable(w io.Writer, before, after Side) {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
+	p := PairFirstTurns(before, after)
+	fmt.Fprintf(w, "\nFirst turns (same prompt on both sides) of %d runs judged in both: read as an action %d before, %d after; %d only before, %d only after; exact McNemar p = %.3g.\n",
+		p.Matched, p.Before, p.After, p.OnlyBefore, p.OnlyAfter, p.P)
 }
 
 func seconds(s float64) string {

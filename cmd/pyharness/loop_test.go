@@ -217,7 +217,8 @@ func TestLoopEndToEnd(t *testing.T) {
 	}
 	// The comparison and the table: the base read no action, the student
 	// read its drafts and worked.
-	for _, want := range []string{"matched", "read as an action", "0 (0%)", "runs worked", "0 of 2", "2 of 2", "in canonical form"} {
+	for _, want := range []string{"matched", "read as an action", "0 (0%)", "runs worked", "0 of 2", "2 of 2", "in canonical form",
+		"First turns (same prompt on both sides) of 2 runs judged in both: read as an action 0 before, 2 after; 0 only before, 2 only after; exact McNemar p = 0.5."} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
