@@ -34,15 +34,15 @@ type Side struct {
 	// FirstActions says, for each judged run by "case pass N", whether
 	// its first model turn was read as an action. A run's first turn has
 	// the same prompt before and after training, so the two benches'
-	// first turns pair up exactly (see PairFirstTurns).
+	// first turns pair up exactly (see pairFirstTurns).
 	FirstActions map[string]bool `json:"-"`
 }
 
-// FirstTurnPairs is the paired comparison of the first model turns of
+// firstTurnPairs is the paired comparison of the first model turns of
 // the runs both benches judged: the turn is asked with the same prompt on
 // both sides, so a change in whether it is read as an action is the
 // model's.
-type FirstTurnPairs struct {
+type firstTurnPairs struct {
 	Matched int
 	// Before and After count matched first turns read as an action.
 	Before, After int
@@ -52,9 +52,9 @@ type FirstTurnPairs struct {
 	P float64
 }
 
-// PairFirstTurns pairs the first turns of the runs judged on both sides.
-func PairFirstTurns(before, after Side) FirstTurnPairs {
-	var p FirstTurnPairs
+// pairFirstTurns pairs the first turns of the runs judged on both sides.
+func pairFirstTurns(before, after Side) firstTurnPairs {
+	var p firstTurnPairs
 	for key, a := range before.FirstActions {
 		b, ok := after.FirstActions[key]
 		if !ok {
@@ -144,7 +144,7 @@ func WriteTable(w io.Writer, before, after Side) {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
-	p := PairFirstTurns(before, after)
+	p := pairFirstTurns(before, after)
 	fmt.Fprintf(w, "\nFirst turns (same prompt on both sides) of %d runs judged in both: read as an action %d before, %d after; %d only before, %d only after; exact McNemar p = %.3g.\n",
 		p.Matched, p.Before, p.After, p.OnlyBefore, p.OnlyAfter, p.P)
 }
