@@ -96,7 +96,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 // its last.
 func completeOnce(t *testing.T, out string, plan []*Planned) {
 	t.Helper()
-	if err := Status(t.Context(), out, plan); err != nil {
+	if err := readStatus(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := trace.ListFiles(out)
@@ -189,7 +189,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 
 	o := Options{Cases: someCases(t, killCases...), Passes: 1, Jobs: 1, OutDir: out, Model: caseScripts}
 	plan, _ := PlanRuns(context.Background(), o)
-	Status(t.Context(), out, plan)
+	readStatus(t.Context(), out, plan)
 	var cut []string
 	for _, p := range plan {
 		if p.Status != "complete" {
@@ -244,7 +244,7 @@ func TestCtrlCThenResume(t *testing.T) {
 		t.Fatalf("err %v, summary %+v: want one run cancelled", err, sum)
 	}
 	plan, _ := PlanRuns(context.Background(), Options{Cases: o.Cases, Passes: 1, Model: caseScripts})
-	Status(t.Context(), out, plan)
+	readStatus(t.Context(), out, plan)
 	var cancelled *Planned
 	for _, p := range plan {
 		if p.Stop == schemas.StopCancelled {

@@ -125,15 +125,15 @@ func checkTracesValid(t *testing.T, out string) {
 // run as complete.
 func checkPlanFile(t *testing.T, out string, plan []*Planned) {
 	t.Helper()
-	raw, err := os.ReadFile(PlanPath(out, 0, 0))
+	raw, err := os.ReadFile(planPath(out, 0, 0))
 	if err != nil {
 		t.Fatalf("read the plan file: %v", err)
 	}
-	var pf PlanFile
+	var pf planFile
 	if err := json.Unmarshal(raw, &pf); err != nil {
 		t.Fatalf("the plan file is not JSON: %v", err)
 	}
-	status := map[string]string{}
+	status := map[string]RunStatus{}
 	for _, p := range pf.Runs {
 		status[p.RunID] = p.Status
 	}
@@ -330,11 +330,11 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 		t.Errorf("summary %+v: want one model error and one run that worked", sum)
 	}
 	plan, _ := PlanRuns(context.Background(), o)
-	if err := Status(t.Context(), out, plan); err != nil {
+	if err := readStatus(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range plan {
-		want := "complete"
+		want := RunStatus("complete")
 		if p.Item == ids[0] {
 			want = "incomplete"
 		}
