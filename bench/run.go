@@ -50,7 +50,7 @@ func (o Outcome) Judged() bool {
 // run that fails to start (not a model failure, which is an outcome) stops
 // the benchmark.
 func Run(ctx context.Context, o collect.Options) ([]Outcome, error) {
-	plan, err := collect.PlanRuns(ctx, o)
+	plan, err := collect.Plan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func Run(ctx context.Context, o collect.Options) ([]Outcome, error) {
 		order[p] = i
 	}
 	out := make([]*Outcome, len(plan))
-	err = collect.RunPlan(ctx, o, plan, func(r collect.Ran) error {
+	err = collect.RunPlanned(ctx, o, plan, func(r collect.Ran) error {
 		res := r.Result
 		oc := outcomeOf(&res.Start, &res.End)
 		oc.ContextFull = res.TurnWarnings[schemas.CodeContextFull]

@@ -143,9 +143,9 @@ type Summary struct {
 // and --resume was not given.
 var ErrAlreadyCollected = errors.New("already collected")
 
-// PlanRuns lists every (item, pass) with its content-addressed run id, and
+// Plan lists every (item, pass) with its content-addressed run id, and
 // keeps those of the shard.
-func PlanRuns(ctx context.Context, o Options) ([]*Planned, error) {
+func Plan(ctx context.Context, o Options) ([]*Planned, error) {
 	var items []Item
 	for i := range o.Cases {
 		c := &o.Cases[i]
@@ -225,7 +225,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Passes < 1 {
 		return nil, fmt.Errorf("collect: --passes must be at least 1")
 	}
-	plan, err := PlanRuns(ctx, o)
+	plan, err := Plan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := save(); err != nil {
 		return nil, err
 	}
-	err = RunPlan(ctx, o, plan, func(r Ran) error {
+	err = RunPlanned(ctx, o, plan, func(r Ran) error {
 		sum.Ran++
 		switch r.Result.End.Verdict {
 		case schemas.VerdictWorked:
@@ -302,12 +302,12 @@ type Ran struct {
 	Chat harness.Chatter
 }
 
-// RunPlan runs every run of plan that is not complete, Jobs at a time, and
+// RunPlanned runs every run of plan that is not complete, Jobs at a time, and
 // calls done after each, never two at once, with the run's status already
 // updated. Progress counts the complete runs of the plan as done. A run
 // that fails to start (not a model failure, which the run records) stops
 // the others; so does an error from done.
-func RunPlan(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
+func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
 	var todo []*Planned
 	for _, p := range plan {
 		if p.Status != StatusComplete {
@@ -323,7 +323,7 @@ func RunPlan(ctx context.Context, o Options, plan []*Planned, done func(Ran) err
 			if gctx.Err() != nil {
 				return nil
 			}
-			res, chat, err := runPlanned(gctx, o, p, slot)
+			res, chat, err := runOne(gctx, o, p, slot)
 			if err != nil {
 				return &startError{p: p, err: err}
 			}
@@ -366,8 +366,8 @@ func now(o Options) time.Time {
 	return time.Now()
 }
 
-// runPlanned runs one planned run to its end.
-func runPlanned(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, harness.Chatter, error) {
+// runOne runs one planned run to its end.
+func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, harness.Chatter, error) {
 	chat, m, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
 	if err != nil {
 		return nil, nil, err

@@ -212,7 +212,7 @@ func TestRandomSIGKILLThenResume(t *testing.T) {
 				if _, err := Run(context.Background(), o); err != nil {
 					t.Fatalf("resume after kills %v: %v", points, err)
 				}
-				plan, err := PlanRuns(context.Background(), o)
+				plan, err := Plan(context.Background(), o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,7 +284,7 @@ func TestDiskFullThenResume(t *testing.T) {
 	if sum.Ran != 2 || sum.Worked != 2 {
 		t.Errorf("resume: %+v, want both runs redone and worked", sum)
 	}
-	plan, _ := PlanRuns(context.Background(), o)
+	plan, _ := Plan(context.Background(), o)
 	completeOnce(t, out, plan)
 	checkTracesValid(t, out)
 	if _, err := os.Stat(filepath.Join(files[0].Path)); err != nil {
@@ -329,7 +329,7 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 	if sum.Ran != 2 || sum.Errors != 1 || sum.Worked != 1 {
 		t.Errorf("summary %+v: want one model error and one run that worked", sum)
 	}
-	plan, _ := PlanRuns(context.Background(), o)
+	plan, _ := Plan(context.Background(), o)
 	if err := readStatus(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
