@@ -3,6 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,4 +81,47 @@ func TestScriptedBenchScoresArePinned(t *testing.T) {
 	var text bytes.Buffer
 	r.WriteText(&text)
 	t.Logf("\n%s", text.String())
+}
+
+// A benchmark run again over the same OUT runs every case again, as a new
+// attempt of the same run id, and writes no plan file: unlike collect, it
+// neither refuses nor skips runs that are already there.
+func TestRunAgainRecordsNewAttempts(t *testing.T) {
+	cases, err := datasets.Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := collect.Options{Cases: cases[:2], Passes: 1, OutDir: t.TempDir(), Model: scriptedModel}
+	first, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 2 || len(again) != 2 {
+		t.Fatalf("%d and %d outcomes, want 2 each", len(first), len(again))
+	}
+	for i := range first {
+		if first[i].RunID != again[i].RunID || first[i].Case != cases[i].ID {
+			t.Errorf("outcome %d: %s then %s, want case %s twice under one id", i, first[i].RunID, again[i].RunID, cases[i].ID)
+		}
+	}
+	files, err := os.ReadDir(filepath.Join(o.OutDir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name())
+	}
+	want := []string{first[0].RunID + ".attempt-2.jsonl", first[0].RunID + ".jsonl", first[1].RunID + ".attempt-2.jsonl", first[1].RunID + ".jsonl"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("runs/ holds %v, want %v", names, want)
+	}
+	if _, err := os.Stat(filepath.Join(o.OutDir, "collect.json")); !os.IsNotExist(err) {
+		t.Errorf("bench wrote a plan file (%v)", err)
+	}
 }

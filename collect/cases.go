@@ -123,7 +123,7 @@ func (h hiddenChecks) Check(ctx context.Context, workspace string) (schemas.Chec
 		return schemas.Checks{}, fmt.Errorf("hidden checks: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := datasets.CopyFS(dir, h.c.Check()); err != nil {
+	if err := datasets.CopyFS(dir, h.c.HiddenChecks()); err != nil {
 		return schemas.Checks{}, fmt.Errorf("hidden checks: %w", err)
 	}
 	abs, err := filepath.Abs(workspace)

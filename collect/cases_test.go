@@ -96,7 +96,7 @@ func TestHiddenChecksAreUnreachable(t *testing.T) {
 	}
 	c := cases[0]
 	checkDir := t.TempDir()
-	datasets.CopyFS(checkDir, c.Check())
+	datasets.CopyFS(checkDir, c.HiddenChecks())
 	var names []string
 	filepath.WalkDir(checkDir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {

@@ -184,8 +184,8 @@ func (c Case) check(fsys fs.FS) error {
 // Repo returns the case's fixture repository.
 func (c Case) Repo() fs.FS { return c.sub("repo") }
 
-// Check returns the directory of the case's hidden checks.
-func (c Case) Check() fs.FS { return c.sub("check") }
+// HiddenChecks returns the directory of the case's hidden checks.
+func (c Case) HiddenChecks() fs.FS { return c.sub("check") }
 
 func (c Case) sub(dir string) fs.FS {
 	sub, err := fs.Sub(embedded, path.Join(c.Dir, dir))

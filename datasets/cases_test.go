@@ -93,7 +93,7 @@ func TestChecksStayHidden(t *testing.T) {
 	}
 	for _, c := range cases {
 		var hidden []string
-		err := fs.WalkDir(c.Check(), ".", func(p string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(c.HiddenChecks(), ".", func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				hidden = append(hidden, strings.TrimSuffix(path.Base(p), ".py"))
 			}
@@ -102,7 +102,7 @@ func TestChecksStayHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, part := range []fs.FS{c.Repo(), c.Check()} {
+		for _, part := range []fs.FS{c.Repo(), c.HiddenChecks()} {
 			err := fs.WalkDir(part, ".", func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err

@@ -178,7 +178,7 @@ func (w *work) hidden() pyRun {
 	e := w.eval()
 	e.hiddenOnce.Do(func() {
 		checks := filepath.Join(w.t.TempDir(), "check")
-		if err := CopyFS(checks, w.c.Check()); err != nil {
+		if err := CopyFS(checks, w.c.HiddenChecks()); err != nil {
 			w.t.Fatal(err)
 		}
 		e.hidden = runPy(w.t, w.dir, w.dir, w.py, "-m", "unittest", "discover", "-s", checks, "-t", checks)
