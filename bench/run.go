@@ -44,11 +44,11 @@ func (o Outcome) Judged() bool {
 	return o.Verdict == schemas.VerdictWorked || o.Verdict == schemas.VerdictFailed
 }
 
-// Run runs every planned (case, pass) of o, Jobs at a time, whatever OUT
-// already holds (a benchmark is run again, each run a new attempt), with
-// collect's planner and runner, and returns the outcomes in plan order. A
-// run that fails to start (not a model failure, which is an outcome) stops
-// the benchmark.
+// Run runs every planned (case, pass) of o with collect's planner and
+// runner, Jobs at a time, whatever OUT already holds (o.Resume is not read:
+// a benchmark run again records each run as a new attempt, and writes no
+// plan file), and returns the outcomes in plan order. A run that fails to
+// start (not a model failure, which is an outcome) stops the benchmark.
 func Run(ctx context.Context, o collect.Options) ([]Outcome, error) {
 	plan, err := collect.Plan(ctx, o)
 	if err != nil {

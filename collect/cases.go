@@ -19,8 +19,9 @@ import (
 	"github.com/pyharness/pyharness/suite"
 )
 
-// CaseScript plays a benchmark case's own scripted drafts, the variant of
-// the (case, pass) chosen by variant, as --model scripted and the demo do.
+// CaseScript plays a benchmark case's own scripted drafts, as --model
+// scripted and the demo do: one of its scripts, picked by a hash of the
+// case and the pass, so passes mix variants the way a real model's differ.
 func CaseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
 	name := variant(c.ID, pass, c.Scripts())
 	raw, err := c.Script(name)

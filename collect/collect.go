@@ -33,22 +33,30 @@ type Item struct {
 // the plan, for spreading runs over several servers.
 type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error)
 
-// Options configure a collection.
+// Options configure a collection, or a benchmark (bench.Run), which plans
+// and runs the same way.
 type Options struct {
 	Cases   []datasets.Case
 	Entries []Entry
 	Passes  int
-	Jobs    int
-	OutDir  string
+	// Jobs is how many runs go at once (1 when 0).
+	Jobs int
+	// OutDir receives runs/ and patches/ (and Run's plan file).
+	OutDir string
 	// Shard k of n (1-based); zero means the whole plan.
 	ShardK, ShardN int
-	Resume         bool
-	Model          Model
-	Options        schemas.Options
-	FixedSeed      bool
-	Python         string
-	MaxSteps       int
-	// Progress is called after each run.
+	// Resume lets Run finish a collection whose OUT already holds complete
+	// runs of the plan; without it Run refuses.
+	Resume  bool
+	Model   Model
+	Options schemas.Options
+	// FixedSeed keeps the seed the same in every pass; otherwise pass p is
+	// sent Options.Seed + p.
+	FixedSeed bool
+	Python    string
+	MaxSteps  int
+	// Progress is called after each run with the runs done (complete ones
+	// counted), the runs planned, and those that worked in this call.
 	Progress func(done, total, worked int)
 	Now      func() time.Time
 }
@@ -59,7 +67,8 @@ type RunStatus string
 const (
 	// StatusPlanned: no attempt of the run is in OUT.
 	StatusPlanned RunStatus = "planned"
-	// StatusComplete: the run's last attempt is complete (see complete).
+	// StatusComplete: the run's last attempt ended with a run_end whose
+	// stop reason is neither cancelled nor model-error.
 	StatusComplete RunStatus = "complete"
 	// StatusIncomplete: the last attempt ended in a model error, was
 	// cancelled, or was cut off; --resume runs it again.
