@@ -292,17 +292,8 @@ func (p *player) refuse(code string) { p.refusals = append(p.refusals, code) }
 
 func (p *player) stop(turn int, reason schemas.StopReason) { p.end, p.endTurn = reason, turn }
 
-func (p *player) inScope(rel string) bool {
-	for _, g := range p.c.Scope {
-		if prefix, ok := strings.CutSuffix(g, "/**"); ok && strings.HasPrefix(rel, prefix+"/") {
-			return true
-		}
-		if ok, _ := path.Match(g, rel); ok || g == "**" {
-			return true
-		}
-	}
-	return false
-}
+// inScope reads the scope as the harness does.
+func (p *player) inScope(rel string) bool { return schemas.InScope(p.c.Scope, rel) }
 
 func (p *player) step(turn int, reply string) {
 	wasBroken := p.broken
