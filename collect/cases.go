@@ -93,15 +93,9 @@ func prepareCase(c datasets.Case) (string, func(), error) {
 // checks. The caller fills in the run id, output, model and budget.
 func caseConfig(c datasets.Case, pass int, repo, python string) harness.Config {
 	return harness.Config{
-		TaskSpec:  schemas.TaskSpec{Task: c.Task, Targets: c.Targets, Names: c.Names, Subject: c.Subject, Scope: c.Scope, Suite: c.Suite},
-		Source:    schemas.SourceBench,
-		CaseID:    c.ID,
-		Tier:      c.Tier,
-		Pass:      pass,
-		Repo:      repo,
-		RepoLabel: c.Dir + "/repo",
-		Python:    python,
-		Checks:    hiddenChecks{c: c, python: python},
+		Source: schemas.SourceBench, CaseID: c.ID, Tier: c.Tier, Pass: pass,
+		Repo: repo, RepoLabel: c.Dir + "/repo", TaskSpec: c.TaskSpec, Python: python,
+		Checks: hiddenChecks{c: c, python: python},
 	}
 }
 

@@ -57,15 +57,8 @@ func TestEveryCaseScript(t *testing.T) {
 					t.Fatal(err)
 				}
 				res, err := harness.Run(context.Background(), harness.Config{
-					TaskSpec: schemas.TaskSpec{Task: c.Task, Targets: c.Targets, Names: c.Names, Subject: c.Subject, Scope: c.Scope, Suite: c.Suite},
-					RunID:    "case",
-					OutDir:   t.TempDir(),
-					Source:   schemas.SourceBench,
-					CaseID:   c.ID,
-					Tier:     c.Tier,
-					Repo:     repo,
-					Model:    m,
-					Checks:   hiddenChecks{c: c},
+					RunID: "case", OutDir: t.TempDir(), Source: schemas.SourceBench, CaseID: c.ID, Tier: c.Tier,
+					Repo: repo, TaskSpec: c.TaskSpec, Model: m, Checks: hiddenChecks{c: c},
 				}, chat)
 				if err != nil {
 					t.Fatal(err)
@@ -122,15 +115,9 @@ func TestHiddenChecksAreUnreachable(t *testing.T) {
 	}
 	repo := t.TempDir()
 	datasets.CopyFS(repo, c.Repo())
-	res, err := harness.Run(context.Background(), harness.Config{
-		TaskSpec: schemas.TaskSpec{Task: c.Task, Targets: c.Targets, Scope: c.Scope, Suite: c.Suite},
-		RunID:    "snoop",
-		OutDir:   t.TempDir(),
-		Repo:     repo,
-		MaxSteps: len(drafts),
-		Model:    schemas.Model{Backend: "scripted"},
-		Checks:   hiddenChecks{c: c},
-	}, m)
+	res, err := harness.Run(context.Background(), harness.Config{RunID: "snoop", OutDir: t.TempDir(), Repo: repo,
+		TaskSpec: schemas.TaskSpec{Task: c.Task, Targets: c.Targets, Scope: c.Scope, Suite: c.Suite}, MaxSteps: len(drafts),
+		Model: schemas.Model{Backend: "scripted"}, Checks: hiddenChecks{c: c}}, m)
 	if err != nil {
 		t.Fatal(err)
 	}

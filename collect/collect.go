@@ -392,16 +392,8 @@ func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Resu
 		cfg = caseConfig(*p.item.Case, p.Pass, repo, o.Python)
 	default:
 		e := p.item.Entry
-		cfg = harness.Config{
-			TaskSpec: schemas.TaskSpec{Task: e.Task, Targets: e.Targets, Names: e.Names, Subject: e.Subject, Scope: e.Scope, Suite: e.Suite},
-			Source:   schemas.SourceDogfood,
-			CaseID:   e.ID,
-			Pass:     p.Pass,
-			Tags:     e.Tags,
-			Repo:     e.Dir,
-			RepoURL:  e.URL,
-			Python:   o.Python,
-		}
+		cfg = harness.Config{Source: schemas.SourceDogfood, CaseID: e.ID, Pass: p.Pass, Tags: e.Tags,
+			Repo: e.Dir, RepoURL: e.URL, TaskSpec: e.TaskSpec, Python: o.Python}
 		if e.Check != "" {
 			cfg.Checks = commandCheck{command: e.Check}
 			cfg.SettleFirst = true // a task whose check already passes needs no model

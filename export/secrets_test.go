@@ -60,16 +60,9 @@ func TestPlantedKeyNeverExported(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := harness.Config{
-			TaskSpec:     schemas.TaskSpec{Task: "Make settings.py read DEBUG from the environment.", Targets: []string{"settings.py"}},
-			RunID:        id,
-			OutDir:       out,
-			Repo:         repo,
-			Source:       schemas.SourceAdhoc,
-			CaseID:       "env-settings",
-			Model:        schemas.Model{Backend: "scripted", Name: id},
-			SuiteTimeout: time.Minute,
-		}
+		cfg := harness.Config{RunID: id, OutDir: out, Repo: repo, Source: schemas.SourceAdhoc, CaseID: "env-settings",
+			TaskSpec: schemas.TaskSpec{Task: "Make settings.py read DEBUG from the environment.", Targets: []string{"settings.py"}},
+			Model:    schemas.Model{Backend: "scripted", Name: id}, SuiteTimeout: time.Minute}
 		res, err := harness.Run(context.Background(), cfg, m)
 		if err != nil {
 			t.Fatal(err)

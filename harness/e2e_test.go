@@ -40,13 +40,8 @@ func TestScriptedRunWorksAndLeavesTheRepositoryUnchanged(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
 	before := snapshotTree(t, repo)
-	cfg := Config{
-		TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
-		RunID:    "solve",
-		OutDir:   t.TempDir(),
-		Repo:     repo,
-		Model:    schemas.Model{Backend: "scripted", Name: "t"},
-	}
+	cfg := Config{RunID: "solve", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		Model: schemas.Model{Backend: "scripted", Name: "t"}}
 	res, err := Run(context.Background(), cfg, script(t, readGreet, writeInitOK, runTests, doneSummary))
 	if err != nil {
 		t.Fatal(err)
@@ -151,13 +146,8 @@ func TestOllamaRunRecordsServerMetricsAndRetriesACutStream(t *testing.T) {
 	)
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{
-		TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
-		RunID:    "ollama-run",
-		OutDir:   t.TempDir(),
-		Repo:     repo,
-		Model:    schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: 4096, NumPredict: 512}},
-	}
+	cfg := Config{RunID: "ollama-run", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: 4096, NumPredict: 512}}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
 		t.Fatal(err)
@@ -201,13 +191,8 @@ func TestOllamaModelNotFoundEndsAsModelError(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{
-		TaskSpec: schemas.TaskSpec{Task: "Add initials"},
-		RunID:    "nf",
-		OutDir:   t.TempDir(),
-		Repo:     repo,
-		Model:    schemas.Model{Backend: "ollama", Name: "llama3.1:8b"},
-	}
+	cfg := Config{RunID: "nf", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials"},
+		Model: schemas.Model{Backend: "ollama", Name: "llama3.1:8b"}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "llama3.1:8b"))
 	if err != nil {
 		t.Fatal(err)
@@ -251,13 +236,8 @@ func TestTwentyStepsStayWithinTheContext(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, files)
 	const numCtx, numPredict = 2048, 256
-	cfg := Config{
-		TaskSpec: schemas.TaskSpec{Suite: "python3 -m unittest test_textwrap", Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"}},
-		RunID:    "textwrap",
-		OutDir:   t.TempDir(),
-		Repo:     repo,
-		Model:    schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: numCtx, NumPredict: numPredict}},
-	}
+	cfg := Config{RunID: "textwrap", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Suite: "python3 -m unittest test_textwrap", Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"}},
+		Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: numCtx, NumPredict: numPredict}}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
 		t.Fatal(err)
@@ -308,14 +288,8 @@ func TestNativeToolsFallBackToText(t *testing.T) {
 	}
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{
-		TaskSpec:    schemas.TaskSpec{Task: "Add initials", Targets: []string{"initials.py"}, Names: []string{"initials"}},
-		RunID:       "tools",
-		OutDir:      t.TempDir(),
-		Repo:        repo,
-		NativeTools: true,
-		Model:       schemas.Model{Backend: "ollama", Name: "tiny"},
-	}
+	cfg := Config{RunID: "tools", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		NativeTools: true, Model: schemas.Model{Backend: "ollama", Name: "tiny"}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
 		t.Fatal(err)
@@ -348,10 +322,8 @@ func TestNativeToolsFallBackToText(t *testing.T) {
 // answer to the model.
 func TestInteractiveAsk(t *testing.T) {
 	var asked string
-	cfg := Config{
-		TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}},
-		Ask:      func(ctx context.Context, q string) (string, error) { asked = q; return "with dots", nil },
-	}
+	cfg := Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		Ask: func(ctx context.Context, q string) (string, error) { asked = q; return "with dots", nil }}
 	out := runScripted(t, fixture, cfg, "ASK Should initials have dots?", writeInitOK, runTests, doneSummary)
 	if asked != "Should initials have dots?" {
 		t.Errorf("the person was asked %q", asked)
