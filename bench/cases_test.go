@@ -3,35 +3,22 @@ package bench
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
 )
 
-// scriptedModel plays each case's own scripts, the variant chosen by
-// Variant, as `bench --model scripted` does.
-func scriptedModel(ctx context.Context, it Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-	return scriptOf(it.Case, Variant(it.Case.ID, it.Pass, it.Case.Scripts()), opts)
-}
-
-func scriptOf(c datasets.Case, variant string, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-	raw, err := c.Script(variant)
-	if err != nil {
-		return nil, schemas.Model{}, err
-	}
-	m, err := scripted.NewFromReader(bytes.NewReader(raw), variant)
-	if err != nil {
-		return nil, schemas.Model{}, err
-	}
-	return m, schemas.Model{Backend: "scripted", Name: c.ID + "/" + variant, Options: opts}, nil
+// scriptedModel plays each case's own scripts, as `bench --model scripted`
+// does.
+func scriptedModel(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+	return collect.CaseScript(*it.Case, pass, opts)
 }
 
 func expected(c datasets.Case, variant string) (schemas.Verdict, schemas.FailureClass) {
@@ -40,109 +27,6 @@ func expected(c datasets.Case, variant string) (schemas.Verdict, schemas.Failure
 		return schemas.VerdictWorked, ""
 	}
 	return schemas.VerdictFailed, schemas.FailureClass(want)
-}
-
-// Every script of every case ends as its case says: the clean and chatty
-// scripts work, the plausible-and-wrong one did not do the job, the other
-// fails in its own way; and every one ends by a harness decision, never by
-// running out of drafts.
-func TestEveryCaseScript(t *testing.T) {
-	cases, err := datasets.Cases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		for _, variant := range c.Scripts() {
-			t.Run(c.ID+"/"+variant, func(t *testing.T) {
-				repo := t.TempDir()
-				if err := datasets.CopyFS(repo, c.Repo()); err != nil {
-					t.Fatal(err)
-				}
-				chat, m, err := scriptOf(c, variant, schemas.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := harness.Run(context.Background(), harness.Config{
-					RunID: "case", OutDir: t.TempDir(), Source: schemas.SourceBench, CaseID: c.ID, Tier: c.Tier,
-					Repo: repo, Task: c.Task, Targets: c.Targets, Names: c.Names, Subject: c.Subject, Scope: c.Scope,
-					Suite: c.Suite, Model: m, Checks: HiddenChecks{Case: c},
-				}, chat)
-				if err != nil {
-					t.Fatal(err)
-				}
-				e := res.End
-				wantV, wantC := expected(c, variant)
-				if e.Verdict != wantV || e.FailureClass != wantC {
-					t.Errorf("verdict %s %s, want %s %s (stop %s, checks %+v, error %q)", e.Verdict, e.FailureClass, wantV, wantC, e.StopReason, e.Checks, e.Error)
-				}
-				if e.StopReason == schemas.StopModelError {
-					t.Errorf("the script ran out of drafts: it must end by a harness decision")
-				}
-				if variant == "plausible-wrong" && (e.SuiteAfter.Failed+e.SuiteAfter.Errors > 0 || e.SuiteAfter.ImportError != "") {
-					t.Errorf("the plausible-and-wrong script does not pass the visible suite: %+v", e.SuiteAfter)
-				}
-			})
-		}
-	}
-}
-
-// The hidden checks are never in the workspace the model sees: no file of
-// check/ is in the fixture, and a script that goes looking for them is
-// refused.
-func TestHiddenChecksAreUnreachable(t *testing.T) {
-	cases, err := datasets.Cases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cases[0]
-	checkDir := t.TempDir()
-	datasets.CopyFS(checkDir, c.Check())
-	var names []string
-	filepath.WalkDir(checkDir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			names = append(names, d.Name())
-		}
-		return err
-	})
-	if len(names) == 0 {
-		t.Fatal("the case has no hidden checks")
-	}
-	var drafts []string
-	for _, n := range names {
-		drafts = append(drafts, "READ ../check/"+n, "READ "+n, "SKILL locate "+strings.TrimSuffix(n, ".py"))
-	}
-	drafts = append(drafts, "DONE nothing to do")
-	var script strings.Builder
-	for _, d := range drafts {
-		fmt.Fprintf(&script, "{\"content\": %q}\n", d)
-	}
-	m, err := scripted.NewFromReader(strings.NewReader(script.String()), "snoop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := t.TempDir()
-	datasets.CopyFS(repo, c.Repo())
-	res, err := harness.Run(context.Background(), harness.Config{RunID: "snoop", OutDir: t.TempDir(), Repo: repo, Task: c.Task,
-		Targets: c.Targets, Scope: c.Scope, Suite: c.Suite, MaxSteps: len(drafts), Model: schemas.Model{Backend: "scripted"},
-		Checks: HiddenChecks{Case: c}}, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := trace.ReadRun(trace.File{RunID: "snoop", Path: res.TracePath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, turn := range run.Turns {
-		if turn.Action.Verb == "READ" && turn.Outcome.Status == schemas.StatusApplied {
-			t.Errorf("step %d read %s", turn.Step, turn.Action.Path)
-		}
-		if turn.Action.Verb == "SKILL" && i+1 < len(run.Turns) {
-			answer := run.Turns[i+1].Sent.Messages[len(run.Turns[i+1].Sent.Messages)-1].Content
-			if !strings.Contains(answer, "is not defined in any Python file in scope") {
-				t.Errorf("step %d: SKILL locate found something of the hidden checks: %s", turn.Step, answer)
-			}
-		}
-	}
 }
 
 // `bench --repeat 5 --model scripted`: every case, five passes, and the
@@ -154,7 +38,7 @@ func TestScriptedBenchScoresArePinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	outcomes, err := Run(context.Background(), Options{Cases: cases, Passes: 5, Jobs: 2, OutDir: out, Model: scriptedModel})
+	outcomes, err := Run(context.Background(), collect.Options{Cases: cases, Passes: 5, Jobs: 2, OutDir: out, Model: scriptedModel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +52,7 @@ func TestScriptedBenchScoresArePinned(t *testing.T) {
 	}
 	for _, o := range outcomes {
 		c := byID[o.Case]
-		v := Variant(c.ID, o.Pass, c.Scripts())
+		v := strings.TrimPrefix(o.Model, c.ID+"/") // the variant played
 		wv, wc := expected(c, v)
 		if o.Verdict != wv || o.FailureClass != wc {
 			t.Errorf("%s pass %d (%s): %s %s, want %s %s", o.Case, o.Pass, v, o.Verdict, o.FailureClass, wv, wc)
@@ -197,4 +81,47 @@ func TestScriptedBenchScoresArePinned(t *testing.T) {
 	var text bytes.Buffer
 	r.WriteText(&text)
 	t.Logf("\n%s", text.String())
+}
+
+// A benchmark run again over the same OUT runs every case again, as a new
+// attempt of the same run id, and writes no plan file: unlike collect, it
+// neither refuses nor skips runs that are already there.
+func TestRunAgainRecordsNewAttempts(t *testing.T) {
+	cases, err := datasets.Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := collect.Options{Cases: cases[:2], Passes: 1, OutDir: t.TempDir(), Model: scriptedModel}
+	first, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 2 || len(again) != 2 {
+		t.Fatalf("%d and %d outcomes, want 2 each", len(first), len(again))
+	}
+	for i := range first {
+		if first[i].RunID != again[i].RunID || first[i].Case != cases[i].ID {
+			t.Errorf("outcome %d: %s then %s, want case %s twice under one id", i, first[i].RunID, again[i].RunID, cases[i].ID)
+		}
+	}
+	files, err := os.ReadDir(filepath.Join(o.OutDir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name())
+	}
+	want := []string{first[0].RunID + ".attempt-2.jsonl", first[0].RunID + ".jsonl", first[1].RunID + ".attempt-2.jsonl", first[1].RunID + ".jsonl"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("runs/ holds %v, want %v", names, want)
+	}
+	if _, err := os.Stat(filepath.Join(o.OutDir, "collect.json")); !os.IsNotExist(err) {
+		t.Errorf("bench wrote a plan file (%v)", err)
+	}
 }

@@ -62,8 +62,8 @@ func overheadRun(b *testing.B, repo string, steps int) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := harness.Config{RunID: "overhead", OutDir: b.TempDir(), Repo: repo, Task: "Read the modules.",
-		Targets: []string{"m00.py"}, MaxSteps: steps, Model: schemas.Model{Backend: "scripted", Name: "overhead"}}
+	cfg := harness.Config{RunID: "overhead", OutDir: b.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Read the modules.", Targets: []string{"m00.py"}},
+		MaxSteps: steps, Model: schemas.Model{Backend: "scripted", Name: "overhead"}}
 	start := time.Now()
 	res, err := harness.Run(context.Background(), cfg, m)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 //go:embed report.schema.json
 var ReportSchema []byte
 
-// GenerateReportSchema reflects the Report type into its JSON Schema.
-func GenerateReportSchema() ([]byte, error) {
+// generateReportSchema reflects the Report type into its JSON Schema.
+func generateReportSchema() ([]byte, error) {
 	r := &jsonschema.Reflector{}
 	s := r.Reflect(&Report{})
 	s.ID = "https://pyharness.dev/schemas/bench-report.schema.json"

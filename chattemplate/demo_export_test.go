@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/collect"
@@ -52,7 +51,7 @@ func collectDemo(out string, native bool) error {
 	_, err = collect.Run(ctx, collect.Options{
 		Cases: cases, Passes: 1, Jobs: 2, OutDir: out, Resume: true, Now: time.Now,
 		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			c, m, err := bench.CaseScript(*it.Case, pass, opts)
+			c, m, err := collect.CaseScript(*it.Case, pass, opts)
 			if native {
 				c = nativeCalls{c}
 			}

@@ -14,18 +14,18 @@ import (
 	"github.com/pyharness/pyharness/suite"
 )
 
-// CommandCheck is a manifest's check command: run with sh in the workspace
+// commandCheck is a manifest's check command: run with sh in the workspace
 // after the agent ends; exit 0 means the task is done.
-type CommandCheck struct {
-	Command string
-	Timeout time.Duration
+type commandCheck struct {
+	command string
+	timeout time.Duration
 }
 
-var _ harness.Checker = CommandCheck{}
+var _ harness.Checker = commandCheck{}
 
 // Check runs the command and reads its exit status.
-func (c CommandCheck) Check(ctx context.Context, workspace string) (schemas.Checks, error) {
-	timeout := c.Timeout
+func (c commandCheck) Check(ctx context.Context, workspace string) (schemas.Checks, error) {
+	timeout := c.timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
 	}
@@ -33,9 +33,9 @@ func (c CommandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 	defer cancel()
 	// The check runs the model's code: in the suite's sandbox (scrubbed
 	// environment, its own HOME and process group, isolated when ctx says).
-	cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, workspace, []string{"sh", "-c", c.Command})
+	cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, workspace, []string{"sh", "-c", c.command})
 	if err != nil {
-		return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.Command, err)
+		return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.command, err)
 	}
 	out := &tail{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -53,7 +53,7 @@ func (c CommandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 			res.FirstFailure = fmt.Sprintf("check exited %d", ee.ExitCode())
 		}
 	default:
-		return res, fmt.Errorf("run check %q: %w", c.Command, err)
+		return res, fmt.Errorf("run check %q: %w", c.command, err)
 	}
 	return res, nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/internal/version"
@@ -34,25 +33,47 @@ type Item struct {
 // the plan, for spreading runs over several servers.
 type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error)
 
-// Options configure a collection.
+// Options configure a collection, or a benchmark (bench.Run), which plans
+// and runs the same way.
 type Options struct {
 	Cases   []datasets.Case
 	Entries []Entry
 	Passes  int
-	Jobs    int
-	OutDir  string
+	// Jobs is how many runs go at once (1 when 0).
+	Jobs int
+	// OutDir receives runs/ and patches/ (and Run's plan file).
+	OutDir string
 	// Shard k of n (1-based); zero means the whole plan.
 	ShardK, ShardN int
-	Resume         bool
-	Model          Model
-	Options        schemas.Options
-	FixedSeed      bool
-	Python         string
-	MaxSteps       int
-	// Progress is called after each run.
+	// Resume lets Run finish a collection whose OUT already holds complete
+	// runs of the plan; without it Run refuses.
+	Resume  bool
+	Model   Model
+	Options schemas.Options
+	// FixedSeed keeps the seed the same in every pass; otherwise pass p is
+	// sent Options.Seed + p.
+	FixedSeed bool
+	Python    string
+	MaxSteps  int
+	// Progress is called after each run with the runs done (complete ones
+	// counted), the runs planned, and those that worked in this call.
 	Progress func(done, total, worked int)
 	Now      func() time.Time
 }
+
+// RunStatus is where a planned run stands, as the plan file records it.
+type RunStatus string
+
+const (
+	// StatusPlanned: no attempt of the run is in OUT.
+	StatusPlanned RunStatus = "planned"
+	// StatusComplete: the run's last attempt ended with a run_end whose
+	// stop reason is neither cancelled nor model-error.
+	StatusComplete RunStatus = "complete"
+	// StatusIncomplete: the last attempt ended in a model error, was
+	// cancelled, or was cut off; --resume runs it again.
+	StatusIncomplete RunStatus = "incomplete"
+)
 
 // Planned is one run of the plan and where it stands.
 type Planned struct {
@@ -61,7 +82,7 @@ type Planned struct {
 	Item     string             `json:"item"`
 	Tier     int                `json:"tier,omitempty"`
 	Pass     int                `json:"pass"`
-	Status   string             `json:"status"` // planned, complete, incomplete (cancelled, model-error, cut off)
+	Status   RunStatus          `json:"status"`
 	Verdict  schemas.Verdict    `json:"verdict,omitempty"`
 	Stop     schemas.StopReason `json:"stop_reason,omitempty"`
 	Attempts int                `json:"attempts"`
@@ -70,9 +91,39 @@ type Planned struct {
 	model schemas.Model
 }
 
-// PlanFile is OUT/collect.json (or OUT/collect.k-of-n.json for a shard):
+// setEnd records how the run's last attempt ended; nil is an attempt cut
+// off before its run_end.
+func (p *Planned) setEnd(end *schemas.RunEnd) {
+	p.Status = StatusIncomplete
+	if end == nil {
+		return
+	}
+	p.Verdict, p.Stop = end.Verdict, end.StopReason
+	if complete(end) {
+		p.Status = StatusComplete
+	}
+}
+
+// complete is collect's rule for a run that needs no running again: it
+// ended with a run_end whose stop reason is neither cancelled nor
+// model-error. Which attempt is a run's last is trace's rule.
+func complete(end *schemas.RunEnd) bool {
+	return end.StopReason != schemas.StopCancelled && end.StopReason != schemas.StopModelError
+}
+
+// optionsFor is the options sent in a pass: the seed is Options.Seed + pass
+// unless FixedSeed.
+func (o Options) optionsFor(pass int) schemas.Options {
+	opts := o.Options
+	if !o.FixedSeed {
+		opts.Seed += pass
+	}
+	return opts
+}
+
+// planFile is OUT/collect.json (or OUT/collect.k-of-n.json for a shard):
 // the plan, the model, the harness version and each run's status.
-type PlanFile struct {
+type planFile struct {
 	Harness   schemas.Harness `json:"harness"`
 	Model     schemas.Model   `json:"model"`
 	Passes    int             `json:"passes"`
@@ -101,9 +152,9 @@ type Summary struct {
 // and --resume was not given.
 var ErrAlreadyCollected = errors.New("already collected")
 
-// PlanRuns lists every (item, pass) with its content-addressed run id, and
+// Plan lists every (item, pass) with its content-addressed run id, and
 // keeps those of the shard.
-func PlanRuns(ctx context.Context, o Options) ([]*Planned, error) {
+func Plan(ctx context.Context, o Options) ([]*Planned, error) {
 	var items []Item
 	for i := range o.Cases {
 		c := &o.Cases[i]
@@ -117,21 +168,17 @@ func PlanRuns(ctx context.Context, o Options) ([]*Planned, error) {
 	slot := 0
 	for p := 1; p <= o.Passes; p++ {
 		for _, it := range items {
-			opts := o.Options
-			if !o.FixedSeed {
-				opts.Seed += p
-			}
-			_, m, err := o.Model(ctx, it, p, opts, slot)
+			_, m, err := o.Model(ctx, it, p, o.optionsFor(p), slot)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s pass %d: %w", it.ID, p, err)
 			}
 			m.Host = "" // where a run is served does not change what it is
-			id := bench.RunID(it.Source, it.ID, p, m, version.Harness().Version)
+			id := runID(it.Source, it.ID, p, m, version.Harness().Version)
 			slot++
 			if o.ShardN > 1 && shardOf(id, o.ShardN) != o.ShardK {
 				continue
 			}
-			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: "planned", item: it, model: m})
+			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: StatusPlanned, item: it, model: m})
 		}
 	}
 	return plan, nil
@@ -145,11 +192,8 @@ func shardOf(runID string, n int) int {
 	return int(h.Sum64()%uint64(n)) + 1
 }
 
-// Status reads where each planned run stands from the traces in OUT: a run
-// is complete when its last attempt ends with a run_end whose stop reason is
-// neither cancelled nor model-error. That is collect's own rule for what
-// needs running again; which attempt is a run's last is trace's.
-func Status(ctx context.Context, outDir string, plan []*Planned) error {
+// readStatus reads where each planned run stands from the traces in OUT.
+func readStatus(ctx context.Context, outDir string, plan []*Planned) error {
 	last := map[string]trace.LastAttempt{}
 	for la, err := range trace.LastAttempts(ctx, filepath.Join(outDir, trace.RunsDir)) {
 		if errors.Is(err, os.ErrNotExist) {
@@ -164,24 +208,21 @@ func Status(ctx context.Context, outDir string, plan []*Planned) error {
 		la, ok := last[p.RunID]
 		if !ok {
 			p.Attempts = 0
-			p.Status = "planned"
+			p.Status = StatusPlanned
 			continue
 		}
 		p.Attempts = 1 + la.SetAside
-		run, _ := trace.ReadRun(la.File)
-		p.Status = "incomplete"
-		if run != nil && run.End != nil {
-			p.Verdict, p.Stop = run.End.Verdict, run.End.StopReason
-			if run.End.StopReason != schemas.StopCancelled && run.End.StopReason != schemas.StopModelError {
-				p.Status = "complete"
-			}
+		var end *schemas.RunEnd
+		if run, _ := trace.ReadRun(la.File); run != nil {
+			end = run.End
 		}
+		p.setEnd(end)
 	}
 	return nil
 }
 
-// PlanPath is the plan file of a collection (of a shard).
-func PlanPath(outDir string, k, n int) string {
+// planPath is the plan file of a collection (of a shard).
+func planPath(outDir string, k, n int) string {
 	if n > 1 {
 		return filepath.Join(outDir, fmt.Sprintf("collect.%d-of-%d.json", k, n))
 	}
@@ -193,29 +234,26 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Passes < 1 {
 		return nil, fmt.Errorf("collect: --passes must be at least 1")
 	}
-	plan, err := PlanRuns(ctx, o)
+	plan, err := Plan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	if err := Status(ctx, o.OutDir, plan); err != nil {
+	if err := readStatus(ctx, o.OutDir, plan); err != nil {
 		return nil, err
 	}
-	sum := &Summary{Planned: len(plan), PlanPath: PlanPath(o.OutDir, o.ShardK, o.ShardN)}
-	var todo []*Planned
+	sum := &Summary{Planned: len(plan), PlanPath: planPath(o.OutDir, o.ShardK, o.ShardN)}
 	for _, p := range plan {
-		if p.Status == "complete" {
+		if p.Status == StatusComplete {
 			sum.Skipped++
-			continue
 		}
-		todo = append(todo, p)
 	}
-	if sum.Skipped > 0 && !o.Resume && len(todo) == 0 {
+	if sum.Skipped > 0 && !o.Resume && sum.Skipped == len(plan) {
 		return sum, fmt.Errorf("collect: %s already holds all %d runs of this plan: nothing to do (another --out, or more --passes, collects more): %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
 	}
 	if sum.Skipped > 0 && !o.Resume {
 		return sum, fmt.Errorf("collect: %s already holds %d complete run(s) of this plan: use --resume to finish it, or another --out: %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
 	}
-	pf := &PlanFile{Harness: version.Harness(), Passes: o.Passes, Runs: plan}
+	pf := &planFile{Harness: version.Harness(), Passes: o.Passes, Runs: plan}
 	if len(plan) > 0 {
 		pf.Model = plan[0].model
 		pf.Model.Options = o.Options
@@ -226,7 +264,6 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
-	var mu sync.Mutex
 	save := func() error {
 		pf.UpdatedAt = now(o).UTC()
 		return writeJSONAtomic(sum.PlanPath, pf)
@@ -234,63 +271,102 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := save(); err != nil {
 		return nil, err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(o.Jobs, 1))
-	done := 0
-	for i, p := range todo {
-		g.Go(func() error {
-			if gctx.Err() != nil {
-				return nil
-			}
-			res, err := runPlanned(gctx, o, p, i)
-			if err != nil {
-				return fmt.Errorf("collect %s pass %d: %w", p.Item, p.Pass, err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			sum.Ran++
-			p.Attempts++
-			p.Verdict, p.Stop = res.End.Verdict, res.End.StopReason
-			p.Status = "incomplete"
-			if p.Stop != schemas.StopCancelled && p.Stop != schemas.StopModelError {
-				p.Status = "complete"
-			}
-			switch res.End.Verdict {
-			case schemas.VerdictWorked:
-				sum.Worked++
-			case schemas.VerdictFailed:
-				sum.Failed++
-			case schemas.VerdictError:
-				sum.Errors++
-			case schemas.VerdictCancelled:
-				sum.Cancelled++
-			}
-			if res.End.StopReason == schemas.StopBrokeSuite {
-				sum.BrokeSuite = append(sum.BrokeSuite, fmt.Sprintf("%s pass %d: %s broke the suite (%s)", p.Item, p.Pass, res.BrokeSuite, p.RunID))
-			}
-			if o.Progress != nil {
-				o.Progress(sum.Skipped+done, len(plan), sum.Worked)
-			}
-			return save()
-		})
+	err = RunPlanned(ctx, o, plan, func(r Ran) error {
+		sum.Ran++
+		switch r.Result.End.Verdict {
+		case schemas.VerdictWorked:
+			sum.Worked++
+		case schemas.VerdictFailed:
+			sum.Failed++
+		case schemas.VerdictError:
+			sum.Errors++
+		case schemas.VerdictCancelled:
+			sum.Cancelled++
+		}
+		if r.Result.End.StopReason == schemas.StopBrokeSuite {
+			p := r.Run
+			sum.BrokeSuite = append(sum.BrokeSuite, fmt.Sprintf("%s pass %d: %s broke the suite (%s)", p.Item, p.Pass, r.Result.BrokeSuite, p.RunID))
+		}
+		return save()
+	})
+	if se := (*startError)(nil); errors.As(err, &se) {
+		err = fmt.Errorf("collect %w", err)
 	}
-	err = g.Wait()
-	mu.Lock()
-	defer mu.Unlock()
 	for _, p := range plan {
-		if p.Status != "complete" {
+		if p.Status != StatusComplete {
 			sum.Incomplete++
 		}
 	}
 	if serr := save(); err == nil {
 		err = serr
 	}
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
-	}
 	return sum, err
 }
+
+// Ran is a planned run that ran to its end.
+type Ran struct {
+	Run    *Planned
+	Result *harness.Result
+	// Chat is the backend it ran with (a replay says where a run diverged).
+	Chat harness.Chatter
+}
+
+// RunPlanned runs every run of plan that is not complete, Jobs at a time, and
+// calls done after each, never two at once, with the run's status already
+// updated. Progress counts the complete runs of the plan as done. A run
+// that fails to start (not a model failure, which the run records) stops
+// the others; so does an error from done.
+func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
+	var todo []*Planned
+	for _, p := range plan {
+		if p.Status != StatusComplete {
+			todo = append(todo, p)
+		}
+	}
+	finished, worked := len(plan)-len(todo), 0
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(o.Jobs, 1))
+	for slot, p := range todo {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil
+			}
+			res, chat, err := runOne(gctx, o, p, slot)
+			if err != nil {
+				return &startError{p: p, err: err}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			finished++
+			p.Attempts++
+			p.setEnd(&res.End)
+			if res.End.Verdict == schemas.VerdictWorked {
+				worked++
+			}
+			if o.Progress != nil {
+				o.Progress(finished, len(plan), worked)
+			}
+			return done(Ran{Run: p, Result: res, Chat: chat})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// startError is a planned run that could not start.
+type startError struct {
+	p   *Planned
+	err error
+}
+
+func (e *startError) Error() string {
+	return fmt.Sprintf("%s pass %d: %v", e.p.Item, e.p.Pass, e.err)
+}
+
+func (e *startError) Unwrap() error { return e.err }
 
 func now(o Options) time.Time {
 	if o.Now != nil {
@@ -299,37 +375,33 @@ func now(o Options) time.Time {
 	return time.Now()
 }
 
-// runPlanned runs one planned run to its end.
-func runPlanned(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, error) {
-	opts := o.Options
-	if !o.FixedSeed {
-		opts.Seed += p.Pass
-	}
-	chat, m, err := o.Model(ctx, p.item, p.Pass, opts, slot)
+// runOne runs one planned run to its end.
+func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, harness.Chatter, error) {
+	chat, m, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cfg harness.Config
 	switch {
 	case p.item.Case != nil:
-		repo, cleanup, err := bench.PrepareCase(*p.item.Case)
+		repo, cleanup, err := prepareCase(*p.item.Case)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer cleanup()
-		cfg = bench.CaseConfig(*p.item.Case, p.Pass, repo, o.Python)
+		cfg = caseConfig(*p.item.Case, p.Pass, repo, o.Python)
 	default:
 		e := p.item.Entry
 		cfg = harness.Config{Source: schemas.SourceDogfood, CaseID: e.ID, Pass: p.Pass, Tags: e.Tags,
-			Repo: e.Dir, RepoURL: e.URL, Task: e.Task, Targets: e.Targets, Names: e.Names, Subject: e.Subject,
-			Scope: e.Scope, Suite: e.Suite, Python: o.Python}
+			Repo: e.Dir, RepoURL: e.URL, TaskSpec: e.TaskSpec, Python: o.Python}
 		if e.Check != "" {
-			cfg.Checks = CommandCheck{Command: e.Check}
+			cfg.Checks = commandCheck{command: e.Check}
 			cfg.SettleFirst = true // a task whose check already passes needs no model
 		}
 	}
 	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.Now
-	return harness.Run(ctx, cfg, chat)
+	res, err := harness.Run(ctx, cfg, chat)
+	return res, chat, err
 }
 
 func writeJSONAtomic(path string, v any) error {

@@ -55,7 +55,7 @@ func someCases(t *testing.T, ids ...string) []datasets.Case {
 
 func TestShardsPartitionThePlan(t *testing.T) {
 	o := Options{Cases: someCases(t), Passes: 4, Model: caseScripts}
-	whole, err := PlanRuns(context.Background(), o)
+	whole, err := Plan(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 	seen := map[string]int{}
 	for k := 1; k <= 3; k++ {
 		o.ShardK, o.ShardN = k, 3
-		part, err := PlanRuns(context.Background(), o)
+		part, err := Plan(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 	if len(seen) != len(whole) {
 		t.Errorf("shards hold %d runs, the plan %d", len(seen), len(whole))
 	}
-	again, _ := PlanRuns(context.Background(), Options{Cases: someCases(t), Passes: 4, Model: caseScripts})
+	again, _ := Plan(context.Background(), Options{Cases: someCases(t), Passes: 4, Model: caseScripts})
 	for i := range whole {
 		if again[i].RunID != whole[i].RunID {
 			t.Fatal("the same plan gave other run ids")
@@ -96,7 +96,7 @@ func TestShardsPartitionThePlan(t *testing.T) {
 // its last.
 func completeOnce(t *testing.T, out string, plan []*Planned) {
 	t.Helper()
-	if err := Status(t.Context(), out, plan); err != nil {
+	if err := readStatus(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := trace.ListFiles(out)
@@ -188,8 +188,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	cmd.Wait()
 
 	o := Options{Cases: someCases(t, killCases...), Passes: 1, Jobs: 1, OutDir: out, Model: caseScripts}
-	plan, _ := PlanRuns(context.Background(), o)
-	Status(t.Context(), out, plan)
+	plan, _ := Plan(context.Background(), o)
+	readStatus(t.Context(), out, plan)
 	var cut []string
 	for _, p := range plan {
 		if p.Status != "complete" {
@@ -243,8 +243,8 @@ func TestCtrlCThenResume(t *testing.T) {
 	if err == nil || sum.Cancelled != 1 {
 		t.Fatalf("err %v, summary %+v: want one run cancelled", err, sum)
 	}
-	plan, _ := PlanRuns(context.Background(), Options{Cases: o.Cases, Passes: 1, Model: caseScripts})
-	Status(t.Context(), out, plan)
+	plan, _ := Plan(context.Background(), Options{Cases: o.Cases, Passes: 1, Model: caseScripts})
+	readStatus(t.Context(), out, plan)
 	var cancelled *Planned
 	for _, p := range plan {
 		if p.Stop == schemas.StopCancelled {
@@ -304,7 +304,7 @@ func TestServerDownThenResume(t *testing.T) {
 	if sum.Ran != 2 || sum.Skipped != 0 || sum.Worked != 2 || sum.Incomplete != 0 {
 		t.Errorf("resume: %+v, want the 2 failed runs redone and worked, none incomplete", sum)
 	}
-	plan, _ := PlanRuns(context.Background(), Options{Cases: cases, Passes: 1, Model: backendAt("")})
+	plan, _ := Plan(context.Background(), Options{Cases: cases, Passes: 1, Model: backendAt("")})
 	completeOnce(t, out, plan)
 	files, _ := trace.ListFiles(out)
 	if len(files) != 4 {

@@ -125,15 +125,15 @@ func checkTracesValid(t *testing.T, out string) {
 // run as complete.
 func checkPlanFile(t *testing.T, out string, plan []*Planned) {
 	t.Helper()
-	raw, err := os.ReadFile(PlanPath(out, 0, 0))
+	raw, err := os.ReadFile(planPath(out, 0, 0))
 	if err != nil {
 		t.Fatalf("read the plan file: %v", err)
 	}
-	var pf PlanFile
+	var pf planFile
 	if err := json.Unmarshal(raw, &pf); err != nil {
 		t.Fatalf("the plan file is not JSON: %v", err)
 	}
-	status := map[string]string{}
+	status := map[string]RunStatus{}
 	for _, p := range pf.Runs {
 		status[p.RunID] = p.Status
 	}
@@ -212,7 +212,7 @@ func TestRandomSIGKILLThenResume(t *testing.T) {
 				if _, err := Run(context.Background(), o); err != nil {
 					t.Fatalf("resume after kills %v: %v", points, err)
 				}
-				plan, err := PlanRuns(context.Background(), o)
+				plan, err := Plan(context.Background(), o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,7 +284,7 @@ func TestDiskFullThenResume(t *testing.T) {
 	if sum.Ran != 2 || sum.Worked != 2 {
 		t.Errorf("resume: %+v, want both runs redone and worked", sum)
 	}
-	plan, _ := PlanRuns(context.Background(), o)
+	plan, _ := Plan(context.Background(), o)
 	completeOnce(t, out, plan)
 	checkTracesValid(t, out)
 	if _, err := os.Stat(filepath.Join(files[0].Path)); err != nil {
@@ -329,12 +329,12 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 	if sum.Ran != 2 || sum.Errors != 1 || sum.Worked != 1 {
 		t.Errorf("summary %+v: want one model error and one run that worked", sum)
 	}
-	plan, _ := PlanRuns(context.Background(), o)
-	if err := Status(t.Context(), out, plan); err != nil {
+	plan, _ := Plan(context.Background(), o)
+	if err := readStatus(t.Context(), out, plan); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range plan {
-		want := "complete"
+		want := RunStatus("complete")
 		if p.Item == ids[0] {
 			want = "incomplete"
 		}

@@ -13,21 +13,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // Entry is one dogfood repository and task of a manifest.
 type Entry struct {
 	ID string `yaml:"id"`
 	// Repo is a local path (relative to the manifest) or a git URL.
-	Repo    string   `yaml:"repo"`
-	Task    string   `yaml:"task"`
-	Targets []string `yaml:"targets"`
-	Names   []string `yaml:"names"`
-	Subject string   `yaml:"subject"`
-	Scope   []string `yaml:"scope"`
-	Suite   string   `yaml:"suite"`
+	Repo string `yaml:"repo"`
+	// TaskSpec is what the model is asked; only the task is required.
+	schemas.TaskSpec `yaml:",inline"`
 	// Check is a command run in the workspace after the agent ends; exit 0
 	// means the task is done. It decides the verdict instead of the suite.
 	Check string `yaml:"check"`
@@ -136,11 +133,14 @@ func ParseManifest(file string, data []byte) ([]Entry, error) {
 			}
 			seen[e.ID] = e.Line
 		}
-		for _, g := range e.Scope {
-			if !doublestar.ValidatePattern(g) {
-				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: fmt.Sprintf("scope %q is not a valid glob", g)})
-				bad = true
+		if err := e.TaskSpec.Validate(); err != nil {
+			line := e.Line
+			var se *schemas.TaskSpecError
+			if errors.As(err, &se) {
+				line = keyLine(item, se.Field, line)
 			}
+			merr.Problems = append(merr.Problems, Problem{Line: line, Entry: e.ID, Msg: err.Error()})
+			bad = true
 		}
 		if !bad {
 			entries = append(entries, e)
@@ -152,13 +152,29 @@ func ParseManifest(file string, data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
+// keyLine is the line of key in an entry's mapping, def when it is absent.
+func keyLine(item *yaml.Node, key string, def int) int {
+	if i := keyIndex(item, key); i >= 0 {
+		return item.Content[i].Line
+	}
+	return def
+}
+
 func idOf(item *yaml.Node) string {
-	for i := 0; i+1 < len(item.Content); i += 2 {
-		if item.Content[i].Value == "id" {
-			return item.Content[i+1].Value
-		}
+	if i := keyIndex(item, "id"); i >= 0 {
+		return item.Content[i+1].Value
 	}
 	return ""
+}
+
+// keyIndex is where key is among a mapping's keys, -1 when it is not.
+func keyIndex(item *yaml.Node, key string) int {
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		if item.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // isGitURL reports whether a repo value names a remote to clone.
@@ -230,10 +246,7 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 		}
 		files := strings.Split(strings.TrimSpace(out), "\n")
 		for _, g := range e.Scope {
-			if !slices.ContainsFunc(files, func(f string) bool {
-				m, _ := doublestar.Match(g, f)
-				return m || strings.HasPrefix(f, strings.TrimSuffix(g, "/")+"/")
-			}) {
+			if !slices.ContainsFunc(files, func(f string) bool { return schemas.InScope([]string{g}, f) }) {
 				return fmt.Errorf("scope %q matches no file of the repository", g)
 			}
 		}

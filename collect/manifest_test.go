@@ -69,6 +69,15 @@ func TestManifestProblemsNameTheirLines(t *testing.T) {
   task: do it
 - repo: ` + good + `
   task: no id
+- id: badfields
+  repo: ` + good + `
+  task: do it
+  targets: [m.py]
+  scope: ["src/{a"]
+- id: badtarget
+  repo: ` + good + `
+  task: do it
+  targets: [./m.py]
 `
 	file := filepath.Join(t.TempDir(), "dogfood.yaml")
 	entries, err := ParseManifest(file, []byte(manifest))
@@ -93,6 +102,8 @@ func TestManifestProblemsNameTheirLines(t *testing.T) {
 		{21, `runs no test at baseline`},
 		{24, `does not import at baseline`},
 		{27, `missing id`},
+		{33, `field scope: "src/{a" is not a glob`},
+		{37, `field targets: "./m.py" is not a relative path`},
 	}
 	for _, w := range want {
 		found := false
@@ -190,7 +201,7 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 func TestCheckThatAlreadyPassesNeedsNoModel(t *testing.T) {
 	repo := gitRepo(t, map[string]string{"m.py": "def answer():\n    return 42\n",
 		"test_m.py": "import unittest\nfrom m import answer\n\n\nclass T(unittest.TestCase):\n    def test_answer(self):\n        self.assertEqual(answer(), 42)\n"})
-	e := Entry{ID: "already-done", Repo: repo, Dir: repo, Task: "make answer() return 42", Check: "python3 -c 'import m; assert m.answer() == 42'", Line: 1}
+	e := Entry{ID: "already-done", Repo: repo, Dir: repo, TaskSpec: schemas.TaskSpec{Task: "make answer() return 42"}, Check: "python3 -c 'import m; assert m.answer() == 42'", Line: 1}
 	out := t.TempDir()
 	called := false
 	sum, err := Run(context.Background(), Options{Entries: []Entry{e}, Passes: 1, OutDir: out,

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -34,19 +33,10 @@ type Case struct {
 	ID    string `yaml:"id"`
 	Tier  int    `yaml:"tier"`
 	Title string `yaml:"title"`
-	// Task is the request as a person would write it: what the model is sent.
-	Task string `yaml:"task"`
-	// Targets are the files the model may write, relative, with forward slashes.
-	Targets []string `yaml:"targets"`
-	// Names are the top-level names that must be defined in the targets.
-	Names []string `yaml:"names"`
-	// Subject is the function to fix (tier 5), else empty.
-	Subject string `yaml:"subject"`
-	// Scope are the globs the model may read and write ("**", "src/**").
-	Scope []string `yaml:"scope"`
-	// Suite is the command that runs the visible tests from the repository
-	// root; "{python}" stands for the interpreter.
-	Suite string `yaml:"suite"`
+	// TaskSpec is what the model is asked: a case must give the task,
+	// targets, scope and suite; a subject (the function to fix) is given
+	// at tier 5 only, and must be among the names.
+	schemas.TaskSpec `yaml:",inline"`
 	// Expect maps each script name to the outcome a run of it must get:
 	// "worked" or a failure class.
 	Expect map[string]string `yaml:"expect"`
@@ -121,9 +111,6 @@ func loadCase(fsys fs.FS, dir string) (Case, error) {
 	return c, nil
 }
 
-// pythonName matches a Python identifier (ASCII only, as the cases use).
-var pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // outcomes are the values Expect may hold.
 var outcomes = []string{
 	string(schemas.VerdictWorked),
@@ -151,23 +138,11 @@ func (c Case) check(fsys fs.FS) error {
 	if len(c.Targets) == 0 {
 		return errors.New("field targets: empty")
 	}
-	for _, t := range c.Targets {
-		if !isRelativeSlashPath(t) {
-			return fmt.Errorf("field targets: %q is not a relative path with forward slashes", t)
-		}
-	}
 	if len(c.Scope) == 0 {
 		return errors.New("field scope: empty")
 	}
-	for _, s := range c.Scope {
-		if _, err := path.Match(s, ""); s == "" || err != nil {
-			return fmt.Errorf("field scope: %q is not a glob", s)
-		}
-	}
-	for _, n := range c.Names {
-		if !pythonName.MatchString(n) {
-			return fmt.Errorf("field names: %q is not a name", n)
-		}
+	if err := c.TaskSpec.Validate(); err != nil {
+		return err
 	}
 	switch {
 	case c.Tier == 5 && c.Subject == "":
@@ -206,17 +181,11 @@ func (c Case) check(fsys fs.FS) error {
 	return nil
 }
 
-// isRelativeSlashPath reports whether p is a clean relative path that stays
-// inside the repository and uses forward slashes.
-func isRelativeSlashPath(p string) bool {
-	return fs.ValidPath(p) && p != "." && !strings.Contains(p, `\`)
-}
-
 // Repo returns the case's fixture repository.
 func (c Case) Repo() fs.FS { return c.sub("repo") }
 
-// Check returns the directory of the case's hidden checks.
-func (c Case) Check() fs.FS { return c.sub("check") }
+// HiddenChecks returns the directory of the case's hidden checks.
+func (c Case) HiddenChecks() fs.FS { return c.sub("check") }
 
 func (c Case) sub(dir string) fs.FS {
 	sub, err := fs.Sub(embedded, path.Join(c.Dir, dir))

@@ -93,7 +93,7 @@ func TestChecksStayHidden(t *testing.T) {
 	}
 	for _, c := range cases {
 		var hidden []string
-		err := fs.WalkDir(c.Check(), ".", func(p string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(c.HiddenChecks(), ".", func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				hidden = append(hidden, strings.TrimSuffix(path.Base(p), ".py"))
 			}
@@ -102,7 +102,7 @@ func TestChecksStayHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, part := range []fs.FS{c.Repo(), c.Check()} {
+		for _, part := range []fs.FS{c.Repo(), c.HiddenChecks()} {
 			err := fs.WalkDir(part, ".", func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err
@@ -184,6 +184,7 @@ expect:
 		{name: "backslash target", old: "targets: [a.py]", new: `targets: ['src\a.py']`, wantErr: "field targets"},
 		{name: "no scope", old: `scope: ["**"]`, new: "scope: []", wantErr: "field scope: empty"},
 		{name: "bad glob", old: `scope: ["**"]`, new: `scope: ["src/["]`, wantErr: "field scope"},
+		{name: "glob only path.Match reads", old: `scope: ["**"]`, new: `scope: ["src/{a"]`, wantErr: "field scope"},
 		{name: "bad name", old: "names: [thing]", new: "names: [thing()]", wantErr: "field names"},
 		{name: "tier 5 without subject", old: "tier: 1", new: "tier: 5", wantErr: "field subject: a tier 5 case"},
 		{name: "subject outside tier 5", old: `subject: ""`, new: "subject: thing", wantErr: "field subject: only tier 5"},
@@ -341,4 +342,35 @@ func python(t *testing.T) string {
 		needs.Missing(t, "no python3 (apt-get install -y python3): %v", pythonErr)
 	}
 	return pythonExe
+}
+
+// Every embedded case's scope, read as the harness reads it (doublestar),
+// covers every target of the case and each glob covers a file of the
+// fixture or a target: no scope means something else than it was written
+// for.
+func TestEmbeddedScopesCoverTheirFiles(t *testing.T) {
+	cases, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		var files []string
+		fs.WalkDir(c.Repo(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return err
+		})
+		for _, target := range c.Targets {
+			if !schemas.InScope(c.Scope, target) {
+				t.Errorf("%s: target %s is outside scope %v", c.ID, target, c.Scope)
+			}
+		}
+		for _, g := range c.Scope {
+			covers := func(f string) bool { return schemas.InScope([]string{g}, f) }
+			if !slices.ContainsFunc(files, covers) && !slices.ContainsFunc(c.Targets, covers) {
+				t.Errorf("%s: scope %q covers no file of the fixture and no target", c.ID, g)
+			}
+		}
+	}
 }

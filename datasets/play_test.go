@@ -178,7 +178,7 @@ func (w *work) hidden() pyRun {
 	e := w.eval()
 	e.hiddenOnce.Do(func() {
 		checks := filepath.Join(w.t.TempDir(), "check")
-		if err := CopyFS(checks, w.c.Check()); err != nil {
+		if err := CopyFS(checks, w.c.HiddenChecks()); err != nil {
 			w.t.Fatal(err)
 		}
 		e.hidden = runPy(w.t, w.dir, w.dir, w.py, "-m", "unittest", "discover", "-s", checks, "-t", checks)
@@ -292,17 +292,8 @@ func (p *player) refuse(code string) { p.refusals = append(p.refusals, code) }
 
 func (p *player) stop(turn int, reason schemas.StopReason) { p.end, p.endTurn = reason, turn }
 
-func (p *player) inScope(rel string) bool {
-	for _, g := range p.c.Scope {
-		if prefix, ok := strings.CutSuffix(g, "/**"); ok && strings.HasPrefix(rel, prefix+"/") {
-			return true
-		}
-		if ok, _ := path.Match(g, rel); ok || g == "**" {
-			return true
-		}
-	}
-	return false
-}
+// inScope reads the scope as the harness does.
+func (p *player) inScope(rel string) bool { return schemas.InScope(p.c.Scope, rel) }
 
 func (p *player) step(turn int, reply string) {
 	wasBroken := p.broken

@@ -61,8 +61,8 @@ func TestPlantedKeyNeverExported(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := harness.Config{RunID: id, OutDir: out, Repo: repo, Source: schemas.SourceAdhoc, CaseID: "env-settings",
-			Task: "Make settings.py read DEBUG from the environment.", Targets: []string{"settings.py"},
-			Model: schemas.Model{Backend: "scripted", Name: id}, SuiteTimeout: time.Minute}
+			TaskSpec: schemas.TaskSpec{Task: "Make settings.py read DEBUG from the environment.", Targets: []string{"settings.py"}},
+			Model:    schemas.Model{Backend: "scripted", Name: id}, SuiteTimeout: time.Minute}
 		res, err := harness.Run(context.Background(), cfg, m)
 		if err != nil {
 			t.Fatal(err)

@@ -16,9 +16,9 @@ import (
 	"github.com/pyharness/pyharness/suite"
 )
 
-// MaxWriteBytes is the largest file a WRITE or PATCH may leave: more is no
+// maxWriteBytes is the largest file a WRITE or PATCH may leave: more is no
 // source file a model writes, and would fill the trace and the patch.
-const MaxWriteBytes = 1 << 20
+const maxWriteBytes = 1 << 20
 
 // EmptyReplyMessage is what the model is told of an empty reply (code
 // empty-reply), one that spent itself thinking or not.
@@ -347,8 +347,8 @@ func (r *runner) checkContent(t *schemas.Turn, name, body string) (string, feedb
 	if len(r.cfg.Targets) > 0 && !slices.Contains(r.cfg.Targets, rel) {
 		return "", r.refuse(t, schemas.CodeWrongFile, fmt.Sprintf("%s is not a file this task changes. The targets are: %s.", rel, strings.Join(r.cfg.Targets, ", "))), false
 	}
-	if len(body) > MaxWriteBytes {
-		return "", r.refuse(t, schemas.CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), MaxWriteBytes)), false
+	if len(body) > maxWriteBytes {
+		return "", r.refuse(t, schemas.CodeTooLarge, fmt.Sprintf("this would make %s %d bytes; a file may have at most %d. Write less.", rel, len(body), maxWriteBytes)), false
 	}
 	if strings.ContainsRune(body, 0) || !utf8.ValidString(body) {
 		return "", r.refuse(t, schemas.CodeNotText, fmt.Sprintf("the content for %s is not text (it holds a NUL byte or is not valid UTF-8). Write source code only.", rel)), false

@@ -105,7 +105,7 @@ func TestGuardsWhateverFormat(t *testing.T) {
 		}
 	})
 	t.Run("outside-scope", func(t *testing.T) {
-		out := runScripted(t, fixture, Config{InPlace: true, Scope: []string{"tests/**"}}, golden("qwen3-coder-write"))
+		out := runScripted(t, fixture, Config{InPlace: true, TaskSpec: schemas.TaskSpec{Scope: []string{"tests/**"}}}, golden("qwen3-coder-write"))
 		if c := out.turns[0].Outcome.Code; c != schemas.CodeOutsideScope {
 			t.Errorf("a Qwen3-Coder write outside --scope: code %q, want %s", c, schemas.CodeOutsideScope)
 		}

@@ -46,13 +46,9 @@ type Config struct {
 	// InPlace works in Repo itself instead of a copy.
 	InPlace bool
 
-	Task    string
-	Targets []string
-	Names   []string
-	Subject string
-	Scope   []string
-	// Suite is the suite command; empty detects the runner.
-	Suite  string
+	// TaskSpec is the task, its targets, names, subject, scope and suite
+	// (empty detects the runner), checked by TaskSpec.Validate.
+	schemas.TaskSpec
 	Python string
 
 	// MaxSteps is the step budget (20 when 0).

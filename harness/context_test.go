@@ -40,8 +40,8 @@ func textwrapConfig(t *testing.T, runID string, m schemas.Model) Config {
 	}
 	repo := t.TempDir()
 	writeTree(t, repo, files)
-	return Config{RunID: runID, OutDir: t.TempDir(), Repo: repo, Suite: "python3 -m unittest test_textwrap",
-		Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"}, Model: m}
+	return Config{RunID: runID, OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Suite: "python3 -m unittest test_textwrap", Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"}},
+		Model: m}
 }
 
 // readTrace reads a finished run's trace back.

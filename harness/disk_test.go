@@ -62,9 +62,9 @@ func TestUnwritableOutput(t *testing.T) {
 			tt.spoil(t, out)
 			repo := t.TempDir()
 			writeTree(t, repo, fixture)
-			cfg := Config{RunID: "disk", OutDir: out, Repo: repo, Task: "Add initials(name) to initials.py",
-				Targets: []string{"initials.py"}, Names: []string{"initials"}, SuiteTimeout: time.Minute,
-				Model: schemas.Model{Backend: "scripted", Name: "disk"}}
+			cfg := Config{RunID: "disk", OutDir: out, Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+				SuiteTimeout: time.Minute,
+				Model:        schemas.Model{Backend: "scripted", Name: "disk"}}
 			res, err := Run(context.Background(), cfg, script(t, goodDrafts...))
 			if asRoot {
 				// Root writes through the mode bits, as the kernel lets

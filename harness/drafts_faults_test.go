@@ -146,9 +146,9 @@ func TestHostileDrafts(t *testing.T) {
 			}
 			drafts = append(drafts, writeInitOK, runTests, doneSummary)
 			out := t.TempDir()
-			cfg := Config{RunID: "hostile", OutDir: out, Repo: repo, Task: "Add initials(name) to initials.py",
-				Targets: tt.targets, Names: []string{"initials"}, SuiteTimeout: time.Minute,
-				Model: schemas.Model{Backend: "scripted", Name: "hostile"}}
+			cfg := Config{RunID: "hostile", OutDir: out, Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: tt.targets, Names: []string{"initials"}},
+				SuiteTimeout: time.Minute,
+				Model:        schemas.Model{Backend: "scripted", Name: "hostile"}}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			res, err := Run(ctx, cfg, &replies{drafts: drafts})

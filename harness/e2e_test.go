@@ -40,8 +40,8 @@ func TestScriptedRunWorksAndLeavesTheRepositoryUnchanged(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
 	before := snapshotTree(t, repo)
-	cfg := Config{RunID: "solve", OutDir: t.TempDir(), Repo: repo, Task: "Add initials(name) to initials.py",
-		Targets: []string{"initials.py"}, Names: []string{"initials"}, Model: schemas.Model{Backend: "scripted", Name: "t"}}
+	cfg := Config{RunID: "solve", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		Model: schemas.Model{Backend: "scripted", Name: "t"}}
 	res, err := Run(context.Background(), cfg, script(t, readGreet, writeInitOK, runTests, doneSummary))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestScriptedRunWorksAndLeavesTheRepositoryUnchanged(t *testing.T) {
 
 func TestBrokenImportStopsWithinTwoSteps(t *testing.T) {
 	breakImport := "WRITE greet.py\n```python\nimport not_a_module_anywhere\n\ndef greet(name):\n    return \"Hello, \" + name.strip()\n```"
-	out := runScripted(t, fixture, Config{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip the name"},
+	out := runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip the name"}},
 		breakImport, runTests, "DONE fixed")
 	e := out.res.End
 	if e.StopReason != schemas.StopBrokeSuite {
@@ -94,7 +94,7 @@ func TestBrokenImportStopsWithinTwoSteps(t *testing.T) {
 }
 
 func TestRepeatedPatchStopsAndIsNeverWritten(t *testing.T) {
-	out := runScripted(t, fixture, Config{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip the name"},
+	out := runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip the name"}},
 		readGreet, patchGreetOK, patchGreetOK, patchGreetOK, runTests, doneSummary)
 	e := out.res.End
 	if e.StopReason != schemas.StopRepeatPatch {
@@ -111,7 +111,7 @@ func TestRepeatedPatchStopsAndIsNeverWritten(t *testing.T) {
 }
 
 func TestRepeatedWriteStopsOnTheSecondRepeat(t *testing.T) {
-	out := runScripted(t, fixture, Config{Targets: []string{"initials.py"}, Names: []string{"initials"}},
+	out := runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}}},
 		writeInitOK, writeInitOK, writeInitOK, runTests, doneSummary)
 	e := out.res.End
 	if e.StopReason != schemas.StopRepeatPatch || e.Steps != 3 {
@@ -146,8 +146,7 @@ func TestOllamaRunRecordsServerMetricsAndRetriesACutStream(t *testing.T) {
 	)
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{RunID: "ollama-run", OutDir: t.TempDir(), Repo: repo, Task: "Add initials(name) to initials.py",
-		Targets: []string{"initials.py"}, Names: []string{"initials"},
+	cfg := Config{RunID: "ollama-run", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
 		Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: 4096, NumPredict: 512}}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
@@ -192,7 +191,7 @@ func TestOllamaModelNotFoundEndsAsModelError(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{RunID: "nf", OutDir: t.TempDir(), Repo: repo, Task: "Add initials",
+	cfg := Config{RunID: "nf", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials"},
 		Model: schemas.Model{Backend: "ollama", Name: "llama3.1:8b"}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "llama3.1:8b"))
 	if err != nil {
@@ -237,8 +236,7 @@ func TestTwentyStepsStayWithinTheContext(t *testing.T) {
 	repo := t.TempDir()
 	writeTree(t, repo, files)
 	const numCtx, numPredict = 2048, 256
-	cfg := Config{RunID: "textwrap", OutDir: t.TempDir(), Repo: repo, Suite: "python3 -m unittest test_textwrap",
-		Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"},
+	cfg := Config{RunID: "textwrap", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Suite: "python3 -m unittest test_textwrap", Task: "shorten() should keep a word that is exactly as long as the width", Targets: []string{"textwrap.py"}},
 		Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: numCtx, NumPredict: numPredict}}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
@@ -290,8 +288,8 @@ func TestNativeToolsFallBackToText(t *testing.T) {
 	}
 	repo := t.TempDir()
 	writeTree(t, repo, fixture)
-	cfg := Config{RunID: "tools", OutDir: t.TempDir(), Repo: repo, Task: "Add initials", Targets: []string{"initials.py"},
-		Names: []string{"initials"}, NativeTools: true, Model: schemas.Model{Backend: "ollama", Name: "tiny"}}
+	cfg := Config{RunID: "tools", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+		NativeTools: true, Model: schemas.Model{Backend: "ollama", Name: "tiny"}}
 	res, err := Run(context.Background(), cfg, ollamaBackend(t, srv, "tiny"))
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +322,7 @@ func TestNativeToolsFallBackToText(t *testing.T) {
 // answer to the model.
 func TestInteractiveAsk(t *testing.T) {
 	var asked string
-	cfg := Config{Targets: []string{"initials.py"}, Names: []string{"initials"},
+	cfg := Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}},
 		Ask: func(ctx context.Context, q string) (string, error) { asked = q; return "with dots", nil }}
 	out := runScripted(t, fixture, cfg, "ASK Should initials have dots?", writeInitOK, runTests, doneSummary)
 	if asked != "Should initials have dots?" {

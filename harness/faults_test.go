@@ -313,9 +313,9 @@ func TestModelServerFaults(t *testing.T) {
 			}
 			repo := t.TempDir()
 			writeTree(t, repo, fixture)
-			cfg := Config{RunID: "fault", OutDir: t.TempDir(), Repo: repo, Task: "Add initials(name) to initials.py",
-				Targets: []string{"initials.py"}, Names: []string{"initials"}, SuiteTimeout: time.Minute,
-				Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: 4096, NumPredict: 512}}}
+			cfg := Config{RunID: "fault", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Add initials(name) to initials.py", Targets: []string{"initials.py"}, Names: []string{"initials"}},
+				SuiteTimeout: time.Minute,
+				Model:        schemas.Model{Backend: "ollama", Name: "tiny", Options: schemas.Options{NumCtx: 4096, NumPredict: 512}}}
 			res, err := Run(context.Background(), cfg, chat)
 			if err != nil {
 				t.Fatalf("Run: %v", err)

@@ -112,8 +112,8 @@ const (
 // Each guard code, driven through the real loop with a scripted model: the
 // turn after the offending draft is sent the code, and the record says so.
 func TestGuards(t *testing.T) {
-	initialsTask := Config{Targets: []string{"initials.py"}, Names: []string{"initials"}}
-	greetTask := Config{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip spaces from the name"}
+	initialsTask := Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}}}
+	greetTask := Config{TaskSpec: schemas.TaskSpec{Targets: []string{"greet.py"}, Subject: "greet", Task: "Make greet strip spaces from the name"}}
 	tests := []struct {
 		name   string
 		cfg    Config
@@ -132,17 +132,17 @@ func TestGuards(t *testing.T) {
 		{"too-late-to-ask", initialsTask, nil, []string{writeInitOK, "ASK Should it handle empty names?", runTests, doneSummary}, 2, schemas.CodeTooLateToAsk},
 		{"no-answer", initialsTask, nil, []string{"ASK Should initials have dots?", writeInitOK, runTests, doneSummary}, 1, schemas.CodeNoAnswer},
 		{"skill-repeated", initialsTask, nil, []string{"SKILL outline greet.py", "SKILL outline greet.py", writeInitOK, runTests, doneSummary}, 2, schemas.CodeSkillRepeated},
-		{"outside-scope read", Config{Targets: []string{"initials.py"}, Names: []string{"initials"}, Scope: []string{"initials.py", "tests/**"}}, nil,
+		{"outside-scope read", Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}, Scope: []string{"initials.py", "tests/**"}}}, nil,
 			[]string{readGreet, writeInitOK, runTests, doneSummary}, 1, schemas.CodeOutsideScope},
-		{"outside-scope write", Config{Names: []string{"initials"}, Scope: []string{"tests/**"}}, nil,
+		{"outside-scope write", Config{TaskSpec: schemas.TaskSpec{Names: []string{"initials"}, Scope: []string{"tests/**"}}}, nil,
 			[]string{writeInitOK, "WRITE tests/initials.py\n```python\ndef initials(name):\n    return name\n```", runTests, doneSummary}, 1, schemas.CodeOutsideScope},
 		{"outside-scope dot-dot", initialsTask, nil, []string{"READ ../etc/passwd", writeInitOK, runTests, doneSummary}, 1, schemas.CodeOutsideScope},
 		{"deleted-subject", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef hello(name):\n    return \"Hello, \" + name.strip()\n```", patchGreetOK, runTests, doneSummary}, 2, schemas.CodeDeletedSubject},
-		{"quote-required", Config{Targets: []string{"greet.py"}, Task: "Check greet is right"}, nil,
+		{"quote-required", Config{TaskSpec: schemas.TaskSpec{Targets: []string{"greet.py"}, Task: "Check greet is right"}}, nil,
 			[]string{readGreet, "DONE it is already correct", "DONE already correct: `return \"Hello, \" + name`"}, 2, schemas.CodeQuoteRequired},
 		{"name-missing", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef initial(name):\n    return name[:1]\n```", runTests, doneSummary, writeInitOK, runTests, doneSummary}, 3, schemas.CodeNameMissing},
 		{"vague-name", initialsTask, nil, []string{"WRITE initials.py\n```python\ndef helper2(p):\n    return p[0]\n\n\ndef initials(name):\n    return \" \".join(helper2(p) + \".\" for p in name.split())\n```", writeInitOK, runTests, doneSummary}, 1, schemas.CodeVagueName},
-		{"module-twice", Config{Names: []string{"initials"}}, nil,
+		{"module-twice", Config{TaskSpec: schemas.TaskSpec{Names: []string{"initials"}}}, nil,
 			[]string{writeInitOK, "WRITE name_initials.py\n```python\ndef initials(name):\n    return \"\".join(p[0] for p in name.split())\n```", runTests, doneSummary}, 2, schemas.CodeModuleTwice},
 		{"suite-broken", greetTask, nil, []string{readGreet, "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```", patchGreetOK, runTests, doneSummary}, 2, schemas.CodeSuiteBroken},
 		{"parse-failed", initialsTask, nil, []string{"I think we should look at the code first.", writeInitOK, runTests, doneSummary}, 1, schemas.CodeParseFailed},
@@ -212,7 +212,7 @@ func TestOpeningShowsTheSuiteCommandAsItRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := runScripted(t, fixture, Config{Suite: tt.suite, Targets: []string{"initials.py"}, Names: []string{"initials"}},
+			out := runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Suite: tt.suite, Targets: []string{"initials.py"}, Names: []string{"initials"}}},
 				writeInitOK, runTests, doneSummary)
 			var opening string
 			for _, m := range out.turns[0].Sent.Messages {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // errOutsideScope is a path the run may not touch.
@@ -21,15 +21,11 @@ type scope struct {
 	globs []string
 }
 
+// newScope takes globs checked by schemas.TaskSpec.Validate.
 func newScope(root string, globs []string) (*scope, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, fmt.Errorf("resolve workspace: %w", err)
-	}
-	for _, g := range globs {
-		if !doublestar.ValidatePattern(g) {
-			return nil, fmt.Errorf("scope: invalid glob %q", g)
-		}
 	}
 	return &scope{root: real, globs: globs}, nil
 }
@@ -135,18 +131,4 @@ func (s *scope) checkLinks(rel string) error {
 	return nil
 }
 
-func (s *scope) inGlobs(rel string) bool {
-	if len(s.globs) == 0 {
-		return true
-	}
-	for _, g := range s.globs {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-		// A directory glob such as "src" or "src/" covers what is below it.
-		if d := strings.TrimSuffix(g, "/"); !strings.ContainsAny(d, "*?[{") && (rel == d || strings.HasPrefix(rel, d+"/")) {
-			return true
-		}
-	}
-	return false
-}
+func (s *scope) inGlobs(rel string) bool { return schemas.InScope(s.globs, rel) }

@@ -193,13 +193,13 @@ func TestPyParserWithoutInterpreter(t *testing.T) {
 func TestRunReadsDefinitionsByAST(t *testing.T) {
 	pythonForTest(t)
 	underIf := "WRITE initials.py\n```python\nimport sys\n\nif sys.version_info >= (3,):\n    def initials(name):\n        return \" \".join(p[0] + \".\" for p in name.split())\n```"
-	out := runScripted(t, fixture, Config{Targets: []string{"initials.py"}, Names: []string{"initials"}}, underIf, runTests, doneSummary)
+	out := runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}}}, underIf, runTests, doneSummary)
 	if code := out.turns[len(out.turns)-1].Outcome.Code; code != "" || out.res.End.StopReason != "done" {
 		t.Errorf("last outcome code %q, stop %q; want DONE accepted", code, out.res.End.StopReason)
 	}
 
 	syntaxError := "WRITE initials.py\n```python\ndef initials(name):\n    return (\" \".join(p[0] for p in name.split())\n```"
-	out = runScripted(t, fixture, Config{Targets: []string{"initials.py"}, Names: []string{"initials"}}, syntaxError, runTests, doneSummary)
+	out = runScripted(t, fixture, Config{TaskSpec: schemas.TaskSpec{Targets: []string{"initials.py"}, Names: []string{"initials"}}}, syntaxError, runTests, doneSummary)
 	var warned bool
 	for _, w := range out.turns[0].Warnings {
 		warned = warned || strings.HasPrefix(w, string(schemas.CodeRegexFallback)+": initials.py (SyntaxError")

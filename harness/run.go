@@ -105,6 +105,9 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if cfg.RunID == "" {
 		return nil, errors.New("run: no run id")
 	}
+	if err := cfg.TaskSpec.Validate(); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	started := cfg.Now()
 	ws, err := newWorkspace(ctx, cfg.Repo, cfg.InPlace)
 	if err != nil {

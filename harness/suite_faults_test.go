@@ -79,8 +79,8 @@ class Vandal(unittest.TestCase):
 	}
 	writeTree(t, repo, files)
 	beforeRepo, beforeHome := snapshotTree(t, repo), snapshotTree(t, userHome)
-	cfg := Config{RunID: "vandal", OutDir: out, Repo: repo, Task: "Make greet strip the name",
-		Targets: []string{"greet.py"}, SuiteTimeout: time.Minute, MaxSteps: 2, Model: schemas.Model{Backend: "scripted", Name: "vandal"}}
+	cfg := Config{RunID: "vandal", OutDir: out, Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Make greet strip the name", Targets: []string{"greet.py"}},
+		SuiteTimeout: time.Minute, MaxSteps: 2, Model: schemas.Model{Backend: "scripted", Name: "vandal"}}
 	res, err := Run(context.Background(), cfg, script(t, runTests, runTests))
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func runnerRepo(t *testing.T) string {
 func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 	repo := runnerRepo(t)
 	breakGreet := "WRITE greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```"
-	cfg := Config{RunID: "unrunnable", OutDir: t.TempDir(), Repo: repo, Task: "Make greet strip the name", Suite: "./run_tests",
+	cfg := Config{RunID: "unrunnable", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Make greet strip the name", Suite: "./run_tests"},
 		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable"}}
 	res, err := Run(context.Background(), cfg, script(t, breakGreet, breakRunner, restoreRunner, runTests, doneSummary))
 	if err != nil {
@@ -178,7 +178,7 @@ func TestSuiteThatCannotRunAfterABreakIsNotCalledRestored(t *testing.T) {
 // the turn and the run carry a suite-not-run warning that names the write.
 func TestSuiteThatCannotRunAfterAWriteIsSaid(t *testing.T) {
 	repo := runnerRepo(t)
-	cfg := Config{RunID: "unrunnable-write", OutDir: t.TempDir(), Repo: repo, Task: "Tidy the test runner", Suite: "./run_tests",
+	cfg := Config{RunID: "unrunnable-write", OutDir: t.TempDir(), Repo: repo, TaskSpec: schemas.TaskSpec{Task: "Tidy the test runner", Suite: "./run_tests"},
 		SuiteTimeout: time.Minute, Model: schemas.Model{Backend: "scripted", Name: "unrunnable-write"}}
 	res, err := Run(context.Background(), cfg, script(t, breakRunner, restoreRunner, runTests, doneSummary))
 	if err != nil {

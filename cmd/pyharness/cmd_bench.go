@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
@@ -130,7 +131,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		}
 	}
 	bar := newProgress(a, "bench")
-	outcomes, err := bench.Run(ctx, bench.Options{
+	outcomes, err := bench.Run(ctx, collect.Options{
 		Cases: cases, Passes: o.repeat, Jobs: o.jobs, OutDir: o.out, Model: factory, Options: o.model.options(),
 		FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now,
 		Progress: bar.update,
@@ -178,11 +179,11 @@ func benchIncomplete(outcomes []bench.Outcome) error {
 
 // benchModel returns the backend of each planned run, and the pre-flight
 // result when the backend has a server.
-func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (bench.Model, *preflight.Result, error) {
+func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (collect.Model, *preflight.Result, error) {
 	switch {
 	case spec.backend == model.BackendScripted && spec.arg == "":
-		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-			chat, m, err := bench.CaseScript(it.Case, it.Pass, opts)
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+			chat, m, err := collect.CaseScript(*it.Case, pass, opts)
 			return chat, f.labelled(m), err
 		}, nil, nil
 	case spec.backend == model.BackendReplay:
@@ -190,10 +191,10 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 		if err != nil {
 			return nil, nil, err
 		}
-		return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
-			rec, ok := index[benchKey{it.Case.ID, it.Pass}]
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+			rec, ok := index[benchKey{it.Case.ID, pass}]
 			if !ok {
-				return nil, schemas.Model{}, fmt.Errorf("replay: %s holds no run of case %s pass %d", spec.arg, it.Case.ID, it.Pass)
+				return nil, schemas.Model{}, fmt.Errorf("replay: %s holds no run of case %s pass %d", spec.arg, it.Case.ID, pass)
 			}
 			m, err := replay.New(rec.File.Path)
 			if err != nil {
@@ -209,7 +210,7 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 		return nil, nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	pre := be.preflight(ctx, f, python, out)
-	return func(ctx context.Context, it bench.Item, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
 		info := be.info
 		info.Options = opts
 		return be.chat, info, nil

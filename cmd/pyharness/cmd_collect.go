@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
@@ -250,7 +249,7 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 				m, err := scripted.New(spec.arg)
 				return m, o.model.labelled(schemas.Model{Backend: model.BackendScripted, Name: spec.arg, Options: opts}), err
 			case it.Case != nil:
-				chat, m, err := bench.CaseScript(*it.Case, pass, opts)
+				chat, m, err := collect.CaseScript(*it.Case, pass, opts)
 				return chat, o.model.labelled(m), err
 			case it.Entry.Script != "":
 				m, err := scripted.New(it.Entry.Script)

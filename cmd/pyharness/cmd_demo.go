@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	sum, err := collect.Run(ctx, collect.Options{
 		Cases: cases, Passes: o.passes, Jobs: 2, OutDir: o.out, Resume: true, Now: a.now, Progress: bar.update,
 		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			return bench.CaseScript(*it.Case, pass, opts)
+			return collect.CaseScript(*it.Case, pass, opts)
 		},
 	})
 	bar.finish()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
@@ -191,7 +192,7 @@ func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Cas
 		}
 	}
 	bar := newProgress(a, "bench "+name)
-	outcomes, err := bench.Run(ctx, bench.Options{
+	outcomes, err := bench.Run(ctx, collect.Options{
 		Cases: cases, Passes: lo.repeat, Jobs: lo.jobs, OutDir: out, Model: factory, Options: f.options(),
 		Python: lo.python, MaxSteps: lo.steps, Now: a.now, Progress: bar.update,
 	})

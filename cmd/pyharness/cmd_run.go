@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -98,6 +100,11 @@ model, one object per model call: {"content": "..."} is one reply (also
 	return cmd
 }
 
+// taskSpec is what the flags ask of the run.
+func (o runOptions) taskSpec() schemas.TaskSpec {
+	return schemas.TaskSpec{Task: o.task, Targets: o.targets, Names: o.names, Subject: o.subject, Scope: o.scope, Suite: o.suite}
+}
+
 // validateRunOptions checks what can be checked before anything runs.
 func validateRunOptions(o runOptions) error {
 	switch {
@@ -110,6 +117,11 @@ func validateRunOptions(o runOptions) error {
 	}
 	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
 		return fmt.Errorf("run: --repo %s: not a directory", o.repo)
+	}
+	var bad *schemas.TaskSpecError
+	if err := o.taskSpec().Validate(); errors.As(err, &bad) {
+		flag := map[string]string{"targets": "--target", "names": "--name", "scope": "--scope"}[bad.Field]
+		return fmt.Errorf("run: %s: %s", cmp.Or(flag, bad.Field), bad.Msg)
 	}
 	if err := o.model.check(); err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -141,8 +153,7 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 	}
 	cfg := harness.Config{
 		RunID: adhocRunID(o, a), OutDir: o.out, Source: schemas.SourceAdhoc,
-		Repo: o.repo, InPlace: o.inPlace, Task: o.task, Targets: o.targets, Names: o.names,
-		Subject: o.subject, Scope: o.scope, Suite: o.suite, Python: o.python, MaxSteps: o.steps,
+		Repo: o.repo, InPlace: o.inPlace, TaskSpec: o.taskSpec(), Python: o.python, MaxSteps: o.steps,
 		Model: be.info, NativeTools: o.nativeTools, Log: a.stderr, Now: a.now,
 	}
 	if o.interactive {
