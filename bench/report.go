@@ -118,8 +118,8 @@ func NewReport(runs []Outcome, cases int, passes int) *Report {
 	})
 	if len(runs) > 0 {
 		r.Backend, r.Model = runs[0].Backend, runs[0].Model
-		r.Scripted = r.Backend == "scripted" || r.Backend == "replay"
-		if r.Backend == "scripted" {
+		r.Scripted = schemas.Model{Backend: r.Backend}.HandWritten()
+		if r.Backend == schemas.BackendScripted {
 			r.Model = "each case's own scripts"
 		}
 	}

@@ -74,7 +74,7 @@ type Outcome struct {
 // Judged reports whether the run counts in scores: error and cancelled
 // runs do not.
 func (o Outcome) Judged() bool {
-	return o.Verdict == schemas.VerdictWorked || o.Verdict == schemas.VerdictFailed
+	return o.Verdict.Judged()
 }
 
 // Plan lists the runs of a benchmark, cases by tier and id, pass by pass.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -23,5 +22,5 @@ func CaseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatte
 	if err != nil {
 		return nil, schemas.Model{}, err
 	}
-	return m, schemas.Model{Backend: model.BackendScripted, Name: c.ID + "/" + variant, Options: opts}, nil
+	return m, schemas.Model{Backend: schemas.BackendScripted, Name: c.ID + "/" + variant, Options: opts}, nil
 }

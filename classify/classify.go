@@ -60,7 +60,7 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if r.Incomplete > 0 {
-		fmt.Fprintf(w, "  %d run(s) have no run_end yet: written as verdict %q, and classified again when their trace grows\n", r.Incomplete, VerdictIncomplete)
+		fmt.Fprintf(w, "  %d run(s) have no run_end yet: written as verdict %q, and classified again when their trace grows\n", r.Incomplete, schemas.VerdictIncomplete)
 	}
 	fmt.Fprintf(w, "turns written: %d", r.Turns)
 	if r.Turns > 0 {

@@ -434,24 +434,6 @@ func TestPartitionEscaping(t *testing.T) {
 	}
 }
 
-func TestModelLabel(t *testing.T) {
-	tests := []struct {
-		m    schemas.Model
-		want string
-	}{
-		{schemas.Model{Backend: "ollama", Name: "llama3.1:8b"}, "ollama:llama3.1:8b"},
-		{schemas.Model{Backend: "scripted", Name: "initials/clean"}, "scripted"},
-		{schemas.Model{Backend: "replay", Name: "llama3.1:8b"}, "replay:llama3.1:8b"},
-		{schemas.Model{Name: "gpt"}, "gpt"},
-		{schemas.Model{Backend: "openai"}, "openai"},
-	}
-	for _, tt := range tests {
-		if got := ModelLabel(tt.m); got != tt.want {
-			t.Errorf("ModelLabel(%+v) = %q, want %q", tt.m, got, tt.want)
-		}
-	}
-}
-
 // TestClassifyReplacesAnIncompleteRunThatGrew: a run classified while its
 // trace had no run_end is classified again once the trace is complete.
 func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
@@ -481,7 +463,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Incomplete != 1 || !slices.Equal(verdicts(), []schemas.Verdict{VerdictIncomplete}) {
+	if res.Incomplete != 1 || !slices.Equal(verdicts(), []schemas.Verdict{schemas.VerdictIncomplete}) {
 		t.Fatalf("first classify: %+v, verdicts %v", res, verdicts())
 	}
 	if res, err = Classify(ctx, traces, out); err != nil || res.Unchanged != 1 {

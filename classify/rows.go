@@ -103,7 +103,7 @@ type RunRow struct {
 	Tier    int32  `parquet:"tier"`
 	Pass    int32  `parquet:"pass"`
 	// Backend and ModelName are the model as recorded; the model partition
-	// is ModelLabel of the two.
+	// is their schemas.Model.Label.
 	Backend        string  `parquet:"backend,dict"`
 	ModelName      string  `parquet:"model_name,dict"`
 	ModelDigest    string  `parquet:"model_digest,dict"`
@@ -160,35 +160,17 @@ type Write struct {
 	Removed int32  `parquet:"removed"`
 }
 
-// VerdictIncomplete is the verdict of a run whose trace has no run_end.
-const VerdictIncomplete = "incomplete"
-
 // Partition names the Hive partition a run's rows go to.
 type Partition struct {
 	Source string
 	Model  string
 }
 
-// ModelLabel is the model partition value of a run: backend:name as the
-// --model flag spells it ("ollama:llama3.1:8b"), and "scripted" for the
-// scripted backend, whose recorded names are per-case scripts, not models.
-func ModelLabel(m schemas.Model) string {
-	switch {
-	case m.Backend == "scripted":
-		return "scripted"
-	case m.Backend == "":
-		return m.Name
-	case m.Name == "":
-		return m.Backend
-	}
-	return m.Backend + ":" + m.Name
-}
-
 // Rows classifies one run: its runs row, its partition, and a turns row per
 // turn read. run.Start must not be nil.
 func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 	s := run.Start
-	part := Partition{Source: s.Source, Model: ModelLabel(s.Model)}
+	part := Partition{Source: s.Source, Model: s.Model.Label()}
 	r := RunRow{
 		RunID: s.RunID, Attempt: int32(s.Attempt), CaseID: s.CaseID, Tier: int32(s.Tier), Pass: int32(s.Pass),
 		Backend: s.Model.Backend, ModelName: s.Model.Name, ModelDigest: s.Model.Digest,
@@ -216,7 +198,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 			int32(a.Ran), int32(a.Passed), int32(a.Failed), int32(a.Errors), a.ImportError
 		r.DurationMS, r.EndedAt = e.DurationMS, timePtr(e.EndedAt)
 	} else {
-		r.Verdict = VerdictIncomplete
+		r.Verdict = schemas.VerdictIncomplete
 		r.Steps = int32(len(run.Turns))
 		for _, t := range run.Turns {
 			if t.ModelStep {

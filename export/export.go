@@ -111,7 +111,7 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 			continue
 		}
 		e.sum.RunsConsidered++
-		if isScripted(run.Start.Model) {
+		if run.Start.Model.HandWritten() {
 			e.sum.ScriptedRuns++
 		}
 		e.sum.Turns += len(run.Turns)
@@ -541,7 +541,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 	s := run.Start
 	label := classify.LabelTurn(t) // the kind --kind chose the pair by
 	meta := Meta{Split: r.split, RunID: s.RunID, Step: t.Step, CaseID: s.CaseID, Group: r.group, Tier: s.Tier,
-		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: label.Kind, Code: label.Code,
+		Source: s.Source, Model: s.Model.Spec(), Kind: label.Kind, Code: label.Code,
 		Weight: r.weight, Copies: r.copies, Key: fmt.Sprintf("%016x", r.key), Multiplicity: r.mult, ClusterTurns: r.cluster}
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict

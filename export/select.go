@@ -60,13 +60,9 @@ func (t Tally) Total() int {
 	return n
 }
 
-func isScripted(m schemas.Model) bool {
-	return m.Backend == "scripted" || m.Backend == "replay"
-}
-
 func modelMatches(m schemas.Model, want []string) bool {
 	for _, w := range want {
-		if w == m.Name || w == m.Backend || w == m.Backend+":"+m.Name {
+		if w == m.Name || w == m.Backend || w == m.Spec() {
 			return true
 		}
 	}
@@ -92,9 +88,9 @@ func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
 		return whyTag
 	case len(o.Models) > 0 && !modelMatches(s.Model, o.Models):
 		return whyModel
-	case isScripted(s.Model) && !o.IncludeScripted:
+	case s.Model.HandWritten() && !o.IncludeScripted:
 		return whyScripted
-	case r.End.Verdict != schemas.VerdictWorked && r.End.Verdict != schemas.VerdictFailed:
+	case !r.End.Verdict.Judged():
 		return whyNotJudged
 	case r.End.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
 		return whyFailed
@@ -241,7 +237,7 @@ func (e *exporter) unmatched() []string {
 		var names []string
 		for m := range e.models {
 			found = found || modelMatches(m, []string{w})
-			names = append(names, m.Backend+":"+m.Name)
+			names = append(names, m.Spec())
 		}
 		if !found {
 			slices.Sort(names)

@@ -40,7 +40,7 @@ func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, er
 		if err != nil {
 			return s, fmt.Errorf("read %s: %w", dir, err)
 		}
-		if run.End == nil || (run.End.Verdict != schemas.VerdictWorked && run.End.Verdict != schemas.VerdictFailed) {
+		if run.End == nil || !run.End.Verdict.Judged() {
 			s.NotJudged++
 			continue
 		}

@@ -114,7 +114,7 @@ func Run(ctx context.Context, o Options) *Result {
 			if info.ContextLength > 0 {
 				detail += fmt.Sprintf(", trained context %d", info.ContextLength)
 			}
-			if info.Server != "" && info.Backend == model.BackendOpenAI {
+			if info.Server != "" && info.Backend == schemas.BackendOpenAI {
 				detail += ", served by " + info.Server
 			}
 			for _, n := range info.Notes {
@@ -124,7 +124,7 @@ func Run(ctx context.Context, o Options) *Result {
 			c := model.ResolveContext(o.NumCtx, o.ContextSize, info)
 			res.Context = &c
 			contextChecks(add, o, c)
-			if o.Backend == model.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
+			if o.Backend == schemas.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
 				add("native tools", Warn, "the model's template has no tools: --native-tools will fall back to text")
 			}
 			if o.Think {
@@ -132,13 +132,13 @@ func Run(ctx context.Context, o Options) *Result {
 			}
 		case errors.As(err, &merr) && merr.Code == model.CodeModelNotFound:
 			hint := ""
-			if o.Backend == model.BackendOllama {
+			if o.Backend == schemas.BackendOllama {
 				hint = fmt.Sprintf(" (ollama pull %s)", o.Model)
 			}
 			add("model", Fail, "the server does not have %s%s: %v", o.Model, hint, err)
 		case errors.As(err, &merr) && (merr.Code == model.CodeConnectionRefused || merr.Code == model.CodeTimeout):
 			hint := ""
-			if o.Backend == model.BackendOllama {
+			if o.Backend == schemas.BackendOllama {
 				hint = " (is `ollama serve` running? OLLAMA_HOST or --base-url names the server)"
 			}
 			add("server", Fail, "cannot reach the %s server%s: %v", o.Backend, hint, err)
@@ -182,7 +182,7 @@ func Run(ctx context.Context, o Options) *Result {
 // not support thinking"), so a job would fail on its first turn. An
 // OpenAI-compatible server has no such switch of its own.
 func thinkCheck(add func(name, status, format string, args ...any), o Options, info model.Info) {
-	if o.Backend != model.BackendOllama {
+	if o.Backend != schemas.BackendOllama {
 		add("think", Warn, "--think sends chat_template_kwargs enable_thinking, which only a chat template that reads it obeys (Qwen3's on llama-server or vLLM; Ollama's /v1 ignores it and thinks with a model that can); whether the thinking comes back apart from the answer (reasoning_content) is the server's setting (llama-server: --reasoning-format deepseek)")
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // TestContextCheck: the context line for what a server said of the model
@@ -34,7 +35,7 @@ func TestContextCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			info := tt.info
 			info.Name, info.Host = "tiny", "http://x"
-			res := Run(context.Background(), Options{Backend: model.BackendOpenAI, Model: "tiny", NumCtx: tt.numCtx, NumPredict: tt.numPredict, ContextSize: tt.contextSize,
+			res := Run(context.Background(), Options{Backend: schemas.BackendOpenAI, Model: "tiny", NumCtx: tt.numCtx, NumPredict: tt.numPredict, ContextSize: tt.contextSize,
 				Info: func(context.Context) (model.Info, error) { return info, nil }})
 			var got *Check
 			for i, c := range res.Checks {
@@ -65,10 +66,10 @@ func TestThinkCheck(t *testing.T) {
 		wantStatus string // "" for no think check at all
 		want       string
 	}{
-		{"ollama, a thinking model", model.BackendOllama, true, []string{"completion", "thinking"}, OK, "thinking capability"},
-		{"ollama, a model without thinking", model.BackendOllama, true, []string{"completion"}, Fail, "tiny has no thinking capability (capabilities: completion)"},
-		{"openai-compatible", model.BackendOpenAI, true, nil, Warn, "--reasoning-format"},
-		{"no --think", model.BackendOllama, false, []string{"completion"}, "", ""},
+		{"ollama, a thinking model", schemas.BackendOllama, true, []string{"completion", "thinking"}, OK, "thinking capability"},
+		{"ollama, a model without thinking", schemas.BackendOllama, true, []string{"completion"}, Fail, "tiny has no thinking capability (capabilities: completion)"},
+		{"openai-compatible", schemas.BackendOpenAI, true, nil, Warn, "--reasoning-format"},
+		{"no --think", schemas.BackendOllama, false, []string{"completion"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

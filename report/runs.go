@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/transcript"
 )
@@ -190,7 +189,7 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 	}
 	// The score tables count the runs of models, or the scripted and
 	// replayed runs when there are no others, as stats does.
-	models := slices.ContainsFunc(p.Runs, func(e transcript.Entry) bool { return !stats.IsScripted(e.Model) })
+	models := slices.ContainsFunc(p.Runs, func(e transcript.Entry) bool { return !schemas.LabelHandWritten(e.Model) })
 	for _, e := range p.Runs {
 		add(ListAll, "", e)
 		add(ListModel(e.Model, PartRuns), "Runs of "+orNone(e.Model), e)
@@ -199,10 +198,10 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 			add(ListModel(e.Model, PartWorked), "Runs of "+orNone(e.Model)+" that worked", e)
 		case e.Verdict == schemas.VerdictFailed:
 			add(ListModel(e.Model, PartFailed), "Runs of "+orNone(e.Model)+" that failed", e)
-		case !e.Judged():
+		case !e.Verdict.Judged():
 			add(ListModel(e.Model, PartNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
 		}
-		if e.Verdict == schemas.VerdictFailed && stats.IsScripted(e.Model) != models {
+		if e.Verdict == schemas.VerdictFailed && schemas.LabelHandWritten(e.Model) != models {
 			add(ListClass(string(e.FailureClass)), "Failed runs of class "+orNone(string(e.FailureClass)), e)
 			add(ListTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
 		}

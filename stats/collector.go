@@ -121,8 +121,7 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 		s.Incomplete += n
 		m.Incomplete += n
 	}
-	judged := r.Verdict == schemas.VerdictWorked || r.Verdict == schemas.VerdictFailed
-	if !judged {
+	if !r.Verdict.Judged() {
 		s.NotJudged += n
 		m.NotJudged += n
 		if g != nil {
@@ -204,7 +203,7 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 func (c *collector) model(p classify.Partition) *ModelRuns {
 	m := c.models[p.Model]
 	if m == nil {
-		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
+		m = &ModelRuns{Model: p.Model, Scripted: schemas.LabelHandWritten(p.Model)}
 		c.models[p.Model] = m
 	}
 	return m
@@ -364,7 +363,7 @@ func (c *collector) finish() *Summary {
 
 	s.ActionForms = []ActionForms{}
 	for label, forms := range c.forms {
-		af := ActionForms{Model: label, Scripted: IsScripted(label), Forms: []Count{}}
+		af := ActionForms{Model: label, Scripted: schemas.LabelHandWritten(label), Forms: []Count{}}
 		for _, n := range forms {
 			af.Turns += n
 		}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -147,13 +145,6 @@ type ActionForms struct {
 	// Forms holds canonical first, then the tolerated shapes, commonest
 	// first, then unparsed; shares are of Turns.
 	Forms []Count `json:"forms"`
-}
-
-// IsScripted reports whether a model label (classify.ModelLabel) names a
-// scripted or replayed backend rather than a model.
-func IsScripted(label string) bool {
-	backend, _, _ := strings.Cut(label, ":")
-	return backend == model.BackendScripted || backend == model.BackendReplay
 }
 
 // What the score tables count (ScoredRuns.Runs).
@@ -424,7 +415,7 @@ func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
 			ex.err = err
 			return ex
 		}
-		i := scoreIndex(IsScripted(r.Partition.Model))
+		i := scoreIndex(schemas.LabelHandWritten(r.Partition.Model))
 		if isExample(&r.Row) && got[i] < want[i] {
 			got[i]++
 			ex.runs = append(ex.runs, r)

@@ -63,7 +63,7 @@ func WriteCompare(ctx context.Context, w io.Writer, a, b *Run, o CompareOptions)
 	}
 	row(p.paint(cBold, "A "+a.File.RunID), p.paint(cBold, "B "+b.File.RunID))
 	row("case "+a.Start.CaseID+fmt.Sprintf(", pass %d", a.Start.Pass), "case "+b.Start.CaseID+fmt.Sprintf(", pass %d", b.Start.Pass))
-	row("model "+modelName(a.Start.Model), "model "+modelName(b.Start.Model))
+	row("model "+a.Start.Model.Spec(), "model "+b.Start.Model.Spec())
 	row(endLine(a), endLine(b))
 	d := FirstDivergence(a, b)
 	if a.Start.CaseID != b.Start.CaseID {

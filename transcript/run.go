@@ -93,7 +93,7 @@ type Entry struct {
 	Case    string `json:"case"`
 	Tier    int    `json:"tier"`
 	Pass    int    `json:"pass"`
-	// Model is the run's model as stats labels it (classify.ModelLabel).
+	// Model is the run's model as stats labels it (schemas.Model.Label).
 	Model        string               `json:"model"`
 	Verdict      schemas.Verdict      `json:"verdict"`
 	FailureClass schemas.FailureClass `json:"failure_class"`
@@ -105,31 +105,15 @@ type Entry struct {
 	Path        string             `json:"path"`
 }
 
-// Verdict for a run with no run_end record.
-const VerdictIncomplete = "incomplete"
-
 // Entry summarises the run for an index.
 func (r *Run) Entry() Entry {
-	e := Entry{RunID: r.File.RunID, Attempt: r.File.Attempt, Path: r.File.Path, Steps: len(r.Turns), Verdict: VerdictIncomplete}
+	e := Entry{RunID: r.File.RunID, Attempt: r.File.Attempt, Path: r.File.Path, Steps: len(r.Turns), Verdict: schemas.VerdictIncomplete}
 	if s := r.Start; s != nil {
-		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, classify.ModelLabel(s.Model)
+		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, s.Model.Label()
 	}
 	if end := r.End; end != nil {
 		e.Verdict, e.FailureClass, e.Reason, e.StopReason, e.ClaimedDone = end.Verdict, end.FailureClass, end.Reason, end.StopReason, end.ClaimedDone
 		e.Steps = end.Steps
 	}
 	return e
-}
-
-// Judged reports whether the entry's run counts in a score: it worked or
-// failed, as stats counts them.
-func (e Entry) Judged() bool {
-	return e.Verdict == schemas.VerdictWorked || e.Verdict == schemas.VerdictFailed
-}
-
-func modelName(m schemas.Model) string {
-	if m.Backend == "" {
-		return m.Name
-	}
-	return m.Backend + ":" + m.Name
 }

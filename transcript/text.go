@@ -150,7 +150,7 @@ func VerdictLine(e *schemas.RunEnd, paint func(string) string) string {
 // ModelLine names a run's model: backend, name, digest, options and the
 // context it had.
 func ModelLine(m schemas.Model) string {
-	s := modelName(m)
+	s := m.Spec()
 	if m.Digest != "" {
 		s += " " + shortDigest(m.Digest)
 	}

@@ -301,7 +301,7 @@ func toTool(t model.Tool) (api.Tool, error) {
 // trained context and the capabilities, /api/tags for the digest, /api/ps
 // for the context in force if the model is loaded.
 func (c *Client) Info(ctx context.Context) (model.Info, error) {
-	info := model.Info{Backend: model.BackendOllama, Name: c.model, Host: c.base.String(), SendsNumCtx: true}
+	info := model.Info{Backend: schemas.BackendOllama, Name: c.model, Host: c.base.String(), SendsNumCtx: true}
 	actx, ex, stop := httpwatch.Start(ctx, c.idle)
 	defer stop()
 	show, err := c.api.Show(actx, &api.ShowRequest{Model: c.model})
