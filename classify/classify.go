@@ -45,7 +45,7 @@ type Result struct {
 	// run_start).
 	Skipped int `json:"skipped"`
 	// Problems are the bad lines and files met, as file:line: message.
-	Problems []string `json:"problems"`
+	Problems trace.Problems `json:"problems"`
 	// Parts are the part files written.
 	Parts []string `json:"parts"`
 }
@@ -96,7 +96,7 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // files are reported in the result and do not stop it; every good record is
 // kept.
 func Classify(ctx context.Context, in, out string) (*Result, error) {
-	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: []string{}, Parts: []string{}}
+	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: trace.Problems{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {
 		return nil, err
@@ -195,10 +195,10 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		j, run, err := jobs[k], l.run, l.err
 		id, attempt := j.runID, int(j.attempt)
 		for _, w := range run.Warnings {
-			res.Problems = append(res.Problems, w.Error())
+			res.Problems.Add(w)
 		}
 		if err != nil {
-			res.Problems = append(res.Problems, problemLines(err)...)
+			res.Problems.Add(err)
 		}
 		if run.Start == nil {
 			res.Skipped++
@@ -235,19 +235,6 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 	committed = true
 	res.Parts = b.written
 	return res, nil
-}
-
-// problemLines splits the joined errors of a trace file into one line each.
-func problemLines(err error) []string {
-	var out []string
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		for _, e := range joined.Unwrap() {
-			out = append(out, problemLines(e)...)
-		}
-		return out
-	}
-	return []string{err.Error()}
 }
 
 // batch is the part files one classify writes, committed together.

@@ -91,12 +91,12 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 				return err
 			}
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
+			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(err, trace.MaxProblems)
 			continue
 		}
 		if run.ReadErr != nil {
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
+			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(run.ReadErr, trace.MaxProblems)
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)

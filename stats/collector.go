@@ -2,7 +2,6 @@ package stats
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // collector accumulates a summary row by row.
@@ -54,24 +54,13 @@ type nudgeCount struct {
 
 func newCollector(input, kind string, o Options) *collector {
 	return &collector{
-		s:      &Summary{Input: input, Kind: kind, Problems: []string{}},
+		s:      &Summary{Input: input, Kind: kind, Problems: trace.Problems{}},
 		by:     o.By,
 		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
 		kinds:  map[schemas.Kind]int{},
 		nudges: map[schemas.Code]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
 		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
 	}
-}
-
-func (c *collector) problem(err error) {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		for _, e := range joined.Unwrap() {
-			c.problem(e)
-		}
-		return
-	}
-	c.s.Problems = append(c.s.Problems, err.Error())
 }
 
 func (c *collector) group(p classify.Partition, tier int32, caseID string) *Group {

@@ -81,7 +81,7 @@ type Summary struct {
 	By *Breakdown `json:"by,omitempty"`
 	// Problems are the bad lines and files met, as file:line: message.
 	// Every good record was read.
-	Problems []string `json:"problems"`
+	Problems trace.Problems `json:"problems"`
 }
 
 // RunCounts counts runs by verdict.
@@ -315,10 +315,10 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 		listed = true
 		c.s.Runs.SetAside += run.SetAside
 		for _, w := range run.Warnings {
-			c.problem(w)
+			c.s.Problems.Add(w)
 		}
 		if err != nil {
-			c.problem(err)
+			c.s.Problems.Add(err)
 		}
 		if run.Start == nil {
 			continue
