@@ -17,6 +17,7 @@ import (
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Result says what a classify did.
@@ -224,7 +225,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		res.Turns += len(turns)
 		for _, t := range turns {
 			res.Kinds[t.Kind]++
-			if t.LabelFrom == FromRules {
+			if t.LabelFrom == turnlabel.FromRules {
 				res.RulesLabelled++
 			}
 		}

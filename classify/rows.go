@@ -3,12 +3,11 @@ package classify
 import (
 	"encoding/json"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // TurnRow is one row of the turns table: one step of one run, labelled by
@@ -214,7 +213,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 }
 
 func turnRow(r RunRow, t *schemas.Turn) TurnRow {
-	l := LabelTurn(t)
+	l := turnlabel.Of(t)
 	row := TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: feedbackOf(l.Kind, t.Sent.Messages),
@@ -237,7 +236,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)
 	}
-	row.WarningCodes = WarningCodes(t.Warnings)
+	row.WarningCodes = turnlabel.WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
 		row.Messages = append(row.Messages, MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
@@ -255,7 +254,7 @@ func feedbackOf(kind schemas.Kind, msgs []schemas.Message) string {
 	if !hasFeedback(kind) {
 		return ""
 	}
-	return FeedbackLine(Feedback(msgs))
+	return turnlabel.FeedbackLine(turnlabel.Feedback(msgs))
 }
 
 // feedbackOfRows is feedbackOf for the messages as the table stores them.
@@ -304,18 +303,4 @@ func int32Ptr(p *int) *int32 {
 		return nil
 	}
 	return new(int32(*p))
-}
-
-// WarningCodes returns the stable codes a turn's warnings start with
-// ("context-full: the reply was cut …" → "context-full"), each once, in
-// order; a warning that starts with no code is left out. Never nil.
-func WarningCodes(warnings []string) []string {
-	codes := []string{}
-	for _, w := range warnings {
-		code, _, _ := strings.Cut(w, ":")
-		if isCode(code) && !slices.Contains(codes, code) {
-			codes = append(codes, code)
-		}
-	}
-	return codes
 }

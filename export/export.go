@@ -14,12 +14,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // NothingError says that the selection left nothing to export, and why.
@@ -539,7 +539,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 	t := run.Turns[r.ref.Turn]
 	prompt := run.Prompts[r.ref.Turn]
 	s := run.Start
-	label := classify.LabelTurn(t) // the kind --kind chose the pair by
+	label := turnlabel.Of(t) // the kind --kind chose the pair by
 	meta := Meta{Split: r.split, RunID: s.RunID, Step: t.Step, CaseID: s.CaseID, Group: r.group, Tier: s.Tier,
 		Source: s.Source, Model: s.Model.Spec(), Kind: label.Kind, Code: label.Code,
 		Weight: r.weight, Copies: r.copies, Key: fmt.Sprintf("%016x", r.key), Multiplicity: r.mult, ClusterTurns: r.cluster}

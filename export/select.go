@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Why a run or a turn was left out. The order is the order they are
@@ -137,11 +137,11 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 }
 
 // kindWanted reports whether a turn's kind is in --kind. The kind is the
-// one classify gives the turn (classify.LabelTurn): the recorded one, or the
+// one classify gives the turn (turnlabel.Of): the recorded one, or the
 // text rules' for a turn recorded without one, so that export --kind and the
 // classified dataset agree on every trace.
 func (o Options) kindWanted(t *schemas.Turn) bool {
-	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(classify.LabelTurn(t).Kind))
+	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(turnlabel.Of(t).Kind))
 }
 
 // side is which side of a preference pair a draft can be.

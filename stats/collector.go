@@ -10,6 +10,7 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // collector accumulates a summary row by row.
@@ -262,7 +263,7 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 		}
 		f[form] += n
 	}
-	if t.LabelFrom == classify.FromRules {
+	if t.LabelFrom == turnlabel.FromRules {
 		c.s.Turns.RulesLabelled += n
 	}
 	if t.ReasoningSource != "" {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Run is one attempt of one run, read for reading.
@@ -74,7 +74,7 @@ func (r *Run) Steps() []Step {
 	for i, t := range r.Turns {
 		out[i].Turn = t
 		if i+1 < len(r.Turns) {
-			out[i].Feedback = classify.Feedback(r.Turns[i+1].Sent.Messages)
+			out[i].Feedback = turnlabel.Feedback(r.Turns[i+1].Sent.Messages)
 		} else {
 			out[i].Feedback = t.Outcome.Message
 		}
