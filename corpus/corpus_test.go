@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -216,7 +217,7 @@ func BenchmarkTextSource(b *testing.B) {
 	}
 	var textBytes [2]int
 	b.Run("traces", func(b *testing.B) {
-		c, err := trace.OpenCorpus(ctx, dir)
+		c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
 		if err != nil {
 			b.Fatal(err)
 		}

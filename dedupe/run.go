@@ -53,7 +53,7 @@ type Report struct {
 // Run dedupes every model turn of the traces in dir and writes the report
 // to w.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	c, err := trace.OpenCorpus(ctx, dir)
+	c, err := trace.OpenCorpus(ctx, dir, GroupOf)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := trace.OpenCorpus(ctx, opts.In)
+	c, err := trace.OpenCorpus(ctx, opts.In, dedupe.GroupOf)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}

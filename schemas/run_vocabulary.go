@@ -60,3 +60,11 @@ const VerdictIncomplete Verdict = "incomplete"
 func (v Verdict) Judged() bool {
 	return v == VerdictWorked || v == VerdictFailed
 }
+
+// NoModelSteps counts runs the harness settled without the model (stop
+// reason no-model-steps), and how many of them it settled correctly: bench
+// and stats report them apart from the model's score.
+type NoModelSteps struct {
+	Runs    int `json:"runs"`
+	Correct int `json:"correct"`
+}

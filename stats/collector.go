@@ -36,7 +36,7 @@ type scoreTally struct {
 	tags                   map[string]*TagFailures
 	passes                 map[int]*PassScore
 	claimed                ClaimedDone
-	noModel                NoModelSteps
+	noModel                schemas.NoModelSteps
 	// reasons counts the failed runs' one-line reasons (run_end.reason),
 	// read from traces only: the dataset has no column for them.
 	reasons map[string]int

@@ -56,15 +56,15 @@ type Summary struct {
 	// Scored says which runs the score tables count (FailureClasses,
 	// Tiers, Tags, Passes, ClaimedDone, NoModelSteps): the runs of models when
 	// there are any, else the scripted and replayed runs.
-	Scored         ScoredRuns     `json:"scored"`
-	FailureClasses []Count        `json:"failure_classes"`
-	Tiers          []TierFailures `json:"tiers"`
-	Passes         []PassScore    `json:"passes"`
-	Turns          TurnCounts     `json:"turns"`
-	Kinds          []Count        `json:"kinds"`
-	Nudges         []Nudge        `json:"nudges"`
-	ClaimedDone    ClaimedDone    `json:"claimed_done"`
-	NoModelSteps   NoModelSteps   `json:"no_model_steps"`
+	Scored         ScoredRuns           `json:"scored"`
+	FailureClasses []Count              `json:"failure_classes"`
+	Tiers          []TierFailures       `json:"tiers"`
+	Passes         []PassScore          `json:"passes"`
+	Turns          TurnCounts           `json:"turns"`
+	Kinds          []Count              `json:"kinds"`
+	Nudges         []Nudge              `json:"nudges"`
+	ClaimedDone    ClaimedDone          `json:"claimed_done"`
+	NoModelSteps   schemas.NoModelSteps `json:"no_model_steps"`
 	// ActionForms is how each model wrote its actions: its turns that got
 	// a reply, by the form the parser read them in.
 	ActionForms []ActionForms `json:"action_forms"`
@@ -243,12 +243,6 @@ type ClaimedRun struct {
 	Pass         int    `json:"pass"`
 	Writes       int    `json:"writes"`
 	FirstFailure string `json:"first_failure"`
-}
-
-// NoModelSteps counts runs the harness settled without the model.
-type NoModelSteps struct {
-	Runs    int `json:"runs"`
-	Correct int `json:"correct"`
 }
 
 // Bin is one bar of the turns-per-run histogram.
