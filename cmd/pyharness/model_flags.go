@@ -53,8 +53,8 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the openai backend's API key")
 	fs.IntVar(&f.seed, "seed", 0, "sampling seed")
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
-	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
-	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.IntVar(&f.numCtx, "num-ctx", harness.DefaultNumCtx, "context window sent to the server and kept for the whole run")
+	fs.IntVar(&f.numPredict, "num-predict", harness.DefaultNumPredict, "most tokens a reply may take")
 	fs.BoolVar(&f.think, "think", false, "ask the model to think before it answers (Ollama: think: true, refused for a model without the thinking capability); its thinking is recorded apart from the answer and never acted on")
 	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
 }
