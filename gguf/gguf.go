@@ -18,8 +18,8 @@ const Magic = "GGUF"
 // general.alignment does not say.
 const DefaultAlignment = 32
 
-// AlignmentKey is the key that sets the data's alignment.
-const AlignmentKey = "general.alignment"
+// alignmentKey is the key that sets the data's alignment.
+const alignmentKey = "general.alignment"
 
 // ValueType is the type tag of a metadata value.
 type ValueType uint32
@@ -27,9 +27,9 @@ type ValueType uint32
 // The value types of GGUF versions 2 and 3.
 const (
 	TypeUint8   ValueType = 0
-	TypeInt8    ValueType = 1
-	TypeUint16  ValueType = 2
-	TypeInt16   ValueType = 3
+	typeInt8    ValueType = 1
+	typeUint16  ValueType = 2
+	typeInt16   ValueType = 3
 	TypeUint32  ValueType = 4
 	TypeInt32   ValueType = 5
 	TypeFloat32 ValueType = 6
@@ -37,7 +37,7 @@ const (
 	TypeString  ValueType = 8
 	TypeArray   ValueType = 9
 	TypeUint64  ValueType = 10
-	TypeInt64   ValueType = 11
+	typeInt64   ValueType = 11
 	TypeFloat64 ValueType = 12
 )
 
@@ -107,8 +107,8 @@ func (h *Header) String(key string) (string, bool) {
 }
 
 // Alignment is the alignment of the tensor data.
-func (h *Header) Alignment() uint64 {
-	kv, ok := h.Get(AlignmentKey)
+func (h *Header) alignment() uint64 {
+	kv, ok := h.Get(alignmentKey)
 	if !ok {
 		return DefaultAlignment
 	}
@@ -203,7 +203,7 @@ func (r *reader) str(what string) (string, error) {
 
 func (r *reader) value(t ValueType, what string) (any, error) {
 	switch t {
-	case TypeUint8, TypeInt8, TypeBool:
+	case TypeUint8, typeInt8, TypeBool:
 		b, err := r.bytes(1, what)
 		if err != nil {
 			return nil, err
@@ -211,20 +211,20 @@ func (r *reader) value(t ValueType, what string) (any, error) {
 		switch t {
 		case TypeUint8:
 			return b[0], nil
-		case TypeInt8:
+		case typeInt8:
 			return int8(b[0]), nil
 		}
 		if b[0] > 1 {
 			return nil, r.fail(what, fmt.Errorf("bool byte %d", b[0]))
 		}
 		return b[0] == 1, nil
-	case TypeUint16, TypeInt16:
+	case typeUint16, typeInt16:
 		b, err := r.bytes(2, what)
 		if err != nil {
 			return nil, err
 		}
 		v := binary.LittleEndian.Uint16(b)
-		if t == TypeInt16 {
+		if t == typeInt16 {
 			return int16(v), nil
 		}
 		return v, nil
@@ -237,10 +237,10 @@ func (r *reader) value(t ValueType, what string) (any, error) {
 			return math.Float32frombits(v), err
 		}
 		return v, err
-	case TypeUint64, TypeInt64, TypeFloat64:
+	case TypeUint64, typeInt64, TypeFloat64:
 		v, err := r.u64(what)
 		switch t {
-		case TypeInt64:
+		case typeInt64:
 			return int64(v), err
 		case TypeFloat64:
 			return math.Float64frombits(v), err
@@ -352,9 +352,9 @@ func ReadHeader(r io.Reader) (*Header, error) {
 		h.Tensors = append(h.Tensors, ti)
 	}
 	h.Size = rd.off
-	al := h.Alignment()
+	al := h.alignment()
 	if al == 0 || al&(al-1) != 0 {
-		return nil, &FormatError{Offset: rd.off, What: fmt.Sprintf("%s %d is not a power of two", AlignmentKey, al)}
+		return nil, &FormatError{Offset: rd.off, What: fmt.Sprintf("%s %d is not a power of two", alignmentKey, al)}
 	}
 	h.DataOffset = int64(alignUp(uint64(h.Size), al))
 	return h, nil
@@ -390,11 +390,11 @@ func valueType(v any) (ValueType, bool) {
 	case uint8:
 		return TypeUint8, true
 	case int8:
-		return TypeInt8, true
+		return typeInt8, true
 	case uint16:
-		return TypeUint16, true
+		return typeUint16, true
 	case int16:
-		return TypeInt16, true
+		return typeInt16, true
 	case uint32:
 		return TypeUint32, true
 	case int32:
@@ -410,7 +410,7 @@ func valueType(v any) (ValueType, bool) {
 	case uint64:
 		return TypeUint64, true
 	case int64:
-		return TypeInt64, true
+		return typeInt64, true
 	case float64:
 		return TypeFloat64, true
 	}
@@ -494,7 +494,7 @@ func (h *Header) WriteHeader(w io.Writer) (int64, error) {
 	if len(h.Tensors) > 0 {
 		// A file without tensors (a vocabulary) ends at its header, as
 		// llama.cpp's own vocabulary files do.
-		pad := int64(alignUp(uint64(bw.n), h.Alignment())) - bw.n
+		pad := int64(alignUp(uint64(bw.n), h.alignment())) - bw.n
 		bw.bytes(make([]byte, pad))
 	}
 	if bw.err != nil {
@@ -513,12 +513,12 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 	if err != nil {
 		return err
 	}
-	tensors, align := slices.Clone(h.Tensors), h.Alignment()
+	tensors, align := slices.Clone(h.Tensors), h.alignment()
 	if err := edit(h); err != nil {
 		return err
 	}
-	if h.Alignment() != align {
-		return fmt.Errorf("gguf: %s cannot change (%d to %d): the tensor data is laid out by it", AlignmentKey, align, h.Alignment())
+	if h.alignment() != align {
+		return fmt.Errorf("gguf: %s cannot change (%d to %d): the tensor data is laid out by it", alignmentKey, align, h.alignment())
 	}
 	if !slices.EqualFunc(h.Tensors, tensors, func(a, b TensorInfo) bool {
 		return a.Name == b.Name && a.Type == b.Type && a.Offset == b.Offset && slices.Equal(a.Dims, b.Dims)
@@ -542,8 +542,8 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 // is not an error: nothing to remove). The alignment key cannot be
 // removed.
 func RemoveKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
-	if slices.Contains(keys, AlignmentKey) {
-		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", AlignmentKey)
+	if slices.Contains(keys, alignmentKey) {
+		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", alignmentKey)
 	}
 	var removed []KV
 	err := Edit(dst, src, func(h *Header) error {

@@ -72,11 +72,11 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 	switch c.by {
 	case ByModel:
 		v = p.Model
-	case BySource:
+	case bySource:
 		v = p.Source
-	case ByTier:
+	case byTier:
 		v = strconv.Itoa(int(tier))
-	case ByCase:
+	case byCase:
 		v = caseID
 	}
 	g := c.groups[v]
@@ -314,14 +314,14 @@ func actionForm(t classify.TurnSummary) (string, bool) {
 	case !t.ModelStep:
 		return "", false
 	case t.OutcomeCode == schemas.CodeParseFailed || t.OutcomeCode == schemas.CodeEmptyReply:
-		return FormUnparsed, true
+		return formUnparsed, true
 	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
 		if t.Status == schemas.StatusRefused {
-			return FormUnparsed, true
+			return formUnparsed, true
 		}
 		return "", false
 	case t.Shape == "":
-		return FormNotRecorded, true
+		return formNotRecorded, true
 	}
 	return t.Shape, true
 }
@@ -339,10 +339,10 @@ func (c *collector) finish() *Summary {
 	}
 	s.Mixed = models && scripted
 	sc := c.scores[0]
-	s.Scored.Runs = ScoredModels
+	s.Scored.Runs = scoredModels
 	if !models {
 		sc = c.scores[1]
-		s.Scored.Runs = ScoredScripted
+		s.Scored.Runs = scoredScripted
 	}
 	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
 	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
@@ -359,14 +359,14 @@ func (c *collector) finish() *Summary {
 		}
 		var shapes []Count
 		for form, n := range forms {
-			if form != FormCanonical && form != FormUnparsed {
+			if form != formCanonical && form != formUnparsed {
 				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
 			}
 		}
 		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
-		af.Forms = append(af.Forms, Count{Name: FormCanonical, Count: forms[FormCanonical], Share: share(forms[FormCanonical], af.Turns)})
+		af.Forms = append(af.Forms, Count{Name: formCanonical, Count: forms[formCanonical], Share: share(forms[formCanonical], af.Turns)})
 		af.Forms = append(af.Forms, shapes...)
-		af.Forms = append(af.Forms, Count{Name: FormUnparsed, Count: forms[FormUnparsed], Share: share(forms[FormUnparsed], af.Turns)})
+		af.Forms = append(af.Forms, Count{Name: formUnparsed, Count: forms[formUnparsed], Share: share(forms[formUnparsed], af.Turns)})
 		s.ActionForms = append(s.ActionForms, af)
 	}
 	slices.SortFunc(s.ActionForms, func(a, b ActionForms) int {
@@ -444,7 +444,7 @@ func (c *collector) finish() *Summary {
 			s.By.Groups = append(s.By.Groups, *g)
 		}
 		slices.SortFunc(s.By.Groups, func(a, b Group) int {
-			if c.by == ByTier {
+			if c.by == byTier {
 				ai, _ := strconv.Atoi(a.Value)
 				bi, _ := strconv.Atoi(b.Value)
 				return cmp.Compare(ai, bi)

@@ -14,19 +14,19 @@ import (
 // What an input directory was read as.
 const (
 	InputTraces  = "traces"
-	InputDataset = "dataset"
+	inputDataset = "dataset"
 )
 
 // Dimensions of a breakdown (--by).
 const (
 	ByModel  = "model"
-	ByTier   = "tier"
-	ByCase   = "case"
-	BySource = "source"
+	byTier   = "tier"
+	byCase   = "case"
+	bySource = "source"
 )
 
 // Dimensions lists the values --by takes.
-var Dimensions = []string{ByModel, ByTier, ByCase, BySource}
+var dimensions = []string{ByModel, byTier, byCase, bySource}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input.
@@ -124,13 +124,13 @@ type ModelRuns struct {
 
 // Forms of ActionForms besides the recorded shapes.
 const (
-	// FormCanonical is the action protocol as the system prompt gives it.
-	FormCanonical = draft.ShapeCanonical
-	// FormUnparsed is a reply read as no action: a parse failure or an
+	// formCanonical is the action protocol as the system prompt gives it.
+	formCanonical = draft.ShapeCanonical
+	// formUnparsed is a reply read as no action: a parse failure or an
 	// empty reply.
-	FormUnparsed = "unparsed"
-	// FormNotRecorded is an action from a trace that predates shapes.
-	FormNotRecorded = "(shape not recorded)"
+	formUnparsed = "unparsed"
+	// formNotRecorded is an action from a trace that predates shapes.
+	formNotRecorded = "(shape not recorded)"
 )
 
 // ActionForms is how one model wrote its actions: each turn it replied to
@@ -149,13 +149,13 @@ type ActionForms struct {
 
 // What the score tables count (ScoredRuns.Runs).
 const (
-	ScoredModels   = "models"
-	ScoredScripted = "scripted"
+	scoredModels   = "models"
+	scoredScripted = "scripted"
 )
 
 // ScoredRuns are the runs the score tables count.
 type ScoredRuns struct {
-	// Runs is ScoredModels or ScoredScripted.
+	// Runs is scoredModels or scoredScripted.
 	Runs   string `json:"runs"`
 	Judged int    `json:"judged"`
 	Worked int    `json:"worked"`
@@ -278,8 +278,8 @@ type Options struct {
 
 // CheckOptions reports an option stats cannot take.
 func CheckOptions(o Options) error {
-	if o.By != "" && !slices.Contains(Dimensions, o.By) {
-		return fmt.Errorf("--by %q: want one of %v", o.By, Dimensions)
+	if o.By != "" && !slices.Contains(dimensions, o.By) {
+		return fmt.Errorf("--by %q: want one of %v", o.By, dimensions)
 	}
 	return nil
 }
@@ -355,8 +355,8 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 
 // collectDataset counts a dataset's tables for FromDataset.
 func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {
-	c := newCollector(dir, InputDataset, o)
-	co := classify.CountOptions{Cases: o.By == ByCase || o.By == ByTier}
+	c := newCollector(dir, inputDataset, o)
+	co := classify.CountOptions{Cases: o.By == byCase || o.By == byTier}
 	for r, err := range classify.RunCounts(ctx, dir, co) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)

@@ -50,7 +50,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"fixtures.txt", fixtures, Options{}},
 		{"fixtures-by-model.txt", fixtures, Options{By: ByModel}},
-		{"fixtures-by-tier.txt", fixtures, Options{By: ByTier}},
+		{"fixtures-by-tier.txt", fixtures, Options{By: byTier}},
 		// A torn file, a malformed one and a file with no run_start: the
 		// tables hold every good record, and the problems name file:line.
 		{"broken.txt", "testdata/broken", Options{}},
@@ -123,7 +123,7 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, by := range []string{"", ByModel, ByCase, BySource} {
+	for _, by := range []string{"", ByModel, byCase, bySource} {
 		fromTraces, err := Load(ctx, fixtures, Options{By: by})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fromDataset.Kind != InputDataset || fromTraces.Kind != InputTraces {
+		if fromDataset.Kind != inputDataset || fromTraces.Kind != InputTraces {
 			t.Fatalf("read as %s and %s", fromTraces.Kind, fromDataset.Kind)
 		}
 		// What only a trace directory knows: its file names and problems,

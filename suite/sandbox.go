@@ -68,7 +68,7 @@ func WithIsolation(ctx context.Context) context.Context {
 }
 
 // Isolated reports whether ctx asks for isolation (see WithIsolation).
-func Isolated(ctx context.Context) bool {
+func isolated(ctx context.Context) bool {
 	v, _ := ctx.Value(isolationKey{}).(bool)
 	return v
 }
@@ -80,7 +80,7 @@ func (s Sandbox) Command(ctx context.Context, dir string, argv []string) (*exec.
 	if len(argv) == 0 {
 		return nil, nil, fmt.Errorf("sandbox: empty command")
 	}
-	if s.Isolate || Isolated(ctx) {
+	if s.Isolate || isolated(ctx) {
 		prefix, err := isolationPrefix(ctx)
 		if err != nil {
 			return nil, nil, err

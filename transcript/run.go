@@ -20,21 +20,21 @@ type Run struct {
 	Problems []error
 }
 
-// CorruptError is a trace file with no readable run in it.
-type CorruptError struct {
+// corruptError is a trace file with no readable run in it.
+type corruptError struct {
 	Path string
 	Err  error
 }
 
-func (e *CorruptError) Error() string {
+func (e *corruptError) Error() string {
 	return fmt.Sprintf("%s is not a readable trace: %v", e.Path, e.Err)
 }
 
-func (e *CorruptError) Unwrap() error { return e.Err }
+func (e *corruptError) Unwrap() error { return e.Err }
 
 // Load reads the trace file of a run. A file with bad lines is read
 // around them (the lines are kept in Problems); a file with no run_start
-// record is a *CorruptError.
+// record is a *corruptError.
 func Load(f trace.File, earlier int) (*Run, error) {
 	tr, err := trace.ReadRun(f)
 	r := &Run{Run: tr, EarlierAttempts: earlier}
@@ -45,7 +45,7 @@ func Load(f trace.File, earlier int) (*Run, error) {
 		if err == nil {
 			err = errors.New("no run_start record")
 		}
-		return nil, &CorruptError{Path: f.Path, Err: err}
+		return nil, &corruptError{Path: f.Path, Err: err}
 	}
 	return r, nil
 }
@@ -69,7 +69,7 @@ type Step struct {
 }
 
 // Steps pairs each turn with its feedback.
-func (r *Run) Steps() []Step {
+func (r *Run) steps() []Step {
 	out := make([]Step, len(r.Turns))
 	for i, t := range r.Turns {
 		out[i].Turn = t

@@ -9,8 +9,8 @@ import (
 
 // Where a turn's label came from.
 const (
-	// FromRecord is a label recorded by the harness at capture time.
-	FromRecord = "record"
+	// fromRecord is a label recorded by the harness at capture time.
+	fromRecord = "record"
 	// FromRules is a label the text rules gave a turn recorded without one.
 	FromRules = "rules"
 )
@@ -30,9 +30,9 @@ type Label struct {
 // rules, and keeps its recorded kind.
 func Of(t *schemas.Turn) Label {
 	if t.Sent.Kind != "" {
-		l := Label{Kind: t.Sent.Kind, Code: t.Sent.Code, From: FromRecord}
+		l := Label{Kind: t.Sent.Kind, Code: t.Sent.Code, From: fromRecord}
 		if l.Code == "" && (l.Kind == schemas.KindRefusalOrNudge || l.Kind == schemas.KindParseFailure) {
-			if r := ByRules(t.Step, t.Sent.Messages); r.Kind == l.Kind {
+			if r := byRules(t.Step, t.Sent.Messages); r.Kind == l.Kind {
 				l.Code = r.Code
 			} else if l.Kind == schemas.KindParseFailure {
 				l.Code = schemas.CodeParseFailed
@@ -40,7 +40,7 @@ func Of(t *schemas.Turn) Label {
 		}
 		return l
 	}
-	return ByRules(t.Step, t.Sent.Messages)
+	return byRules(t.Step, t.Sent.Messages)
 }
 
 // Feedback returns what the harness said at a turn: the last message of what

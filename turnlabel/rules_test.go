@@ -219,9 +219,9 @@ func measureParaphrases(t *testing.T, file string, a *agreement, byCode map[stri
 			if p.Kind == schemas.KindOpening {
 				step = 1
 			}
-			got := ByRules(step, []schemas.Message{{Role: "assistant", Content: "READ x.py"}, {Role: "user", Content: text}})
+			got := byRules(step, []schemas.Message{{Role: "assistant", Content: "READ x.py"}, {Role: "user", Content: text}})
 			if p.Kind == schemas.KindOpening {
-				got = ByRules(step, []schemas.Message{{Role: "system", Content: "You are a coding agent."}, {Role: "user", Content: text}})
+				got = byRules(step, []schemas.Message{{Role: "system", Content: "You are a coding agent."}, {Role: "user", Content: text}})
 			}
 			a.add(want, got, text)
 		}
@@ -270,7 +270,7 @@ func TestClassifyText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ByRules(tt.step, tt.msgs)
+			got := byRules(tt.step, tt.msgs)
 			if got.Kind != tt.kind || got.Code != tt.code || got.From != FromRules {
 				t.Errorf("ByRules = %+v, want %s/%s from rules", got, tt.kind, tt.code)
 			}
@@ -285,11 +285,11 @@ func TestClassifyText(t *testing.T) {
 
 func TestLabelTurnPrefersTheRecord(t *testing.T) {
 	turn := &schemas.Turn{Step: 2, Sent: schemas.Sent{Kind: schemas.KindToolResult, Messages: []schemas.Message{{Role: "user", Content: "that is the wrong file"}}}}
-	if got := Of(turn); got != (Label{Kind: schemas.KindToolResult, From: FromRecord}) {
+	if got := Of(turn); got != (Label{Kind: schemas.KindToolResult, From: fromRecord}) {
 		t.Errorf("Of = %+v, want the recorded tool-result", got)
 	}
 	turn.Sent.Kind = schemas.KindRefusalOrNudge
-	if got := Of(turn); got != (Label{Kind: schemas.KindRefusalOrNudge, Code: schemas.CodeWrongFile, From: FromRecord}) {
+	if got := Of(turn); got != (Label{Kind: schemas.KindRefusalOrNudge, Code: schemas.CodeWrongFile, From: fromRecord}) {
 		t.Errorf("Of of a refusal recorded without its code = %+v, want the code from the rules", got)
 	}
 }
