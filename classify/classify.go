@@ -88,7 +88,7 @@ func (r *Result) WriteText(w io.Writer) {
 
 var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
 
-// Classify labels every run of the trace directory in and writes the turns
+// Update labels every run of the trace directory in and writes the turns
 // and runs tables into the dataset out. It reads one run at a time, so its
 // memory does not grow with the number of traces (beyond a few bytes of
 // state per run), and it is incremental: a run already in the dataset at
@@ -96,7 +96,7 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // incomplete run whose trace grew, has its rows replaced. Problems in trace
 // files are reported in the result and do not stop it; every good record is
 // kept.
-func Classify(ctx context.Context, in, out string) (*Result, error) {
+func Update(ctx context.Context, in, out string) (*Result, error) {
 	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: trace.Problems{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {

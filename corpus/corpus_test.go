@@ -212,7 +212,7 @@ func BenchmarkTextSource(b *testing.B) {
 	o.Turns = 3000
 	dir, _ := generate(b, o)
 	dataset := filepath.Join(b.TempDir(), "dataset")
-	if _, err := classify.Classify(ctx, dir, dataset); err != nil {
+	if _, err := classify.Update(ctx, dir, dataset); err != nil {
 		b.Fatal(err)
 	}
 	var textBytes [2]int

@@ -445,16 +445,16 @@ func TestErrorMessage(t *testing.T) {
 }
 
 func TestAccepted(t *testing.T) {
-	text := Accepted()
+	text := Protocol()
 	for _, v := range []string{VerbRead, VerbWrite, VerbPatch, VerbRun, VerbSkill, VerbAsk, VerbDone} {
 		if !strings.Contains(text, "\n"+v+" ") {
-			t.Errorf("Accepted has no paragraph for %s", v)
+			t.Errorf("Protocol has no paragraph for %s", v)
 		}
 	}
 	// The examples in the protocol text must themselves parse.
 	for _, ex := range []string{"READ src/app.py:120-220", "RUN tests", "SKILL scaffold-test wordcount", "ASK Should the flag default to off?"} {
 		if !strings.Contains(text, ex) {
-			t.Errorf("Accepted lacks example %q", ex)
+			t.Errorf("Protocol lacks example %q", ex)
 		}
 		if _, err := Parse(ex, nil); err != nil {
 			t.Errorf("example %q does not parse: %v", ex, err)

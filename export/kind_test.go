@@ -52,7 +52,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 	in := writeFixture(t)
 	stripLabels(t, in)
 	ds := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Classify(t.Context(), in, ds); err != nil {
+	if _, err := classify.Update(t.Context(), in, ds); err != nil {
 		t.Fatal(err)
 	}
 	type label struct {

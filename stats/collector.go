@@ -423,7 +423,7 @@ func (c *collector) finish() *Summary {
 	}
 	slices.SortFunc(s.Nudges, func(a, b Nudge) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Code, b.Code)) })
 
-	s.TurnsPerRun = []Bin{}
+	s.TurnsPerRun = []TurnsPerRunBar{}
 	if len(c.perRun) > 0 {
 		lo, hi := -1, 0
 		for n := range c.perRun {
@@ -433,7 +433,7 @@ func (c *collector) finish() *Summary {
 			hi = max(hi, n)
 		}
 		for n := lo; n <= hi; n++ {
-			s.TurnsPerRun = append(s.TurnsPerRun, Bin{Turns: n, Runs: c.perRun[n]})
+			s.TurnsPerRun = append(s.TurnsPerRun, TurnsPerRunBar{Turns: n, Runs: c.perRun[n]})
 		}
 	}
 

@@ -47,7 +47,7 @@ func TestDatasetCountsAgreeWithRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Classify(ctx, traces, dir); err != nil {
+	if _, err := classify.Update(ctx, traces, dir); err != nil {
 		t.Fatal(err)
 	}
 	for _, by := range append([]string{""}, dimensions...) {

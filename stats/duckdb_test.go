@@ -69,7 +69,7 @@ func TestAnalysisQueriesInDuckDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, fixtures, dataset); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dataset); err != nil {
 		t.Fatal(err)
 	}
 	var queries []string

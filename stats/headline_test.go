@@ -80,7 +80,7 @@ func TestHeadlineKeepsScriptedRunsApart(t *testing.T) {
 		turnSpec{"READ initials.py", "canonical", ""})
 	ctx := context.Background()
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, dir, dataset); err != nil {
+	if _, err := classify.Update(ctx, dir, dataset); err != nil {
 		t.Fatal(err)
 	}
 	want := []ModelRuns{

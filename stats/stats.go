@@ -76,7 +76,7 @@ type Summary struct {
 	Reasons []Count `json:"reasons"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
-	TurnsPerRun []Bin `json:"turns_per_run"`
+	TurnsPerRun []TurnsPerRunBar `json:"turns_per_run"`
 	// By is the breakdown asked for with --by, nil without one.
 	By *Breakdown `json:"by,omitempty"`
 	// Problems are the bad lines and files met, as file:line: message.
@@ -245,8 +245,9 @@ type ClaimedRun struct {
 	FirstFailure string `json:"first_failure"`
 }
 
-// Bin is one bar of the turns-per-run histogram.
-type Bin struct {
+// TurnsPerRunBar is one bar of the turns-per-run histogram: how many runs
+// took Turns turns.
+type TurnsPerRunBar struct {
 	Turns int `json:"turns"`
 	Runs  int `json:"runs"`
 }
@@ -404,7 +405,7 @@ func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
 	if got == want {
 		return ex
 	}
-	for r, err := range classify.RunSummariesLazily(ctx, dir) {
+	for r, err := range classify.RunSummariesOnDemand(ctx, dir) {
 		if err != nil {
 			ex.err = err
 			return ex

@@ -119,7 +119,7 @@ func TestBrokenDirectory(t *testing.T) {
 func TestDatasetAgreesWithTraces(t *testing.T) {
 	ctx := context.Background()
 	out := t.TempDir()
-	res, err := classify.Classify(ctx, fixtures, out)
+	res, err := classify.Update(ctx, fixtures, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 func TestDatasetWithoutFeedbackColumn(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := classify.Classify(ctx, fixtures, dir); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	want, err := Load(ctx, dir, Options{By: ByModel})
@@ -278,7 +278,7 @@ func TestFailuresByTag(t *testing.T) {
 	}
 	want := []TagFailures{{Tag: "cli", Judged: 1, Failed: 1}, {Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{in, dataset} {
