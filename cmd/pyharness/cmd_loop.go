@@ -178,7 +178,7 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 // loop's bench flags; its report goes to stderr and OUT/report.txt.
 func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Case, name, out string) error {
 	f := lo.model
-	f.spec = schemas.BackendOllama + ":" + name
+	f.spec = schemas.Model{Backend: schemas.BackendOllama, Name: name}.Spec()
 	spec := modelSpec{backend: schemas.BackendOllama, arg: name}
 	factory, pre, err := benchModel(ctx, a, spec, &f, lo.python, out)
 	if err != nil {

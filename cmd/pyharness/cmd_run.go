@@ -220,7 +220,7 @@ func printSummary(w io.Writer, res *harness.Result) {
 	}
 	if res.Start.Model.HandWritten() {
 		fmt.Fprintf(w, "model:    %s %s (no model was called: drafts came from a %s)\n", res.Start.Model.Backend, res.Start.Model.Name,
-			map[string]string{"scripted": "script", "replay": "recorded run"}[res.Start.Model.Backend])
+			map[string]string{schemas.BackendScripted: "script", schemas.BackendReplay: "recorded run"}[res.Start.Model.Backend])
 	} else {
 		fmt.Fprintf(w, "model:    %s %s\n", res.Start.Model.Backend, res.Start.Model.Name)
 	}

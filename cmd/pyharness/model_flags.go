@@ -93,7 +93,7 @@ func parseModelSpec(s string) (modelSpec, error) {
 	case schemas.BackendOllama, schemas.BackendOpenAI, schemas.BackendScripted, schemas.BackendReplay:
 		if !ok || arg == "" {
 			return modelSpec{}, fmt.Errorf("--model %s: the %s backend needs a %s after the colon", s, backend, map[string]string{
-				"ollama": "model name", "openai": "model name", "scripted": "script file", "replay": "trace file or directory"}[backend])
+				schemas.BackendOllama: "model name", schemas.BackendOpenAI: "model name", schemas.BackendScripted: "script file", schemas.BackendReplay: "trace file or directory"}[backend])
 		}
 		return modelSpec{backend: backend, arg: arg}, nil
 	}
