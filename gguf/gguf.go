@@ -14,9 +14,9 @@ import (
 // Magic opens every GGUF file.
 const Magic = "GGUF"
 
-// DefaultAlignment is the alignment of the tensor data when
+// defaultAlignment is the alignment of the tensor data when
 // general.alignment does not say.
-const DefaultAlignment = 32
+const defaultAlignment = 32
 
 // alignmentKey is the key that sets the data's alignment.
 const alignmentKey = "general.alignment"
@@ -24,21 +24,26 @@ const alignmentKey = "general.alignment"
 // ValueType is the type tag of a metadata value.
 type ValueType uint32
 
-// The value types of GGUF versions 2 and 3.
+// The value types of GGUF versions 2 and 3 that callers name: the ones a
+// chat template, a tokenizer setting or a training setting is stored as.
 const (
-	TypeUint8   ValueType = 0
-	typeInt8    ValueType = 1
-	typeUint16  ValueType = 2
-	typeInt16   ValueType = 3
 	TypeUint32  ValueType = 4
 	TypeInt32   ValueType = 5
 	TypeFloat32 ValueType = 6
 	TypeBool    ValueType = 7
 	TypeString  ValueType = 8
 	TypeArray   ValueType = 9
-	TypeUint64  ValueType = 10
+)
+
+// The other value types, which the reader and writer handle alike.
+const (
+	typeUint8   ValueType = 0
+	typeInt8    ValueType = 1
+	typeUint16  ValueType = 2
+	typeInt16   ValueType = 3
+	typeUint64  ValueType = 10
 	typeInt64   ValueType = 11
-	TypeFloat64 ValueType = 12
+	typeFloat64 ValueType = 12
 )
 
 var typeNames = [...]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool", "string", "array", "uint64", "int64", "float64"}
@@ -110,7 +115,7 @@ func (h *Header) String(key string) (string, bool) {
 func (h *Header) alignment() uint64 {
 	kv, ok := h.Get(alignmentKey)
 	if !ok {
-		return DefaultAlignment
+		return defaultAlignment
 	}
 	switch v := kv.Value.(type) {
 	case uint32:
@@ -118,7 +123,7 @@ func (h *Header) alignment() uint64 {
 	case uint64:
 		return v
 	}
-	return DefaultAlignment
+	return defaultAlignment
 }
 
 // TensorTypes counts the tensors of each type.
@@ -203,13 +208,13 @@ func (r *reader) str(what string) (string, error) {
 
 func (r *reader) value(t ValueType, what string) (any, error) {
 	switch t {
-	case TypeUint8, typeInt8, TypeBool:
+	case typeUint8, typeInt8, TypeBool:
 		b, err := r.bytes(1, what)
 		if err != nil {
 			return nil, err
 		}
 		switch t {
-		case TypeUint8:
+		case typeUint8:
 			return b[0], nil
 		case typeInt8:
 			return int8(b[0]), nil
@@ -237,12 +242,12 @@ func (r *reader) value(t ValueType, what string) (any, error) {
 			return math.Float32frombits(v), err
 		}
 		return v, err
-	case TypeUint64, typeInt64, TypeFloat64:
+	case typeUint64, typeInt64, typeFloat64:
 		v, err := r.u64(what)
 		switch t {
 		case typeInt64:
 			return int64(v), err
-		case TypeFloat64:
+		case typeFloat64:
 			return math.Float64frombits(v), err
 		}
 		return v, err
@@ -388,7 +393,7 @@ func (w *writer) str(s string) {
 func valueType(v any) (ValueType, bool) {
 	switch v.(type) {
 	case uint8:
-		return TypeUint8, true
+		return typeUint8, true
 	case int8:
 		return typeInt8, true
 	case uint16:
@@ -408,11 +413,11 @@ func valueType(v any) (ValueType, bool) {
 	case Array:
 		return TypeArray, true
 	case uint64:
-		return TypeUint64, true
+		return typeUint64, true
 	case int64:
 		return typeInt64, true
 	case float64:
-		return TypeFloat64, true
+		return typeFloat64, true
 	}
 	return 0, false
 }
@@ -537,11 +542,11 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 	return nil
 }
 
-// RemoveKeys copies src to dst without the metadata entries named in
+// removeKeys copies src to dst without the metadata entries named in
 // keys, and returns the entries it removed (a key the file does not have
 // is not an error: nothing to remove). The alignment key cannot be
 // removed.
-func RemoveKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
+func removeKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
 	if slices.Contains(keys, alignmentKey) {
 		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", alignmentKey)
 	}
