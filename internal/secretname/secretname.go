@@ -27,8 +27,11 @@ var words = map[string]bool{
 	"DSN": true, "WEBHOOK": true,
 }
 
-// endings mark a word run together from a secret word and a prefix.
-var endings = []string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"}
+// endings mark a word run together from a secret word and a prefix
+// (GHTOKEN, DBPASSWORD, DJANGOSECRETKEY). KEY alone is no ending: MONKEY,
+// HOCKEY and TURKEY are not secrets.
+var endings = []string{"APIKEY", "APIKEYS", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
+	"SECRETKEY", "ACCESSKEY", "PRIVATEKEY"}
 
 // phrases are two words that name a secret together, though neither does.
 var phrases = [][2]string{{"CONNECTION", "STRING"}, {"DATABASE", "URL"}}
