@@ -14,22 +14,21 @@ import (
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/stats"
 )
 
 // Report is everything `pyharness bench` prints, as one document.
 type Report struct {
 	// Backend and Model name what drafted the runs; Scripted is true when
 	// no model was called (scripted or replay backends).
-	Backend  string             `json:"backend"`
-	Model    string             `json:"model"`
-	Scripted bool               `json:"scripted"`
-	Cases    int                `json:"cases"`
-	Passes   int                `json:"passes"`
-	Runs     []Outcome          `json:"runs"`
-	Tiers    []TierScore        `json:"tiers"`
-	Failures FailureTable       `json:"failures"`
-	NoModel  stats.NoModelSteps `json:"no_model_steps"`
+	Backend  string               `json:"backend"`
+	Model    string               `json:"model"`
+	Scripted bool                 `json:"scripted"`
+	Cases    int                  `json:"cases"`
+	Passes   int                  `json:"passes"`
+	Runs     []Outcome            `json:"runs"`
+	Tiers    []TierScore          `json:"tiers"`
+	Failures FailureTable         `json:"failures"`
+	NoModel  schemas.NoModelSteps `json:"no_model_steps"`
 	// NotJudged counts runs that ended error or cancelled: they are in no
 	// score, total or comparison.
 	NotJudged  NotJudged  `json:"not_judged"`
@@ -118,8 +117,8 @@ func NewReport(runs []Outcome, cases int, passes int) *Report {
 	})
 	if len(runs) > 0 {
 		r.Backend, r.Model = runs[0].Backend, runs[0].Model
-		r.Scripted = r.Backend == "scripted" || r.Backend == "replay"
-		if r.Backend == "scripted" {
+		r.Scripted = schemas.Model{Backend: r.Backend}.HandWritten()
+		if r.Backend == schemas.BackendScripted {
 			r.Model = "each case's own scripts"
 		}
 	}

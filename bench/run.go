@@ -41,7 +41,7 @@ type Outcome struct {
 // Judged reports whether the run counts in scores: error and cancelled
 // runs do not.
 func (o Outcome) Judged() bool {
-	return o.Verdict == schemas.VerdictWorked || o.Verdict == schemas.VerdictFailed
+	return o.Verdict.Judged()
 }
 
 // Run runs every planned (case, pass) of o with collect's planner and

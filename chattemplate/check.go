@@ -14,25 +14,25 @@ const (
 	// AdaptSystemFolded: the template refuses or drops the system role, so
 	// the system prompt is put at the head of the first user message.
 	AdaptSystemFolded Adaptation = "system prompt folded into the first user message"
-	// AdaptGenerationTail: the generation prompt ends with what a rendered
+	// adaptGenerationTail: the generation prompt ends with what a rendered
 	// answer does not start with (a reasoning template's "<think>\n"), so
 	// the trained answer starts with it and the prompt is a prefix of the
 	// conversation: the loss starts where the trainer's mask says.
-	AdaptGenerationTail Adaptation = "completion starts with the generation prompt's tail"
-	// AdaptReasoningField: the reasoning is moved to the field the
+	adaptGenerationTail Adaptation = "completion starts with the generation prompt's tail"
+	// adaptReasoningField: the reasoning is moved to the field the
 	// template renders (reasoning_content or thinking).
-	AdaptReasoningField Adaptation = "reasoning moved to the field the template renders"
-	// AdaptThinkToField: a <think>…</think> block the template strips from
+	adaptReasoningField Adaptation = "reasoning moved to the field the template renders"
+	// adaptThinkToField: a <think>…</think> block the template strips from
 	// content is moved to the reasoning field it renders.
-	AdaptThinkToField Adaptation = "<think> block moved from content to the reasoning field"
-	// AdaptArgumentsDecoded: tool-call arguments given as a JSON string
+	adaptThinkToField Adaptation = "<think> block moved from content to the reasoning field"
+	// adaptArgumentsDecoded: tool-call arguments given as a JSON string
 	// are decoded to the object Hugging Face templates expect.
-	AdaptArgumentsDecoded Adaptation = "tool-call arguments decoded from a JSON string to an object"
+	adaptArgumentsDecoded Adaptation = "tool-call arguments decoded from a JSON string to an object"
 )
 
-// RowError is a row the template cannot render as meant: the template's
+// rowError is a row the template cannot render as meant: the template's
 // own error, or what went missing from its output.
-type RowError struct {
+type rowError struct {
 	Template string
 	// Part names the conversation of the row ("messages", "prompt+completion",
 	// "prompt+chosen", "prompt+rejected").
@@ -40,11 +40,11 @@ type RowError struct {
 	Err  error
 }
 
-func (e *RowError) Error() string {
+func (e *rowError) Error() string {
 	return fmt.Sprintf("template %s, %s: %v", e.Template, e.Part, e.Err)
 }
 
-func (e *RowError) Unwrap() error { return e.Err }
+func (e *rowError) Unwrap() error { return e.Err }
 
 // Checker checks rows against one template, adapting what can be adapted.
 // Check may be called from several goroutines.
@@ -54,7 +54,7 @@ type Checker struct {
 }
 
 // NewChecker probes t and returns a checker for it.
-func NewChecker(t *Template) *Checker { return &Checker{T: t, Traits: t.Probe()} }
+func NewChecker(t *Template) *Checker { return &Checker{T: t, Traits: t.probe()} }
 
 // Checked is the outcome of checking one row.
 type Checked struct {
@@ -85,9 +85,9 @@ type conversation struct {
 // template needs it and checks that the rendering holds the system
 // prompt, every trained answer unaltered, its reasoning and its tool
 // calls, and that the prompt is a prefix of the whole conversation. A row
-// that cannot be rendered as meant returns a *RowError.
+// that cannot be rendered as meant returns a *rowError.
 func (c *Checker) Check(line []byte) (Checked, error) {
-	v, err := DecodeJSON(line)
+	v, err := decodeJSON(line)
 	if err != nil {
 		return Checked{}, fmt.Errorf("read row: %w", err)
 	}
@@ -104,7 +104,7 @@ func (c *Checker) Check(line []byte) (Checked, error) {
 		}
 	}
 	if err := c.adaptRow(row, note); err != nil {
-		return Checked{}, &RowError{Template: c.T.Name, Part: "row", Err: err}
+		return Checked{}, &rowError{Template: c.T.Name, Part: "row", Err: err}
 	}
 	convs, err := conversations(row)
 	if err != nil {
@@ -120,7 +120,7 @@ func (c *Checker) Check(line []byte) (Checked, error) {
 	for _, cv := range convs {
 		notPrefix, err := c.check(cv, tools, note)
 		if err != nil {
-			return Checked{}, &RowError{Template: c.T.Name, Part: cv.part, Err: err}
+			return Checked{}, &rowError{Template: c.T.Name, Part: cv.part, Err: err}
 		}
 		if out.NotPrefix == "" && notPrefix != "" {
 			out.NotPrefix = cv.part + ": " + notPrefix
@@ -233,7 +233,7 @@ func (c *Checker) check(cv conversation, tools []any, note func(Adaptation)) (no
 	first.Set("content", tail+old)
 	adapted, err := render(false, true)
 	if err == nil && strings.HasPrefix(adapted, prompt) && answerRendered(adapted, first, tr.ReasoningField) == nil {
-		note(AdaptGenerationTail)
+		note(adaptGenerationTail)
 		return "", nil
 	}
 	first.Set("content", old)
@@ -274,10 +274,10 @@ func (c *Checker) adaptRow(row *Object, note func(Adaptation)) error {
 		}
 		for _, m := range objects(msgs) {
 			if decodeArguments(m) {
-				note(AdaptArgumentsDecoded)
+				note(adaptArgumentsDecoded)
 			}
 		}
-		if key != "messages" && key != "prompt" || c.Traits.System == SystemKept || len(msgs) == 0 {
+		if key != "messages" && key != "prompt" || c.Traits.System == systemKept || len(msgs) == 0 {
 			continue
 		}
 		if m, ok := msgs[0].(*Object); !ok || m.String("role") != "system" {
@@ -324,9 +324,9 @@ func (c *Checker) placeReasoning(m *Object, note func(Adaptation)) error {
 			return fmt.Errorf("the answer carries reasoning (%s) but the template renders neither reasoning_content nor thinking: export with --reasoning drop, or train with a template that keeps reasoning", k)
 		}
 		if k != field {
-			m.Delete(k)
+			m.delete(k)
 			m.Set(field, r)
-			note(AdaptReasoningField)
+			note(adaptReasoningField)
 		}
 	}
 	content := m.String("content")
@@ -343,7 +343,7 @@ func (c *Checker) placeReasoning(m *Object, note func(Adaptation)) error {
 	}
 	m.Set(field, reasoning)
 	m.Set("content", strings.TrimLeft(after, "\n"))
-	note(AdaptThinkToField)
+	note(adaptThinkToField)
 	return nil
 }
 
@@ -416,7 +416,7 @@ func decodeArguments(m *Object) bool {
 		if !ok {
 			continue
 		}
-		if v, err := DecodeJSON([]byte(s)); err == nil {
+		if v, err := decodeJSON([]byte(s)); err == nil {
 			if o, ok := v.(*Object); ok {
 				f.Set("arguments", o)
 				changed = true

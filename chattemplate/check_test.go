@@ -97,7 +97,7 @@ func checkExportDir(t *testing.T, dir string, c *Checker) map[string]outcome {
 		ch, err := c.Check(r.line)
 		got[r.where] = outcome{ch, err}
 		if err != nil {
-			var re *RowError
+			var re *rowError
 			if !errors.As(err, &re) || re.Template != c.T.Name {
 				t.Errorf("%s: %v is no *RowError naming the template", r.where, err)
 			}
@@ -111,7 +111,7 @@ func checkExportDir(t *testing.T, dir string, c *Checker) map[string]outcome {
 // rowConversations reads an export row: its conversations and its tools.
 func rowConversations(t testing.TB, where string, line []byte) ([]conversation, []any) {
 	t.Helper()
-	v, err := DecodeJSON(line)
+	v, err := decodeJSON(line)
 	if err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
@@ -246,9 +246,9 @@ var templateCases = []struct {
 	{name: "Qwen-Qwen2.5-7B-Instruct", refuses: map[string]string{rowReasoning: noReasoning}},
 	{name: "Qwen-Qwen3-0.6B"},
 	{name: "Qwen3-Coder", refuses: map[string]string{rowReasoning: noReasoning}},
-	{name: "Qwen-QwQ-32B", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptGenerationTail},
+	{name: "Qwen-QwQ-32B", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{adaptGenerationTail},
 		notPrefix: []string{rowToolPC, rowToolMsgs, rowThink}},
-	{name: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptGenerationTail}},
+	{name: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{adaptGenerationTail}},
 	{name: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink},
 		notPrefix: []string{"dpo.jsonl:1", "prompt-completion.jsonl:1", "prompt-completion.jsonl:2", "sft.jsonl:1", "sft.jsonl:2", rowToolPC, rowToolMsgs}},
 	{name: "deepseek-ai-DeepSeek-V3.1", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink}},
@@ -264,7 +264,7 @@ var templateCases = []struct {
 	{name: "ibm-granite-granite-3.3-2B-Instruct", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
 	{name: "ibm-granite-granite-4.0", refuses: map[string]string{rowReasoning: noReasoning}},
 	{name: "HuggingFaceTB-SmolLM3-3B", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
-	{name: "openai-gpt-oss-120b", adapts: []Adaptation{AdaptReasoningField}},
+	{name: "openai-gpt-oss-120b", adapts: []Adaptation{adaptReasoningField}},
 	// Nemotron-3 writes <think></think> before an answer without
 	// reasoning, its generation prompt <think>\n: only the row with
 	// reasoning is a prefix.
@@ -337,7 +337,7 @@ func TestCheckMovesThinkToField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ch.Adaptations, []Adaptation{AdaptThinkToField}) {
+	if !slices.Equal(ch.Adaptations, []Adaptation{adaptThinkToField}) {
 		t.Errorf("adaptations %q", ch.Adaptations)
 	}
 	want := `"completion":[{"role":"assistant","content":"READ cli.py:1-40","reasoning_content":"The parser is built in cli.py; read it before patching."}]`
@@ -370,7 +370,7 @@ func TestCheckDecodesStringArguments(t *testing.T) {
 	for _, name := range []string{"Qwen3-Coder", "meta-llama-Llama-3.1-8B-Instruct"} {
 		t.Run(name, func(t *testing.T) {
 			tp := loadTestTemplate(t, name)
-			v, err := DecodeJSON([]byte(row))
+			v, err := decodeJSON([]byte(row))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,7 +384,7 @@ func TestCheckDecodesStringArguments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ch.Adaptations, []Adaptation{AdaptArgumentsDecoded}) || !strings.Contains(string(ch.Row), `"arguments":{"path":"cli.py"}`) {
+			if !slices.Equal(ch.Adaptations, []Adaptation{adaptArgumentsDecoded}) || !strings.Contains(string(ch.Row), `"arguments":{"path":"cli.py"}`) {
 				t.Errorf("adaptations %q, row %s", ch.Adaptations, ch.Row)
 			}
 			assertRendersRow(t, name, tp, ch.Row)

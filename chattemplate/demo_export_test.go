@@ -61,7 +61,7 @@ func collectDemo(out string, native bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := classify.Classify(ctx, out, filepath.Join(out, "dataset")); err != nil {
+	if _, err := classify.Update(ctx, out, filepath.Join(out, "dataset")); err != nil {
 		return err
 	}
 	_, err = dedupe.Run(ctx, out, dedupe.Options{}, io.Discard)

@@ -12,9 +12,9 @@ import (
 // by their ids.
 const ggufTokens = "tokenizer.ggml.tokens"
 
-// ReadGGUF reads the chat template of a GGUF model (tokenizer.chat_template)
+// readGGUF reads the chat template of a GGUF model (tokenizer.chat_template)
 // and its BOS and EOS tokens.
-func ReadGGUF(name string, r io.Reader) (*Template, error) {
+func readGGUF(name string, r io.Reader) (*Template, error) {
 	h, err := gguf.ReadHeader(r)
 	if err != nil {
 		return nil, fmt.Errorf("read GGUF %s: %w", name, err)

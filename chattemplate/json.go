@@ -16,8 +16,8 @@ type Object struct {
 	vals map[string]any
 }
 
-// NewObject returns an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
+// newObject returns an empty object.
+func newObject() *Object { return &Object{vals: map[string]any{}} }
 
 // Get returns the value of key and whether it is there.
 func (o *Object) Get(key string) (any, bool) {
@@ -40,7 +40,7 @@ func (o *Object) Set(key string, v any) {
 }
 
 // Delete removes key.
-func (o *Object) Delete(key string) {
+func (o *Object) delete(key string) {
 	if _, ok := o.vals[key]; !ok {
 		return
 	}
@@ -62,7 +62,7 @@ func (o *Object) without(key string, fn func()) {
 		return
 	}
 	keys := o.Keys()
-	o.Delete(key)
+	o.delete(key)
 	defer func() { o.keys, o.vals[key] = keys, v }()
 	fn()
 }
@@ -141,10 +141,10 @@ func writeJSON(b *bytes.Buffer, v any) error {
 	return nil
 }
 
-// DecodeJSON reads one JSON value the way Python's json.loads does:
+// decodeJSON reads one JSON value the way Python's json.loads does:
 // objects as *Object in key order, arrays as []any, numbers as
 // json.Number (an integer stays an integer), strings, bools and nil.
-func DecodeJSON(data []byte) (any, error) {
+func decodeJSON(data []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	v, err := decodeValue(d)
@@ -166,7 +166,7 @@ func decodeValue(d *json.Decoder) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := NewObject()
+			o := newObject()
 			for d.More() {
 				kt, err := d.Token()
 				if err != nil {

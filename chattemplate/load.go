@@ -25,14 +25,14 @@ func Load(path string) (*Template, error) {
 	defer f.Close()
 	br := bufio.NewReader(f)
 	if magic, _ := br.Peek(4); string(magic) == gguf.Magic {
-		return ReadGGUF(path, br)
+		return readGGUF(path, br)
 	}
 	data, err := io.ReadAll(br)
 	if err != nil {
 		return nil, fmt.Errorf("load chat template: %w", err)
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		return ParseTokenizerConfig(path, data)
+		return parseTokenizerConfig(path, data)
 	}
 	return Parse(path, string(data), nil)
 }
@@ -41,11 +41,11 @@ func Load(path string) (*Template, error) {
 // the template (its special_tokens_map).
 var specialTokens = []string{"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}
 
-// ParseTokenizerConfig reads a Hugging Face tokenizer_config.json: its
+// parseTokenizerConfig reads a Hugging Face tokenizer_config.json: its
 // chat_template (a string, or a list of named templates of which
 // transformers uses "default") and its special tokens (a string, or an
 // AddedToken object with a "content").
-func ParseTokenizerConfig(name string, data []byte) (*Template, error) {
+func parseTokenizerConfig(name string, data []byte) (*Template, error) {
 	var cfg map[string]json.RawMessage
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("read tokenizer config %s: %w", name, err)

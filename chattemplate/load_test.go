@@ -86,16 +86,16 @@ func TestReadGGUF(t *testing.T) {
 		t.Errorf("render = %q, %v; want %q (the BOS and EOS tokens named by their ids)", out, err, want)
 	}
 	// A file cut inside a key's value says where.
-	_, err = ReadGGUF("cut.gguf", bytes.NewReader(data[:len(data)-10]))
+	_, err = readGGUF("cut.gguf", bytes.NewReader(data[:len(data)-10]))
 	var fe *gguf.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "tokenizer.chat_template") || !strings.Contains(err.Error(), "cut.gguf") {
 		t.Errorf("truncated file: %v, want a *gguf.FormatError naming the file and tokenizer.chat_template", err)
 	}
-	if _, err := ReadGGUF("x.gguf", strings.NewReader("GGML\x03\x00\x00\x00")); !errors.As(err, &fe) || !strings.Contains(err.Error(), "not a GGUF file") {
+	if _, err := readGGUF("x.gguf", strings.NewReader("GGML\x03\x00\x00\x00")); !errors.As(err, &fe) || !strings.Contains(err.Error(), "not a GGUF file") {
 		t.Errorf("wrong magic: %v", err)
 	}
 	noTemplate := writeGGUF([]ggufKV{{"general.architecture", uint32(gguf.TypeString), "llama"}})
-	if _, err := ReadGGUF("x.gguf", bytes.NewReader(noTemplate)); err == nil || !strings.Contains(err.Error(), "no tokenizer.chat_template") {
+	if _, err := readGGUF("x.gguf", bytes.NewReader(noTemplate)); err == nil || !strings.Contains(err.Error(), "no tokenizer.chat_template") {
 		t.Errorf("GGUF without a template: %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestToJSONAsPython(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp.Now = func() time.Time { return testNow }
-	x, err := DecodeJSON([]byte(`{"z": 1, "a": [1.0, 2.5e-7, 1e16, true, null], "s": "é<&>\"\\\n\b\u0001\u2028😀"}`))
+	x, err := decodeJSON([]byte(`{"z": 1, "a": [1.0, 2.5e-7, 1e16, true, null], "s": "é<&>\"\\\n\b\u0001\u2028😀"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

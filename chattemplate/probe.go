@@ -10,16 +10,16 @@ import (
 type SystemHandling string
 
 const (
-	// SystemKept: the system prompt is rendered.
-	SystemKept SystemHandling = "kept"
-	// SystemRefused: the template raises (Gemma: "System role not supported").
-	SystemRefused SystemHandling = "refused"
-	// SystemDropped: the template renders without it (Phi-3-mini).
-	SystemDropped SystemHandling = "dropped"
-	// SystemLastUserOnly: the template renders it only inside the last
+	// systemKept: the system prompt is rendered.
+	systemKept SystemHandling = "kept"
+	// systemRefused: the template raises (Gemma: "System role not supported").
+	systemRefused SystemHandling = "refused"
+	// systemDropped: the template renders without it (Phi-3-mini).
+	systemDropped SystemHandling = "dropped"
+	// systemLastUserOnly: the template renders it only inside the last
 	// user turn when that turn ends the conversation (Mistral-Nemo), so
 	// never in a conversation that ends with the trained answer.
-	SystemLastUserOnly SystemHandling = "kept only when a user turn is last"
+	systemLastUserOnly SystemHandling = "kept only when a user turn is last"
 )
 
 // ToolHandling says what a template does with an assistant's tool calls
@@ -31,10 +31,10 @@ type ToolHandling string
 // inside JSON (a template that runs tojson over arguments it expects as a
 // string), or raises (templates without tool support).
 const (
-	ToolsRendered      ToolHandling = "rendered"
-	ToolsDropped       ToolHandling = "dropped"
-	ToolsDoubleEncoded ToolHandling = "double-encoded"
-	ToolsRaise         ToolHandling = "raise"
+	toolsRendered      ToolHandling = "rendered"
+	toolsDropped       ToolHandling = "dropped"
+	toolsDoubleEncoded ToolHandling = "double-encoded"
+	toolsRaise         ToolHandling = "raise"
 )
 
 // Traits are what rendering probes found a template does.
@@ -74,7 +74,7 @@ const (
 )
 
 func msg(kv ...any) *Object {
-	o := NewObject()
+	o := newObject()
 	for i := 0; i+1 < len(kv); i += 2 {
 		o.Set(kv[i].(string), kv[i+1])
 	}
@@ -89,7 +89,7 @@ func probeTools() []any {
 
 // Probe renders small conversations to learn what the template does with
 // a system prompt, the generation prompt, reasoning and tool calls.
-func (t *Template) Probe() Traits {
+func (t *Template) probe() Traits {
 	var tr Traits
 	user := func() *Object { return msg("role", "user", "content", probeUser) }
 	answer := func() *Object { return msg("role", "assistant", "content", probeAnswer) }
@@ -97,15 +97,15 @@ func (t *Template) Probe() Traits {
 	out, err := t.Render(Conversation{Messages: []any{msg("role", "system", "content", probeSystem), user(), answer()}})
 	switch {
 	case err != nil:
-		tr.System, tr.SystemError = SystemRefused, err.Error()
+		tr.System, tr.SystemError = systemRefused, err.Error()
 	case !strings.Contains(out, probeSystem):
-		tr.System = SystemDropped
+		tr.System = systemDropped
 		open, err := t.Render(Conversation{Messages: []any{msg("role", "system", "content", probeSystem), user()}, AddGenerationPrompt: true})
 		if err == nil && strings.Contains(open, probeSystem) {
-			tr.System = SystemLastUserOnly
+			tr.System = systemLastUserOnly
 		}
 	default:
-		tr.System = SystemKept
+		tr.System = systemKept
 	}
 
 	tr.GenerationTags = generationTag.MatchString(t.Source)
@@ -137,13 +137,13 @@ func (t *Template) Probe() Traits {
 	out, err = t.Render(conv)
 	switch {
 	case err != nil:
-		tr.Tools, tr.ToolsError = ToolsRaise, err.Error()
+		tr.Tools, tr.ToolsError = toolsRaise, err.Error()
 	case !strings.Contains(out, probeArgValue):
-		tr.Tools = ToolsDropped
+		tr.Tools = toolsDropped
 	case doubleEncoded(out, probeArgKey):
-		tr.Tools = ToolsDoubleEncoded
+		tr.Tools = toolsDoubleEncoded
 	default:
-		tr.Tools = ToolsRendered
+		tr.Tools = toolsRendered
 	}
 	return tr
 }

@@ -9,19 +9,19 @@ func TestProbe(t *testing.T) {
 		name string
 		want Traits
 	}{
-		{"google-gemma-2-2b-it", Traits{System: SystemRefused, Tools: ToolsRaise}},
-		{"microsoft-Phi-3-mini", Traits{System: SystemDropped, Tools: ToolsDropped}},
-		{"mistralai-Mistral-Nemo-Instruct-2407", Traits{System: SystemLastUserOnly, Tools: ToolsRendered}},
-		{"Qwen-QwQ-32B", Traits{System: SystemKept, Tools: ToolsRendered, GenerationTail: "<think>\n</think>"}},
-		{"deepseek-ai-DeepSeek-R1-Distill-Llama-8B", Traits{System: SystemKept, Tools: ToolsDropped, GenerationTail: "<think>\n", StripsThink: true}},
-		{"Qwen-Qwen3-0.6B", Traits{System: SystemKept, Tools: ToolsRendered, ReasoningField: "reasoning_content"}},
-		{"openai-gpt-oss-120b", Traits{System: SystemKept, Tools: ToolsRendered, ReasoningField: "thinking"}},
-		{"microsoft-Phi-3.5-mini-instruct", Traits{System: SystemKept, Tools: ToolsDropped}},
-		{"meta-llama-Llama-3.1-8B-Instruct", Traits{System: SystemKept, Tools: ToolsRendered}},
-		{"deepseek-ai-DeepSeek-V3.1", Traits{System: SystemKept, Tools: ToolsRendered, StripsThink: true}},
+		{"google-gemma-2-2b-it", Traits{System: systemRefused, Tools: toolsRaise}},
+		{"microsoft-Phi-3-mini", Traits{System: systemDropped, Tools: toolsDropped}},
+		{"mistralai-Mistral-Nemo-Instruct-2407", Traits{System: systemLastUserOnly, Tools: toolsRendered}},
+		{"Qwen-QwQ-32B", Traits{System: systemKept, Tools: toolsRendered, GenerationTail: "<think>\n</think>"}},
+		{"deepseek-ai-DeepSeek-R1-Distill-Llama-8B", Traits{System: systemKept, Tools: toolsDropped, GenerationTail: "<think>\n", StripsThink: true}},
+		{"Qwen-Qwen3-0.6B", Traits{System: systemKept, Tools: toolsRendered, ReasoningField: "reasoning_content"}},
+		{"openai-gpt-oss-120b", Traits{System: systemKept, Tools: toolsRendered, ReasoningField: "thinking"}},
+		{"microsoft-Phi-3.5-mini-instruct", Traits{System: systemKept, Tools: toolsDropped}},
+		{"meta-llama-Llama-3.1-8B-Instruct", Traits{System: systemKept, Tools: toolsRendered}},
+		{"deepseek-ai-DeepSeek-V3.1", Traits{System: systemKept, Tools: toolsRendered, StripsThink: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := loadTestTemplate(t, tc.name).Probe()
+			got := loadTestTemplate(t, tc.name).probe()
 			got.SystemError, got.ToolsError = "", ""
 			if got != tc.want {
 				t.Errorf("probe: %s\nwant:  %s", got, tc.want)
@@ -37,7 +37,7 @@ func TestProbeGenerationTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr := tp.Probe(); !tr.GenerationTags || tr.System != SystemKept {
+	if tr := tp.probe(); !tr.GenerationTags || tr.System != systemKept {
 		t.Errorf("probe: %s", tr)
 	}
 	c := NewChecker(tp)

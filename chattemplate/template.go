@@ -70,7 +70,7 @@ func (t *Template) Render(c Conversation) (string, error) {
 }
 
 // render renders with the engine's error as it is: the template's own
-// message, which a *RowError names the template beside.
+// message, which a *rowError names the template beside.
 func (t *Template) render(c Conversation) (string, error) {
 	data := map[string]jinja.Value{
 		"messages":              toValue(c.Messages),

@@ -26,7 +26,7 @@ func BenchmarkClassify(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		n++
-		res, err := classify.Classify(context.Background(), in, filepath.Join(out, strconv.Itoa(n)))
+		res, err := classify.Update(context.Background(), in, filepath.Join(out, strconv.Itoa(n)))
 		if err != nil {
 			b.Fatal(err)
 		}

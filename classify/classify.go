@@ -17,6 +17,7 @@ import (
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Result says what a classify did.
@@ -45,7 +46,7 @@ type Result struct {
 	// run_start).
 	Skipped int `json:"skipped"`
 	// Problems are the bad lines and files met, as file:line: message.
-	Problems []string `json:"problems"`
+	Problems trace.Problems `json:"problems"`
 	// Parts are the part files written.
 	Parts []string `json:"parts"`
 }
@@ -60,7 +61,7 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if r.Incomplete > 0 {
-		fmt.Fprintf(w, "  %d run(s) have no run_end yet: written as verdict %q, and classified again when their trace grows\n", r.Incomplete, VerdictIncomplete)
+		fmt.Fprintf(w, "  %d run(s) have no run_end yet: written as verdict %q, and classified again when their trace grows\n", r.Incomplete, schemas.VerdictIncomplete)
 	}
 	fmt.Fprintf(w, "turns written: %d", r.Turns)
 	if r.Turns > 0 {
@@ -87,7 +88,7 @@ func (r *Result) WriteText(w io.Writer) {
 
 var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
 
-// Classify labels every run of the trace directory in and writes the turns
+// Update labels every run of the trace directory in and writes the turns
 // and runs tables into the dataset out. It reads one run at a time, so its
 // memory does not grow with the number of traces (beyond a few bytes of
 // state per run), and it is incremental: a run already in the dataset at
@@ -95,8 +96,8 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // incomplete run whose trace grew, has its rows replaced. Problems in trace
 // files are reported in the result and do not stop it; every good record is
 // kept.
-func Classify(ctx context.Context, in, out string) (*Result, error) {
-	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: []string{}, Parts: []string{}}
+func Update(ctx context.Context, in, out string) (*Result, error) {
+	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: trace.Problems{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {
 		return nil, err
@@ -195,10 +196,10 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		j, run, err := jobs[k], l.run, l.err
 		id, attempt := j.runID, int(j.attempt)
 		for _, w := range run.Warnings {
-			res.Problems = append(res.Problems, w.Error())
+			res.Problems.Add(w)
 		}
 		if err != nil {
-			res.Problems = append(res.Problems, problemLines(err)...)
+			res.Problems.Add(err)
 		}
 		if run.Start == nil {
 			res.Skipped++
@@ -224,7 +225,7 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 		res.Turns += len(turns)
 		for _, t := range turns {
 			res.Kinds[t.Kind]++
-			if t.LabelFrom == FromRules {
+			if t.LabelFrom == turnlabel.FromRules {
 				res.RulesLabelled++
 			}
 		}
@@ -235,19 +236,6 @@ func Classify(ctx context.Context, in, out string) (*Result, error) {
 	committed = true
 	res.Parts = b.written
 	return res, nil
-}
-
-// problemLines splits the joined errors of a trace file into one line each.
-func problemLines(err error) []string {
-	var out []string
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		for _, e := range joined.Unwrap() {
-			out = append(out, problemLines(e)...)
-		}
-		return out
-	}
-	return []string{err.Error()}
 }
 
 // batch is the part files one classify writes, committed together.

@@ -48,7 +48,7 @@ func expectedRows(t *testing.T, dir string) (map[string]RunRow, map[string]TurnR
 // the codes as dictionary strings, the times as UTC timestamps.
 func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 	out := t.TempDir()
-	if _, err := Classify(context.Background(), fixtures, out); err != nil {
+	if _, err := Update(context.Background(), fixtures, out); err != nil {
 		t.Fatal(err)
 	}
 	wantRuns, wantTurns, wantParts := expectedRows(t, fixtures)
@@ -279,7 +279,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 			copyTrace(f)
 		}
 	}
-	first, err := Classify(ctx, traces, out)
+	first, err := Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 		t.Fatalf("first classify: %+v", first)
 	}
 
-	again, err := Classify(ctx, traces, out)
+	again, err := Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 		}
 	}
 	copyTrace(attempt2)
-	third, err := Classify(ctx, traces, out)
+	third, err := Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,14 +353,14 @@ func TestClassifyIsIncremental(t *testing.T) {
 // leftovers of a classify that died, and the next one removes them.
 func TestClassifyRemovesWhatACrashLeft(t *testing.T) {
 	out := t.TempDir()
-	if _, err := Classify(context.Background(), fixtures, out); err != nil {
+	if _, err := Update(context.Background(), fixtures, out); err != nil {
 		t.Fatal(err)
 	}
 	orphan := filepath.Join(out, TurnsTable, "source=bench", "model=scripted", "part-000009-0001.parquet")
 	if err := os.WriteFile(orphan, []byte("half a file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Classify(context.Background(), fixtures, out)
+	res, err := Update(context.Background(), fixtures, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestClassifyCancelledLeavesTheDatasetAsItWas(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Classify(ctx, fixtures, out); err == nil {
+	if _, err := Update(ctx, fixtures, out); err == nil {
 		t.Fatal("a cancelled classify returned no error")
 	}
 	if IsDataset(out) {
@@ -385,7 +385,7 @@ func TestClassifyCancelledLeavesTheDatasetAsItWas(t *testing.T) {
 }
 
 func TestClassifyResult(t *testing.T) {
-	res, err := Classify(context.Background(), fixtures, t.TempDir())
+	res, err := Update(context.Background(), fixtures, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,24 +434,6 @@ func TestPartitionEscaping(t *testing.T) {
 	}
 }
 
-func TestModelLabel(t *testing.T) {
-	tests := []struct {
-		m    schemas.Model
-		want string
-	}{
-		{schemas.Model{Backend: "ollama", Name: "llama3.1:8b"}, "ollama:llama3.1:8b"},
-		{schemas.Model{Backend: "scripted", Name: "initials/clean"}, "scripted"},
-		{schemas.Model{Backend: "replay", Name: "llama3.1:8b"}, "replay:llama3.1:8b"},
-		{schemas.Model{Name: "gpt"}, "gpt"},
-		{schemas.Model{Backend: "openai"}, "openai"},
-	}
-	for _, tt := range tests {
-		if got := ModelLabel(tt.m); got != tt.want {
-			t.Errorf("ModelLabel(%+v) = %q, want %q", tt.m, got, tt.want)
-		}
-	}
-}
-
 // TestClassifyReplacesAnIncompleteRunThatGrew: a run classified while its
 // trace had no run_end is classified again once the trace is complete.
 func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
@@ -477,20 +459,20 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 		}
 		return v
 	}
-	res, err := Classify(ctx, traces, out)
+	res, err := Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Incomplete != 1 || !slices.Equal(verdicts(), []schemas.Verdict{VerdictIncomplete}) {
+	if res.Incomplete != 1 || !slices.Equal(verdicts(), []schemas.Verdict{schemas.VerdictIncomplete}) {
 		t.Fatalf("first classify: %+v, verdicts %v", res, verdicts())
 	}
-	if res, err = Classify(ctx, traces, out); err != nil || res.Unchanged != 1 {
+	if res, err = Update(ctx, traces, out); err != nil || res.Unchanged != 1 {
 		t.Fatalf("an incomplete run that did not grow was classified again: %+v, %v", res, err)
 	}
 	if err := os.WriteFile(dst, whole, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if res, err = Classify(ctx, traces, out); err != nil || res.Reclassified != 1 {
+	if res, err = Update(ctx, traces, out); err != nil || res.Reclassified != 1 {
 		t.Fatalf("the run that grew: %+v, %v", res, err)
 	}
 	if got := verdicts(); !slices.Equal(got, []schemas.Verdict{schemas.VerdictWorked}) {

@@ -3,12 +3,11 @@ package classify
 import (
 	"encoding/json"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // TurnRow is one row of the turns table: one step of one run, labelled by
@@ -103,7 +102,7 @@ type RunRow struct {
 	Tier    int32  `parquet:"tier"`
 	Pass    int32  `parquet:"pass"`
 	// Backend and ModelName are the model as recorded; the model partition
-	// is ModelLabel of the two.
+	// is their schemas.Model.Label.
 	Backend        string  `parquet:"backend,dict"`
 	ModelName      string  `parquet:"model_name,dict"`
 	ModelDigest    string  `parquet:"model_digest,dict"`
@@ -160,35 +159,17 @@ type Write struct {
 	Removed int32  `parquet:"removed"`
 }
 
-// VerdictIncomplete is the verdict of a run whose trace has no run_end.
-const VerdictIncomplete = "incomplete"
-
 // Partition names the Hive partition a run's rows go to.
 type Partition struct {
 	Source string
 	Model  string
 }
 
-// ModelLabel is the model partition value of a run: backend:name as the
-// --model flag spells it ("ollama:llama3.1:8b"), and "scripted" for the
-// scripted backend, whose recorded names are per-case scripts, not models.
-func ModelLabel(m schemas.Model) string {
-	switch {
-	case m.Backend == "scripted":
-		return "scripted"
-	case m.Backend == "":
-		return m.Name
-	case m.Name == "":
-		return m.Backend
-	}
-	return m.Backend + ":" + m.Name
-}
-
 // Rows classifies one run: its runs row, its partition, and a turns row per
 // turn read. run.Start must not be nil.
 func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 	s := run.Start
-	part := Partition{Source: s.Source, Model: ModelLabel(s.Model)}
+	part := Partition{Source: s.Source, Model: s.Model.Label()}
 	r := RunRow{
 		RunID: s.RunID, Attempt: int32(s.Attempt), CaseID: s.CaseID, Tier: int32(s.Tier), Pass: int32(s.Pass),
 		Backend: s.Model.Backend, ModelName: s.Model.Name, ModelDigest: s.Model.Digest,
@@ -216,7 +197,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 			int32(a.Ran), int32(a.Passed), int32(a.Failed), int32(a.Errors), a.ImportError
 		r.DurationMS, r.EndedAt = e.DurationMS, timePtr(e.EndedAt)
 	} else {
-		r.Verdict = VerdictIncomplete
+		r.Verdict = schemas.VerdictIncomplete
 		r.Steps = int32(len(run.Turns))
 		for _, t := range run.Turns {
 			if t.ModelStep {
@@ -232,7 +213,7 @@ func Rows(run *trace.Run) (Partition, RunRow, []TurnRow) {
 }
 
 func turnRow(r RunRow, t *schemas.Turn) TurnRow {
-	l := LabelTurn(t)
+	l := turnlabel.Of(t)
 	row := TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: feedbackOf(l.Kind, t.Sent.Messages),
@@ -255,7 +236,7 @@ func turnRow(r RunRow, t *schemas.Turn) TurnRow {
 	for _, e := range t.Sent.Elided {
 		row.ElidedTokens += int32(e.Tokens)
 	}
-	row.WarningCodes = WarningCodes(t.Warnings)
+	row.WarningCodes = turnlabel.WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
 		row.Messages = append(row.Messages, MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
@@ -273,7 +254,7 @@ func feedbackOf(kind schemas.Kind, msgs []schemas.Message) string {
 	if !hasFeedback(kind) {
 		return ""
 	}
-	return FeedbackLine(Feedback(msgs))
+	return turnlabel.FeedbackLine(turnlabel.Feedback(msgs))
 }
 
 // feedbackOfRows is feedbackOf for the messages as the table stores them.
@@ -322,18 +303,4 @@ func int32Ptr(p *int) *int32 {
 		return nil
 	}
 	return new(int32(*p))
-}
-
-// WarningCodes returns the stable codes a turn's warnings start with
-// ("context-full: the reply was cut …" → "context-full"), each once, in
-// order; a warning that starts with no code is left out. Never nil.
-func WarningCodes(warnings []string) []string {
-	codes := []string{}
-	for _, w := range warnings {
-		code, _, _ := strings.Cut(w, ":")
-		if isCode(code) && !slices.Contains(codes, code) {
-			codes = append(codes, code)
-		}
-	}
-	return codes
 }

@@ -86,10 +86,10 @@ func RunSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSumm
 	return readTable(ctx, dir, RunsTable, readRunColumns)
 }
 
-// RunSummariesLazily streams the runs table as RunSummaries does, reading
+// RunSummariesOnDemand streams the runs table as RunSummaries does, reading
 // a row group only when the consumer reaches it, in its goroutine: for a
 // consumer that stops after the first few runs.
-func RunSummariesLazily(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
+func RunSummariesOnDemand(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
 	return readTable(ctx, dir, RunsTable, readRunColumnsLazily)
 }
 

@@ -23,7 +23,7 @@ import (
 func TestSummariesAgreeWithFullRows(t *testing.T) {
 	ctx := context.Background()
 	src := t.TempDir()
-	if _, err := Classify(ctx, fixtures, src); err != nil {
+	if _, err := Update(ctx, fixtures, src); err != nil {
 		t.Fatal(err)
 	}
 	written := turnSummaries(t, Turns(ctx, src))
@@ -161,8 +161,8 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		if got := collect(t, RunSummaries(ctx, d)); !reflect.DeepEqual(got, runs) {
 			t.Errorf("RunSummaries of %d runs:\n%s", len(runs), diffSummaries(got, runs))
 		}
-		if got := collect(t, RunSummariesLazily(ctx, d)); !reflect.DeepEqual(got, runs) {
-			t.Errorf("RunSummariesLazily of %d runs:\n%s", len(runs), diffSummaries(got, runs))
+		if got := collect(t, RunSummariesOnDemand(ctx, d)); !reflect.DeepEqual(got, runs) {
+			t.Errorf("RunSummariesOnDemand of %d runs:\n%s", len(runs), diffSummaries(got, runs))
 		}
 		var tallies, withoutCases []Partitioned[RunTally]
 		for _, r := range runs {
@@ -252,7 +252,7 @@ func partitionOf(t *testing.T, path string) Partition {
 func TestTurnSummariesReadNoText(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Classify(ctx, fixtures, dir); err != nil {
+	if _, err := Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	want := turnSummaries(t, Turns(ctx, dir))
@@ -527,7 +527,7 @@ func checkKeyColumns[T any](t *testing.T, cols []keyColumn[T]) {
 func TestCountsErrorsNameTheFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Classify(ctx, fixtures, dir); err != nil {
+	if _, err := Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	turns := turnsParts(t, dir)[0]

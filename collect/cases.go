@@ -13,7 +13,6 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
@@ -32,7 +31,7 @@ func CaseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatte
 	if err != nil {
 		return nil, schemas.Model{}, err
 	}
-	return m, schemas.Model{Backend: model.BackendScripted, Name: c.ID + "/" + name, Options: opts}, nil
+	return m, schemas.Model{Backend: schemas.BackendScripted, Name: c.ID + "/" + name, Options: opts}, nil
 }
 
 // variant picks the scripted variant of a (case, pass) by a deterministic

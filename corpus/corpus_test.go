@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -211,12 +212,12 @@ func BenchmarkTextSource(b *testing.B) {
 	o.Turns = 3000
 	dir, _ := generate(b, o)
 	dataset := filepath.Join(b.TempDir(), "dataset")
-	if _, err := classify.Classify(ctx, dir, dataset); err != nil {
+	if _, err := classify.Update(ctx, dir, dataset); err != nil {
 		b.Fatal(err)
 	}
 	var textBytes [2]int
 	b.Run("traces", func(b *testing.B) {
-		c, err := trace.OpenCorpus(ctx, dir)
+		c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -42,7 +42,7 @@ type Options struct {
 
 // DefaultOptions are the options gen-corpus uses unless told otherwise.
 func DefaultOptions() Options {
-	return Options{Turns: 100_000, Seed: 1, Passes: 4, ExactShare: 0.2, NearShare: 0.1, Backend: "ollama", Model: "gen-corpus:synthetic"}
+	return Options{Turns: 100_000, Seed: 1, Passes: 4, ExactShare: 0.2, NearShare: 0.1, Backend: schemas.BackendOllama, Model: "gen-corpus:synthetic"}
 }
 
 // Validate reports an option Generate cannot take.

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/pyharness/pyharness/trace"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pyharness/pyharness/trace"
 )
 
 // Options are the knobs of a dedupe run.
@@ -33,8 +34,8 @@ type Report struct {
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
 	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
-	Problems     []string `json:"problems,omitempty"`
-	ProblemsLeft int      `json:"problems_left,omitempty"`
+	Problems     trace.Problems `json:"problems,omitempty"`
+	ProblemsLeft int            `json:"problems_left,omitempty"`
 	// NoModel counts turns settled without the model: they have no draft.
 	NoModel int `json:"turns_without_model"`
 	// NotRebuilt counts turns whose prompt did not rebuild to its
@@ -52,7 +53,7 @@ type Report struct {
 // Run dedupes every model turn of the traces in dir and writes the report
 // to w.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	c, err := trace.OpenCorpus(ctx, dir)
+	c, err := trace.OpenCorpus(ctx, dir, GroupOf)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +65,12 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 				return nil, err
 			}
 			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, err)
+			rep.ProblemsLeft += rep.Problems.AddAtMost(err, trace.MaxProblems)
 			continue
 		}
 		if run.ReadErr != nil {
 			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, run.ReadErr)
+			rep.ProblemsLeft += rep.Problems.AddAtMost(run.ReadErr, trace.MaxProblems)
 		}
 		if run.Start == nil {
 			continue
@@ -173,7 +174,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "%d turn(s) left out: their prompt did not rebuild to its prompt_hash.\n", r.NotRebuilt)
 		}
 		if r.FilesWithErrors > 0 {
-			trace.WriteProblems(&b, r.FilesWithErrors, r.Problems, r.ProblemsLeft)
+			r.Problems.Write(&b, r.FilesWithErrors, r.ProblemsLeft)
 		}
 		if r.KeyCollisions > 0 {
 			fmt.Fprintf(&b, "%d key collision(s): equal keys over different text, kept apart.\n", r.KeyCollisions)

@@ -1,6 +1,8 @@
 package dedupe
 
 import (
+	"errors"
+
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -16,11 +18,18 @@ type CorpusTexts struct {
 }
 
 func (t CorpusTexts) pair(ref Ref) ([]schemas.Message, schemas.Reply, error) {
-	p, d, err := t.Corpus.Pair(int(ref.Run), int(ref.Turn))
-	if err == nil && t.Render != nil {
+	r, err := t.Corpus.Load(int(ref.Run))
+	if err != nil {
+		return nil, schemas.Reply{}, err
+	}
+	if int(ref.Turn) >= len(r.Turns) || r.Prompts[ref.Turn] == nil {
+		return nil, schemas.Reply{}, errors.New("no such pair in " + t.Corpus.File(int(ref.Run)).Path)
+	}
+	p, d := r.Prompts[ref.Turn], r.Turns[ref.Turn].Reply
+	if t.Render != nil {
 		p, d = t.Render(p, d)
 	}
-	return p, d, err
+	return p, d, nil
 }
 
 // KeyText appends the exact key text of ref.

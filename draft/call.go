@@ -299,7 +299,7 @@ func (p *parser) callAction(d *doc, i int, h head) (Action, int, *Error) {
 	last := i + strings.Count(src[:n], "\n")
 	d.use(i, last)
 	if after, _, _ := strings.Cut(src[n:], "\n"); strings.Trim(after, " \t.;`*") != "" {
-		p.shape(ShapeReasonAfterVerb)
+		p.shape(shapeReasonAfterVerb)
 	}
 	a, needBody, needBlocks, err := p.fromCall(strings.ToLower(h.word), c)
 	if err != nil {
@@ -422,7 +422,7 @@ func parseToolCalls(content string, calls []schemas.ToolCall) (Action, error) {
 		return Action{}, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(read))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
 	}
 	if len(calls) > 1 {
-		p.repair(RepairExtraActionsIgnored)
+		p.repair(repairExtraActionsIgnored)
 	}
 	p.verb = first.Verb
 	return p.done(first), nil

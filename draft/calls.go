@@ -127,9 +127,9 @@ func scanCalls(text string, d *doc) []callCand {
 				continue
 			}
 			inner := innerCalls(text[body:end], true)
-			shape := ShapeCallTag
+			shape := shapeCallTag
 			if tag.open == pythonTag {
-				shape = ShapePythonTag
+				shape = shapePythonTag
 			}
 			for i := range inner {
 				inner[i].shapes = append(inner[i].shapes, shape)
@@ -150,7 +150,7 @@ func scanCalls(text string, d *doc) []callCand {
 		if e := strings.Index(text[m[1]:], ">>>"); e >= 0 {
 			end = m[1] + e
 		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{ShapeJSONCall, ShapeCallTag}, start: m[0], end: end}
+		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: m[0], end: end}
 		args, ok := leadingJSONArgs(text[m[1]:end])
 		if !ok {
 			c.bad = ">>>" + c.name + " must be followed by its arguments as one JSON object"
@@ -185,7 +185,7 @@ func scanCalls(text string, d *doc) []callCand {
 		if _, body, ok := strings.Cut(rest, harmonyMessage); ok {
 			rest = body
 		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{ShapeJSONCall, ShapeCallTag}, start: start, end: end}
+		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: start, end: end}
 		args, ok := leadingJSONArgs(rest)
 		if !ok {
 			c.bad = "the message to=" + c.name + " must hold its arguments as one JSON object"
@@ -207,9 +207,9 @@ func scanCalls(text string, d *doc) []callCand {
 		inner := strings.Join(d.lines[b.open+1:min(b.close, len(d.lines))], "\n")
 		tag := fenceTag(b.fence.info)
 		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
-		shape := ShapeFencedAction
+		shape := shapeFencedAction
 		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
-			shape = ShapeWholeReplyFence
+			shape = shapeWholeReplyFence
 		}
 		for i := range cands {
 			cands[i].shapes = append(cands[i].shapes, shape)
@@ -304,7 +304,7 @@ func innerCalls(s string, pyBare bool) []callCand {
 			first, rest, _ := strings.Cut(after, "\n")
 			name, after = strings.TrimSpace(first), rest
 		}
-		c := callCand{name: name, shapes: []string{ShapeJSONCall}, end: len(s)}
+		c := callCand{name: name, shapes: []string{shapeJSONCall}, end: len(s)}
 		args, ok := leadingJSONArgs(stripFenceLines(after))
 		if !ok {
 			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
@@ -314,7 +314,7 @@ func innerCalls(s string, pyBare bool) []callCand {
 	}
 	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
 	if m := mistralArgsRE.FindStringSubmatch(t); m != nil {
-		c := callCand{name: m[1], shapes: []string{ShapeJSONCall}, end: len(s)}
+		c := callCand{name: m[1], shapes: []string{shapeJSONCall}, end: len(s)}
 		args, ok := leadingJSONArgs(t[len(m[0]):])
 		if !ok {
 			c.bad = m[1] + "[ARGS] must be followed by its arguments as one JSON object"
@@ -433,9 +433,9 @@ func jsonCall(obj map[string]any) []callCand {
 			break
 		}
 	}
-	c := callCand{name: name, shapes: []string{ShapeJSONAction}}
+	c := callCand{name: name, shapes: []string{shapeJSONAction}}
 	if key == "name" && (argKey == "arguments" || argKey == "parameters") {
-		c.shapes = []string{ShapeJSONCall}
+		c.shapes = []string{shapeJSONCall}
 	}
 	// LangChain's way to finish.
 	if strings.EqualFold(name, "Final Answer") {
@@ -539,7 +539,7 @@ func tagCalls(text string) []callCand {
 		}
 		c := callCand{name: name, start: m[0], end: end}
 		if params := paramRE.FindAllStringSubmatchIndex(body, -1); len(params) > 0 {
-			c.shapes = []string{ShapeParameterTags}
+			c.shapes = []string{shapeParameterTags}
 			args := map[string]any{}
 			for i, pm := range params {
 				key := ""
@@ -560,7 +560,7 @@ func tagCalls(text string) []callCand {
 			}
 			c.args = keyed(args)
 		} else {
-			c.shapes = []string{ShapeFunctionTag}
+			c.shapes = []string{shapeFunctionTag}
 			args, ok := leadingJSONArgs(body)
 			if !ok {
 				c.bad = "<function=" + name + "> must be followed by its arguments as one JSON object or <parameter=NAME> tags"
@@ -595,7 +595,7 @@ func tagCalls(text string) []callCand {
 		if !ok {
 			continue
 		}
-		out = append(out, callCand{name: name, args: keyed(args), shapes: []string{ShapeXMLTool}, start: m[0], end: end})
+		out = append(out, callCand{name: name, args: keyed(args), shapes: []string{shapeXMLTool}, start: m[0], end: end})
 	}
 	sortCands(out)
 	return out
@@ -679,9 +679,9 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 		if _, known := lookupTool(name); !known && !list {
 			break
 		}
-		c := callCand{name: name, shapes: []string{ShapePythonCall}}
+		c := callCand{name: name, shapes: []string{shapePythonCall}}
 		if list {
-			c.shapes = []string{ShapePythonicList}
+			c.shapes = []string{shapePythonicList}
 		}
 		args, used, reason := parseCall(s[j:])
 		if reason != "" {
@@ -788,7 +788,7 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		}
 	}
 	if strings.TrimSpace(wrapperTokenRE.ReplaceAllString(string(outside), "")) != "" {
-		p.shape(ShapeChatter)
+		p.shape(shapeChatter)
 	}
 	p.verb = acts[0].Verb
 	return p.done(acts[0]), true, nil

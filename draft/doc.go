@@ -10,7 +10,7 @@
 // from the brackets the model put it in, and a signature the model wrote after
 // a path is ignored, never turned into a file name or a body.
 //
-// Reasoning comes off first (SplitReasoning, ReadReasoning): a <think>
+// Reasoning comes off first (splitReasoning, ReadReasoning): a <think>
 // block, its kin and harmony's analysis channel are recorded apart and never
 // read for an action, and a reply that ended inside its reasoning is refused
 // (CodeReasoningCut).

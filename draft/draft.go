@@ -19,7 +19,7 @@ const (
 
 // Vias: where the action came from.
 const (
-	ViaText     = "text"
+	viaText     = "text"
 	ViaToolCall = "tool-call"
 )
 
@@ -62,10 +62,10 @@ type Action struct {
 	// Shape names the tolerated shapes that matched, joined with "+" in the
 	// order of ShapeCodes, or "canonical".
 	Shape string `json:"shape"`
-	// Via is ViaText or ViaToolCall.
+	// Via is viaText or ViaToolCall.
 	Via string `json:"via"`
 	// Repairs are the mechanical repairs made to the draft, in the order of
-	// RepairCodes.
+	// repairCodes.
 	Repairs []string `json:"repairs,omitempty"`
 }
 
@@ -106,7 +106,7 @@ type Error struct {
 	Verb string
 	// Shape names the shapes matched before the draft failed, or "none".
 	Shape string
-	// Via is ViaText or ViaToolCall.
+	// Via is viaText or ViaToolCall.
 	Via string
 	// Code is CodeShellCommand, CodeAmbiguous or CodeReasoningCut when the
 	// draft was read but refused, empty when no action could be read.
@@ -129,71 +129,71 @@ func (e *Error) Error() string {
 const (
 	ShapeCanonical          = "canonical"
 	ShapeToolCall           = "tool-call"
-	ShapeThinkBlock         = "think-block"
-	ShapeWholeReplyFence    = "whole-reply-fence"
-	ShapeFencedAction       = "fenced-action"
-	ShapeJSONCall           = "json-call"
-	ShapeChatter            = "chatter"
-	ShapeBlockquote         = "blockquote"
-	ShapeHeading            = "heading"
-	ShapeListMarker         = "list-marker"
-	ShapeBoldLabel          = "bold-label"
-	ShapeActionLabel        = "action-label"
-	ShapeInlineCode         = "inline-code"
-	ShapeLowercase          = "lowercase"
-	ShapeVerbAlias          = "verb-alias"
-	ShapeVerbColon          = "verb-colon"
-	ShapeCallSyntax         = "call-syntax"
-	ShapeBracketedName      = "bracketed-name"
-	ShapeReasonAfterVerb    = "reason-after-verb"
-	ShapeLinesWords         = "lines-words"
-	ShapeDoneLastLine       = "done-last-line"
-	ShapeLabelVariant       = "label-variant"
-	ShapeSearchReplaceBlock = "search-replace-block"
+	shapeThinkBlock         = "think-block"
+	shapeWholeReplyFence    = "whole-reply-fence"
+	shapeFencedAction       = "fenced-action"
+	shapeJSONCall           = "json-call"
+	shapeChatter            = "chatter"
+	shapeBlockquote         = "blockquote"
+	shapeHeading            = "heading"
+	shapeListMarker         = "list-marker"
+	shapeBoldLabel          = "bold-label"
+	shapeActionLabel        = "action-label"
+	shapeInlineCode         = "inline-code"
+	shapeLowercase          = "lowercase"
+	shapeVerbAlias          = "verb-alias"
+	shapeVerbColon          = "verb-colon"
+	shapeCallSyntax         = "call-syntax"
+	shapeBracketedName      = "bracketed-name"
+	shapeReasonAfterVerb    = "reason-after-verb"
+	shapeLinesWords         = "lines-words"
+	shapeDoneLastLine       = "done-last-line"
+	shapeLabelVariant       = "label-variant"
+	shapeSearchReplaceBlock = "search-replace-block"
 	// Foreign formats: the documented output formats of models and agent
 	// frameworks (docs/harness.md names the source of each).
-	ShapePythonTag         = "python-tag"
-	ShapeFunctionTag       = "function-tag"
-	ShapePythonicList      = "pythonic-list"
-	ShapeJSONAction        = "json-action"
-	ShapeReAct             = "react"
-	ShapeShellBlock        = "shell-block"
-	ShapeAiderWhole        = "aider-whole"
-	ShapeAiderDiff         = "aider-diff"
+	shapePythonTag         = "python-tag"
+	shapeFunctionTag       = "function-tag"
+	shapePythonicList      = "pythonic-list"
+	shapeJSONAction        = "json-action"
+	shapeReAct             = "react"
+	shapeShellBlock        = "shell-block"
+	shapeAiderWhole        = "aider-whole"
+	shapeAiderDiff         = "aider-diff"
 	ShapeUnifiedDiff       = "unified-diff"
-	ShapeFenceNameComment  = "fence-name-comment"
-	ShapeFenceInfoName     = "fence-info-name"
-	ShapeFenceNameSentence = "fence-name-sentence"
-	ShapeVerbAfterChatter  = "verb-after-chatter"
-	ShapeBracketedAction   = "bracketed-action"
-	ShapeDoneAlias         = "done-alias"
-	ShapePathAmongWords    = "path-among-words"
+	shapeFenceNameComment  = "fence-name-comment"
+	shapeFenceInfoName     = "fence-info-name"
+	shapeFenceNameSentence = "fence-name-sentence"
+	shapeVerbAfterChatter  = "verb-after-chatter"
+	shapeBracketedAction   = "bracketed-action"
+	shapeDoneAlias         = "done-alias"
+	shapePathAmongWords    = "path-among-words"
 	// The one call reader's wrappers and payloads (calls.go).
-	ShapeCallTag       = "call-tag"
-	ShapeParameterTags = "parameter-tags"
-	ShapeXMLTool       = "xml-tool"
-	ShapePythonCall    = "python-call"
+	shapeCallTag       = "call-tag"
+	shapeParameterTags = "parameter-tags"
+	shapeXMLTool       = "xml-tool"
+	shapePythonCall    = "python-call"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
 const (
-	RepairCRLF                = "crlf-to-lf"
-	RepairNameFromBrackets    = "name-from-brackets"
-	RepairPathSlashes         = "path-slashes"
-	RepairStripDotSlash       = "strip-dot-slash"
-	RepairStripPathPunct      = "strip-path-punctuation"
-	RepairStripFence          = "strip-fence"
-	RepairStripFourBacktick   = "strip-four-backtick-fence"
-	RepairStripTildeFence     = "strip-tilde-fence"
-	RepairUnclosedFence       = "unclosed-fence"
-	RepairDedentBody          = "dedent-body"
-	RepairUnfencedBody        = "unfenced-body"
-	RepairUnfencedFind        = "unfenced-find"
-	RepairUnfencedReplace     = "unfenced-replace"
-	RepairExtraBlocksIgnored  = "extra-blocks-ignored"
-	RepairExtraActionsIgnored = "extra-actions-ignored"
-	RepairStripSpecialTokens  = "strip-special-tokens"
-	RepairStripNameComment    = "strip-name-comment"
+	repairCRLF                = "crlf-to-lf"
+	repairNameFromBrackets    = "name-from-brackets"
+	repairPathSlashes         = "path-slashes"
+	repairStripDotSlash       = "strip-dot-slash"
+	repairStripPathPunct      = "strip-path-punctuation"
+	repairStripFence          = "strip-fence"
+	repairStripFourBacktick   = "strip-four-backtick-fence"
+	repairStripTildeFence     = "strip-tilde-fence"
+	repairUnclosedFence       = "unclosed-fence"
+	repairDedentBody          = "dedent-body"
+	repairUnfencedBody        = "unfenced-body"
+	repairUnfencedFind        = "unfenced-find"
+	repairUnfencedReplace     = "unfenced-replace"
+	repairExtraBlocksIgnored  = "extra-blocks-ignored"
+	repairExtraActionsIgnored = "extra-actions-ignored"
+	repairStripSpecialTokens  = "strip-special-tokens"
+	repairStripNameComment    = "strip-name-comment"
 	// RepairAgentRoot is recorded by the harness, which can see the files:
 	// a path under an agent framework's root (/workspace, /testbed,
 	// /repo) whose rest names a file in the workspace, read as that file.
@@ -201,31 +201,31 @@ const (
 )
 
 var shapeOrder = []string{
-	ShapeToolCall, ShapeThinkBlock, ShapeWholeReplyFence, ShapeFencedAction,
-	ShapeJSONCall, ShapeChatter, ShapeBlockquote, ShapeHeading,
-	ShapeListMarker, ShapeBoldLabel, ShapeActionLabel, ShapeInlineCode,
-	ShapeLowercase, ShapeVerbAlias, ShapeVerbColon, ShapeCallSyntax,
-	ShapeBracketedName, ShapeReasonAfterVerb, ShapeLinesWords,
-	ShapeDoneLastLine, ShapeLabelVariant, ShapeSearchReplaceBlock,
-	ShapePythonTag, ShapeFunctionTag, ShapePythonicList, ShapeJSONAction,
-	ShapeReAct, ShapeShellBlock, ShapeAiderWhole, ShapeAiderDiff,
-	ShapeUnifiedDiff, ShapeFenceNameComment, ShapeFenceInfoName,
-	ShapeFenceNameSentence, ShapeVerbAfterChatter, ShapeBracketedAction,
-	ShapeDoneAlias, ShapePathAmongWords, ShapeCallTag, ShapeParameterTags,
-	ShapeXMLTool, ShapePythonCall,
+	ShapeToolCall, shapeThinkBlock, shapeWholeReplyFence, shapeFencedAction,
+	shapeJSONCall, shapeChatter, shapeBlockquote, shapeHeading,
+	shapeListMarker, shapeBoldLabel, shapeActionLabel, shapeInlineCode,
+	shapeLowercase, shapeVerbAlias, shapeVerbColon, shapeCallSyntax,
+	shapeBracketedName, shapeReasonAfterVerb, shapeLinesWords,
+	shapeDoneLastLine, shapeLabelVariant, shapeSearchReplaceBlock,
+	shapePythonTag, shapeFunctionTag, shapePythonicList, shapeJSONAction,
+	shapeReAct, shapeShellBlock, shapeAiderWhole, shapeAiderDiff,
+	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
+	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
+	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
+	shapeXMLTool, shapePythonCall,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
 // action read from one is answered with its canonical form, so that the
 // model can converge on the protocol.
 var foreignShapes = map[string]bool{
-	ShapeJSONCall: true, ShapePythonTag: true, ShapeFunctionTag: true, ShapePythonicList: true,
-	ShapeJSONAction: true, ShapeReAct: true, ShapeShellBlock: true,
-	ShapeAiderWhole: true, ShapeAiderDiff: true, ShapeUnifiedDiff: true,
-	ShapeFenceNameComment: true, ShapeFenceInfoName: true,
-	ShapeFenceNameSentence: true, ShapeVerbAfterChatter: true,
-	ShapeBracketedAction: true, ShapeDoneAlias: true, ShapePathAmongWords: true,
-	ShapeCallTag: true, ShapeParameterTags: true, ShapeXMLTool: true, ShapePythonCall: true,
+	shapeJSONCall: true, shapePythonTag: true, shapeFunctionTag: true, shapePythonicList: true,
+	shapeJSONAction: true, shapeReAct: true, shapeShellBlock: true,
+	shapeAiderWhole: true, shapeAiderDiff: true, ShapeUnifiedDiff: true,
+	shapeFenceNameComment: true, shapeFenceInfoName: true,
+	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
+	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
+	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
@@ -240,12 +240,12 @@ func Foreign(shape string) bool {
 }
 
 var repairOrder = []string{
-	RepairCRLF, RepairNameFromBrackets, RepairPathSlashes, RepairStripDotSlash,
-	RepairStripPathPunct, RepairStripFence, RepairStripFourBacktick,
-	RepairStripTildeFence, RepairUnclosedFence, RepairDedentBody,
-	RepairUnfencedBody, RepairUnfencedFind, RepairUnfencedReplace,
-	RepairExtraBlocksIgnored, RepairExtraActionsIgnored,
-	RepairStripSpecialTokens, RepairStripNameComment, RepairAgentRoot,
+	repairCRLF, repairNameFromBrackets, repairPathSlashes, repairStripDotSlash,
+	repairStripPathPunct, repairStripFence, repairStripFourBacktick,
+	repairStripTildeFence, repairUnclosedFence, repairDedentBody,
+	repairUnfencedBody, repairUnfencedFind, repairUnfencedReplace,
+	repairExtraBlocksIgnored, repairExtraActionsIgnored,
+	repairStripSpecialTokens, repairStripNameComment, RepairAgentRoot,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical
@@ -254,8 +254,8 @@ func ShapeCodes() []string {
 	return append([]string{ShapeCanonical}, shapeOrder...)
 }
 
-// RepairCodes returns every repair code the parser can record.
-func RepairCodes() []string {
+// repairCodes returns every repair code the parser can record.
+func repairCodes() []string {
 	return append([]string(nil), repairOrder...)
 }
 

@@ -32,7 +32,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			checkError(t, draft, err)
 		} else {
-			if a.Via != ViaText {
+			if a.Via != viaText {
 				t.Errorf("text draft parsed with Via %q", a.Via)
 			}
 			checkInvariants(t, draft, a)

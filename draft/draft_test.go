@@ -351,15 +351,15 @@ func TestParseDetails(t *testing.T) {
 		draft string
 		want  Action
 	}{
-		{"window", "READ src/app.py:120-220", Action{Verb: VerbRead, Path: "src/app.py", Start: 120, End: 220, Shape: ShapeCanonical, Via: ViaText}},
-		{"write-body", "WRITE x.py\n" + f + "python\n\nprint(1)\n\n\n" + f, Action{Verb: VerbWrite, Path: "x.py", Body: "print(1)\n", Shape: ShapeCanonical, Via: ViaText, Repairs: []string{RepairStripFence}}},
-		{"patch-blocks-exact", "PATCH x.py\nFIND:\n" + f + "\n    a = 1\n    b = 2\n" + f + "\nREPLACE:\n" + f + "\n    a = 2\n" + f, Action{Verb: VerbPatch, Path: "x.py", Find: "    a = 1\n    b = 2", Replace: "    a = 2", Shape: ShapeCanonical, Via: ViaText, Repairs: []string{RepairStripFence}}},
-		{"skill-args", "SKILL outline src/app.py.", Action{Verb: VerbSkill, Skill: "outline", Args: []string{"src/app.py"}, Shape: ShapeCanonical, Via: ViaText}},
-		{"done-last-line", "Task complete. DONE", Action{Verb: VerbDone, Text: "Task complete.", Shape: ShapeDoneLastLine, Via: ViaText}},
-		{"bracket-name", "WRITE [wordcount.py]\n" + f + "\nx = 1\n" + f, Action{Verb: VerbWrite, Path: "wordcount.py", Body: "x = 1\n", Shape: ShapeBracketedName, Via: ViaText, Repairs: []string{RepairNameFromBrackets, RepairStripFence}}},
-		{"four-backticks", "WRITE x.py\n````python\nx = 1\n````", Action{Verb: VerbWrite, Path: "x.py", Body: "x = 1\n", Shape: ShapeCanonical, Via: ViaText, Repairs: []string{RepairStripFourBacktick}}},
-		{"bold-label", "**Action:** READ x.py", Action{Verb: VerbRead, Path: "x.py", Shape: ShapeBoldLabel, Via: ViaText}},
-		{"reason", "READ x.py to see the loader", Action{Verb: VerbRead, Path: "x.py", Shape: ShapeReasonAfterVerb, Via: ViaText}},
+		{"window", "READ src/app.py:120-220", Action{Verb: VerbRead, Path: "src/app.py", Start: 120, End: 220, Shape: ShapeCanonical, Via: viaText}},
+		{"write-body", "WRITE x.py\n" + f + "python\n\nprint(1)\n\n\n" + f, Action{Verb: VerbWrite, Path: "x.py", Body: "print(1)\n", Shape: ShapeCanonical, Via: viaText, Repairs: []string{repairStripFence}}},
+		{"patch-blocks-exact", "PATCH x.py\nFIND:\n" + f + "\n    a = 1\n    b = 2\n" + f + "\nREPLACE:\n" + f + "\n    a = 2\n" + f, Action{Verb: VerbPatch, Path: "x.py", Find: "    a = 1\n    b = 2", Replace: "    a = 2", Shape: ShapeCanonical, Via: viaText, Repairs: []string{repairStripFence}}},
+		{"skill-args", "SKILL outline src/app.py.", Action{Verb: VerbSkill, Skill: "outline", Args: []string{"src/app.py"}, Shape: ShapeCanonical, Via: viaText}},
+		{"done-last-line", "Task complete. DONE", Action{Verb: VerbDone, Text: "Task complete.", Shape: shapeDoneLastLine, Via: viaText}},
+		{"bracket-name", "WRITE [wordcount.py]\n" + f + "\nx = 1\n" + f, Action{Verb: VerbWrite, Path: "wordcount.py", Body: "x = 1\n", Shape: shapeBracketedName, Via: viaText, Repairs: []string{repairNameFromBrackets, repairStripFence}}},
+		{"four-backticks", "WRITE x.py\n````python\nx = 1\n````", Action{Verb: VerbWrite, Path: "x.py", Body: "x = 1\n", Shape: ShapeCanonical, Via: viaText, Repairs: []string{repairStripFourBacktick}}},
+		{"bold-label", "**Action:** READ x.py", Action{Verb: VerbRead, Path: "x.py", Shape: shapeBoldLabel, Via: viaText}},
+		{"reason", "READ x.py to see the loader", Action{Verb: VerbRead, Path: "x.py", Shape: shapeReasonAfterVerb, Via: viaText}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,7 +382,7 @@ func TestToolCallShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Action{Verb: VerbRead, Path: "src/app.py", Start: 3, Shape: ShapeToolCall, Via: ViaToolCall,
-		Repairs: []string{RepairNameFromBrackets, RepairPathSlashes, RepairStripDotSlash}}
+		Repairs: []string{repairNameFromBrackets, repairPathSlashes, repairStripDotSlash}}
 	if !slices.Equal(a.Repairs, want.Repairs) || a.Path != want.Path || a.Start != 3 || a.Shape != want.Shape || a.Via != want.Via {
 		t.Errorf("got %+v\nwant %+v", a, want)
 	}
@@ -439,22 +439,22 @@ func TestErrorMessage(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	if pe.Shape != "none" || pe.Via != ViaText {
+	if pe.Shape != "none" || pe.Via != viaText {
 		t.Errorf("Shape, Via = %q, %q; want none, text", pe.Shape, pe.Via)
 	}
 }
 
 func TestAccepted(t *testing.T) {
-	text := Accepted()
+	text := Protocol()
 	for _, v := range []string{VerbRead, VerbWrite, VerbPatch, VerbRun, VerbSkill, VerbAsk, VerbDone} {
 		if !strings.Contains(text, "\n"+v+" ") {
-			t.Errorf("Accepted has no paragraph for %s", v)
+			t.Errorf("Protocol has no paragraph for %s", v)
 		}
 	}
 	// The examples in the protocol text must themselves parse.
 	for _, ex := range []string{"READ src/app.py:120-220", "RUN tests", "SKILL scaffold-test wordcount", "ASK Should the flag default to off?"} {
 		if !strings.Contains(text, ex) {
-			t.Errorf("Accepted lacks example %q", ex)
+			t.Errorf("Protocol lacks example %q", ex)
 		}
 		if _, err := Parse(ex, nil); err != nil {
 			t.Errorf("example %q does not parse: %v", ex, err)
@@ -465,7 +465,7 @@ func TestAccepted(t *testing.T) {
 func TestRecord(t *testing.T) {
 	a, err := Parse("**READ** `x.py`", nil)
 	r := Record(a, err)
-	if r.Verb != VerbRead || r.Path != "x.py" || r.Shape != "bold-label+bracketed-name" || r.Via != ViaText || !slices.Equal(r.Repairs, []string{RepairNameFromBrackets}) {
+	if r.Verb != VerbRead || r.Path != "x.py" || r.Shape != "bold-label+bracketed-name" || r.Via != viaText || !slices.Equal(r.Repairs, []string{repairNameFromBrackets}) {
 		t.Errorf("Record = %+v", r)
 	}
 	a, err = Parse("WRITE x.py", nil)
@@ -474,7 +474,7 @@ func TestRecord(t *testing.T) {
 		t.Errorf("Record of a failure = %+v", r)
 	}
 	a, err = Parse("**WRITE** x.py", nil)
-	if r = Record(a, err); r.Shape != ShapeBoldLabel {
+	if r = Record(a, err); r.Shape != shapeBoldLabel {
 		t.Errorf("Record of a failure after a shape = %+v", r)
 	}
 }
@@ -501,7 +501,7 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 	if strings.HasPrefix(a.Path, "./") {
 		t.Errorf("path %q keeps a leading ./", a.Path)
 	}
-	if a.Via != ViaText && a.Via != ViaToolCall {
+	if a.Via != viaText && a.Via != ViaToolCall {
 		t.Errorf("Via = %q", a.Via)
 	}
 	if a.Verb == VerbWrite && (!strings.HasSuffix(a.Body, "\n") || strings.HasSuffix(a.Body, "\n\n")) {
@@ -537,7 +537,7 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 	if slices.Contains(parts, ShapeCanonical) && len(parts) > 1 {
 		t.Errorf("canonical joined with others: %q", a.Shape)
 	}
-	codes := RepairCodes()
+	codes := repairCodes()
 	last = -1
 	for _, r := range a.Repairs {
 		i := slices.Index(codes, r)
@@ -552,10 +552,10 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 	// A path is taken from the draft, never made up: outside call syntax
 	// (whose string escapes change the bytes), it appears in the draft.
 	viaJSON := false
-	for _, s := range []string{ShapeCallSyntax, ShapeJSONCall, ShapeJSONAction, ShapeFunctionTag, ShapePythonicList, ShapeReAct} {
+	for _, s := range []string{shapeCallSyntax, shapeJSONCall, shapeJSONAction, shapeFunctionTag, shapePythonicList, shapeReAct} {
 		viaJSON = viaJSON || strings.Contains(a.Shape, s)
 	}
-	if a.Via == ViaText && a.Path != "" && !viaJSON {
+	if a.Via == viaText && a.Path != "" && !viaJSON {
 		if !strings.Contains(strings.ReplaceAll(draft, `\`, "/"), a.Path) {
 			t.Errorf("path %q is not in the draft", a.Path)
 		}
@@ -568,7 +568,7 @@ func TestCodesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, code := range append(ShapeCodes()[1:], RepairCodes()...) {
+	for _, code := range append(ShapeCodes()[1:], repairCodes()...) {
 		if !bytes.Contains(doc, []byte("`"+code+"`")) {
 			t.Errorf("docs/harness.md does not list %s", code)
 		}

@@ -115,14 +115,14 @@ func (b block) repairs(lines []string) []string {
 	var out []string
 	switch {
 	case b.fence.ch == '~':
-		out = append(out, RepairStripTildeFence)
+		out = append(out, repairStripTildeFence)
 	case b.fence.n >= 4:
-		out = append(out, RepairStripFourBacktick)
+		out = append(out, repairStripFourBacktick)
 	default:
-		out = append(out, RepairStripFence)
+		out = append(out, repairStripFence)
 	}
 	if !b.closed(lines) {
-		out = append(out, RepairUnclosedFence)
+		out = append(out, repairUnclosedFence)
 	}
 	return out
 }
@@ -151,7 +151,7 @@ func stripFenced(text string) (string, []string) {
 	body, dedented := b.content(lines)
 	reps := b.repairs(lines)
 	if dedented {
-		reps = append(reps, RepairDedentBody)
+		reps = append(reps, repairDedentBody)
 	}
 	return body, reps
 }

@@ -41,7 +41,7 @@ func (p *parser) react(d *doc) (Action, bool, error) {
 		if in == nil {
 			continue
 		}
-		p.shape(ShapeReAct)
+		p.shape(shapeReAct)
 		p.markThoughts(d)
 		d.use(i, j)
 		name, input := m[1], strings.TrimSpace(in[1])
@@ -77,7 +77,7 @@ func (p *parser) react(d *doc) (Action, bool, error) {
 			continue
 		}
 		if m := reactFinalRE.FindStringSubmatch(l); m != nil {
-			p.shape(ShapeReAct)
+			p.shape(shapeReAct)
 			p.markThoughts(d)
 			p.verb = VerbDone
 			text := strings.TrimSpace(m[1])
@@ -105,7 +105,7 @@ func (p *parser) markThoughts(d *doc) {
 func (p *parser) finish(d *doc, a Action) Action {
 	for j, l := range d.lines {
 		if !d.used[j] && strings.TrimSpace(l) != "" {
-			p.shape(ShapeChatter)
+			p.shape(shapeChatter)
 			break
 		}
 	}
@@ -130,14 +130,14 @@ func (p *parser) oddVerb(d *doc) (Action, bool, error) {
 		}
 		if m := bracketLineRE.FindStringSubmatch(l); m != nil {
 			if h, ok := matchHead(m[1]); ok && h.word == h.verb && !h.call && (h.verb == VerbDone || plausible(h)) {
-				p.shape(ShapeBracketedAction)
+				p.shape(shapeBracketedAction)
 				a, err := p.action(d, i, h)
 				return a, true, err
 			}
 		}
 		if m := afterChatRE.FindStringSubmatch(l); m != nil {
 			if h, ok := matchHead(m[1]); ok && h.word == h.verb && !h.call && plausible(h) {
-				p.shape(ShapeVerbAfterChatter)
+				p.shape(shapeVerbAfterChatter)
 				a, err := p.action(d, i, h)
 				return a, true, err
 			}
@@ -157,7 +157,7 @@ func (p *parser) doneAlias(d *doc) (Action, bool) {
 		return Action{}, false
 	}
 	p.verb = VerbDone
-	p.shape(ShapeDoneAlias)
+	p.shape(shapeDoneAlias)
 	return p.done(Action{Verb: VerbDone, Text: strings.TrimSpace(strings.Join(d.lines[:last], "\n"))}), true
 }
 
@@ -210,7 +210,7 @@ func (p *parser) candidates(word, tail string) (path, rest string, cands []strin
 	if len(cands) < 2 {
 		return word, tail, nil
 	}
-	p.shape(ShapePathAmongWords)
+	p.shape(shapePathAmongWords)
 	p.cands = cands
 	return path, strings.Join(fields[n:], " "), cands
 }

@@ -48,11 +48,11 @@ func matchHead(line string) (head, bool) {
 	bold := false
 	for range 8 {
 		if m := headingRE.FindString(s); m != "" {
-			s, h.shapes = s[len(m):], append(h.shapes, ShapeHeading)
+			s, h.shapes = s[len(m):], append(h.shapes, shapeHeading)
 		} else if strings.HasPrefix(s, ">") {
-			s, h.shapes = strings.TrimSpace(s[1:]), append(h.shapes, ShapeBlockquote)
+			s, h.shapes = strings.TrimSpace(s[1:]), append(h.shapes, shapeBlockquote)
 		} else if m := listRE.FindString(s); m != "" {
-			s, h.shapes = s[len(m):], append(h.shapes, ShapeListMarker)
+			s, h.shapes = s[len(m):], append(h.shapes, shapeListMarker)
 		} else if strings.HasPrefix(s, "**") {
 			s, bold = strings.TrimSpace(s[2:]), true
 		} else if m := labelRE.FindStringSubmatch(s); m != nil {
@@ -60,17 +60,17 @@ func matchHead(line string) (head, bool) {
 			if m[1] != "" || m[2] != "" {
 				bold = true
 			} else if !bold {
-				h.shapes = append(h.shapes, ShapeActionLabel)
+				h.shapes = append(h.shapes, shapeActionLabel)
 			}
 		} else {
 			break
 		}
 	}
 	if t, ok := unwrapInlineCode(s); ok {
-		s, h.shapes = t, append(h.shapes, ShapeInlineCode)
+		s, h.shapes = t, append(h.shapes, shapeInlineCode)
 	}
 	if bold {
-		h.shapes = append(h.shapes, ShapeBoldLabel)
+		h.shapes = append(h.shapes, shapeBoldLabel)
 	}
 
 	i := 0
@@ -101,7 +101,7 @@ func matchHead(line string) (head, bool) {
 	}
 	if h.call {
 		h.rest = after
-		h.shapes = append(h.shapes, ShapeCallSyntax)
+		h.shapes = append(h.shapes, shapeCallSyntax)
 		return h, true
 	}
 	h.rest = strings.TrimSpace(after)
@@ -112,12 +112,12 @@ func matchHead(line string) (head, bool) {
 	switch {
 	case canonical:
 	case strings.ToLower(h.word) != strings.ToLower(verb):
-		h.shapes = append(h.shapes, ShapeVerbAlias)
+		h.shapes = append(h.shapes, shapeVerbAlias)
 	default:
-		h.shapes = append(h.shapes, ShapeLowercase)
+		h.shapes = append(h.shapes, shapeLowercase)
 	}
 	if h.colon {
-		h.shapes = append(h.shapes, ShapeVerbColon)
+		h.shapes = append(h.shapes, shapeVerbColon)
 	}
 	if !canonical && !h.colon && !plausible(h) {
 		return head{}, false

@@ -67,7 +67,7 @@ func (p *parser) fencedFormat(d *doc) (Action, bool, error) {
 		d.use(b.open, min(b.close, len(d.lines)-1))
 		p.useIntro(d, b.open)
 		if bi+1 < len(d.blocks) {
-			p.repair(RepairExtraBlocksIgnored)
+			p.repair(repairExtraBlocksIgnored)
 			for _, x := range d.blocks[bi+1:] {
 				d.use(x.open, min(x.close, len(d.lines)-1))
 			}
@@ -118,13 +118,13 @@ func nameBefore(d *doc, open int) (name, shape string) {
 	}
 	l := d.lines[k]
 	if m := nameLineRE.FindStringSubmatch(l); m != nil {
-		return m[1], ShapeAiderWhole
+		return m[1], shapeAiderWhole
 	}
 	t := strings.TrimRight(strings.TrimSpace(l), "*_ ")
 	if strings.HasSuffix(t, ":") && sentenceRE.MatchString(t) {
 		ms := quotedNameRE.FindAllStringSubmatch(t, -1)
 		if len(ms) == 1 {
-			return ms[0][1], ShapeFenceNameSentence
+			return ms[0][1], shapeFenceNameSentence
 		}
 	}
 	return "", ""
@@ -165,7 +165,7 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 	text, dedented := b.content(d.lines)
 	p.repair(b.repairs(d.lines)...)
 	if dedented {
-		p.repair(RepairDedentBody)
+		p.repair(repairDedentBody)
 	}
 	if comment {
 		lines := strings.Split(text, "\n")
@@ -174,7 +174,7 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 			k++
 		}
 		text = strings.Join(lines[k+1:], "\n")
-		p.repair(RepairStripNameComment)
+		p.repair(repairStripNameComment)
 	}
 	if strings.TrimSpace(text) == "" {
 		return Action{}, true, p.fail("the block for " + path + " is empty")
@@ -195,9 +195,9 @@ func fenceNames(d *doc, b block) (names []naming, comment bool) {
 	}
 	info := b.fence.info
 	if m := infoColonRE.FindStringSubmatch(info); m != nil {
-		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
+		names = append(names, naming{m[1], shapeFenceInfoName, "the fence's info string"})
 	} else if m := infoAttrRE.FindStringSubmatch(info); m != nil {
-		names = append(names, naming{m[1], ShapeFenceInfoName, "the fence's info string"})
+		names = append(names, naming{m[1], shapeFenceInfoName, "the fence's info string"})
 	}
 	body := d.lines[b.open+1 : min(b.close, len(d.lines))]
 	first := 0
@@ -206,7 +206,7 @@ func fenceNames(d *doc, b block) (names []naming, comment bool) {
 	}
 	if first < len(body) {
 		if m := nameCommentRE.FindStringSubmatch(body[first]); m != nil {
-			names = append(names, naming{m[1], ShapeFenceNameComment, "the block's first line"})
+			names = append(names, naming{m[1], shapeFenceNameComment, "the block's first line"})
 			comment = true
 		}
 	}
@@ -217,7 +217,7 @@ func fenceNames(d *doc, b block) (names []naming, comment bool) {
 // fence (or, diff-fenced, first inside it), then SEARCH/REPLACE blocks.
 func (p *parser) aiderDiff(d *doc, j int) (Action, *Error) {
 	p.verb = VerbPatch
-	p.shape(ShapeAiderDiff)
+	p.shape(shapeAiderDiff)
 	name := ""
 	if bi := d.in[j]; bi >= 0 {
 		b := d.blocks[bi]
@@ -228,7 +228,7 @@ func (p *parser) aiderDiff(d *doc, j int) (Action, *Error) {
 				name = ""
 			}
 		}
-		if n, shape := nameBefore(d, b.open); n != "" && shape == ShapeAiderWhole {
+		if n, shape := nameBefore(d, b.open); n != "" && shape == shapeAiderWhole {
 			if name != "" && n != name {
 				return Action{}, p.refuse(CodeAmbiguous, "the SEARCH/REPLACE block is named "+n+" before its fence and "+name+" inside it")
 			}
@@ -285,7 +285,7 @@ func searchBlockName(d *doc, j int) string {
 		}
 	}
 	if bi := d.in[j]; bi >= 0 {
-		if n, shape := nameBefore(d, d.blocks[bi].open); shape == ShapeAiderWhole {
+		if n, shape := nameBefore(d, d.blocks[bi].open); shape == shapeAiderWhole {
 			return n
 		}
 	}

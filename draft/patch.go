@@ -104,7 +104,7 @@ func (p *parser) patchBlocks(d *doc, i int) (find, replace string, last int, err
 }
 
 func (p *parser) markerBlocks(d *doc, j, stop int) (find, replace string, last int, err *Error) {
-	p.shape(ShapeSearchReplaceBlock)
+	p.shape(shapeSearchReplaceBlock)
 	div, end := -1, -1
 	for k := j + 1; k < len(d.lines); k++ {
 		if div < 0 && dividerRE.MatchString(d.lines[k]) {
@@ -131,7 +131,7 @@ func (p *parser) markerBlocks(d *doc, j, stop int) (find, replace string, last i
 	d.use(first, last)
 	for k := last + 1; k < stop; k++ {
 		if searchMarkRE.MatchString(d.lines[k]) {
-			p.repair(RepairExtraBlocksIgnored)
+			p.repair(repairExtraBlocksIgnored)
 			d.use(k, stop-1)
 			break
 		}
@@ -171,7 +171,7 @@ func (p *parser) labelledBlocks(d *doc, j int, l label, stop int) (find, replace
 	}
 	for n := last + 1; n < stop; n++ {
 		if x, ok := parseLabel(d.lines[n]); ok && x.find && d.in[n] < 0 {
-			p.repair(RepairExtraBlocksIgnored)
+			p.repair(repairExtraBlocksIgnored)
 			d.use(n, stop-1)
 			break
 		}
@@ -183,12 +183,12 @@ func (p *parser) labelledBlocks(d *doc, j int, l label, stop int) (find, replace
 // after it, else text on the label's own line, else the plain lines up to
 // the next label.
 func (p *parser) labelled(d *doc, j int, l label, stop int) (string, int, *Error) {
-	name, unfenced := "REPLACE:", RepairUnfencedReplace
+	name, unfenced := "REPLACE:", repairUnfencedReplace
 	if l.find {
-		name, unfenced = "FIND:", RepairUnfencedFind
+		name, unfenced = "FIND:", repairUnfencedFind
 	}
 	if !l.canonical {
-		p.shape(ShapeLabelVariant)
+		p.shape(shapeLabelVariant)
 	}
 	d.use(j, j)
 	if l.rest != "" {
@@ -212,7 +212,7 @@ func (p *parser) labelled(d *doc, j int, l label, stop int) (string, int, *Error
 		text, dedented := b.content(d.lines)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
-			p.repair(RepairDedentBody)
+			p.repair(repairDedentBody)
 		}
 		last := min(b.close, len(d.lines)-1)
 		d.use(j, last)

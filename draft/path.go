@@ -26,12 +26,12 @@ func cleanPath(raw string) (string, []string, string) {
 	s := strings.TrimSpace(raw)
 	for {
 		if t := trimWrappers(s); t != s {
-			repairs = append(repairs, RepairNameFromBrackets)
+			repairs = append(repairs, repairNameFromBrackets)
 			s = strings.TrimSpace(t)
 			continue
 		}
 		if t := trimPathPunct(s); t != s {
-			repairs = append(repairs, RepairStripPathPunct)
+			repairs = append(repairs, repairStripPathPunct)
 			s = strings.TrimSpace(t)
 			continue
 		}
@@ -39,12 +39,12 @@ func cleanPath(raw string) (string, []string, string) {
 	}
 	if strings.ContainsRune(s, '\\') {
 		s = strings.ReplaceAll(s, `\`, "/")
-		repairs = append(repairs, RepairPathSlashes)
+		repairs = append(repairs, repairPathSlashes)
 	}
 	for strings.HasPrefix(s, "./") {
 		// ".//x" is "x": dropping only "./" would make it absolute.
 		s = strings.TrimLeft(s[2:], "/")
-		repairs = append(repairs, RepairStripDotSlash)
+		repairs = append(repairs, repairStripDotSlash)
 	}
 	if s == "" {
 		return "", nil, "the path is empty"
@@ -122,10 +122,10 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// AgentRoots are the directories agent frameworks mount the repository at
+// agentRoots are the directories agent frameworks mount the repository at
 // (OpenHands' /workspace, SWE-agent's and SWE-bench's /testbed, /repo):
 // models trained on them name files there.
-var AgentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
+var agentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
 
 // UnderAgentRoot returns what may name a workspace file in a path under
 // an agent root: the rest after the root, and (frameworks that mount the
@@ -134,7 +134,7 @@ var AgentRoots = []string{"/workspace/", "/testbed/", "/repo/"}
 func UnderAgentRoot(name string) (rests []string, ok bool) {
 	// Cleaned first: /workspace/../x.py is /x.py, under no root.
 	clean := path.Clean(name)
-	for _, root := range AgentRoots {
+	for _, root := range agentRoots {
 		rest, found := strings.CutPrefix(clean, root)
 		if !found || rest == "" {
 			continue

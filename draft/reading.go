@@ -47,7 +47,7 @@ type Refusal struct {
 // Read parses one text draft and says how it is read.
 func Read(content string) Reading {
 	rd := read(content)
-	if s := SplitReasoning(strings.ReplaceAll(content, "\r\n", "\n")); s.Source != "" {
+	if s := splitReasoning(strings.ReplaceAll(content, "\r\n", "\n")); s.Source != "" {
 		rd.Reasoning = &Reasoning{Source: s.Source, Cut: s.Cut, Text: s.Reasoning}
 	}
 	return rd

@@ -35,12 +35,12 @@ var reasoningMarks = []struct{ open, close, source string }{
 	{"<reasoning>", "</reasoning>", schemas.ReasoningTag},
 }
 
-// SplitReasoning reads content into reasoning and answer: gpt-oss's harmony
+// splitReasoning reads content into reasoning and answer: gpt-oss's harmony
 // channels (analysis is reasoning, final and calls to tools are the answer),
 // then <think>…</think> and its kin. The opening mark may be missing (the
 // template opened the block); a block that is never closed is cut
 // reasoning, with no answer.
-func SplitReasoning(content string) Split {
+func splitReasoning(content string) Split {
 	if strings.Contains(content, harmonyChannel) {
 		return splitHarmony(content)
 	}
@@ -164,7 +164,7 @@ func appendText(parts []string, s string) []string {
 // content holds inline. It returns nil when the reply has no reasoning.
 // Tokens is left for the caller, which owns the estimate.
 func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
-	s := SplitReasoning(reply.Content)
+	s := splitReasoning(reply.Content)
 	thinking := strings.TrimSpace(reply.Thinking)
 	if thinking == "" && s.Source == "" {
 		return reply.Content, nil

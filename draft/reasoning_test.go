@@ -39,7 +39,7 @@ func TestSplitReasoning(t *testing.T) {
 			want: Split{Reasoning: "Let me READ greet.py and", Source: schemas.ReasoningHarmony, Cut: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SplitReasoning(tc.content); got != tc.want {
+			if got := splitReasoning(tc.content); got != tc.want {
 				t.Errorf("SplitReasoning(%q)\n got %+v\nwant %+v", tc.content, got, tc.want)
 			}
 		})

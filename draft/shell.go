@@ -95,7 +95,7 @@ var (
 
 // shellBlock reads the command of a shell block whose lines are lines.
 func (p *parser) shellBlock(lines []string) (Action, *Error) {
-	p.shape(ShapeShellBlock)
+	p.shape(shapeShellBlock)
 	var cmds []string
 	for _, l := range lines {
 		t := strings.TrimSpace(l)

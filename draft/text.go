@@ -53,18 +53,18 @@ func (d *doc) nextHead(i int) int {
 }
 
 func parseText(raw string) (Action, error) {
-	p := newParser(raw, ViaText)
+	p := newParser(raw, viaText)
 	text := raw
 	if strings.ContainsRune(text, '\r') {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")
-		p.repair(RepairCRLF)
+		p.repair(repairCRLF)
 	}
 	// Reasoning comes off first, before the template's tokens (harmony's
 	// <|end|> closes the analysis channel, not the reply): no action is
 	// ever read from it, and a reply that ended inside it has no answer.
-	if s := SplitReasoning(text); s.Source != "" {
-		p.shape(ShapeThinkBlock)
+	if s := splitReasoning(text); s.Source != "" {
+		p.shape(shapeThinkBlock)
 		if s.Cut {
 			return Action{}, p.refuse(CodeReasoningCut, "your reply ended inside its reasoning, before any action, and nothing in the reasoning is acted on")
 		}
@@ -77,7 +77,7 @@ func parseText(raw string) (Action, error) {
 	// part of the action ("READ x.py<|eot_id|>").
 	if t, ok := stripSpecialTokens(text); ok {
 		text = t
-		p.repair(RepairStripSpecialTokens)
+		p.repair(repairStripSpecialTokens)
 	}
 	return p.parseLines(strings.Split(text, "\n"), false)
 }
@@ -104,7 +104,7 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 	}
 	if !nested {
 		if inner, ok := wholeFence(lines); ok {
-			p.shape(ShapeWholeReplyFence)
+			p.shape(shapeWholeReplyFence)
 			return p.parseLines(inner, true)
 		}
 		for _, b := range d.blocks {
@@ -119,9 +119,9 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 				}
 			}
 			if chatter {
-				p.shape(ShapeFencedAction, ShapeChatter)
+				p.shape(shapeFencedAction, shapeChatter)
 			} else {
-				p.shape(ShapeWholeReplyFence)
+				p.shape(shapeWholeReplyFence)
 			}
 			return p.parseLines(inner, true)
 		}
@@ -225,13 +225,13 @@ func (p *parser) action(d *doc, i int, h head) (Action, error) {
 			continue
 		}
 		if _, ok := d.headAt(j); ok && j > last {
-			p.repair(RepairExtraActionsIgnored)
+			p.repair(repairExtraActionsIgnored)
 			continue
 		}
 		chatter = true
 	}
 	if chatter {
-		p.shape(ShapeChatter)
+		p.shape(shapeChatter)
 	}
 	return p.done(a), nil
 }
@@ -272,7 +272,7 @@ func (p *parser) readAction(i int, h head) (Action, int, *Error) {
 				return Action{}, i, p.fail(reason)
 			}
 			a.Start, a.End, tail = s, e, tail[len(m[0]):]
-			p.shape(ShapeLinesWords)
+			p.shape(shapeLinesWords)
 		}
 	}
 	if a.Path, err = p.clean(path); err != nil {
@@ -314,14 +314,14 @@ func (p *parser) bodyAfter(d *doc, i int) (string, int, *Error) {
 		body, dedented := b.content(d.lines)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
-			p.repair(RepairDedentBody)
+			p.repair(repairDedentBody)
 		}
 		last := min(b.close, len(d.lines)-1)
 		d.use(j, last)
 		// A second block (often the test module) is not part of this file.
 		for k := last + 1; k < stop; k++ {
 			if x, ok := d.blockAt(k); ok {
-				p.repair(RepairExtraBlocksIgnored)
+				p.repair(repairExtraBlocksIgnored)
 				d.use(k, min(x.close, len(d.lines)-1))
 				break
 			}
@@ -339,7 +339,7 @@ func (p *parser) bodyAfter(d *doc, i int) (string, int, *Error) {
 	if len(body) == 0 {
 		return "", i, p.fail("WRITE without a fenced body: put the whole file in a fenced code block after the WRITE line")
 	}
-	p.repair(RepairUnfencedBody)
+	p.repair(repairUnfencedBody)
 	d.use(i+1, end-1)
 	return fileBody(strings.Join(body, "\n")), end - 1, nil
 }
@@ -368,8 +368,8 @@ func (p *parser) target(h head) (path, tail string, err *Error) {
 		return "", "", p.fail(h.verb + " without a path")
 	}
 	if name, after, ok := bracketed(rest); ok {
-		p.shape(ShapeBracketedName)
-		p.repair(RepairNameFromBrackets)
+		p.shape(shapeBracketedName)
+		p.repair(repairNameFromBrackets)
 		return name, after, nil
 	}
 	word, after := rest, ""
@@ -442,7 +442,7 @@ func (p *parser) clean(raw string) (string, *Error) {
 // noteTail records words left after the target on the action line.
 func (p *parser) noteTail(tail string) {
 	if strings.Trim(tail, " \t.:,;!") != "" {
-		p.shape(ShapeReasonAfterVerb)
+		p.shape(shapeReasonAfterVerb)
 	}
 }
 
@@ -460,7 +460,7 @@ func (p *parser) words(rest string) []string {
 	fields := strings.Fields(rest)
 	for n, w := range fields {
 		if len(out) > 0 && (reasonWords[strings.ToLower(w)] || strings.HasPrefix(w, "(")) {
-			p.shape(ShapeReasonAfterVerb)
+			p.shape(shapeReasonAfterVerb)
 			break
 		}
 		end := strings.TrimRight(w, ".,;!?")
@@ -471,14 +471,14 @@ func (p *parser) words(rest string) []string {
 		w = strings.TrimRight(w, ":")
 		if t := strings.Trim(w, "\"'`<>[]"); t != w && t != "" {
 			w = t
-			p.repair(RepairNameFromBrackets)
+			p.repair(repairNameFromBrackets)
 		}
 		if w != "" {
 			out = append(out, w)
 		}
 		if stop {
 			if n < len(fields)-1 {
-				p.shape(ShapeReasonAfterVerb)
+				p.shape(shapeReasonAfterVerb)
 			}
 			break
 		}
@@ -521,7 +521,7 @@ func (p *parser) textAction(d *doc, i int, h head) (Action, int, *Error) {
 			if t := strings.TrimSpace(strings.Join(d.lines[:i], "\n")); t != "" {
 				text = t
 				d.use(0, i-1)
-				p.shape(ShapeDoneLastLine)
+				p.shape(shapeDoneLastLine)
 			}
 		}
 	}
@@ -548,7 +548,7 @@ func (p *parser) doneLastLine(d *doc) (Action, bool) {
 		return Action{}, false
 	}
 	p.verb = VerbDone
-	p.shape(ShapeDoneLastLine)
+	p.shape(shapeDoneLastLine)
 	before := append(append([]string{}, d.lines[:last]...), m[1])
 	return p.done(Action{Verb: VerbDone, Text: strings.TrimSpace(strings.Join(before, "\n"))}), true
 }

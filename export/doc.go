@@ -13,4 +13,8 @@
 // the earlier drafts of its context, refused ones among them, are never
 // trained. The same traces and options always give the same bytes.
 // docs/export.md is the full account.
+//
+// export imports the Parquet library only in its Parquet sink (sink.go),
+// which writes the Hugging Face shards by design; it reads traces, never
+// classify's Parquet dataset, so it pulls in no Arrow package.
 package export

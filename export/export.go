@@ -14,12 +14,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // NothingError says that the selection left nothing to export, and why.
@@ -35,7 +35,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := trace.OpenCorpus(ctx, opts.In)
+	c, err := trace.OpenCorpus(ctx, opts.In, dedupe.GroupOf)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -91,12 +91,12 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 				return err
 			}
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
+			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(err, trace.MaxProblems)
 			continue
 		}
 		if run.ReadErr != nil {
 			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
+			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(run.ReadErr, trace.MaxProblems)
 		}
 		e.sum.Runs++
 		e.learnSecrets(run)
@@ -111,7 +111,7 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 			continue
 		}
 		e.sum.RunsConsidered++
-		if isScripted(run.Start.Model) {
+		if run.Start.Model.HandWritten() {
 			e.sum.ScriptedRuns++
 		}
 		e.sum.Turns += len(run.Turns)
@@ -539,9 +539,9 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 	t := run.Turns[r.ref.Turn]
 	prompt := run.Prompts[r.ref.Turn]
 	s := run.Start
-	label := classify.LabelTurn(t) // the kind --kind chose the pair by
+	label := turnlabel.Of(t) // the kind --kind chose the pair by
 	meta := Meta{Split: r.split, RunID: s.RunID, Step: t.Step, CaseID: s.CaseID, Group: r.group, Tier: s.Tier,
-		Source: s.Source, Model: s.Model.Backend + ":" + s.Model.Name, Kind: label.Kind, Code: label.Code,
+		Source: s.Source, Model: s.Model.Spec(), Kind: label.Kind, Code: label.Code,
 		Weight: r.weight, Copies: r.copies, Key: fmt.Sprintf("%016x", r.key), Multiplicity: r.mult, ClusterTurns: r.cluster}
 	if run.End != nil {
 		meta.Verdict = run.End.Verdict

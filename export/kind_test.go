@@ -12,6 +12,7 @@ import (
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // stripLabels rewrites every trace of dir without the kind and code of what
@@ -51,7 +52,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 	in := writeFixture(t)
 	stripLabels(t, in)
 	ds := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Classify(t.Context(), in, ds); err != nil {
+	if _, err := classify.Update(t.Context(), in, ds); err != nil {
 		t.Fatal(err)
 	}
 	type label struct {
@@ -63,7 +64,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Row.LabelFrom != classify.FromRules {
+		if r.Row.LabelFrom != turnlabel.FromRules {
 			t.Fatalf("turn %s/%d labelled from %q: the trace still records its kind", r.Row.RunID, r.Row.Step, r.Row.LabelFrom)
 		}
 		labels[fmt.Sprintf("%s/%d", r.Row.RunID, r.Row.Step)] = label{r.Row.Kind, r.Row.Code}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/pyharness/pyharness/internal/secretname"
 )
 
 // Redacted replaces every secret in an export.
@@ -100,20 +102,6 @@ func containsFoldASCII(s, w string) bool {
 	return false
 }
 
-// secretWords mark a variable whose value is a secret.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PASS", "CREDENTIAL", "AUTH",
-	"PRIVATE", "SESSION", "COOKIE", "SALT", "SIGNATURE", "DSN", "WEBHOOK", "CONNECTION_STRING", "DATABASE_URL"}
-
-func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // literal reports whether v reads as a literal value rather than code: no
 // spaces, calls, indexing or quotes left in it.
 func literal(v string) bool {
@@ -155,7 +143,7 @@ func secretValue(name, value string) bool {
 		return false
 	}
 	letters, digits, _ := classes(value)
-	if secretName(name) && len(value) >= 6 && !codeLike(value) {
+	if secretname.Is(name) && len(value) >= 6 && !codeLike(value) {
 		return true
 	}
 	return len(value) >= 16 && letters && digits

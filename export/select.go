@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Why a run or a turn was left out. The order is the order they are
@@ -60,13 +60,9 @@ func (t Tally) Total() int {
 	return n
 }
 
-func isScripted(m schemas.Model) bool {
-	return m.Backend == "scripted" || m.Backend == "replay"
-}
-
 func modelMatches(m schemas.Model, want []string) bool {
 	for _, w := range want {
-		if w == m.Name || w == m.Backend || w == m.Backend+":"+m.Name {
+		if w == m.Name || w == m.Backend || w == m.Spec() {
 			return true
 		}
 	}
@@ -92,9 +88,9 @@ func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
 		return whyTag
 	case len(o.Models) > 0 && !modelMatches(s.Model, o.Models):
 		return whyModel
-	case isScripted(s.Model) && !o.IncludeScripted:
+	case s.Model.HandWritten() && !o.IncludeScripted:
 		return whyScripted
-	case r.End.Verdict != schemas.VerdictWorked && r.End.Verdict != schemas.VerdictFailed:
+	case !r.End.Verdict.Judged():
 		return whyNotJudged
 	case r.End.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
 		return whyFailed
@@ -141,11 +137,11 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 }
 
 // kindWanted reports whether a turn's kind is in --kind. The kind is the
-// one classify gives the turn (classify.LabelTurn): the recorded one, or the
+// one classify gives the turn (turnlabel.Of): the recorded one, or the
 // text rules' for a turn recorded without one, so that export --kind and the
 // classified dataset agree on every trace.
 func (o Options) kindWanted(t *schemas.Turn) bool {
-	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(classify.LabelTurn(t).Kind))
+	return len(o.Kinds) == 0 || slices.Contains(o.Kinds, string(turnlabel.Of(t).Kind))
 }
 
 // side is which side of a preference pair a draft can be.
@@ -241,7 +237,7 @@ func (e *exporter) unmatched() []string {
 		var names []string
 		for m := range e.models {
 			found = found || modelMatches(m, []string{w})
-			names = append(names, m.Backend+":"+m.Name)
+			names = append(names, m.Spec())
 		}
 		if !found {
 			slices.Sort(names)

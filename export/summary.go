@@ -40,9 +40,9 @@ type Summary struct {
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
 	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
-	Problems     []string `json:"problems,omitempty"`
-	ProblemsLeft int      `json:"problems_left,omitempty"`
-	RunsLeftOut  Tally    `json:"runs_left_out"`
+	Problems     trace.Problems `json:"problems,omitempty"`
+	ProblemsLeft int            `json:"problems_left,omitempty"`
+	RunsLeftOut  Tally          `json:"runs_left_out"`
 	// RunsConsidered passed the run filters; ScriptedRuns of them are from
 	// the scripted or replay backends (--include-scripted).
 	RunsConsidered int   `json:"runs_considered"`
@@ -118,7 +118,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	if s.FilesWithErrors > 0 {
-		trace.WriteProblems(&b, s.FilesWithErrors, s.Problems, s.ProblemsLeft)
+		s.Problems.Write(&b, s.FilesWithErrors, s.ProblemsLeft)
 	}
 	if s.Why != "" {
 		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)

@@ -14,31 +14,36 @@ import (
 // Magic opens every GGUF file.
 const Magic = "GGUF"
 
-// DefaultAlignment is the alignment of the tensor data when
+// defaultAlignment is the alignment of the tensor data when
 // general.alignment does not say.
-const DefaultAlignment = 32
+const defaultAlignment = 32
 
-// AlignmentKey is the key that sets the data's alignment.
-const AlignmentKey = "general.alignment"
+// alignmentKey is the key that sets the data's alignment.
+const alignmentKey = "general.alignment"
 
 // ValueType is the type tag of a metadata value.
 type ValueType uint32
 
-// The value types of GGUF versions 2 and 3.
+// The value types of GGUF versions 2 and 3 that callers name: the ones a
+// chat template, a tokenizer setting or a training setting is stored as.
 const (
-	TypeUint8   ValueType = 0
-	TypeInt8    ValueType = 1
-	TypeUint16  ValueType = 2
-	TypeInt16   ValueType = 3
 	TypeUint32  ValueType = 4
 	TypeInt32   ValueType = 5
 	TypeFloat32 ValueType = 6
 	TypeBool    ValueType = 7
 	TypeString  ValueType = 8
 	TypeArray   ValueType = 9
-	TypeUint64  ValueType = 10
-	TypeInt64   ValueType = 11
-	TypeFloat64 ValueType = 12
+)
+
+// The other value types, which the reader and writer handle alike.
+const (
+	typeUint8   ValueType = 0
+	typeInt8    ValueType = 1
+	typeUint16  ValueType = 2
+	typeInt16   ValueType = 3
+	typeUint64  ValueType = 10
+	typeInt64   ValueType = 11
+	typeFloat64 ValueType = 12
 )
 
 var typeNames = [...]string{"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool", "string", "array", "uint64", "int64", "float64"}
@@ -107,10 +112,10 @@ func (h *Header) String(key string) (string, bool) {
 }
 
 // Alignment is the alignment of the tensor data.
-func (h *Header) Alignment() uint64 {
-	kv, ok := h.Get(AlignmentKey)
+func (h *Header) alignment() uint64 {
+	kv, ok := h.Get(alignmentKey)
 	if !ok {
-		return DefaultAlignment
+		return defaultAlignment
 	}
 	switch v := kv.Value.(type) {
 	case uint32:
@@ -118,7 +123,7 @@ func (h *Header) Alignment() uint64 {
 	case uint64:
 		return v
 	}
-	return DefaultAlignment
+	return defaultAlignment
 }
 
 // TensorTypes counts the tensors of each type.
@@ -203,28 +208,28 @@ func (r *reader) str(what string) (string, error) {
 
 func (r *reader) value(t ValueType, what string) (any, error) {
 	switch t {
-	case TypeUint8, TypeInt8, TypeBool:
+	case typeUint8, typeInt8, TypeBool:
 		b, err := r.bytes(1, what)
 		if err != nil {
 			return nil, err
 		}
 		switch t {
-		case TypeUint8:
+		case typeUint8:
 			return b[0], nil
-		case TypeInt8:
+		case typeInt8:
 			return int8(b[0]), nil
 		}
 		if b[0] > 1 {
 			return nil, r.fail(what, fmt.Errorf("bool byte %d", b[0]))
 		}
 		return b[0] == 1, nil
-	case TypeUint16, TypeInt16:
+	case typeUint16, typeInt16:
 		b, err := r.bytes(2, what)
 		if err != nil {
 			return nil, err
 		}
 		v := binary.LittleEndian.Uint16(b)
-		if t == TypeInt16 {
+		if t == typeInt16 {
 			return int16(v), nil
 		}
 		return v, nil
@@ -237,12 +242,12 @@ func (r *reader) value(t ValueType, what string) (any, error) {
 			return math.Float32frombits(v), err
 		}
 		return v, err
-	case TypeUint64, TypeInt64, TypeFloat64:
+	case typeUint64, typeInt64, typeFloat64:
 		v, err := r.u64(what)
 		switch t {
-		case TypeInt64:
+		case typeInt64:
 			return int64(v), err
-		case TypeFloat64:
+		case typeFloat64:
 			return math.Float64frombits(v), err
 		}
 		return v, err
@@ -352,9 +357,9 @@ func ReadHeader(r io.Reader) (*Header, error) {
 		h.Tensors = append(h.Tensors, ti)
 	}
 	h.Size = rd.off
-	al := h.Alignment()
+	al := h.alignment()
 	if al == 0 || al&(al-1) != 0 {
-		return nil, &FormatError{Offset: rd.off, What: fmt.Sprintf("%s %d is not a power of two", AlignmentKey, al)}
+		return nil, &FormatError{Offset: rd.off, What: fmt.Sprintf("%s %d is not a power of two", alignmentKey, al)}
 	}
 	h.DataOffset = int64(alignUp(uint64(h.Size), al))
 	return h, nil
@@ -388,13 +393,13 @@ func (w *writer) str(s string) {
 func valueType(v any) (ValueType, bool) {
 	switch v.(type) {
 	case uint8:
-		return TypeUint8, true
+		return typeUint8, true
 	case int8:
-		return TypeInt8, true
+		return typeInt8, true
 	case uint16:
-		return TypeUint16, true
+		return typeUint16, true
 	case int16:
-		return TypeInt16, true
+		return typeInt16, true
 	case uint32:
 		return TypeUint32, true
 	case int32:
@@ -408,11 +413,11 @@ func valueType(v any) (ValueType, bool) {
 	case Array:
 		return TypeArray, true
 	case uint64:
-		return TypeUint64, true
+		return typeUint64, true
 	case int64:
-		return TypeInt64, true
+		return typeInt64, true
 	case float64:
-		return TypeFloat64, true
+		return typeFloat64, true
 	}
 	return 0, false
 }
@@ -494,7 +499,7 @@ func (h *Header) WriteHeader(w io.Writer) (int64, error) {
 	if len(h.Tensors) > 0 {
 		// A file without tensors (a vocabulary) ends at its header, as
 		// llama.cpp's own vocabulary files do.
-		pad := int64(alignUp(uint64(bw.n), h.Alignment())) - bw.n
+		pad := int64(alignUp(uint64(bw.n), h.alignment())) - bw.n
 		bw.bytes(make([]byte, pad))
 	}
 	if bw.err != nil {
@@ -513,12 +518,12 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 	if err != nil {
 		return err
 	}
-	tensors, align := slices.Clone(h.Tensors), h.Alignment()
+	tensors, align := slices.Clone(h.Tensors), h.alignment()
 	if err := edit(h); err != nil {
 		return err
 	}
-	if h.Alignment() != align {
-		return fmt.Errorf("gguf: %s cannot change (%d to %d): the tensor data is laid out by it", AlignmentKey, align, h.Alignment())
+	if h.alignment() != align {
+		return fmt.Errorf("gguf: %s cannot change (%d to %d): the tensor data is laid out by it", alignmentKey, align, h.alignment())
 	}
 	if !slices.EqualFunc(h.Tensors, tensors, func(a, b TensorInfo) bool {
 		return a.Name == b.Name && a.Type == b.Type && a.Offset == b.Offset && slices.Equal(a.Dims, b.Dims)
@@ -537,13 +542,13 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 	return nil
 }
 
-// RemoveKeys copies src to dst without the metadata entries named in
+// removeKeys copies src to dst without the metadata entries named in
 // keys, and returns the entries it removed (a key the file does not have
 // is not an error: nothing to remove). The alignment key cannot be
 // removed.
-func RemoveKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
-	if slices.Contains(keys, AlignmentKey) {
-		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", AlignmentKey)
+func removeKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
+	if slices.Contains(keys, alignmentKey) {
+		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", alignmentKey)
 	}
 	var removed []KV
 	err := Edit(dst, src, func(h *Header) error {

@@ -1,4 +1,4 @@
-package gguf_test
+package gguf
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/fs/ggml"
-
-	"github.com/pyharness/pyharness/gguf"
 )
 
 // file builds GGUF bytes by hand, field by field as the format specifies,
@@ -78,7 +76,7 @@ func (f *file) bytes() []byte {
 // element type, the pooling key, and three tensors; align > 0 sets
 // general.alignment.
 func everyType(align int) *file {
-	f := &file{align: gguf.DefaultAlignment}
+	f := &file{align: defaultAlignment}
 	f.add("general.architecture", 8, str("llama"))
 	if align > 0 {
 		f.align = align
@@ -120,7 +118,7 @@ func everyType(align int) *file {
 
 func TestReadHeaderEveryType(t *testing.T) {
 	raw := everyType(0).bytes()
-	h, err := gguf.ReadHeader(bytes.NewReader(raw))
+	h, err := ReadHeader(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +127,14 @@ func TestReadHeaderEveryType(t *testing.T) {
 		"t.i16": int16(-30000), "t.u32": uint32(4000000000), "t.i32": int32(-2000000000), "t.f32": float32(0.5),
 		"t.bool": true, "t.str": "héllo", "t.u64": uint64(math.MaxUint64), "t.i64": int64(math.MinInt64),
 		"t.f64": float64(-2.25), "llama.pooling_type": uint32(1),
-		"a.u8":    gguf.Array{Elem: gguf.TypeUint8, Values: []any{uint8(7), uint8(7), uint8(7)}},
-		"a.i32":   gguf.Array{Elem: gguf.TypeInt32, Values: []any{int32(-1), int32(-1)}},
-		"a.f32":   gguf.Array{Elem: gguf.TypeFloat32, Values: []any{float32(1.5), float32(1.5)}},
-		"a.bool":  gguf.Array{Elem: gguf.TypeBool, Values: []any{false, false}},
-		"a.str":   gguf.Array{Elem: gguf.TypeString, Values: []any{"tok", "tok"}},
-		"a.u64":   gguf.Array{Elem: gguf.TypeUint64, Values: []any{uint64(9)}},
-		"a.f64":   gguf.Array{Elem: gguf.TypeFloat64, Values: []any{float64(3)}},
-		"a.empty": gguf.Array{Elem: gguf.TypeString, Values: []any{}},
+		"a.u8":    Array{Elem: typeUint8, Values: []any{uint8(7), uint8(7), uint8(7)}},
+		"a.i32":   Array{Elem: TypeInt32, Values: []any{int32(-1), int32(-1)}},
+		"a.f32":   Array{Elem: TypeFloat32, Values: []any{float32(1.5), float32(1.5)}},
+		"a.bool":  Array{Elem: TypeBool, Values: []any{false, false}},
+		"a.str":   Array{Elem: TypeString, Values: []any{"tok", "tok"}},
+		"a.u64":   Array{Elem: typeUint64, Values: []any{uint64(9)}},
+		"a.f64":   Array{Elem: typeFloat64, Values: []any{float64(3)}},
+		"a.empty": Array{Elem: TypeString, Values: []any{}},
 	}
 	if len(h.KV) != len(want) {
 		t.Errorf("read %d keys, want %d", len(h.KV), len(want))
@@ -149,7 +147,7 @@ func TestReadHeaderEveryType(t *testing.T) {
 	if len(h.Tensors) != 3 || h.Tensors[1].Name != "blk.0.attn_q.weight" || h.Tensors[1].Offset != 32 || h.Tensors[2].Offset != 64 {
 		t.Errorf("tensors = %+v", h.Tensors)
 	}
-	if got := h.TensorTypes(); !reflect.DeepEqual(got, map[gguf.TensorType]int{gguf.TypeF32: 3}) {
+	if got := h.TensorTypes(); !reflect.DeepEqual(got, map[TensorType]int{TypeF32: 3}) {
 		t.Errorf("tensor types = %v", got)
 	}
 	if h.DataOffset%32 != 0 || h.DataOffset < h.Size || h.DataOffset-h.Size >= 32 {
@@ -167,22 +165,22 @@ func TestRemoveKeys(t *testing.T) {
 			src := everyType(align)
 			raw := src.bytes()
 			var out bytes.Buffer
-			removed, err := gguf.RemoveKeys(&out, bytes.NewReader(raw), "llama.pooling_type", "not.there")
+			removed, err := removeKeys(&out, bytes.NewReader(raw), "llama.pooling_type", "not.there")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(removed) != 1 || removed[0].Key != "llama.pooling_type" || removed[0].Value != uint32(1) {
 				t.Fatalf("removed %+v, want llama.pooling_type = 1", removed)
 			}
-			before, _ := gguf.ReadHeader(bytes.NewReader(raw))
-			after, err := gguf.ReadHeader(bytes.NewReader(out.Bytes()))
+			before, _ := ReadHeader(bytes.NewReader(raw))
+			after, err := ReadHeader(bytes.NewReader(out.Bytes()))
 			if err != nil {
 				t.Fatalf("the copy does not read: %v", err)
 			}
 			if _, ok := after.Get("llama.pooling_type"); ok {
 				t.Error("the copy still has llama.pooling_type")
 			}
-			var kept []gguf.KV
+			var kept []KV
 			for _, kv := range before.KV {
 				if kv.Key != "llama.pooling_type" {
 					kept = append(kept, kv)
@@ -241,7 +239,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, align := range []int{0, 16, 128} {
 		raw := everyType(align).bytes()
 		var out bytes.Buffer
-		if _, err := gguf.RemoveKeys(&out, bytes.NewReader(raw)); err != nil {
+		if _, err := removeKeys(&out, bytes.NewReader(raw)); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(out.Bytes(), raw) {
@@ -251,7 +249,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestRemoveAlignmentRefused(t *testing.T) {
-	_, err := gguf.RemoveKeys(&bytes.Buffer{}, bytes.NewReader(everyType(64).bytes()), "general.alignment")
+	_, err := removeKeys(&bytes.Buffer{}, bytes.NewReader(everyType(64).bytes()), "general.alignment")
 	if err == nil || !strings.Contains(err.Error(), "general.alignment") {
 		t.Errorf("err = %v, want a refusal naming general.alignment", err)
 	}
@@ -274,8 +272,8 @@ func TestReadHeaderBadInput(t *testing.T) {
 		{"huge string", append(append([]byte("GGUF"), le(uint32(3))...), append(le(uint64(0)), append(le(uint64(1)), le(uint64(1<<40))...)...)...), "beyond any real file's"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := gguf.ReadHeader(bytes.NewReader(tt.raw))
-			var fe *gguf.FormatError
+			_, err := ReadHeader(bytes.NewReader(tt.raw))
+			var fe *FormatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want a FormatError containing %q", err, tt.want)
 			}
@@ -284,7 +282,7 @@ func TestReadHeaderBadInput(t *testing.T) {
 }
 
 func TestTensorTypeNames(t *testing.T) {
-	for typ, want := range map[gguf.TensorType]string{0: "F32", 1: "F16", 8: "Q8_0", 12: "Q4_K", 30: "BF16", 99: "type(99)"} {
+	for typ, want := range map[TensorType]string{0: "F32", 1: "F16", 8: "Q8_0", 12: "Q4_K", 30: "BF16", 99: "type(99)"} {
 		if got := typ.String(); got != want {
 			t.Errorf("%d = %s, want %s", uint32(typ), got, want)
 		}
@@ -296,16 +294,16 @@ func TestTensorTypeNames(t *testing.T) {
 func TestEditSet(t *testing.T) {
 	raw := everyType(64).bytes()
 	var out bytes.Buffer
-	err := gguf.Edit(&out, bytes.NewReader(raw), func(h *gguf.Header) error {
-		h.Set(gguf.KV{Key: "t.u32", Type: gguf.TypeString, Value: strings.Repeat("x", 100)})
-		h.Set(gguf.KV{Key: "new.key", Type: gguf.TypeUint32, Value: uint32(7)})
+	err := Edit(&out, bytes.NewReader(raw), func(h *Header) error {
+		h.Set(KV{Key: "t.u32", Type: TypeString, Value: strings.Repeat("x", 100)})
+		h.Set(KV{Key: "new.key", Type: TypeUint32, Value: uint32(7)})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := gguf.ReadHeader(bytes.NewReader(raw))
-	after, err := gguf.ReadHeader(bytes.NewReader(out.Bytes()))
+	before, _ := ReadHeader(bytes.NewReader(raw))
+	after, err := ReadHeader(bytes.NewReader(out.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +313,7 @@ func TestEditSet(t *testing.T) {
 	if after.DataOffset%64 != 0 || !bytes.Equal(out.Bytes()[after.DataOffset:], raw[before.DataOffset:]) {
 		t.Errorf("data at %d: not aligned to 64 or not the original's", after.DataOffset)
 	}
-	err = gguf.Edit(&bytes.Buffer{}, bytes.NewReader(raw), func(h *gguf.Header) error {
+	err = Edit(&bytes.Buffer{}, bytes.NewReader(raw), func(h *Header) error {
 		h.Tensors[0].Offset = 4
 		return nil
 	})

@@ -14,7 +14,7 @@ import (
 // the backend cannot send and the server did not state.
 func ContextWarnings(m schemas.Model) []string {
 	c := m.Context
-	if c == nil || m.Backend == model.BackendScripted || m.Backend == model.BackendReplay {
+	if c == nil || m.HandWritten() {
 		// A replay budgets against the recorded run's window, but no
 		// server was asked: there is nothing to warn of.
 		return nil

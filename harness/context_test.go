@@ -308,7 +308,7 @@ func TestOpenAISilentTruncationIsFlaggedAndTightensTheBudget(t *testing.T) {
 	}
 	// The server states no window: the harness budgets against the
 	// requested one, as a user without --context-size would.
-	c := model.ResolveContext(8192, 0, model.Info{Backend: model.BackendOpenAI})
+	c := model.ResolveContext(8192, 0, model.Info{Backend: schemas.BackendOpenAI})
 	cfg := textwrapConfig(t, "silent", schemas.Model{Backend: "openai", Name: "tiny", Context: &c,
 		Options: schemas.Options{NumCtx: 8192, NumPredict: 512}})
 	res, err := Run(context.Background(), cfg, client)

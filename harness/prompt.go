@@ -16,7 +16,7 @@ import (
 func systemPrompt(cfg Config) string {
 	var b strings.Builder
 	b.WriteString("You are a careful coding agent working in a Python repository. You act one step at a time: each reply is one action, and the harness answers with its result.\n\n")
-	b.WriteString(draft.Accepted())
+	b.WriteString(draft.Protocol())
 	b.WriteString(`
 Rules the harness enforces:
 - READ a file before you PATCH it, and copy FIND blocks from the file as it is now.

@@ -22,6 +22,13 @@ import (
 // DefaultMaxSteps is the step budget of a run.
 const DefaultMaxSteps = 20
 
+// The model options a run is given when its configuration leaves them at
+// zero; the commands' --num-ctx and --num-predict default to them too.
+const (
+	DefaultNumCtx     = 8192
+	DefaultNumPredict = 1024
+)
+
 // truncatedShare is the share of the estimate below which a server's count
 // of a prompt means it dropped part of it: a tokenizer that is merely
 // sparser than the estimate's never counts this far below it.
@@ -97,10 +104,10 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		cfg.Source = schemas.SourceAdhoc
 	}
 	if cfg.Model.Options.NumCtx <= 0 {
-		cfg.Model.Options.NumCtx = 8192
+		cfg.Model.Options.NumCtx = DefaultNumCtx
 	}
 	if cfg.Model.Options.NumPredict <= 0 {
-		cfg.Model.Options.NumPredict = 1024
+		cfg.Model.Options.NumPredict = DefaultNumPredict
 	}
 	if cfg.RunID == "" {
 		return nil, errors.New("run: no run id")

@@ -78,14 +78,14 @@ func pairFirstTurns(before, after Side) firstTurnPairs {
 	return p
 }
 
-// ReadSide reads a bench directory's traces into a Side.
-func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, error) {
+// readSide reads a bench directory's traces into a Side.
+func readSide(ctx context.Context, dir, model string, seconds float64) (Side, error) {
 	s := Side{Model: model, Seconds: seconds, FirstActions: map[string]bool{}}
 	for run, err := range trace.Runs(ctx, dir) {
 		if err != nil {
 			return s, fmt.Errorf("read %s: %w", dir, err)
 		}
-		if run.End == nil || (run.End.Verdict != schemas.VerdictWorked && run.End.Verdict != schemas.VerdictFailed) {
+		if run.End == nil || !run.End.Verdict.Judged() {
 			s.NotJudged++
 			continue
 		}
@@ -125,8 +125,8 @@ func ReadSide(ctx context.Context, dir, model string, seconds float64) (Side, er
 
 func share(n, of int) string { return fmt.Sprintf("%d (%s)", n, tabletext.Percent(n, of)) }
 
-// WriteTable writes the before/after table.
-func WriteTable(w io.Writer, before, after Side) {
+// writeTable writes the before/after table.
+func writeTable(w io.Writer, before, after Side) {
 	rows := [][]string{
 		{"", "before: " + before.Model, "after: " + after.Model},
 		{"model turns", fmt.Sprint(before.Turns), fmt.Sprint(after.Turns)},
@@ -170,15 +170,15 @@ func (o *Options) compare(ctx context.Context, st *State, w io.Writer) error {
 	}
 	bench.Compare(o.path(benchBaseDir), oa, o.path(benchTrainedDir), ob, o.Alpha).WriteText(&b)
 	b.WriteString("\n")
-	before, err := ReadSide(ctx, o.path(benchBaseDir), o.Base, st.Stages[StageBenchBase].Seconds)
+	before, err := readSide(ctx, o.path(benchBaseDir), o.Base, st.Stages[StageBenchBase].Seconds)
 	if err != nil {
 		return err
 	}
-	after, err := ReadSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[StageBenchTrained].Seconds)
+	after, err := readSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[StageBenchTrained].Seconds)
 	if err != nil {
 		return err
 	}
-	WriteTable(&b, before, after)
+	writeTable(&b, before, after)
 	if err := os.WriteFile(o.path(compareFile), []byte(b.String()), 0o644); err != nil {
 		return err
 	}

@@ -54,8 +54,8 @@ const (
 	DataJSONL Data = "jsonl"
 	// DataPlain: one text file of rendered rows (llama-finetune -f).
 	DataPlain Data = "plain"
-	// DataTextJSONL: a directory of {"text": …} rows (mlx-lm's text format).
-	DataTextJSONL Data = "text-jsonl"
+	// dataTextJSONL: a directory of {"text": …} rows (mlx-lm's text format).
+	dataTextJSONL Data = "text-jsonl"
 )
 
 // Options are the loop's inputs.
@@ -124,7 +124,7 @@ func (o *Options) dataPath() string {
 	switch o.Data {
 	case DataPlain:
 		return o.path(textDir, string(rawtext.Plain), rawtext.FileName(rawtext.Plain, "train"))
-	case DataTextJSONL:
+	case dataTextJSONL:
 		return o.path(textDir, string(rawtext.TextJSONL))
 	}
 	return o.path(exportDir)
@@ -165,7 +165,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--student %s is the base model's name: the import would replace the base", o.Student))
 	}
 	switch o.Data {
-	case DataJSONL, DataPlain, DataTextJSONL:
+	case DataJSONL, DataPlain, dataTextJSONL:
 	default:
 		errs = append(errs, fmt.Errorf("--data %q: want jsonl, plain or text-jsonl", o.Data))
 	}
@@ -226,7 +226,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 		ss.Seconds = ss.Ended.Sub(ss.Started).Seconds()
 		ss.Notes = notes
 		if err != nil {
-			ss.Status, ss.Error = Failed, err.Error()
+			ss.Status, ss.Error = failed, err.Error()
 			if werr := st.write(o.Out); werr != nil {
 				err = errors.Join(err, werr)
 			}

@@ -46,7 +46,7 @@ func TestPlanStages(t *testing.T) {
 		{"all done: only the comparison is printed again", state(allDone), nil, []string{StageCompare}, ""},
 		{"killed in train: train and what reads it", state(with(StageTrain, Running)), nil,
 			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
-		{"failed import", state(with(StageImport, Failed)), nil, []string{StageImport, StageBenchTrained, StageCompare}, ""},
+		{"failed import", state(with(StageImport, failed)), nil, []string{StageImport, StageBenchTrained, StageCompare}, ""},
 		{"killed in the first bench: the base bench and the comparison", state(with(StageBenchBase, Running)), nil,
 			[]string{StageBenchBase, StageCompare}, ""},
 		{"another train command: train onwards", state(allDone), func(st *State) { st.Inputs[StageTrain] = "train=other" },

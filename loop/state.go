@@ -16,7 +16,7 @@ const StateFile = "loop.json"
 const (
 	Running = "running"
 	Done    = "done"
-	Failed  = "failed"
+	failed  = "failed"
 )
 
 // StageState is what the state file says of one stage.

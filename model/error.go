@@ -29,17 +29,17 @@ const (
 	CodeRateLimited       = "rate-limited"
 	CodeConnectionRefused = "connection-refused"
 	CodeBadResponse       = "bad-response"
-	// CodeEmptyReply is for callers that refuse a reply with nothing in it;
+	// codeEmptyReply is for callers that refuse a reply with nothing in it;
 	// backends return such replies as they are, so the record keeps their
 	// finish reason and metrics.
-	CodeEmptyReply      = "empty-reply"
+	codeEmptyReply      = "empty-reply"
 	CodeScriptExhausted = "script-exhausted"
 	CodeCancelled       = "cancelled"
 )
 
 // Retryable reports whether a fault with this code is worth another
 // attempt: transport faults are, answers about the request itself are not.
-func Retryable(code string) bool {
+func retryable(code string) bool {
 	switch code {
 	case CodeStreamCut, CodeStreamError, CodeTimeout, CodeServerError, CodeServerBusy, CodeRateLimited, CodeConnectionRefused:
 		return true
@@ -87,7 +87,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // NewError returns an *Error with the code's default retryability.
 func NewError(code, message string, err error) *Error {
-	return &Error{Code: code, Message: message, Retryable: Retryable(code), Err: err}
+	return &Error{Code: code, Message: message, Retryable: retryable(code), Err: err}
 }
 
 // CodeOf returns the Code of the *Error in err's chain, or "" if there is
@@ -124,7 +124,7 @@ func FromStatus(status int, message string, header http.Header) *Error {
 	case isToolsUnsupported(message):
 		code = CodeToolsUnsupported
 	}
-	e := &Error{Code: code, Status: status, Message: message, Retryable: Retryable(code)}
+	e := &Error{Code: code, Status: status, Message: message, Retryable: retryable(code)}
 	if header != nil {
 		e.RetryAfter = ParseRetryAfter(header, time.Now())
 	}

@@ -192,7 +192,7 @@ func llamaServerFixture() fixture {
 	}
 	return fixture{
 		name:    "llama-server",
-		backend: model.BackendOpenAI,
+		backend: schemas.BackendOpenAI,
 		kinds:   []string{kindReply, kindCut, kindCutInLine, kindCutFirst, kindNoDone, kindServerError, kindOverflow, kindHang, kindInFlight},
 		metrics: func(req model.Request, text string) schemas.Metrics {
 			prompt, output := wiretest.CountPrompt(contents(req)), wiretest.CountTokens(text)
@@ -339,7 +339,7 @@ func replayFixture() fixture {
 				}
 			}
 			write(schemas.Record{RunStart: &schemas.RunStart{RunID: "run-1", Attempt: 1, Source: schemas.SourceAdhoc,
-				Model: schemas.Model{Backend: model.BackendOllama, Name: "llama3.1:8b", Digest: "sha256:abc"}}})
+				Model: schemas.Model{Backend: schemas.BackendOllama, Name: "llama3.1:8b", Digest: "sha256:abc"}}})
 			for i, ex := range exs {
 				write(schemas.Record{Turn: &schemas.Turn{RunID: "run-1", Step: i + 1, ModelStep: true,
 					Reply: schemas.Reply{Content: ex.text, FinishReason: "stop"}, Metrics: recorded}})

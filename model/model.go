@@ -4,14 +4,6 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// Backend names, as recorded in schemas.Model.Backend.
-const (
-	BackendOllama   = "ollama"
-	BackendOpenAI   = "openai"
-	BackendScripted = "scripted"
-	BackendReplay   = "replay"
-)
-
 // Request is one call to a model: the whole prompt and the options it is
 // sampled with.
 type Request struct {

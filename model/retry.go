@@ -12,15 +12,15 @@ import (
 
 // Default retry settings, used for zero fields of Retry.
 const (
-	DefaultRetries = 3
-	DefaultBase    = time.Second
-	DefaultMaxWait = 60 * time.Second
+	defaultRetries = 3
+	defaultBase    = time.Second
+	defaultMaxWait = 60 * time.Second
 )
 
 // Retry retries transport faults with exponential backoff, a bounded number
 // of times, and records every attempt. The zero value is ready to use.
 type Retry struct {
-	// Max is how many times a failed call is retried: DefaultRetries when 0,
+	// Max is how many times a failed call is retried: defaultRetries when 0,
 	// none when negative.
 	Max int
 	// Base is the first backoff; it doubles on every retry.
@@ -84,15 +84,15 @@ func statesDeterministic(msg string) bool {
 func (r Retry) withDefaults() Retry {
 	switch {
 	case r.Max == 0:
-		r.Max = DefaultRetries
+		r.Max = defaultRetries
 	case r.Max < 0:
 		r.Max = 0
 	}
 	if r.Base <= 0 {
-		r.Base = DefaultBase
+		r.Base = defaultBase
 	}
 	if r.MaxWait <= 0 {
-		r.MaxWait = DefaultMaxWait
+		r.MaxWait = defaultMaxWait
 	}
 	if r.Sleep == nil {
 		r.Sleep = SleepContext

@@ -19,8 +19,8 @@ import (
 
 // Status of a check.
 const (
-	OK   = "ok"
-	Warn = "warn"
+	ok   = "ok"
+	warn = "warn"
 	Fail = "FAIL"
 )
 
@@ -100,7 +100,7 @@ func Run(ctx context.Context, o Options) *Result {
 	}
 	switch {
 	case o.Info == nil:
-		add("model", OK, "%s backend: no server needed (drafts are not from a model, and every record says so)", o.Backend)
+		add("model", ok, "%s backend: no server needed (drafts are not from a model, and every record says so)", o.Backend)
 	default:
 		info, err := o.Info(ctx)
 		res.Info = info
@@ -114,31 +114,31 @@ func Run(ctx context.Context, o Options) *Result {
 			if info.ContextLength > 0 {
 				detail += fmt.Sprintf(", trained context %d", info.ContextLength)
 			}
-			if info.Server != "" && info.Backend == model.BackendOpenAI {
+			if info.Server != "" && info.Backend == schemas.BackendOpenAI {
 				detail += ", served by " + info.Server
 			}
 			for _, n := range info.Notes {
 				detail += "; " + n
 			}
-			add("model", OK, "%s", detail)
+			add("model", ok, "%s", detail)
 			c := model.ResolveContext(o.NumCtx, o.ContextSize, info)
 			res.Context = &c
 			contextChecks(add, o, c)
-			if o.Backend == model.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
-				add("native tools", Warn, "the model's template has no tools: --native-tools will fall back to text")
+			if o.Backend == schemas.BackendOllama && info.Template != "" && !strings.Contains(info.Template, "Tools") {
+				add("native tools", warn, "the model's template has no tools: --native-tools will fall back to text")
 			}
 			if o.Think {
 				thinkCheck(add, o, info)
 			}
 		case errors.As(err, &merr) && merr.Code == model.CodeModelNotFound:
 			hint := ""
-			if o.Backend == model.BackendOllama {
+			if o.Backend == schemas.BackendOllama {
 				hint = fmt.Sprintf(" (ollama pull %s)", o.Model)
 			}
 			add("model", Fail, "the server does not have %s%s: %v", o.Model, hint, err)
 		case errors.As(err, &merr) && (merr.Code == model.CodeConnectionRefused || merr.Code == model.CodeTimeout):
 			hint := ""
-			if o.Backend == model.BackendOllama {
+			if o.Backend == schemas.BackendOllama {
 				hint = " (is `ollama serve` running? OLLAMA_HOST or --base-url names the server)"
 			}
 			add("server", Fail, "cannot reach the %s server%s: %v", o.Backend, hint, err)
@@ -151,27 +151,27 @@ func Run(ctx context.Context, o Options) *Result {
 	if err != nil {
 		add("python", Fail, "%v", err)
 	} else {
-		add("python", OK, "%s (%s)", py, pythonVersion(ctx, py))
+		add("python", ok, "%s (%s)", py, pythonVersion(ctx, py))
 	}
 	if pt, err := suite.FindPython(ctx, "", true); err != nil {
-		add("pytest", Warn, "no interpreter has pytest: pytest suites cannot run (on Debian: apt-get install python3-pytest)")
+		add("pytest", warn, "no interpreter has pytest: pytest suites cannot run (on Debian: apt-get install python3-pytest)")
 	} else {
-		add("pytest", OK, "%s has pytest", pt)
+		add("pytest", ok, "%s has pytest", pt)
 	}
 	if p, err := exec.LookPath("git"); err != nil {
 		add("git", Fail, "git is not on PATH: the harness diffs each run with git")
 	} else {
-		add("git", OK, "%s", p)
+		add("git", ok, "%s", p)
 	}
 	if o.OutDir != "" {
 		free, dir, err := freeBytes(o.OutDir)
 		switch {
 		case err != nil:
-			add("disk", Warn, "cannot tell the free space of %s: %v", o.OutDir, err)
+			add("disk", warn, "cannot tell the free space of %s: %v", o.OutDir, err)
 		case o.MinFreeBytes > 0 && free < o.MinFreeBytes:
 			add("disk", Fail, "%s has %s free, less than the %s a job needs", dir, human(free), human(o.MinFreeBytes))
 		default:
-			add("disk", OK, "%s free at %s", human(free), dir)
+			add("disk", ok, "%s free at %s", human(free), dir)
 		}
 	}
 	return res
@@ -182,12 +182,12 @@ func Run(ctx context.Context, o Options) *Result {
 // not support thinking"), so a job would fail on its first turn. An
 // OpenAI-compatible server has no such switch of its own.
 func thinkCheck(add func(name, status, format string, args ...any), o Options, info model.Info) {
-	if o.Backend != model.BackendOllama {
-		add("think", Warn, "--think sends chat_template_kwargs enable_thinking, which only a chat template that reads it obeys (Qwen3's on llama-server or vLLM; Ollama's /v1 ignores it and thinks with a model that can); whether the thinking comes back apart from the answer (reasoning_content) is the server's setting (llama-server: --reasoning-format deepseek)")
+	if o.Backend != schemas.BackendOllama {
+		add("think", warn, "--think sends chat_template_kwargs enable_thinking, which only a chat template that reads it obeys (Qwen3's on llama-server or vLLM; Ollama's /v1 ignores it and thinks with a model that can); whether the thinking comes back apart from the answer (reasoning_content) is the server's setting (llama-server: --reasoning-format deepseek)")
 		return
 	}
 	if slices.Contains(info.Capabilities, "thinking") {
-		add("think", OK, "the model has the thinking capability: its thinking comes apart from the answer (message.thinking)")
+		add("think", ok, "the model has the thinking capability: its thinking comes apart from the answer (message.thinking)")
 		return
 	}
 	add("think", Fail, "--think: %s has no thinking capability (capabilities: %s): the server refuses think with 400 on every request", o.Model, strings.Join(info.Capabilities, ", "))
@@ -207,10 +207,10 @@ func contextChecks(add func(name, status, format string, args ...any), o Options
 	if !c.Sent {
 		sent = "not sent: this API has no num_ctx"
 	}
-	status := OK
+	status := ok
 	var why []string
 	if c.Trained > 0 && c.Requested > c.Trained {
-		status = Warn
+		status = warn
 		w := fmt.Sprintf("--num-ctx %d is above the model's trained context %d", c.Requested, c.Trained)
 		if c.Sent {
 			w += ": the server caps it silently"
@@ -218,16 +218,16 @@ func contextChecks(add func(name, status, format string, args ...any), o Options
 		why = append(why, w)
 	}
 	if !c.Sent && c.InForce > 0 && c.InForce != c.Requested {
-		status = Warn
+		status = warn
 		why = append(why, fmt.Sprintf("the server's window is %d whatever --num-ctx asks", c.InForce))
 	}
 	if c.Source == schemas.ContextUnknown {
-		status = Warn
+		status = warn
 		why = append(why, "the server states no window and no trained context: prompts are budgeted against --num-ctx unchecked (give --context-size N)")
 	}
 	if o.NumPredict > 0 && c.Effective > 0 && c.Effective != c.Requested {
 		if err := model.CheckPromptRoom(c.Effective, o.NumPredict); err != nil {
-			status = Warn
+			status = warn
 			why = append(why, "in the effective window, "+err.Error())
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // TestContextCheck: the context line for what a server said of the model
@@ -22,19 +23,19 @@ func TestContextCheck(t *testing.T) {
 		want        string
 	}{
 		{"ollama within the trained context", 2048, 512, 0, model.Info{SendsNumCtx: true, ContextLength: 4096},
-			OK, "requested 2048 (sent), trained 4096, in force unknown, effective 2048 (from requested)"},
+			ok, "requested 2048 (sent), trained 4096, in force unknown, effective 2048 (from requested)"},
 		{"a server that states nothing", 8192, 1024, 0, model.Info{},
-			Warn, "effective 8192 (from unknown): the server states no window and no trained context: prompts are budgeted against --num-ctx unchecked (give --context-size N)"},
+			warn, "effective 8192 (from unknown): the server states no window and no trained context: prompts are budgeted against --num-ctx unchecked (give --context-size N)"},
 		{"--context-size for it", 8192, 1024, 4096, model.Info{},
-			Warn, "in force 4096, effective 4096 (from context-size): the server's window is 4096 whatever --num-ctx asks"},
+			warn, "in force 4096, effective 4096 (from context-size): the server's window is 4096 whatever --num-ctx asks"},
 		{"the effective window leaves no room", 8192, 2000, 0, model.Info{ContextLength: 4096, ContextInForce: 2048},
-			Warn, "in the effective window, num_ctx 2048 minus num_predict 2000 leaves 48 tokens for the prompt; at least 512 are needed"},
+			warn, "in the effective window, num_ctx 2048 minus num_predict 2000 leaves 48 tokens for the prompt; at least 512 are needed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info := tt.info
 			info.Name, info.Host = "tiny", "http://x"
-			res := Run(context.Background(), Options{Backend: model.BackendOpenAI, Model: "tiny", NumCtx: tt.numCtx, NumPredict: tt.numPredict, ContextSize: tt.contextSize,
+			res := Run(context.Background(), Options{Backend: schemas.BackendOpenAI, Model: "tiny", NumCtx: tt.numCtx, NumPredict: tt.numPredict, ContextSize: tt.contextSize,
 				Info: func(context.Context) (model.Info, error) { return info, nil }})
 			var got *Check
 			for i, c := range res.Checks {
@@ -65,10 +66,10 @@ func TestThinkCheck(t *testing.T) {
 		wantStatus string // "" for no think check at all
 		want       string
 	}{
-		{"ollama, a thinking model", model.BackendOllama, true, []string{"completion", "thinking"}, OK, "thinking capability"},
-		{"ollama, a model without thinking", model.BackendOllama, true, []string{"completion"}, Fail, "tiny has no thinking capability (capabilities: completion)"},
-		{"openai-compatible", model.BackendOpenAI, true, nil, Warn, "--reasoning-format"},
-		{"no --think", model.BackendOllama, false, []string{"completion"}, "", ""},
+		{"ollama, a thinking model", schemas.BackendOllama, true, []string{"completion", "thinking"}, ok, "thinking capability"},
+		{"ollama, a model without thinking", schemas.BackendOllama, true, []string{"completion"}, Fail, "tiny has no thinking capability (capabilities: completion)"},
+		{"openai-compatible", schemas.BackendOpenAI, true, nil, warn, "--reasoning-format"},
+		{"no --think", schemas.BackendOllama, false, []string{"completion"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,14 +28,14 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"dash":   tabletext.Dash,
 	"perRun": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"runLink": func(p *RunPages, runID string, text any) template.HTML {
-		return link(p.RunHref(runID), text)
+		return link(p.runHref(runID), text)
 	},
 	"listLink": func(p *RunPages, name string, text any) template.HTML {
-		return link(p.ListHref(name), text)
+		return link(p.listHref(name), text)
 	},
-	"listClass": ListClass,
-	"listModel": ListModel,
-	"listTier":  ListTier,
+	"listClass": listClass,
+	"listModel": listModel,
+	"listTier":  listTier,
 	"modelRuns": func(ms []stats.ModelRuns, scripted bool) []stats.ModelRuns {
 		var out []stats.ModelRuns
 		for _, m := range ms {
@@ -68,22 +68,22 @@ type Options struct {
 
 // Chart names, the id of each chart's figure in the page.
 const (
-	ChartKinds    = "turn-kinds"
-	ChartTiers    = "tier-pass-rate"
-	ChartClasses  = "failure-classes"
-	ChartPasses   = "worked-per-pass"
-	ChartTurnsRun = "turns-per-run"
+	chartKinds    = "turn-kinds"
+	chartTiers    = "tier-pass-rate"
+	chartClasses  = "failure-classes"
+	chartPasses   = "worked-per-pass"
+	chartTurnsRun = "turns-per-run"
 )
 
-// ExpectedBars is the number of bars each chart of a summary's report
+// expectedBars is the number of bars each chart of a summary's report
 // draws: one per turn kind, tier, failure class, pass and histogram bin.
-func ExpectedBars(s *stats.Summary) map[string]int {
+func expectedBars(s *stats.Summary) map[string]int {
 	return map[string]int{
-		ChartKinds:    len(s.Kinds),
-		ChartTiers:    len(tierRates(s)),
-		ChartClasses:  len(s.FailureClasses),
-		ChartPasses:   len(s.Passes),
-		ChartTurnsRun: len(s.TurnsPerRun),
+		chartKinds:    len(s.Kinds),
+		chartTiers:    len(tierRates(s)),
+		chartClasses:  len(s.FailureClasses),
+		chartPasses:   len(s.Passes),
+		chartTurnsRun: len(s.TurnsPerRun),
 	}
 }
 
@@ -178,7 +178,7 @@ func charts(s *stats.Summary) []chart {
 		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(k.Share, s.Turns.Total), k.Count))
 		frac = append(frac, k.Share)
 	}
-	out = append(out, horizontal(ChartKinds, "What the model is sent", fmt.Sprintf("%d turns over %d runs", s.Turns.Total, s.Turns.Runs),
+	out = append(out, horizontal(chartKinds, "What the model is sent", fmt.Sprintf("%d turns over %d runs", s.Turns.Total, s.Turns.Runs),
 		labels, values, frac, func(i int) string { return "k-" + s.Kinds[i].Name }))
 
 	labels, values, frac = nil, nil, nil
@@ -192,7 +192,7 @@ func charts(s *stats.Summary) []chart {
 	if len(rates) > 0 && rates[0].tag {
 		what = "tag"
 	}
-	out = append(out, horizontal(ChartTiers, "Pass rate per "+what, "worked of judged runs"+ofModels(s)+"; the bar is the share",
+	out = append(out, horizontal(chartTiers, "Pass rate per "+what, "worked of judged runs"+ofModels(s)+"; the bar is the share",
 		labels, values, frac, plain))
 
 	labels, values, frac = nil, nil, nil
@@ -201,7 +201,7 @@ func charts(s *stats.Summary) []chart {
 		values = append(values, fmt.Sprintf("%s (%d)", tabletext.Share(c.Share, s.Scored.Failed), c.Count))
 		frac = append(frac, c.Share)
 	}
-	out = append(out, horizontal(ChartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs%s", s.Scored.Failed, s.Scored.Judged, ofModels(s)),
+	out = append(out, horizontal(chartClasses, "Why runs failed", fmt.Sprintf("%d failures of %d judged runs%s", s.Scored.Failed, s.Scored.Judged, ofModels(s)),
 		labels, values, frac, func(int) string { return "fail" }))
 
 	labels, values, frac = nil, nil, nil
@@ -214,7 +214,7 @@ func charts(s *stats.Summary) []chart {
 		values = append(values, strconv.Itoa(p.Worked))
 		frac = append(frac, float64(p.Worked)/float64(most))
 	}
-	out = append(out, vertical(ChartPasses, "Worked per pass", "the spread across passes is what the resolution statement reads",
+	out = append(out, vertical(chartPasses, "Worked per pass", "the spread across passes is what the resolution statement reads",
 		labels, values, frac, plain))
 
 	labels, values, frac = nil, nil, nil
@@ -227,7 +227,7 @@ func charts(s *stats.Summary) []chart {
 		values = append(values, strconv.Itoa(b.Runs))
 		frac = append(frac, float64(b.Runs)/float64(most))
 	}
-	out = append(out, vertical(ChartTurnsRun, "Turns per run", "runs by number of turns",
+	out = append(out, vertical(chartTurnsRun, "Turns per run", "runs by number of turns",
 		labels, values, frac, plain))
 	return out
 }

@@ -56,7 +56,7 @@ func countBars(page string) map[string]int {
 
 func checkBars(t *testing.T, page string, s *stats.Summary) {
 	t.Helper()
-	want := ExpectedBars(s)
+	want := expectedBars(s)
 	got := countBars(page)
 	if len(got) != len(want) {
 		t.Errorf("the page has charts %v, want %v", got, want)

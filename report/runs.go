@@ -17,13 +17,12 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/transcript"
 )
 
 // RunPages are the pages a report links its rows to: one per run, with
-// the run's transcript (in the folder RunDir, apart from the lists, so
+// the run's transcript (in the folder runDir, apart from the lists, so
 // that no run id can take a list's name), and lists of runs: every run,
 // each model's runs (all, worked, failed, not judged), and the failed runs
 // of each class and of each tier.
@@ -41,30 +40,30 @@ type RunPages struct {
 	pages    map[string]bool
 }
 
-// RunDir is the folder of the pages folder that holds one page per run.
-const RunDir = "run"
+// runDir is the folder of the pages folder that holds one page per run.
+const runDir = "run"
 
 // RunPagePath is the file of a run's page in a pages folder.
 func RunPagePath(dir, runID string) string {
-	return filepath.Join(dir, RunDir, runID+".html")
+	return filepath.Join(dir, runDir, runID+".html")
 }
 
-// ListAll names the list of every run, as ListHref takes it.
-const ListAll = "index"
+// listAll names the list of every run, as listHref takes it.
+const listAll = "index"
 
-// Parts of a model's runs, as ListModel takes them: the columns of the
+// Parts of a model's runs, as listModel takes them: the columns of the
 // report's table of runs of each model.
 const (
-	PartRuns      = "runs"
-	PartWorked    = "worked"
-	PartFailed    = "failed"
-	PartNotJudged = "not-judged"
+	partRuns      = "runs"
+	partWorked    = "worked"
+	partFailed    = "failed"
+	partNotJudged = "not-judged"
 )
 
-// ListModel names the list of one part of one model's runs. The label
+// listModel names the list of one part of one model's runs. The label
 // (stats' model label, with colons and slashes) is made a file name, with
 // a short hash of it so that two labels that read alike stay apart.
-func ListModel(model, part string) string {
+func listModel(model, part string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(model) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
@@ -77,31 +76,31 @@ func ListModel(model, part string) string {
 	return fmt.Sprintf("model-%s-%x-%s", b.String(), sum[:4], part)
 }
 
-// ListClass names the list of the failed runs of a failure class, among
+// listClass names the list of the failed runs of a failure class, among
 // the runs the score tables count.
-func ListClass(class string) string {
+func listClass(class string) string {
 	if class == "" {
 		class = "none"
 	}
 	return "class-" + class
 }
 
-// ListTier names the list of the failed runs of a tier, among the runs
+// listTier names the list of the failed runs of a tier, among the runs
 // the score tables count.
-func ListTier(tier int) string { return "tier-" + strconv.Itoa(tier) + "-failed" }
+func listTier(tier int) string { return "tier-" + strconv.Itoa(tier) + "-failed" }
 
-// RunHref is the address of a run's page, relative to the report; "" when
+// runHref is the address of a run's page, relative to the report; "" when
 // the run has no page.
-func (p *RunPages) RunHref(runID string) string {
+func (p *RunPages) runHref(runID string) string {
 	if p == nil || !p.pages[runID] {
 		return ""
 	}
-	return path.Join(p.Dir, RunDir, url.PathEscape(runID)+".html")
+	return path.Join(p.Dir, runDir, url.PathEscape(runID)+".html")
 }
 
-// ListHref is the address of a list of runs, relative to the report; ""
+// listHref is the address of a list of runs, relative to the report; ""
 // when there is no such list.
-func (p *RunPages) ListHref(name string) string {
+func (p *RunPages) listHref(name string) string {
 	if p == nil || !p.lists[name] {
 		return ""
 	}
@@ -112,7 +111,7 @@ func (p *RunPages) ListHref(name string) string {
 var listTemplate string
 
 var listPage = template.Must(template.New("runs").Funcs(template.FuncMap{
-	"href": func(id string) string { return RunDir + "/" + url.PathEscape(id) + ".html" },
+	"href": func(id string) string { return runDir + "/" + url.PathEscape(id) + ".html" },
 }).Parse(listTemplate))
 
 // PagesOptions say where run pages go and what they link back to.
@@ -136,7 +135,7 @@ func WriteRunPages(ctx context.Context, traces, dir string, o PagesOptions) (*Ru
 	p := &RunPages{Dir: filepath.ToSlash(o.Rel), lists: map[string]bool{}, pages: map[string]bool{}}
 	back := path.Join(upPath(o.Rel), o.Report)
 	runBack := path.Join("..", back)
-	if err := os.MkdirAll(filepath.Join(dir, RunDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, runDir), 0o755); err != nil {
 		return nil, fmt.Errorf("write run pages: %w", err)
 	}
 	for la, err := range trace.LastAttempts(ctx, traces) {
@@ -177,8 +176,8 @@ type list struct {
 }
 
 func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, back string) error {
-	lists := []*list{{Name: ListAll, Title: "Every run"}}
-	byName := map[string]*list{ListAll: lists[0]}
+	lists := []*list{{Name: listAll, Title: "Every run"}}
+	byName := map[string]*list{listAll: lists[0]}
 	add := func(name, title string, e transcript.Entry) {
 		l := byName[name]
 		if l == nil {
@@ -190,21 +189,21 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 	}
 	// The score tables count the runs of models, or the scripted and
 	// replayed runs when there are no others, as stats does.
-	models := slices.ContainsFunc(p.Runs, func(e transcript.Entry) bool { return !stats.IsScripted(e.Model) })
+	models := slices.ContainsFunc(p.Runs, func(e transcript.Entry) bool { return !schemas.LabelHandWritten(e.Model) })
 	for _, e := range p.Runs {
-		add(ListAll, "", e)
-		add(ListModel(e.Model, PartRuns), "Runs of "+orNone(e.Model), e)
+		add(listAll, "", e)
+		add(listModel(e.Model, partRuns), "Runs of "+orNone(e.Model), e)
 		switch {
 		case e.Verdict == schemas.VerdictWorked:
-			add(ListModel(e.Model, PartWorked), "Runs of "+orNone(e.Model)+" that worked", e)
+			add(listModel(e.Model, partWorked), "Runs of "+orNone(e.Model)+" that worked", e)
 		case e.Verdict == schemas.VerdictFailed:
-			add(ListModel(e.Model, PartFailed), "Runs of "+orNone(e.Model)+" that failed", e)
-		case !e.Judged():
-			add(ListModel(e.Model, PartNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
+			add(listModel(e.Model, partFailed), "Runs of "+orNone(e.Model)+" that failed", e)
+		case !e.Verdict.Judged():
+			add(listModel(e.Model, partNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
 		}
-		if e.Verdict == schemas.VerdictFailed && stats.IsScripted(e.Model) != models {
-			add(ListClass(string(e.FailureClass)), "Failed runs of class "+orNone(string(e.FailureClass)), e)
-			add(ListTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
+		if e.Verdict == schemas.VerdictFailed && schemas.LabelHandWritten(e.Model) != models {
+			add(listClass(string(e.FailureClass)), "Failed runs of class "+orNone(string(e.FailureClass)), e)
+			add(listTier(e.Tier), fmt.Sprintf("Failed runs of tier %d", e.Tier), e)
 		}
 	}
 	for _, l := range lists {

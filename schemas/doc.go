@@ -10,5 +10,9 @@
 // The values a record holds from a fixed set (kinds, statuses, guard and
 // outcome codes, verdicts, failure classes, stop reasons) are typed strings
 // declared here, in vocab.go: the harness writes them and every later stage
-// names them from this package, none from the harness.
+// names them from this package, none from the harness. The words about a
+// run that several stages say (run_vocabulary.go) are here too, each once:
+// the backend names and which are hand-written (Model.HandWritten), the
+// model's label and spec (Model.Label, Model.Spec), the incomplete verdict
+// and which verdicts a score counts (Verdict.Judged).
 package schemas

@@ -17,10 +17,10 @@ const JSONSchemaID = "https://pyharness.dev/schemas/trace.v1.schema.json"
 //go:embed trace.v1.schema.json
 var JSONSchema []byte
 
-// GenerateJSONSchema reflects the record types into the JSON Schema of one
+// generateJSONSchema reflects the record types into the JSON Schema of one
 // trace line: one of run_start, turn or run_end. Unknown properties are
 // allowed, since readers of a major version accept every minor.
-func GenerateJSONSchema() ([]byte, error) {
+func generateJSONSchema() ([]byte, error) {
 	r := &jsonschema.Reflector{AllowAdditionalProperties: true}
 	root := &jsonschema.Schema{
 		Version:     jsonschema.Version,

@@ -12,7 +12,7 @@ var update = flag.Bool("update", false, "rewrite trace.v1.schema.json from the G
 // The published schema is the one the Go types generate: a field added to a
 // type without regenerating the file fails here.
 func TestJSONSchemaMatchesGoTypes(t *testing.T) {
-	got, err := GenerateJSONSchema()
+	got, err := generateJSONSchema()
 	if err != nil {
 		t.Fatal(err)
 	}

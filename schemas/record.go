@@ -155,7 +155,7 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
 		s := new(RunStart)
-		if gojson.Unmarshal(line, s) != nil || s.Type != TypeRunStart || CheckSchema(s.Schema) != nil {
+		if gojson.Unmarshal(line, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
 			return Record{}, false
 		}
 		s.detach()
@@ -184,7 +184,7 @@ func decodeStrict(line []byte) (Record, error) {
 		if head.Schema == nil {
 			return Record{}, &FieldError{Field: "schema", Err: fmt.Errorf("missing")}
 		}
-		if err := CheckSchema(*head.Schema); err != nil {
+		if err := checkSchema(*head.Schema); err != nil {
 			return Record{}, err
 		}
 		rec.RunStart = new(RunStart)
@@ -204,14 +204,14 @@ func decodeStrict(line []byte) (Record, error) {
 	return rec, nil
 }
 
-// CheckSchema accepts every minor version of the major this build reads.
-func CheckSchema(s string) error {
+// checkSchema accepts every minor version of the major this build reads.
+func checkSchema(s string) error {
 	name, ver, ok := strings.Cut(s, "/v")
 	if !ok || name != "pyharness.trace" {
 		return &UnsupportedSchemaError{Got: s}
 	}
 	major, err := strconv.Atoi(ver)
-	if err != nil || major != SchemaMajor {
+	if err != nil || major != schemaMajor {
 		return &UnsupportedSchemaError{Got: s}
 	}
 	return nil

@@ -7,11 +7,11 @@ import (
 // Schema is the name and major version written on every run_start record.
 const Schema = "pyharness.trace/v1"
 
-// SchemaMajor is the major version this build reads and writes.
-const SchemaMajor = 1
+// schemaMajor is the major version this build reads and writes.
+const schemaMajor = 1
 
 // SchemaMinor is the minor version this build writes. Readers accept every
-// minor of SchemaMajor and ignore fields they do not know.
+// minor of schemaMajor and ignore fields they do not know.
 //
 // Minor 1 added the model's context sizes (Model.Context), absent metrics
 // (a server that does not report a figure leaves it out, where minor 0

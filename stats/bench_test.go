@@ -21,7 +21,7 @@ func BenchmarkFromDataset(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := filepath.Join(b.TempDir(), "dataset")
-	if _, err := classify.Classify(ctx, traces, dir); err != nil {
+	if _, err := classify.Update(ctx, traces, dir); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

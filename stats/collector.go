@@ -2,7 +2,6 @@ package stats
 
 import (
 	"cmp"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // collector accumulates a summary row by row.
@@ -35,7 +36,7 @@ type scoreTally struct {
 	tags                   map[string]*TagFailures
 	passes                 map[int]*PassScore
 	claimed                ClaimedDone
-	noModel                NoModelSteps
+	noModel                schemas.NoModelSteps
 	// reasons counts the failed runs' one-line reasons (run_end.reason),
 	// read from traces only: the dataset has no column for them.
 	reasons map[string]int
@@ -54,24 +55,13 @@ type nudgeCount struct {
 
 func newCollector(input, kind string, o Options) *collector {
 	return &collector{
-		s:      &Summary{Input: input, Kind: kind, Problems: []string{}},
+		s:      &Summary{Input: input, Kind: kind, Problems: trace.Problems{}},
 		by:     o.By,
 		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
 		kinds:  map[schemas.Kind]int{},
 		nudges: map[schemas.Code]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
 		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
 	}
-}
-
-func (c *collector) problem(err error) {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		for _, e := range joined.Unwrap() {
-			c.problem(e)
-		}
-		return
-	}
-	c.s.Problems = append(c.s.Problems, err.Error())
 }
 
 func (c *collector) group(p classify.Partition, tier int32, caseID string) *Group {
@@ -82,11 +72,11 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 	switch c.by {
 	case ByModel:
 		v = p.Model
-	case BySource:
+	case bySource:
 		v = p.Source
-	case ByTier:
+	case byTier:
 		v = strconv.Itoa(int(tier))
-	case ByCase:
+	case byCase:
 		v = caseID
 	}
 	g := c.groups[v]
@@ -121,8 +111,7 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 		s.Incomplete += n
 		m.Incomplete += n
 	}
-	judged := r.Verdict == schemas.VerdictWorked || r.Verdict == schemas.VerdictFailed
-	if !judged {
+	if !r.Verdict.Judged() {
 		s.NotJudged += n
 		m.NotJudged += n
 		if g != nil {
@@ -204,7 +193,7 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 func (c *collector) model(p classify.Partition) *ModelRuns {
 	m := c.models[p.Model]
 	if m == nil {
-		m = &ModelRuns{Model: p.Model, Scripted: IsScripted(p.Model)}
+		m = &ModelRuns{Model: p.Model, Scripted: schemas.LabelHandWritten(p.Model)}
 		c.models[p.Model] = m
 	}
 	return m
@@ -274,7 +263,7 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 		}
 		f[form] += n
 	}
-	if t.LabelFrom == classify.FromRules {
+	if t.LabelFrom == turnlabel.FromRules {
 		c.s.Turns.RulesLabelled += n
 	}
 	if t.ReasoningSource != "" {
@@ -325,14 +314,14 @@ func actionForm(t classify.TurnSummary) (string, bool) {
 	case !t.ModelStep:
 		return "", false
 	case t.OutcomeCode == schemas.CodeParseFailed || t.OutcomeCode == schemas.CodeEmptyReply:
-		return FormUnparsed, true
+		return formUnparsed, true
 	case t.Shape == "none" || t.Shape == "" && t.Verb == "":
 		if t.Status == schemas.StatusRefused {
-			return FormUnparsed, true
+			return formUnparsed, true
 		}
 		return "", false
 	case t.Shape == "":
-		return FormNotRecorded, true
+		return formNotRecorded, true
 	}
 	return t.Shape, true
 }
@@ -350,10 +339,10 @@ func (c *collector) finish() *Summary {
 	}
 	s.Mixed = models && scripted
 	sc := c.scores[0]
-	s.Scored.Runs = ScoredModels
+	s.Scored.Runs = scoredModels
 	if !models {
 		sc = c.scores[1]
-		s.Scored.Runs = ScoredScripted
+		s.Scored.Runs = scoredScripted
 	}
 	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
 	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
@@ -364,20 +353,20 @@ func (c *collector) finish() *Summary {
 
 	s.ActionForms = []ActionForms{}
 	for label, forms := range c.forms {
-		af := ActionForms{Model: label, Scripted: IsScripted(label), Forms: []Count{}}
+		af := ActionForms{Model: label, Scripted: schemas.LabelHandWritten(label), Forms: []Count{}}
 		for _, n := range forms {
 			af.Turns += n
 		}
 		var shapes []Count
 		for form, n := range forms {
-			if form != FormCanonical && form != FormUnparsed {
+			if form != formCanonical && form != formUnparsed {
 				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
 			}
 		}
 		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
-		af.Forms = append(af.Forms, Count{Name: FormCanonical, Count: forms[FormCanonical], Share: share(forms[FormCanonical], af.Turns)})
+		af.Forms = append(af.Forms, Count{Name: formCanonical, Count: forms[formCanonical], Share: share(forms[formCanonical], af.Turns)})
 		af.Forms = append(af.Forms, shapes...)
-		af.Forms = append(af.Forms, Count{Name: FormUnparsed, Count: forms[FormUnparsed], Share: share(forms[FormUnparsed], af.Turns)})
+		af.Forms = append(af.Forms, Count{Name: formUnparsed, Count: forms[formUnparsed], Share: share(forms[formUnparsed], af.Turns)})
 		s.ActionForms = append(s.ActionForms, af)
 	}
 	slices.SortFunc(s.ActionForms, func(a, b ActionForms) int {
@@ -434,7 +423,7 @@ func (c *collector) finish() *Summary {
 	}
 	slices.SortFunc(s.Nudges, func(a, b Nudge) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Code, b.Code)) })
 
-	s.TurnsPerRun = []Bin{}
+	s.TurnsPerRun = []TurnsPerRunBar{}
 	if len(c.perRun) > 0 {
 		lo, hi := -1, 0
 		for n := range c.perRun {
@@ -444,7 +433,7 @@ func (c *collector) finish() *Summary {
 			hi = max(hi, n)
 		}
 		for n := lo; n <= hi; n++ {
-			s.TurnsPerRun = append(s.TurnsPerRun, Bin{Turns: n, Runs: c.perRun[n]})
+			s.TurnsPerRun = append(s.TurnsPerRun, TurnsPerRunBar{Turns: n, Runs: c.perRun[n]})
 		}
 	}
 
@@ -455,7 +444,7 @@ func (c *collector) finish() *Summary {
 			s.By.Groups = append(s.By.Groups, *g)
 		}
 		slices.SortFunc(s.By.Groups, func(a, b Group) int {
-			if c.by == ByTier {
+			if c.by == byTier {
 				ai, _ := strconv.Atoi(a.Value)
 				bi, _ := strconv.Atoi(b.Value)
 				return cmp.Compare(ai, bi)

@@ -16,7 +16,7 @@ import (
 // counted once: what FromDataset did before it counted groups of equal
 // rows.
 func collectRows(ctx context.Context, dir string, o Options) (*collector, error) {
-	c := newCollector(dir, InputDataset, o)
+	c := newCollector(dir, inputDataset, o)
 	for r, err := range classify.RunSummaries(ctx, dir) {
 		if err != nil {
 			return nil, err
@@ -47,10 +47,10 @@ func TestDatasetCountsAgreeWithRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Classify(ctx, traces, dir); err != nil {
+	if _, err := classify.Update(ctx, traces, dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, by := range append([]string{""}, Dimensions...) {
+	for _, by := range append([]string{""}, dimensions...) {
 		t.Run(fmt.Sprintf("by %q", by), func(t *testing.T) {
 			byRow, err := collectRows(ctx, dir, Options{By: by})
 			if err != nil {

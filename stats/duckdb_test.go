@@ -16,6 +16,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // duckDBDir is where scripts/install-duckdb.sh puts @duckdb/node-api.
@@ -68,7 +69,7 @@ func TestAnalysisQueriesInDuckDB(t *testing.T) {
 	}
 	ctx := context.Background()
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, fixtures, dataset); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dataset); err != nil {
 		t.Fatal(err)
 	}
 	var queries []string
@@ -193,7 +194,7 @@ func TestAnalysisQueriesInDuckDB(t *testing.T) {
 	}
 	noModel, correct := 0, 0
 	for _, row := range results[4] {
-		if IsScripted(str(row["model"])) {
+		if schemas.LabelHandWritten(str(row["model"])) {
 			continue // stats scores the runs of models when there are any
 		}
 		noModel += int(num(row["no_model_steps"]))

@@ -80,7 +80,7 @@ func TestHeadlineKeepsScriptedRunsApart(t *testing.T) {
 		turnSpec{"READ initials.py", "canonical", ""})
 	ctx := context.Background()
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, dir, dataset); err != nil {
+	if _, err := classify.Update(ctx, dir, dataset); err != nil {
 		t.Fatal(err)
 	}
 	want := []ModelRuns{
@@ -141,9 +141,9 @@ func TestActionForms(t *testing.T) {
 	}
 	want := []ActionForms{
 		{Model: "ollama:llama3.1:8b", Turns: 6, Forms: []Count{
-			{FormCanonical, 1, 1.0 / 6}, {"bold-label", 2, 2.0 / 6}, {"bold-label+list-marker", 1, 1.0 / 6}, {FormUnparsed, 2, 2.0 / 6}}},
+			{formCanonical, 1, 1.0 / 6}, {"bold-label", 2, 2.0 / 6}, {"bold-label+list-marker", 1, 1.0 / 6}, {formUnparsed, 2, 2.0 / 6}}},
 		{Model: "replay:runs/ollama-initials.jsonl", Scripted: true, Turns: 1, Forms: []Count{
-			{FormCanonical, 1, 1}, {FormUnparsed, 0, 0}}},
+			{formCanonical, 1, 1}, {formUnparsed, 0, 0}}},
 	}
 	if !reflect.DeepEqual(s.ActionForms, want) {
 		t.Errorf("action forms\n%+v\nwant\n%+v", s.ActionForms, want)
@@ -157,17 +157,17 @@ func TestActionForm(t *testing.T) {
 		form    string
 		counted bool
 	}{
-		{"canonical", classify.TurnSummary{ModelStep: true, Verb: "READ", Shape: "canonical"}, FormCanonical, true},
+		{"canonical", classify.TurnSummary{ModelStep: true, Verb: "READ", Shape: "canonical"}, formCanonical, true},
 		{"a tolerated shape, whole", classify.TurnSummary{ModelStep: true, Verb: "READ", Shape: "chatter+bold-label"}, "chatter+bold-label", true},
 		{"a refused action keeps its shape", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "find-not-found"}, "bold-label", true},
-		{"parse failure with no shape", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "parse-failed"}, FormUnparsed, true},
-		{"parse failure after shapes were seen", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "parse-failed"}, FormUnparsed, true},
-		{"empty reply", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "empty-reply"}, FormUnparsed, true},
-		{"another refusal of a reply read as no action", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "refused", OutcomeCode: "draft-ambiguous"}, FormUnparsed, true},
+		{"parse failure with no shape", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "parse-failed"}, formUnparsed, true},
+		{"parse failure after shapes were seen", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "parse-failed"}, formUnparsed, true},
+		{"empty reply", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "empty-reply"}, formUnparsed, true},
+		{"another refusal of a reply read as no action", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "refused", OutcomeCode: "draft-ambiguous"}, formUnparsed, true},
 		{"model call failed", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "failed", OutcomeCode: "connection-refused"}, "", false},
 		{"cancelled", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "stopped", OutcomeCode: "cancelled"}, "", false},
 		{"not a model step", classify.TurnSummary{Verb: "RUN", Shape: "canonical"}, "", false},
-		{"a trace before shapes", classify.TurnSummary{ModelStep: true, Verb: "READ"}, FormNotRecorded, true},
+		{"a trace before shapes", classify.TurnSummary{ModelStep: true, Verb: "READ"}, formNotRecorded, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func TestReasoningIsCounted(t *testing.T) {
 	}
 	ctx := context.Background()
 	ds := t.TempDir()
-	if _, err := classify.Classify(ctx, dir, ds); err != nil {
+	if _, err := classify.Update(ctx, dir, ds); err != nil {
 		t.Fatal(err)
 	}
 	for _, in := range []string{dir, ds} {

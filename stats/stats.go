@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -16,19 +14,19 @@ import (
 // What an input directory was read as.
 const (
 	InputTraces  = "traces"
-	InputDataset = "dataset"
+	inputDataset = "dataset"
 )
 
 // Dimensions of a breakdown (--by).
 const (
 	ByModel  = "model"
-	ByTier   = "tier"
-	ByCase   = "case"
-	BySource = "source"
+	byTier   = "tier"
+	byCase   = "case"
+	bySource = "source"
 )
 
 // Dimensions lists the values --by takes.
-var Dimensions = []string{ByModel, ByTier, ByCase, BySource}
+var dimensions = []string{ByModel, byTier, byCase, bySource}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input.
@@ -58,15 +56,15 @@ type Summary struct {
 	// Scored says which runs the score tables count (FailureClasses,
 	// Tiers, Tags, Passes, ClaimedDone, NoModelSteps): the runs of models when
 	// there are any, else the scripted and replayed runs.
-	Scored         ScoredRuns     `json:"scored"`
-	FailureClasses []Count        `json:"failure_classes"`
-	Tiers          []TierFailures `json:"tiers"`
-	Passes         []PassScore    `json:"passes"`
-	Turns          TurnCounts     `json:"turns"`
-	Kinds          []Count        `json:"kinds"`
-	Nudges         []Nudge        `json:"nudges"`
-	ClaimedDone    ClaimedDone    `json:"claimed_done"`
-	NoModelSteps   NoModelSteps   `json:"no_model_steps"`
+	Scored         ScoredRuns           `json:"scored"`
+	FailureClasses []Count              `json:"failure_classes"`
+	Tiers          []TierFailures       `json:"tiers"`
+	Passes         []PassScore          `json:"passes"`
+	Turns          TurnCounts           `json:"turns"`
+	Kinds          []Count              `json:"kinds"`
+	Nudges         []Nudge              `json:"nudges"`
+	ClaimedDone    ClaimedDone          `json:"claimed_done"`
+	NoModelSteps   schemas.NoModelSteps `json:"no_model_steps"`
 	// ActionForms is how each model wrote its actions: its turns that got
 	// a reply, by the form the parser read them in.
 	ActionForms []ActionForms `json:"action_forms"`
@@ -78,12 +76,12 @@ type Summary struct {
 	Reasons []Count `json:"reasons"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
-	TurnsPerRun []Bin `json:"turns_per_run"`
+	TurnsPerRun []TurnsPerRunBar `json:"turns_per_run"`
 	// By is the breakdown asked for with --by, nil without one.
 	By *Breakdown `json:"by,omitempty"`
 	// Problems are the bad lines and files met, as file:line: message.
 	// Every good record was read.
-	Problems []string `json:"problems"`
+	Problems trace.Problems `json:"problems"`
 }
 
 // RunCounts counts runs by verdict.
@@ -126,13 +124,13 @@ type ModelRuns struct {
 
 // Forms of ActionForms besides the recorded shapes.
 const (
-	// FormCanonical is the action protocol as the system prompt gives it.
-	FormCanonical = draft.ShapeCanonical
-	// FormUnparsed is a reply read as no action: a parse failure or an
+	// formCanonical is the action protocol as the system prompt gives it.
+	formCanonical = draft.ShapeCanonical
+	// formUnparsed is a reply read as no action: a parse failure or an
 	// empty reply.
-	FormUnparsed = "unparsed"
-	// FormNotRecorded is an action from a trace that predates shapes.
-	FormNotRecorded = "(shape not recorded)"
+	formUnparsed = "unparsed"
+	// formNotRecorded is an action from a trace that predates shapes.
+	formNotRecorded = "(shape not recorded)"
 )
 
 // ActionForms is how one model wrote its actions: each turn it replied to
@@ -149,22 +147,15 @@ type ActionForms struct {
 	Forms []Count `json:"forms"`
 }
 
-// IsScripted reports whether a model label (classify.ModelLabel) names a
-// scripted or replayed backend rather than a model.
-func IsScripted(label string) bool {
-	backend, _, _ := strings.Cut(label, ":")
-	return backend == model.BackendScripted || backend == model.BackendReplay
-}
-
 // What the score tables count (ScoredRuns.Runs).
 const (
-	ScoredModels   = "models"
-	ScoredScripted = "scripted"
+	scoredModels   = "models"
+	scoredScripted = "scripted"
 )
 
 // ScoredRuns are the runs the score tables count.
 type ScoredRuns struct {
-	// Runs is ScoredModels or ScoredScripted.
+	// Runs is scoredModels or scoredScripted.
 	Runs   string `json:"runs"`
 	Judged int    `json:"judged"`
 	Worked int    `json:"worked"`
@@ -254,14 +245,9 @@ type ClaimedRun struct {
 	FirstFailure string `json:"first_failure"`
 }
 
-// NoModelSteps counts runs the harness settled without the model.
-type NoModelSteps struct {
-	Runs    int `json:"runs"`
-	Correct int `json:"correct"`
-}
-
-// Bin is one bar of the turns-per-run histogram.
-type Bin struct {
+// TurnsPerRunBar is one bar of the turns-per-run histogram: how many runs
+// took Turns turns.
+type TurnsPerRunBar struct {
 	Turns int `json:"turns"`
 	Runs  int `json:"runs"`
 }
@@ -293,8 +279,8 @@ type Options struct {
 
 // CheckOptions reports an option stats cannot take.
 func CheckOptions(o Options) error {
-	if o.By != "" && !slices.Contains(Dimensions, o.By) {
-		return fmt.Errorf("--by %q: want one of %v", o.By, Dimensions)
+	if o.By != "" && !slices.Contains(dimensions, o.By) {
+		return fmt.Errorf("--by %q: want one of %v", o.By, dimensions)
 	}
 	return nil
 }
@@ -324,10 +310,10 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 		listed = true
 		c.s.Runs.SetAside += run.SetAside
 		for _, w := range run.Warnings {
-			c.problem(w)
+			c.s.Problems.Add(w)
 		}
 		if err != nil {
-			c.problem(err)
+			c.s.Problems.Add(err)
 		}
 		if run.Start == nil {
 			continue
@@ -370,8 +356,8 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 
 // collectDataset counts a dataset's tables for FromDataset.
 func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {
-	c := newCollector(dir, InputDataset, o)
-	co := classify.CountOptions{Cases: o.By == ByCase || o.By == ByTier}
+	c := newCollector(dir, inputDataset, o)
+	co := classify.CountOptions{Cases: o.By == byCase || o.By == byTier}
 	for r, err := range classify.RunCounts(ctx, dir, co) {
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
@@ -419,12 +405,12 @@ func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
 	if got == want {
 		return ex
 	}
-	for r, err := range classify.RunSummariesLazily(ctx, dir) {
+	for r, err := range classify.RunSummariesOnDemand(ctx, dir) {
 		if err != nil {
 			ex.err = err
 			return ex
 		}
-		i := scoreIndex(IsScripted(r.Partition.Model))
+		i := scoreIndex(schemas.LabelHandWritten(r.Partition.Model))
 		if isExample(&r.Row) && got[i] < want[i] {
 			got[i]++
 			ex.runs = append(ex.runs, r)

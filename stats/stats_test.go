@@ -50,7 +50,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"fixtures.txt", fixtures, Options{}},
 		{"fixtures-by-model.txt", fixtures, Options{By: ByModel}},
-		{"fixtures-by-tier.txt", fixtures, Options{By: ByTier}},
+		{"fixtures-by-tier.txt", fixtures, Options{By: byTier}},
 		// A torn file, a malformed one and a file with no run_start: the
 		// tables hold every good record, and the problems name file:line.
 		{"broken.txt", "testdata/broken", Options{}},
@@ -119,11 +119,11 @@ func TestBrokenDirectory(t *testing.T) {
 func TestDatasetAgreesWithTraces(t *testing.T) {
 	ctx := context.Background()
 	out := t.TempDir()
-	res, err := classify.Classify(ctx, fixtures, out)
+	res, err := classify.Update(ctx, fixtures, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, by := range []string{"", ByModel, ByCase, BySource} {
+	for _, by := range []string{"", ByModel, byCase, bySource} {
 		fromTraces, err := Load(ctx, fixtures, Options{By: by})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fromDataset.Kind != InputDataset || fromTraces.Kind != InputTraces {
+		if fromDataset.Kind != inputDataset || fromTraces.Kind != InputTraces {
 			t.Fatalf("read as %s and %s", fromTraces.Kind, fromDataset.Kind)
 		}
 		// What only a trace directory knows: its file names and problems,
@@ -195,7 +195,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 func TestDatasetWithoutFeedbackColumn(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := classify.Classify(ctx, fixtures, dir); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	want, err := Load(ctx, dir, Options{By: ByModel})
@@ -278,7 +278,7 @@ func TestFailuresByTag(t *testing.T) {
 	}
 	want := []TagFailures{{Tag: "cli", Judged: 1, Failed: 1}, {Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
 	dataset := t.TempDir()
-	if _, err := classify.Classify(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{in, dataset} {

@@ -51,7 +51,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 func (s *Summary) writeText(w io.Writer) {
 	r := s.Runs
 	what := "trace directory"
-	if s.Kind == InputDataset {
+	if s.Kind == inputDataset {
 		what = "classified dataset"
 	}
 	fmt.Fprintf(w, "Read the %s %s: %d run(s)", what, s.Input, r.Read)
@@ -215,7 +215,7 @@ func (s *Summary) writeText(w io.Writer) {
 // model's.
 func (s *Summary) ScoredLabel() string {
 	switch {
-	case s.Scored.Runs == ScoredScripted:
+	case s.Scored.Runs == scoredScripted:
 		return "scripted and replayed runs"
 	case s.Mixed:
 		return "runs of models"

@@ -40,8 +40,8 @@ func TestSuiteFaults(t *testing.T) {
 				if res.OutputBytes < 50<<20 {
 					t.Errorf("OutputBytes = %d, want at least 50 MiB", res.OutputBytes)
 				}
-				if len(res.Output) > DefaultOutputCap+100 {
-					t.Errorf("kept %d bytes of output, want at most the cap %d", len(res.Output), DefaultOutputCap)
+				if len(res.Output) > defaultOutputCap+100 {
+					t.Errorf("kept %d bytes of output, want at most the cap %d", len(res.Output), defaultOutputCap)
 				}
 				checkContains(t, "FirstFailure()", res.FirstFailure(), "after fifty megabytes")
 			},

@@ -98,8 +98,8 @@ func TestLargeOutputIsCapped(t *testing.T) {
 			if res.OutputBytes < printed {
 				t.Errorf("OutputBytes = %d, want at least %d", res.OutputBytes, printed)
 			}
-			if len(res.Output) > DefaultOutputCap+100 {
-				t.Errorf("len(Output) = %d, want at most the cap %d and a marker", len(res.Output), DefaultOutputCap)
+			if len(res.Output) > defaultOutputCap+100 {
+				t.Errorf("len(Output) = %d, want at most the cap %d and a marker", len(res.Output), defaultOutputCap)
 			}
 			if !strings.Contains(res.Output, " bytes cut ...]") {
 				t.Error("Output has no cut marker")

@@ -10,9 +10,9 @@ import (
 
 // Where a Result's counts were read from (Result.CountsFrom).
 const (
-	FromOutput     = "output"       // the runner's text output
-	FromJUnitXML   = "junit-xml"    // pytest's --junitxml report
-	FromGoTestJSON = "go-test-json" // go test -json events
+	fromOutput     = "output"       // the runner's text output
+	fromJUnitXML   = "junit-xml"    // pytest's --junitxml report
+	fromGoTestJSON = "go-test-json" // go test -json events
 )
 
 // structuredReport is a runner's own account of a run, asked for next to
@@ -26,7 +26,7 @@ type structuredReport interface {
 	// counts is what the report says, once the process has exited; false
 	// when there is no complete report (a run killed, a runner too old).
 	counts() (reading, bool)
-	// source names the report (FromJUnitXML, FromGoTestJSON).
+	// source names the report (fromJUnitXML, fromGoTestJSON).
 	source() string
 	close()
 }
@@ -77,7 +77,7 @@ func (j *junitReport) counts() (reading, bool) {
 	return rd, err == nil
 }
 
-func (j *junitReport) source() string { return FromJUnitXML }
+func (j *junitReport) source() string { return fromJUnitXML }
 
 func (j *junitReport) close() { os.RemoveAll(j.dir) }
 
@@ -108,6 +108,6 @@ func (g *goJSONReport) counts() (reading, bool) {
 	return g.events.counts()
 }
 
-func (g *goJSONReport) source() string { return FromGoTestJSON }
+func (g *goJSONReport) source() string { return fromGoTestJSON }
 
 func (g *goJSONReport) close() {}

@@ -72,15 +72,15 @@ func TestStructuredCountsAgreeWithText(t *testing.T) {
 			}
 			logOnFailure(t, text)
 
-			wantFrom := FromOutput
+			wantFrom := fromOutput
 			if f.report {
-				wantFrom = map[Kind]string{Pytest: FromJUnitXML, GoTest: FromGoTestJSON}[f.kind]
+				wantFrom = map[Kind]string{Pytest: fromJUnitXML, GoTest: fromGoTestJSON}[f.kind]
 			}
 			if structured.CountsFrom != wantFrom {
 				t.Errorf("default command: counts from %q, want %q", structured.CountsFrom, wantFrom)
 			}
-			if text.CountsFrom != FromOutput {
-				t.Errorf("custom command: counts from %q, want %q", text.CountsFrom, FromOutput)
+			if text.CountsFrom != fromOutput {
+				t.Errorf("custom command: counts from %q, want %q", text.CountsFrom, fromOutput)
 			}
 			if strings.Join(structured.Command, " ") != strings.Join(text.Command, " ") {
 				t.Errorf("Command = %q, want the command a person runs, %q", structured.Command, text.Command)

@@ -14,8 +14,8 @@ import (
 
 // Defaults for a Runner's zero fields.
 const (
-	DefaultTimeout   = 120 * time.Second
-	DefaultOutputCap = 64 << 10
+	defaultTimeout   = 120 * time.Second
+	defaultOutputCap = 64 << 10
 )
 
 // waitDelay bounds how long Wait waits for the output pipe to close after
@@ -34,10 +34,10 @@ type Runner struct {
 	// Python is the interpreter for unittest and pytest; empty means
 	// FindPython's choice.
 	Python string
-	// Timeout is the limit for the whole run; zero means DefaultTimeout.
+	// Timeout is the limit for the whole run; zero means defaultTimeout.
 	Timeout time.Duration
 	// OutputCap is how many bytes of output are kept; zero means
-	// DefaultOutputCap.
+	// defaultOutputCap.
 	OutputCap int
 	// Env is added to the sandbox's scrubbed environment (see Sandbox).
 	Env []string
@@ -62,8 +62,8 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
-	timeout := orDefault(r.Timeout, DefaultTimeout)
-	capacity := orDefault(r.OutputCap, DefaultOutputCap)
+	timeout := orDefault(r.Timeout, defaultTimeout)
+	capacity := orDefault(r.OutputCap, defaultOutputCap)
 
 	// The caller's deadline may come first; then that is the limit the
 	// run had, and the one to report.
@@ -122,7 +122,7 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 		}
 	}
 	var structured *reading
-	res.CountsFrom = FromOutput
+	res.CountsFrom = fromOutput
 	if report != nil {
 		if rd, ok := report.counts(); ok {
 			structured = &rd

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/internal/procgroup"
+	"github.com/pyharness/pyharness/internal/secretname"
 )
 
 // HomePrefix starts the name of the home directory a sandboxed command gets
@@ -67,7 +68,7 @@ func WithIsolation(ctx context.Context) context.Context {
 }
 
 // Isolated reports whether ctx asks for isolation (see WithIsolation).
-func Isolated(ctx context.Context) bool {
+func isolated(ctx context.Context) bool {
 	v, _ := ctx.Value(isolationKey{}).(bool)
 	return v
 }
@@ -79,7 +80,7 @@ func (s Sandbox) Command(ctx context.Context, dir string, argv []string) (*exec.
 	if len(argv) == 0 {
 		return nil, nil, fmt.Errorf("sandbox: empty command")
 	}
-	if s.Isolate || Isolated(ctx) {
+	if s.Isolate || isolated(ctx) {
 		prefix, err := isolationPrefix(ctx)
 		if err != nil {
 			return nil, nil, err
@@ -113,14 +114,6 @@ func (s Sandbox) Command(ctx context.Context, dir string, argv []string) (*exec.
 // sandboxGitConfig is the ~/.gitconfig of a sandbox's HOME.
 const sandboxGitConfig = "[user]\n\tname = pyharness suite\n\temail = suite@pyharness.invalid\n"
 
-// secretWords are the words (between underscores) of a variable name that
-// mark it as a credential.
-var secretWords = map[string]bool{
-	"KEY": true, "KEYS": true, "APIKEY": true, "TOKEN": true, "TOKENS": true,
-	"SECRET": true, "SECRETS": true, "PASSWORD": true, "PASSWD": true, "PASS": true,
-	"CREDENTIAL": true, "CREDENTIALS": true, "AUTH": true, "COOKIE": true, "PRIVATE": true,
-}
-
 // secretPrefixes are families of variables a suite never needs: model
 // servers and hosted-model vendors.
 var secretPrefixes = []string{"OLLAMA_", "OPENAI_", "ANTHROPIC_", "HF_", "HUGGING_FACE_", "GH_", "GITHUB_", "AWS_", "AZURE_"}
@@ -133,21 +126,17 @@ var dropped = map[string]bool{
 	"HOME": true, "USERPROFILE": true,
 }
 
-// IsSecretName reports whether the sandbox leaves a variable of this name
-// out of a child's environment as a credential.
-func IsSecretName(name string) bool {
+// isSecretName reports whether the sandbox leaves a variable of this name
+// out of a child's environment as a credential: a secret's name
+// (secretname.Is), or one of the families a suite never needs.
+func isSecretName(name string) bool {
 	up := strings.ToUpper(name)
 	for _, p := range secretPrefixes {
 		if strings.HasPrefix(up, p) || up == strings.TrimSuffix(p, "_") {
 			return true
 		}
 	}
-	for _, w := range strings.Split(up, "_") {
-		if secretWords[w] || strings.HasSuffix(w, "APIKEY") || strings.HasSuffix(w, "TOKEN") {
-			return true
-		}
-	}
-	return false
+	return secretname.Is(name)
 }
 
 // scrubEnv is env without secrets (those named like them, and those in
@@ -163,7 +152,7 @@ func scrubEnv(env []string, home, goos string, secrets []string) []string {
 			continue
 		}
 		vars[k] = v
-		if dropped[k] || IsSecretName(k) || slices.Contains(secrets, k) {
+		if dropped[k] || isSecretName(k) || slices.Contains(secrets, k) {
 			continue
 		}
 		out = append(out, kv)

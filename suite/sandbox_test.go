@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func TestIsSecretName(t *testing.T) {
+func TestSandboxSecretNames(t *testing.T) {
 	tests := []struct {
 		name string
 		want bool
@@ -44,8 +44,8 @@ func TestIsSecretName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := IsSecretName(tt.name); got != tt.want {
-				t.Errorf("IsSecretName(%q) = %v, want %v", tt.name, got, tt.want)
+			if got := isSecretName(tt.name); got != tt.want {
+				t.Errorf("isSecretName(%q) = %v, want %v", tt.name, got, tt.want)
 			}
 		})
 	}

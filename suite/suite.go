@@ -37,9 +37,9 @@ type Result struct {
 	// JUnit XML file in a temporary directory, go test's -json) were added
 	// to it to run, and are not shown here or to the model.
 	Command []string
-	// CountsFrom says where Counts were read from: FromJUnitXML or
-	// FromGoTestJSON for the default pytest and go test commands when the
-	// runner wrote its report, else FromOutput.
+	// CountsFrom says where Counts were read from: fromJUnitXML or
+	// fromGoTestJSON for the default pytest and go test commands when the
+	// runner wrote its report, else fromOutput.
 	CountsFrom string
 	// Timeout is the limit the run had; it is what FirstFailure reports
 	// when the run was killed for it.

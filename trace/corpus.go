@@ -3,12 +3,8 @@ package trace
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"iter"
-	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,11 +16,11 @@ import (
 // Corpus is a trace directory as dedupe and export read it: the last
 // attempt of every run, each turn with the whole prompt it was sent,
 // rebuilt from the recorded deltas and proved by its prompt_hash. Runs come
-// group by group (GroupOf: a benchmark case, a dogfood task), in run id
-// order within a group, so that a dedupe index holds one group at a time.
-// Runs are read one at a time; a few recent ones are cached so that the
-// text of a pair can be read again cheaply (Pair) while duplicates are
-// confirmed.
+// group by group (as the caller names groups: dedupe.GroupOf gives a
+// benchmark case, a dogfood task), in run id order within a group, so that
+// a dedupe index holds one group at a time. Runs are read one at a time; a
+// few recent ones are cached (Load) so that the text of a pair can be read
+// again cheaply while duplicates are confirmed.
 type Corpus struct {
 	dir        string
 	files      *Listing // the last attempt of every run, group by group
@@ -40,10 +36,10 @@ type Corpus struct {
 const cacheRuns = 8
 
 // OpenCorpus lists the traces of dir (DIR/runs/*.jsonl or DIR/*.jsonl) and
-// reads the run_start of each, on every core, to put the runs in group
-// order. A run whose run_start cannot be read goes last, in a group of its
+// reads the run_start of each, on every core, to put the runs in the order
+// of their groups, as groupOf names them. A run whose run_start cannot be read goes last, in a group of its
 // own; reading it again reports why.
-func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
+func OpenCorpus(ctx context.Context, dir string, groupOf func(*schemas.RunStart) string) (*Corpus, error) {
 	all, err := List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
@@ -59,7 +55,7 @@ func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	groupOf := func(i int32) string {
+	groupOfFile := func(i int32) string {
 		if ctx.Err() != nil {
 			return ""
 		}
@@ -67,9 +63,9 @@ func OpenCorpus(ctx context.Context, dir string) (*Corpus, error) {
 		if err != nil {
 			return ""
 		}
-		return GroupOf(s)
+		return groupOf(s)
 	}
-	for i, g := range ordered.Map(order, runtime.GOMAXPROCS(0), groupOf) {
+	for i, g := range ordered.Map(order, runtime.GOMAXPROCS(0), groupOfFile) {
 		id, ok := ids[g]
 		if !ok {
 			id = int32(len(c.groupNames))
@@ -122,8 +118,8 @@ func (c *Corpus) File(i int) File { return c.files.File(i) }
 type RebuiltRun struct {
 	Index int32
 	*Run
-	// group is the run's group as the corpus ordered it (GroupOf of its
-	// run_start).
+	// group is the run's group as the corpus ordered it (the groupOf of
+	// OpenCorpus, of its run_start).
 	group string
 	// ReadErr holds the errors met reading the file; the good records
 	// before and after them are kept.
@@ -137,7 +133,7 @@ type RebuiltRun struct {
 // Worked reports whether the run ended with the verdict worked.
 func (r *RebuiltRun) Worked() bool { return r.End != nil && r.End.Verdict == schemas.VerdictWorked }
 
-// Group returns the run's group (GroupOf), or "" when its run_start could
+// Group returns the run's group (as OpenCorpus named it), or "" when its run_start could
 // not be read.
 func (r *RebuiltRun) Group() string { return r.group }
 
@@ -250,39 +246,3 @@ func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.
 // Read reads and rebuilds run i without the cache: it is safe on several
 // goroutines at once, where Load is not.
 func (c *Corpus) Read(i int) (*RebuiltRun, error) { return c.read(i) }
-
-// Pair returns the prompt and the draft of turn turn of run run, read again
-// from its trace (or the cache).
-func (c *Corpus) Pair(run, turn int) ([]schemas.Message, schemas.Reply, error) {
-	r, err := c.Load(run)
-	if err != nil {
-		return nil, schemas.Reply{}, err
-	}
-	if turn >= len(r.Turns) || r.Prompts[turn] == nil {
-		return nil, schemas.Reply{}, errors.New("no such pair in " + c.File(run).Path)
-	}
-	return r.Prompts[turn], r.Turns[turn].Reply, nil
-}
-
-// GroupOf names the group a run belongs to for variety: a benchmark case
-// by its id; a dogfood task as dogfood/<id>; an ad-hoc run by its case id,
-// or else by its repository and a short hash of its task.
-func GroupOf(s *schemas.RunStart) string {
-	switch {
-	case s.Source == schemas.SourceBench && s.CaseID != "":
-		return s.CaseID
-	case s.CaseID != "":
-		return s.Source + "/" + s.CaseID
-	}
-	repo := s.Repo.URL
-	if repo == "" {
-		repo = s.Repo.Path
-	}
-	repo = path.Base(strings.TrimSuffix(strings.ReplaceAll(repo, "\\", "/"), "/"))
-	h := sha256.Sum256([]byte(s.Task))
-	src := s.Source
-	if src == "" {
-		src = schemas.SourceAdhoc
-	}
-	return src + "/" + repo + "#" + hex.EncodeToString(h[:4])
-}

@@ -10,29 +10,54 @@ import (
 // export's) lists one by one.
 const MaxProblems = 50
 
-// AddProblems appends the lines of a read error (each "file:line: what",
-// as the trace reader words them) to a report's list, counting those past
-// MaxProblems instead of listing them.
-func AddProblems(list []string, left int, err error) ([]string, int) {
+// Problems are the bad lines of trace files a stage met and read past,
+// each "file:line: what" as the trace reader words it. Every stage that
+// reads traces keeps its list as Problems, so a bad line reads the same
+// in classify's, stats', dedupe's and export's reports.
+type Problems []string
+
+// Add appends the bad lines of a read error: the reader joins a file's bad
+// lines into one error (ReadRun), and each becomes one entry here.
+func (p *Problems) Add(err error) {
+	*p = appendLines(*p, err, -1, nil)
+}
+
+// AddAtMost appends the bad lines of a read error as Add does while the
+// list is shorter than most, and returns how many lines it left out.
+func (p *Problems) AddAtMost(err error, most int) (left int) {
+	*p = appendLines(*p, err, most, &left)
+	return left
+}
+
+// appendLines appends err's lines to list: a joined error is its errors,
+// each error's text its non-blank lines. Past most (when most >= 0) the
+// lines are counted in left instead.
+func appendLines(list []string, err error, most int, left *int) []string {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			list = appendLines(list, e, most, left)
+		}
+		return list
+	}
 	for _, line := range strings.Split(err.Error(), "\n") {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
-		if len(list) < MaxProblems {
-			list = append(list, line)
-		} else {
-			left++
+		if most >= 0 && len(list) >= most {
+			*left++
+			continue
 		}
+		list = append(list, line)
 	}
-	return list, left
+	return list
 }
 
-// WriteProblems prints the bad lines a report met in files trace files,
-// as AddProblems listed them, and says how many more it left out.
-func WriteProblems(w io.Writer, files int, list []string, left int) {
+// Write prints the bad lines a report met in files trace files, and says
+// how many more (left) it did not list.
+func (p Problems) Write(w io.Writer, files, left int) {
 	fmt.Fprintf(w, "%d trace file(s) have bad lines; their good records were used:\n", files)
-	for _, p := range list {
-		fmt.Fprintf(w, "  %s\n", p)
+	for _, line := range p {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if left > 0 {
 		fmt.Fprintf(w, "  ... and %d more (pyharness validate lists them all)\n", left)

@@ -22,10 +22,10 @@ type Divergence struct {
 	Reason string
 }
 
-// FirstDivergence finds the first step at which two runs part: the prompt
+// firstDivergence finds the first step at which two runs part: the prompt
 // sent differs, the draft differs, or it was read or answered otherwise.
 // A run that stops earlier parts at the step the other goes on to.
-func FirstDivergence(a, b *Run) Divergence {
+func firstDivergence(a, b *Run) Divergence {
 	for i := 0; i < max(len(a.Turns), len(b.Turns)); i++ {
 		if i >= len(a.Turns) || i >= len(b.Turns) {
 			short := "A"
@@ -63,9 +63,9 @@ func WriteCompare(ctx context.Context, w io.Writer, a, b *Run, o CompareOptions)
 	}
 	row(p.paint(cBold, "A "+a.File.RunID), p.paint(cBold, "B "+b.File.RunID))
 	row("case "+a.Start.CaseID+fmt.Sprintf(", pass %d", a.Start.Pass), "case "+b.Start.CaseID+fmt.Sprintf(", pass %d", b.Start.Pass))
-	row("model "+modelName(a.Start.Model), "model "+modelName(b.Start.Model))
+	row("model "+a.Start.Model.Spec(), "model "+b.Start.Model.Spec())
 	row(endLine(a), endLine(b))
-	d := FirstDivergence(a, b)
+	d := firstDivergence(a, b)
 	if a.Start.CaseID != b.Start.CaseID {
 		p.printf("%s\n", p.paint(cWarn, fmt.Sprintf("note: the runs are of different cases (%s, %s)", a.Start.CaseID, b.Start.CaseID)))
 	}
@@ -74,7 +74,7 @@ func WriteCompare(ctx context.Context, w io.Writer, a, b *Run, o CompareOptions)
 	} else {
 		p.printf("first divergence at step %d: %s\n", d.Step, d.Reason)
 	}
-	sa, sb := a.Steps(), b.Steps()
+	sa, sb := a.steps(), b.steps()
 	for i := 0; i < max(len(sa), len(sb)); i++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("write comparison: %w", err)
@@ -103,7 +103,7 @@ func stepLines(steps []Step, i int) []string {
 		return []string{"(no such step)"}
 	}
 	s := steps[i]
-	out := []string{"sent    " + SentLine(s.Turn)}
+	out := []string{"sent    " + sentLine(s.Turn)}
 	draft := strings.Split(strings.TrimSpace(s.Reply.Content), "\n")
 	if len(draft) > 3 {
 		draft = append(draft[:3], fmt.Sprintf("… %d more line(s)", len(draft)-3))
@@ -115,7 +115,7 @@ func stepLines(steps []Step, i int) []string {
 		}
 		out = append(out, label+l)
 	}
-	out = append(out, "read    "+ActionLine(s.Action), "outcome "+OutcomeLine(s.Outcome))
+	out = append(out, "read    "+actionLine(s.Action), "outcome "+outcomeLine(s.Outcome))
 	if fb := firstLine(s.Feedback); fb != "" {
 		out = append(out, "told    "+fb)
 	}

@@ -12,15 +12,15 @@ import (
 	"github.com/pyharness/pyharness/trace"
 )
 
-// NotFoundError is a run the trace directory does not hold.
-type NotFoundError struct {
+// notFoundError is a run the trace directory does not hold.
+type notFoundError struct {
 	Dir   string
 	What  string // the id, prefix, or case and pass asked for
 	Runs  int    // the runs the directory does hold
 	Extra string // a hint, when there is one
 }
 
-func (e *NotFoundError) Error() string {
+func (e *notFoundError) Error() string {
 	if e.Runs == 0 {
 		return fmt.Sprintf("no run %s: %s holds no trace files", e.What, e.Dir)
 	}
@@ -82,7 +82,7 @@ func Find(ctx context.Context, dir, arg string) (Found, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return Found{}, &NotFoundError{Dir: files.dir, What: fmt.Sprintf("%q", arg), Runs: len(files.latest)}
+		return Found{}, &notFoundError{Dir: files.dir, What: fmt.Sprintf("%q", arg), Runs: len(files.latest)}
 	case 1:
 		return files.found(matches[0]), nil
 	}
@@ -120,7 +120,7 @@ func FindCase(ctx context.Context, dir, caseID string, pass int) (Found, error) 
 	}
 	switch len(matches) {
 	case 0:
-		nf := &NotFoundError{Dir: files.dir, What: what, Runs: len(files.latest)}
+		nf := &notFoundError{Dir: files.dir, What: what, Runs: len(files.latest)}
 		if !cases[caseID] {
 			nf.Extra = fmt.Sprintf("no run of the directory is of case %q", caseID)
 		}
@@ -148,7 +148,7 @@ func FindLast(ctx context.Context, dir string) (Found, error) {
 		}
 	}
 	if best < 0 {
-		return Found{}, &NotFoundError{Dir: files.dir, What: "to show", Runs: 0}
+		return Found{}, &notFoundError{Dir: files.dir, What: "to show", Runs: 0}
 	}
 	return files.found(best), nil
 }

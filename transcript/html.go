@@ -14,14 +14,14 @@ import (
 var runTemplate string
 
 var runPage = template.Must(template.New("run").Funcs(template.FuncMap{
-	"model":       ModelLine,
-	"harness":     HarnessLine,
+	"model":       modelLine,
+	"harness":     harnessLine,
 	"verbPath":    verbPath,
-	"actionLine":  ActionLine,
-	"outcomeLine": OutcomeLine,
-	"stepMetrics": StepMetricsLine,
-	"suite":       SuiteLine,
-	"checks":      ChecksLine,
+	"actionLine":  actionLine,
+	"outcomeLine": outcomeLine,
+	"stepMetrics": stepMetricsLine,
+	"suite":       suiteLine,
+	"checks":      checksLine,
 	"duration":    func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
 	"diffLines":   diffLines,
 }).Parse(runTemplate))
@@ -50,7 +50,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Run, o HTMLOptions) error {
 		HTMLOptions
 		R     *Run
 		Steps []Step
-	}{o, r, r.Steps()}
+	}{o, r, r.steps()}
 	if err := runPage.Execute(w, data); err != nil {
 		return fmt.Errorf("write run page: %w", err)
 	}
@@ -62,7 +62,7 @@ type diffLine struct{ Class, Text string }
 func diffLines(patch string) []diffLine {
 	var out []diffLine
 	for _, l := range strings.Split(strings.TrimRight(patch, "\n"), "\n") {
-		out = append(out, diffLine{Class: DiffLineClass(l).String(), Text: l})
+		out = append(out, diffLine{Class: diffLineClass(l).String(), Text: l})
 	}
 	return out
 }

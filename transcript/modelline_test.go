@@ -11,11 +11,11 @@ import (
 // nothing of it for a run that did not.
 func TestModelLineThink(t *testing.T) {
 	m := schemas.Model{Backend: "ollama", Name: "qwen3:8b", Options: schemas.Options{Seed: 1, NumCtx: 8192, NumPredict: 1024}}
-	if got := ModelLine(m); strings.Contains(got, "think") {
+	if got := modelLine(m); strings.Contains(got, "think") {
 		t.Errorf("ModelLine without think = %q", got)
 	}
 	m.Options.Think = true
-	if got, want := ModelLine(m), "num_ctx 8192, num_predict 1024, think"; !strings.Contains(got, want) {
+	if got, want := modelLine(m), "num_ctx 8192, num_predict 1024, think"; !strings.Contains(got, want) {
 		t.Errorf("ModelLine with think = %q, want it to contain %q", got, want)
 	}
 }

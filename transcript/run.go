@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/turnlabel"
 )
 
 // Run is one attempt of one run, read for reading.
@@ -20,21 +20,21 @@ type Run struct {
 	Problems []error
 }
 
-// CorruptError is a trace file with no readable run in it.
-type CorruptError struct {
+// corruptError is a trace file with no readable run in it.
+type corruptError struct {
 	Path string
 	Err  error
 }
 
-func (e *CorruptError) Error() string {
+func (e *corruptError) Error() string {
 	return fmt.Sprintf("%s is not a readable trace: %v", e.Path, e.Err)
 }
 
-func (e *CorruptError) Unwrap() error { return e.Err }
+func (e *corruptError) Unwrap() error { return e.Err }
 
 // Load reads the trace file of a run. A file with bad lines is read
 // around them (the lines are kept in Problems); a file with no run_start
-// record is a *CorruptError.
+// record is a *corruptError.
 func Load(f trace.File, earlier int) (*Run, error) {
 	tr, err := trace.ReadRun(f)
 	r := &Run{Run: tr, EarlierAttempts: earlier}
@@ -45,7 +45,7 @@ func Load(f trace.File, earlier int) (*Run, error) {
 		if err == nil {
 			err = errors.New("no run_start record")
 		}
-		return nil, &CorruptError{Path: f.Path, Err: err}
+		return nil, &corruptError{Path: f.Path, Err: err}
 	}
 	return r, nil
 }
@@ -69,12 +69,12 @@ type Step struct {
 }
 
 // Steps pairs each turn with its feedback.
-func (r *Run) Steps() []Step {
+func (r *Run) steps() []Step {
 	out := make([]Step, len(r.Turns))
 	for i, t := range r.Turns {
 		out[i].Turn = t
 		if i+1 < len(r.Turns) {
-			out[i].Feedback = classify.Feedback(r.Turns[i+1].Sent.Messages)
+			out[i].Feedback = turnlabel.Feedback(r.Turns[i+1].Sent.Messages)
 		} else {
 			out[i].Feedback = t.Outcome.Message
 		}
@@ -93,7 +93,7 @@ type Entry struct {
 	Case    string `json:"case"`
 	Tier    int    `json:"tier"`
 	Pass    int    `json:"pass"`
-	// Model is the run's model as stats labels it (classify.ModelLabel).
+	// Model is the run's model as stats labels it (schemas.Model.Label).
 	Model        string               `json:"model"`
 	Verdict      schemas.Verdict      `json:"verdict"`
 	FailureClass schemas.FailureClass `json:"failure_class"`
@@ -105,31 +105,15 @@ type Entry struct {
 	Path        string             `json:"path"`
 }
 
-// Verdict for a run with no run_end record.
-const VerdictIncomplete = "incomplete"
-
 // Entry summarises the run for an index.
 func (r *Run) Entry() Entry {
-	e := Entry{RunID: r.File.RunID, Attempt: r.File.Attempt, Path: r.File.Path, Steps: len(r.Turns), Verdict: VerdictIncomplete}
+	e := Entry{RunID: r.File.RunID, Attempt: r.File.Attempt, Path: r.File.Path, Steps: len(r.Turns), Verdict: schemas.VerdictIncomplete}
 	if s := r.Start; s != nil {
-		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, classify.ModelLabel(s.Model)
+		e.Case, e.Tier, e.Pass, e.Model = s.CaseID, s.Tier, s.Pass, s.Model.Label()
 	}
 	if end := r.End; end != nil {
 		e.Verdict, e.FailureClass, e.Reason, e.StopReason, e.ClaimedDone = end.Verdict, end.FailureClass, end.Reason, end.StopReason, end.ClaimedDone
 		e.Steps = end.Steps
 	}
 	return e
-}
-
-// Judged reports whether the entry's run counts in a score: it worked or
-// failed, as stats counts them.
-func (e Entry) Judged() bool {
-	return e.Verdict == schemas.VerdictWorked || e.Verdict == schemas.VerdictFailed
-}
-
-func modelName(m schemas.Model) string {
-	if m.Backend == "" {
-		return m.Name
-	}
-	return m.Backend + ":" + m.Name
 }

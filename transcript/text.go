@@ -30,7 +30,7 @@ func WriteText(ctx context.Context, w io.Writer, r *Run, o Options) error {
 	p := &printer{w: w, o: o}
 	p.head(r)
 	prev := ""
-	for _, s := range r.Steps() {
+	for _, s := range r.steps() {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("write transcript: %w", err)
 		}
@@ -98,8 +98,8 @@ func (p *printer) head(r *Run) {
 	}
 	p.field("", "case", fmt.Sprintf("%s  tier %d, pass %d, source %s", what, s.Tier, s.Pass, s.Source))
 	p.block("", "task", s.Task, cDim)
-	p.field("", "model", ModelLine(s.Model))
-	p.field("", "harness", HarnessLine(s.Harness))
+	p.field("", "model", modelLine(s.Model))
+	p.field("", "harness", harnessLine(s.Harness))
 	p.field("", "verdict", p.verdictLine(r))
 	if r.End != nil && r.End.Reason != "" {
 		p.field("", "why", r.End.Reason)
@@ -119,7 +119,7 @@ func (p *printer) verdictLine(r *Run) string {
 	if e == nil {
 		return p.paint(cWarn, fmt.Sprintf("none: the trace has no run_end record (the run stopped after step %d)", len(r.Turns)))
 	}
-	return VerdictLine(e, func(v string) string {
+	return verdictLine(e, func(v string) string {
 		switch schemas.Verdict(v) {
 		case schemas.VerdictWorked:
 			return p.paint(cGood, v)
@@ -130,9 +130,9 @@ func (p *printer) verdictLine(r *Run) string {
 	})
 }
 
-// VerdictLine says how a run ended: verdict, failure class, stop reason,
+// verdictLine says how a run ended: verdict, failure class, stop reason,
 // steps and duration. paint marks the verdict.
-func VerdictLine(e *schemas.RunEnd, paint func(string) string) string {
+func verdictLine(e *schemas.RunEnd, paint func(string) string) string {
 	s := paint(string(e.Verdict))
 	if e.FailureClass != "" {
 		s += " (" + string(e.FailureClass) + ")"
@@ -147,10 +147,10 @@ func VerdictLine(e *schemas.RunEnd, paint func(string) string) string {
 	return s
 }
 
-// ModelLine names a run's model: backend, name, digest, options and the
+// modelLine names a run's model: backend, name, digest, options and the
 // context it had.
-func ModelLine(m schemas.Model) string {
-	s := modelName(m)
+func modelLine(m schemas.Model) string {
+	s := m.Spec()
 	if m.Digest != "" {
 		s += " " + shortDigest(m.Digest)
 	}
@@ -188,8 +188,8 @@ func shortDigest(d string) string {
 	return d
 }
 
-// HarnessLine names the build that recorded a run.
-func HarnessLine(h schemas.Harness) string {
+// harnessLine names the build that recorded a run.
+func harnessLine(h schemas.Harness) string {
 	s := h.Version
 	if h.Commit != "" {
 		s += " (commit " + h.Commit
@@ -201,11 +201,11 @@ func HarnessLine(h schemas.Harness) string {
 	return s
 }
 
-// MetricsLine is a turn's tokens and timings, the fields the server gave
+// metricsLine is a turn's tokens and timings, the fields the server gave
 // (an absent one is left out; a reported zero is shown). Every place that
 // prints metrics goes through it, so a change to the Metrics type is fixed
 // here.
-func MetricsLine(m schemas.Metrics) string {
+func metricsLine(m schemas.Metrics) string {
 	var parts []string
 	count := func(name string, p *int) {
 		if v, ok := schemas.Count(p); ok {
@@ -234,19 +234,19 @@ func MetricsLine(m schemas.Metrics) string {
 	return strings.Join(parts, ", ")
 }
 
-// StepMetricsLine is a turn's metrics and the harness's own estimate of
+// stepMetricsLine is a turn's metrics and the harness's own estimate of
 // the prompt.
-func StepMetricsLine(t *schemas.Turn) string {
-	s := MetricsLine(t.Metrics)
+func stepMetricsLine(t *schemas.Turn) string {
+	s := metricsLine(t.Metrics)
 	if t.Sent.PromptTokensEstimate > 0 {
 		s += fmt.Sprintf("; the harness estimated the prompt at %d tok", t.Sent.PromptTokensEstimate)
 	}
 	return s
 }
 
-// SentLine says what the harness sent at a turn: its kind, and the code of
+// sentLine says what the harness sent at a turn: its kind, and the code of
 // a refusal or nudge.
-func SentLine(t *schemas.Turn) string {
+func sentLine(t *schemas.Turn) string {
 	s := string(t.Sent.Kind)
 	if s == "" {
 		s = "(no kind recorded)"
@@ -266,14 +266,14 @@ func verbPath(t *schemas.Turn) string {
 	if a.Verb == "" {
 		return "(no action)"
 	}
-	return strings.TrimSpace(a.Verb + " " + a.Path + ReadWindow(t))
+	return strings.TrimSpace(a.Verb + " " + a.Path + readWindow(t))
 }
 
-// ReadWindow is a READ's line window as the model asked for it
+// readWindow is a READ's line window as the model asked for it
 // (":1020-1057"), or "": the recorded action keeps the path only, so the
 // reply is read again, so that a windowed read does not look like a
 // repeated read of the whole file.
-func ReadWindow(t *schemas.Turn) string {
+func readWindow(t *schemas.Turn) string {
 	if t.Action.Verb != "READ" {
 		return ""
 	}
@@ -287,9 +287,9 @@ func ReadWindow(t *schemas.Turn) string {
 	return fmt.Sprintf(":%d-%d", a.Start, a.End)
 }
 
-// ActionLine says how a draft was read: verb, path (with its window),
+// actionLine says how a draft was read: verb, path (with its window),
 // the parser shape, how it came, and the repairs made.
-func ActionLine(a schemas.Action) string {
+func actionLine(a schemas.Action) string {
 	verb := a.Verb
 	if verb == "" {
 		verb = "(no action)"
@@ -308,8 +308,8 @@ func ActionLine(a schemas.Action) string {
 	return s
 }
 
-// OutcomeLine says what came of an action: status and code.
-func OutcomeLine(o schemas.Outcome) string {
+// outcomeLine says what came of an action: status and code.
+func outcomeLine(o schemas.Outcome) string {
 	s := string(o.Status)
 	if o.Code != "" {
 		s += " " + string(o.Code)
@@ -345,7 +345,7 @@ func (p *printer) step(s Step, prevFeedback string) {
 		}
 	}
 	if r := t.Reasoning; r != nil {
-		p.block("  ", "reasoning", ReasoningLine(r)+"\n"+r.Text, cDim)
+		p.block("  ", "reasoning", reasoningLine(r)+"\n"+r.Text, cDim)
 	} else if t.Reply.Thinking != "" {
 		p.block("  ", "thinking", t.Reply.Thinking, cDim)
 	}
@@ -356,14 +356,14 @@ func (p *printer) step(s Step, prevFeedback string) {
 	if t.Reply.FinishReason != "" && t.Reply.FinishReason != "stop" {
 		p.field("  ", "finish", p.paint(cWarn, t.Reply.FinishReason))
 	}
-	p.field("  ", "read", ActionLine(t.Action))
+	p.field("  ", "read", actionLine(t.Action))
 	p.field("  ", "outcome", p.outcomePainted(t.Outcome))
 	if fb := s.Feedback; fb != "" && fb != t.Outcome.Message {
 		p.block("  ", "feedback", fb, "")
 	} else if t.Outcome.Message != "" {
 		p.block("  ", "message", t.Outcome.Message, "")
 	}
-	p.field("  ", "metrics", StepMetricsLine(t))
+	p.field("  ", "metrics", stepMetricsLine(t))
 	for _, a := range t.Attempts {
 		if a.Error == "" {
 			continue
@@ -386,9 +386,9 @@ func (p *printer) step(s Step, prevFeedback string) {
 func (p *printer) sentPainted(t *schemas.Turn) string {
 	if t.Sent.Code != "" {
 		code := string(t.Sent.Code)
-		return strings.Replace(SentLine(t), code, p.paint(cCode, code), 1)
+		return strings.Replace(sentLine(t), code, p.paint(cCode, code), 1)
 	}
-	return SentLine(t)
+	return sentLine(t)
 }
 
 func (p *printer) outcomePainted(o schemas.Outcome) string {
@@ -399,7 +399,7 @@ func (p *printer) outcomePainted(o schemas.Outcome) string {
 	case schemas.StatusStopped:
 		color = cBold
 	}
-	s := OutcomeLine(o)
+	s := outcomeLine(o)
 	status := string(o.Status)
 	return p.paint(color, status) + strings.TrimPrefix(s, status)
 }
@@ -436,8 +436,8 @@ func (p *printer) tail(r *Run) {
 		p.field("  ", "end", p.paint(cWarn, "no run_end record: no verdict, suites, writes or patch were recorded"))
 		return
 	}
-	p.field("  ", "suite", SuiteLine("before", e.SuiteBefore)+"; "+SuiteLine("after", e.SuiteAfter))
-	p.field("  ", "checks", ChecksLine(e.Checks))
+	p.field("  ", "suite", suiteLine("before", e.SuiteBefore)+"; "+suiteLine("after", e.SuiteAfter))
+	p.field("  ", "checks", checksLine(e.Checks))
 	if len(e.Writes) == 0 {
 		p.field("  ", "writes", "none")
 	}
@@ -458,8 +458,8 @@ func (p *printer) tail(r *Run) {
 	}
 }
 
-// SuiteLine says what one run of the suite counted.
-func SuiteLine(when string, c schemas.SuiteCounts) string {
+// suiteLine says what one run of the suite counted.
+func suiteLine(when string, c schemas.SuiteCounts) string {
 	s := fmt.Sprintf("%s %d/%d passed", when, c.Passed, c.Ran)
 	if c.Failed > 0 {
 		s += fmt.Sprintf(", %d failed", c.Failed)
@@ -479,8 +479,8 @@ func SuiteLine(when string, c schemas.SuiteCounts) string {
 	return s
 }
 
-// ChecksLine says how the hidden or manifest checks went.
-func ChecksLine(c schemas.Checks) string {
+// checksLine says how the hidden or manifest checks went.
+func checksLine(c schemas.Checks) string {
 	switch {
 	case !c.Ran:
 		return "not run"
@@ -495,7 +495,7 @@ func ChecksLine(c schemas.Checks) string {
 // patch prints a unified diff, coloured by line.
 func (p *printer) patch(diff string) {
 	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		p.printf("    %s\n", p.paint(DiffLineClass(l).ansi(), l))
+		p.printf("    %s\n", p.paint(diffLineClass(l).ansi(), l))
 	}
 }
 
@@ -504,38 +504,38 @@ type DiffLine int
 
 // Kinds of diff lines.
 const (
-	DiffContext DiffLine = iota
-	DiffHeader
-	DiffHunk
-	DiffAdded
-	DiffRemoved
+	diffContext DiffLine = iota
+	diffHeader
+	diffHunk
+	diffAdded
+	diffRemoved
 )
 
-// DiffLineClass tells a diff line's kind by its first characters.
-func DiffLineClass(l string) DiffLine {
+// diffLineClass tells a diff line's kind by its first characters.
+func diffLineClass(l string) DiffLine {
 	switch {
 	case strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "),
 		strings.HasPrefix(l, "new file"), strings.HasPrefix(l, "deleted file"):
-		return DiffHeader
+		return diffHeader
 	case strings.HasPrefix(l, "@@"):
-		return DiffHunk
+		return diffHunk
 	case strings.HasPrefix(l, "+"):
-		return DiffAdded
+		return diffAdded
 	case strings.HasPrefix(l, "-"):
-		return DiffRemoved
+		return diffRemoved
 	}
-	return DiffContext
+	return diffContext
 }
 
 func (d DiffLine) ansi() string {
 	switch d {
-	case DiffHeader:
+	case diffHeader:
 		return cHeader
-	case DiffHunk:
+	case diffHunk:
 		return cHunk
-	case DiffAdded:
+	case diffAdded:
 		return cGood
-	case DiffRemoved:
+	case diffRemoved:
 		return cBad
 	}
 	return ""
@@ -546,10 +546,10 @@ func (d DiffLine) String() string {
 	return [...]string{"ctx", "hdr", "hunk", "add", "del"}[d]
 }
 
-// ReasoningLine says where a turn's reasoning was found and how large it
+// reasoningLine says where a turn's reasoning was found and how large it
 // is: "think-tag, about 120 tokens", with ", cut: no answer" when the reply
 // ended inside it.
-func ReasoningLine(r *schemas.Reasoning) string {
+func reasoningLine(r *schemas.Reasoning) string {
 	s := fmt.Sprintf("%s, about %d tokens", r.Source, r.Tokens)
 	if r.Cut {
 		s += ", cut: no answer"

@@ -66,7 +66,7 @@ func TestFindCase(t *testing.T) {
 		t.Errorf("FindCase(initials) = %v, want the two passes listed", err)
 	}
 	_, err = FindCase(t.Context(), fixtures, "initials", 3)
-	var nf *NotFoundError
+	var nf *notFoundError
 	if !errors.As(err, &nf) || nf.Extra != "" {
 		t.Errorf("FindCase(initials, 3) = %v, want not found with no hint (the case is there)", err)
 	}
@@ -83,7 +83,7 @@ func TestLoadCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(trace.File{RunID: "adhoc-x", Attempt: 1, Path: path}, 0)
-	var ce *CorruptError
+	var ce *corruptError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path+":1:") {
 		t.Errorf("Load = %v, want a CorruptError naming %s:1", err, path)
 	}
@@ -140,10 +140,10 @@ func TestCompare(t *testing.T) {
 		return r
 	}
 	a, b := load("bench-initials-p1"), load("bench-initials-p4")
-	if d := FirstDivergence(a, a); d.Step != 0 {
+	if d := firstDivergence(a, a); d.Step != 0 {
 		t.Errorf("a run parts from itself at step %d", d.Step)
 	}
-	d := FirstDivergence(a, b)
+	d := firstDivergence(a, b)
 	if d.Step == 0 {
 		t.Fatal("two passes of initials do not part")
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/replay"
 	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
@@ -141,7 +140,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		return err
 	}
 	rep := bench.NewReport(outcomes, len(cases), o.repeat)
-	if spec.backend == model.BackendReplay {
+	if spec.backend == schemas.BackendReplay {
 		n := 0
 		for _, oc := range outcomes {
 			if oc.Divergence != "" {
@@ -181,12 +180,12 @@ func benchIncomplete(outcomes []bench.Outcome) error {
 // result when the backend has a server.
 func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (collect.Model, *preflight.Result, error) {
 	switch {
-	case spec.backend == model.BackendScripted && spec.arg == "":
+	case spec.backend == schemas.BackendScripted && spec.arg == "":
 		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
 			chat, m, err := collect.CaseScript(*it.Case, pass, opts)
 			return chat, f.labelled(m), err
 		}, nil, nil
-	case spec.backend == model.BackendReplay:
+	case spec.backend == schemas.BackendReplay:
 		index, err := recordedBench(ctx, spec.arg)
 		if err != nil {
 			return nil, nil, err
@@ -201,7 +200,7 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 				return nil, schemas.Model{}, err
 			}
 			info := rec.Start.Model
-			info.Backend, info.Name = model.BackendReplay, rec.Start.Model.Backend+":"+rec.Start.Model.Name
+			info.Backend, info.Name = schemas.BackendReplay, rec.Start.Model.Spec()
 			return m, info, nil
 		}, nil, nil
 	}
@@ -230,7 +229,7 @@ func recordedBench(ctx context.Context, dir string) (map[benchKey]*trace.Run, er
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
-		if run.Start == nil || run.Start.Source != schemas.SourceBench || run.Start.Model.Backend == model.BackendReplay {
+		if run.Start == nil || run.Start.Source != schemas.SourceBench || run.Start.Model.Backend == schemas.BackendReplay {
 			continue // a replay is not a recording to replay
 		}
 		index[benchKey{run.Start.CaseID, run.Start.Pass}] = run

@@ -51,7 +51,7 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 	if o.out == "" {
 		o.out = filepath.Join(in, "dataset")
 	}
-	res, err := classify.Classify(ctx, in, o.out)
+	res, err := classify.Update(ctx, in, o.out)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/scripted"
 	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
@@ -111,7 +110,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if err != nil {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}
-	if spec.backend == model.BackendReplay {
+	if spec.backend == schemas.BackendReplay {
 		return &exitError{code: exitUsage, msg: "collect: --model replay is for bench; collect records new runs"}
 	}
 	opts := collect.Options{Passes: o.passes, Jobs: o.jobs, OutDir: o.out, ShardK: k, ShardN: n, Resume: o.resume,
@@ -126,7 +125,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 		}
 	}
 	if o.manifest != "" {
-		entries, err := loadManifest(ctx, a, o, spec.backend == model.BackendScripted && spec.arg == "")
+		entries, err := loadManifest(ctx, a, o, spec.backend == schemas.BackendScripted && spec.arg == "")
 		if err != nil {
 			return err
 		}
@@ -151,7 +150,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	sum, err := collect.Run(ctx, opts)
 	bar.finish()
 	if sum != nil && !errors.Is(err, collect.ErrAlreadyCollected) {
-		printCollectSummary(a, sum, o)
+		printCollectSummary(a, sum, o, spec)
 	}
 	switch {
 	case errors.Is(err, collect.ErrAlreadyCollected):
@@ -166,7 +165,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	return nil
 }
 
-func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
+func printCollectSummary(a *app, s *collect.Summary, o collectOptions, spec modelSpec) {
 	w := a.stdout
 	for _, b := range s.BrokeSuite {
 		fmt.Fprintf(w, "SUITE BROKEN: %s\n", b)
@@ -181,7 +180,7 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions) {
 		fmt.Fprintf(w, "%d run(s) are not complete: run the same command with --resume to redo them (earlier attempts are kept).\n", s.Incomplete)
 	}
 	fmt.Fprintf(w, "traces: %s\nplan:   %s\n", filepath.Join(o.out, "runs"), s.PlanPath)
-	if strings.HasPrefix(o.model.spec, "scripted") {
+	if (schemas.Model{Backend: spec.backend}).HandWritten() { // collect refuses replay: this is scripted
 		again := fmt.Sprintf("pyharness collect --passes %d", o.passes)
 		if o.manifest != "" {
 			again += " --manifest " + o.manifest
@@ -242,22 +241,22 @@ func loadManifest(ctx context.Context, a *app, o collectOptions, needScript bool
 // there is no server), and the default number of jobs for the backend.
 func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions) (collect.Model, *preflight.Result, int, error) {
 	switch spec.backend {
-	case model.BackendScripted:
+	case schemas.BackendScripted:
 		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
 			switch {
 			case spec.arg != "":
 				m, err := scripted.New(spec.arg)
-				return m, o.model.labelled(schemas.Model{Backend: model.BackendScripted, Name: spec.arg, Options: opts}), err
+				return m, o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: spec.arg, Options: opts}), err
 			case it.Case != nil:
 				chat, m, err := collect.CaseScript(*it.Case, pass, opts)
 				return chat, o.model.labelled(m), err
 			case it.Entry.Script != "":
 				m, err := scripted.New(it.Entry.Script)
-				return m, o.model.labelled(schemas.Model{Backend: model.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts}), err
+				return m, o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts}), err
 			}
 			return nil, schemas.Model{}, fmt.Errorf("manifest entry %s (line %d) has no script: with --model scripted every entry needs script:", it.Entry.ID, it.Entry.Line)
 		}, nil, 2, nil
-	case model.BackendOllama:
+	case schemas.BackendOllama:
 		hosts := o.ollamaHosts
 		if len(hosts) == 0 {
 			hosts = []string{o.model.baseURL}

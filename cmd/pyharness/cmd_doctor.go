@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/pyharness/pyharness/schemas"
 	"github.com/spf13/cobra"
 )
 
@@ -43,11 +44,11 @@ func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}
-	if spec.backend == "scripted" && spec.arg == "" {
+	if spec.backend == schemas.BackendScripted && spec.arg == "" {
 		spec.arg = "each case's own scripts"
 	}
 	be := &backend{}
-	if spec.backend == "ollama" || spec.backend == "openai" {
+	if spec.backend == schemas.BackendOllama || spec.backend == schemas.BackendOpenAI {
 		if be, err = openBackend(ctx, a, spec, &o.model); err != nil {
 			return err
 		}

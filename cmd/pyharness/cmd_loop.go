@@ -18,9 +18,9 @@ import (
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/loop"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/rawtext"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 type loopOptions struct {
@@ -124,7 +124,7 @@ func studentName(base string) string {
 
 func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 	o := lo.opts
-	o.Base = strings.TrimPrefix(o.Base, model.BackendOllama+":")
+	o.Base = strings.TrimPrefix(o.Base, schemas.BackendOllama+":")
 	if o.Student == "" && o.Base != "" {
 		o.Student = studentName(o.Base)
 	}
@@ -179,8 +179,8 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 // loop's bench flags; its report goes to stderr and OUT/report.txt.
 func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Case, name, out string) error {
 	f := lo.model
-	f.spec = model.BackendOllama + ":" + name
-	spec := modelSpec{backend: model.BackendOllama, arg: name}
+	f.spec = schemas.Model{Backend: schemas.BackendOllama, Name: name}.Spec()
+	spec := modelSpec{backend: schemas.BackendOllama, arg: name}
 	factory, pre, err := benchModel(ctx, a, spec, &f, lo.python, out)
 	if err != nil {
 		return err

@@ -16,7 +16,6 @@ import (
 
 	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
@@ -130,7 +129,7 @@ func validateRunOptions(o runOptions) error {
 	if err != nil {
 		return err
 	}
-	if spec.backend == model.BackendScripted && spec.arg == "" {
+	if spec.backend == schemas.BackendScripted && spec.arg == "" {
 		return fmt.Errorf("run: --model scripted needs a script file (scripted:FILE)")
 	}
 	return nil
@@ -230,9 +229,9 @@ func printSummary(w io.Writer, res *harness.Result) {
 	if e.Error != "" {
 		fmt.Fprintf(w, "model error: %s\n", e.Error)
 	}
-	if res.Start.Model.Backend == model.BackendScripted || res.Start.Model.Backend == model.BackendReplay {
+	if res.Start.Model.HandWritten() {
 		fmt.Fprintf(w, "model:    %s %s (no model was called: drafts came from a %s)\n", res.Start.Model.Backend, res.Start.Model.Name,
-			map[string]string{"scripted": "script", "replay": "recorded run"}[res.Start.Model.Backend])
+			map[string]string{schemas.BackendScripted: "script", schemas.BackendReplay: "recorded run"}[res.Start.Model.Backend])
 	} else {
 		fmt.Fprintf(w, "model:    %s %s\n", res.Start.Model.Backend, res.Start.Model.Name)
 	}

@@ -53,8 +53,8 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the openai backend's API key")
 	fs.IntVar(&f.seed, "seed", 0, "sampling seed")
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
-	fs.IntVar(&f.numCtx, "num-ctx", 8192, "context window sent to the server and kept for the whole run")
-	fs.IntVar(&f.numPredict, "num-predict", 1024, "most tokens a reply may take")
+	fs.IntVar(&f.numCtx, "num-ctx", harness.DefaultNumCtx, "context window sent to the server and kept for the whole run")
+	fs.IntVar(&f.numPredict, "num-predict", harness.DefaultNumPredict, "most tokens a reply may take")
 	fs.BoolVar(&f.think, "think", false, "ask the model to think before it answers (Ollama: think: true, refused for a model without the thinking capability); its thinking is recorded apart from the answer and never acted on")
 	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
 }
@@ -85,26 +85,26 @@ func parseModelSpec(s string) (modelSpec, error) {
 	if s == "" {
 		return modelSpec{}, fmt.Errorf("--model is empty: want ollama:NAME, openai:NAME, scripted:FILE or replay:TRACE")
 	}
-	if s == model.BackendScripted {
-		return modelSpec{backend: model.BackendScripted}, nil
+	if s == schemas.BackendScripted {
+		return modelSpec{backend: schemas.BackendScripted}, nil
 	}
 	backend, arg, ok := strings.Cut(s, ":")
 	switch backend {
-	case model.BackendOllama, model.BackendOpenAI, model.BackendScripted, model.BackendReplay:
+	case schemas.BackendOllama, schemas.BackendOpenAI, schemas.BackendScripted, schemas.BackendReplay:
 		if !ok || arg == "" {
 			return modelSpec{}, fmt.Errorf("--model %s: the %s backend needs a %s after the colon", s, backend, map[string]string{
-				"ollama": "model name", "openai": "model name", "scripted": "script file", "replay": "trace file or directory"}[backend])
+				schemas.BackendOllama: "model name", schemas.BackendOpenAI: "model name", schemas.BackendScripted: "script file", schemas.BackendReplay: "trace file or directory"}[backend])
 		}
 		return modelSpec{backend: backend, arg: arg}, nil
 	}
 	if ok && looksLikeBackend(backend, arg) {
 		return modelSpec{}, fmt.Errorf("--model %s: unknown backend %q; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (for an Ollama model of that name, write ollama:%s)", s, backend, s)
 	}
-	return modelSpec{backend: model.BackendOllama, arg: s}, nil
+	return modelSpec{backend: schemas.BackendOllama, arg: s}, nil
 }
 
 // knownBackends are the backends --model names, for looksLikeBackend.
-var knownBackends = []string{model.BackendOllama, model.BackendOpenAI, model.BackendScripted, model.BackendReplay}
+var knownBackends = []string{schemas.BackendOllama, schemas.BackendOpenAI, schemas.BackendScripted, schemas.BackendReplay}
 
 // looksLikeBackend tells a mistyped backend ("scriptd:s.jsonl",
 // "olama:foo") from an Ollama model name given bare ("llama3.1:8b"): a
@@ -162,7 +162,7 @@ func (f *modelFlags) registerLabel(cmd *cobra.Command) {
 // checkLabel refuses --label for a backend that names its own model: a
 // trace must say which model wrote its drafts.
 func (f *modelFlags) checkLabel(spec modelSpec) error {
-	if f.label != "" && spec.backend != model.BackendScripted {
+	if f.label != "" && spec.backend != schemas.BackendScripted {
 		return fmt.Errorf("--label %s: only the scripted backend takes a label; the %s backend records its model's own name", f.label, spec.backend)
 	}
 	return nil
@@ -243,14 +243,14 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
 	info := schemas.Model{Backend: spec.backend, Name: spec.arg, Options: f.options()}
 	switch spec.backend {
-	case model.BackendOllama:
+	case schemas.BackendOllama:
 		c, err := ollama.New(ollama.Config{Host: f.baseURL, Model: spec.arg, Retry: a.retry})
 		if err != nil {
 			return nil, err
 		}
 		info.Host = c.Host()
 		return &backend{chat: c, info: info, ask: c.Info}, nil
-	case model.BackendOpenAI:
+	case schemas.BackendOpenAI:
 		if f.baseURL == "" {
 			return nil, fmt.Errorf("--model %s:%s needs --base-url (the endpoint's /v1 URL)", spec.backend, spec.arg)
 		}
@@ -260,7 +260,7 @@ func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*ba
 		}
 		info.Host = f.baseURL
 		return &backend{chat: c, info: info, ask: c.Info}, nil
-	case model.BackendScripted:
+	case schemas.BackendScripted:
 		if spec.arg == "" {
 			return nil, fmt.Errorf("--model scripted needs a script file here (scripted:FILE); plain 'scripted' is for bench and collect")
 		}
@@ -269,7 +269,7 @@ func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*ba
 			return nil, err
 		}
 		return &backend{chat: c, info: info}, nil
-	case model.BackendReplay:
+	case schemas.BackendReplay:
 		path, err := replayFile(ctx, spec.arg)
 		if err != nil {
 			return nil, err

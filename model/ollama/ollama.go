@@ -19,10 +19,10 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// DefaultIdleTimeout is how long a request may go without a byte from the
+// defaultIdleTimeout is how long a request may go without a byte from the
 // server. It is long because Ollama sends nothing while it loads a model,
 // which can take minutes on a slow disk.
-const DefaultIdleTimeout = 5 * time.Minute
+const defaultIdleTimeout = 5 * time.Minute
 
 // Config configures a Client.
 type Config struct {
@@ -35,7 +35,7 @@ type Config struct {
 	// ignored (see IdleTimeout). Nil means http.DefaultTransport.
 	HTTPClient *http.Client
 	// IdleTimeout ends an attempt that received no byte for this long;
-	// DefaultIdleTimeout when 0.
+	// defaultIdleTimeout when 0.
 	IdleTimeout time.Duration
 	// Retry decides how transport faults are retried.
 	Retry model.Retry
@@ -60,7 +60,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("new ollama backend: %w", err)
 	}
 	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
+		cfg.IdleTimeout = defaultIdleTimeout
 	}
 	return &Client{
 		api:   api.NewClient(base, httpwatch.Client(cfg.HTTPClient)),
@@ -301,7 +301,7 @@ func toTool(t model.Tool) (api.Tool, error) {
 // trained context and the capabilities, /api/tags for the digest, /api/ps
 // for the context in force if the model is loaded.
 func (c *Client) Info(ctx context.Context) (model.Info, error) {
-	info := model.Info{Backend: model.BackendOllama, Name: c.model, Host: c.base.String(), SendsNumCtx: true}
+	info := model.Info{Backend: schemas.BackendOllama, Name: c.model, Host: c.base.String(), SendsNumCtx: true}
 	actx, ex, stop := httpwatch.Start(ctx, c.idle)
 	defer stop()
 	show, err := c.api.Show(actx, &api.ShowRequest{Model: c.model})

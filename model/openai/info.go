@@ -12,6 +12,7 @@ import (
 
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/internal/httpwatch"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // Info asks the endpoint about the model, in a way that works on the
@@ -28,7 +29,7 @@ import (
 // A server that has neither list nor route for a model is not failed: its
 // notes say the model's presence was not checked.
 func (c *Client) Info(ctx context.Context) (model.Info, error) {
-	info := model.Info{Backend: model.BackendOpenAI, Name: c.model, Host: c.base}
+	info := model.Info{Backend: schemas.BackendOpenAI, Name: c.model, Host: c.base}
 	base := strings.TrimRight(c.base, "/")
 	root := strings.TrimSuffix(base, "/v1")
 

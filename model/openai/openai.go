@@ -22,9 +22,9 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// DefaultIdleTimeout is how long a request may go without a byte from the
+// defaultIdleTimeout is how long a request may go without a byte from the
 // server; generous, since a local server may load the model first.
-const DefaultIdleTimeout = 5 * time.Minute
+const defaultIdleTimeout = 5 * time.Minute
 
 // Config configures a Client.
 type Config struct {
@@ -39,7 +39,7 @@ type Config struct {
 	// ignored (see IdleTimeout). Nil means http.DefaultTransport.
 	HTTPClient *http.Client
 	// IdleTimeout ends an attempt that received no byte for this long;
-	// DefaultIdleTimeout when 0.
+	// defaultIdleTimeout when 0.
 	IdleTimeout time.Duration
 	Retry       model.Retry
 }
@@ -65,7 +65,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("new openai backend: base URL %q is not an absolute URL", cfg.BaseURL)
 	}
 	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
+		cfg.IdleTimeout = defaultIdleTimeout
 	}
 	httpc := httpwatch.Client(cfg.HTTPClient)
 	opts := []option.RequestOption{

@@ -99,7 +99,7 @@ func (b *Backend) Chat(ctx context.Context, req model.Request) (model.Reply, err
 func (b *Backend) Info(ctx context.Context) (model.Info, error) {
 	m := b.start.Model
 	return model.Info{
-		Backend:       model.BackendReplay,
+		Backend:       schemas.BackendReplay,
 		Name:          m.Name,
 		Digest:        m.Digest,
 		Host:          b.name,

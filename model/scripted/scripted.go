@@ -266,7 +266,7 @@ func estimate(req model.Request, r schemas.Reply) schemas.Metrics {
 
 // Info reports the backend as scripted, named after its script.
 func (b *Backend) Info(ctx context.Context) (model.Info, error) {
-	return model.Info{Backend: model.BackendScripted, Name: b.name}, nil
+	return model.Info{Backend: schemas.BackendScripted, Name: b.name}, nil
 }
 
 // Requests returns every request Chat received, in order.

@@ -1,4 +1,4 @@
-package classify
+package turnlabel
 
 import (
 	"regexp"
@@ -58,13 +58,13 @@ var refusalCue = re(`\b(refused|rejected|denied|not (allowed|permitted|accepted|
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
-// ClassifyText labels what a turn was sent from its text alone: the turn's
+// byRules labels what a turn was sent from its text alone: the turn's
 // step and the messages recorded as sent at it. Step 1, and a prompt that
 // holds a system message and no reply of the model's, is the opening; a
 // harness message is a parse failure, a refusal or nudge (with the code its
 // wording names), or a tool result.
-func ClassifyText(step int, msgs []schemas.Message) TurnLabel {
-	l := TurnLabel{From: FromRules}
+func byRules(step int, msgs []schemas.Message) Label {
+	l := Label{From: FromRules}
 	if step <= 1 || isOpening(msgs) {
 		l.Kind = schemas.KindOpening
 		return l

@@ -1,6 +1,7 @@
-package classify
+package turnlabel
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -8,30 +9,30 @@ import (
 
 // Where a turn's label came from.
 const (
-	// FromRecord is a label recorded by the harness at capture time.
-	FromRecord = "record"
+	// fromRecord is a label recorded by the harness at capture time.
+	fromRecord = "record"
 	// FromRules is a label the text rules gave a turn recorded without one.
 	FromRules = "rules"
 )
 
-// TurnLabel is what the model was sent at a turn: its kind, the guard's
+// Label is what the model was sent at a turn: its kind, the guard's
 // code for a refusal or a nudge, and where the label came from.
-type TurnLabel struct {
+type Label struct {
 	Kind schemas.Kind
 	Code schemas.Code
 	From string
 }
 
-// LabelTurn labels a turn from the kind and code recorded at capture time,
+// Of labels a turn from the kind and code recorded at capture time,
 // and falls back to the text rules for a turn recorded without a kind
 // (older minors, other harnesses' turns converted to schema v1). A turn
 // recorded as a refusal or a nudge without its code gets the code from the
 // rules, and keeps its recorded kind.
-func LabelTurn(t *schemas.Turn) TurnLabel {
+func Of(t *schemas.Turn) Label {
 	if t.Sent.Kind != "" {
-		l := TurnLabel{Kind: t.Sent.Kind, Code: t.Sent.Code, From: FromRecord}
+		l := Label{Kind: t.Sent.Kind, Code: t.Sent.Code, From: fromRecord}
 		if l.Code == "" && (l.Kind == schemas.KindRefusalOrNudge || l.Kind == schemas.KindParseFailure) {
-			if r := ClassifyText(t.Step, t.Sent.Messages); r.Kind == l.Kind {
+			if r := byRules(t.Step, t.Sent.Messages); r.Kind == l.Kind {
 				l.Code = r.Code
 			} else if l.Kind == schemas.KindParseFailure {
 				l.Code = schemas.CodeParseFailed
@@ -39,7 +40,7 @@ func LabelTurn(t *schemas.Turn) TurnLabel {
 		}
 		return l
 	}
-	return ClassifyText(t.Step, t.Sent.Messages)
+	return byRules(t.Step, t.Sent.Messages)
 }
 
 // Feedback returns what the harness said at a turn: the last message of what
@@ -104,4 +105,18 @@ func isCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// WarningCodes returns the stable codes a turn's warnings start with
+// ("context-full: the reply was cut …" → "context-full"), each once, in
+// order; a warning that starts with no code is left out. Never nil.
+func WarningCodes(warnings []string) []string {
+	codes := []string{}
+	for _, w := range warnings {
+		code, _, _ := strings.Cut(w, ":")
+		if isCode(code) && !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+	}
+	return codes
 }

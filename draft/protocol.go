@@ -8,9 +8,9 @@ import (
 // fence is spelled out here because a Go raw string cannot hold a backtick.
 const fence = "```"
 
-// Accepted returns the action protocol as the system prompt states it: one
+// Protocol returns the action protocol as the system prompt states it: one
 // short paragraph per verb, each with an example.
-func Accepted() string {
+func Protocol() string {
 	text := `Answer with exactly one action per reply, on a line of its own, starting with the verb in capitals. Paths are relative to the repository root and use forward slashes. Anything else you write is ignored.
 
 READ path — show a file. Long files are shown in windows; ask for a window with a line range.

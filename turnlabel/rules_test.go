@@ -1,4 +1,4 @@
-package classify
+package turnlabel
 
 import (
 	"flag"
@@ -54,7 +54,7 @@ func newAgreement(name string) *agreement {
 	return &agreement{name: name, matrix: map[[2]schemas.Kind]int{}}
 }
 
-func (a *agreement) add(want, got TurnLabel, text string) {
+func (a *agreement) add(want, got Label, text string) {
 	a.n++
 	a.matrix[[2]schemas.Kind{want.Kind, got.Kind}]++
 	if want.Kind == got.Kind {
@@ -116,7 +116,7 @@ func pctf(n, of int) float64 {
 }
 
 // TestRuleAgreement measures the text rules against recorded labels: on the
-// coded traces of testdata/traces with every code removed and every
+// coded traces of classify/testdata/traces with every code removed and every
 // refusal, nudge and parse failure reworded (in the seeds' wording, and in
 // the held-out wording), and on each paraphrase set alone. It asserts at
 // least 95% on kinds for the seeds' wording and pins every matrix in
@@ -145,10 +145,10 @@ func TestRuleAgreement(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./classify -run TestRuleAgreement -update)", err)
+		t.Fatalf("%v (run go test ./turnlabel -run TestRuleAgreement -update)", err)
 	}
 	if string(want) != b.String() {
-		t.Errorf("agreement changed (go test ./classify -run TestRuleAgreement -update, then update docs/analysis.md):\n%s", b.String())
+		t.Errorf("agreement changed (go test ./turnlabel -run TestRuleAgreement -update, then update docs/analysis.md):\n%s", b.String())
 	}
 	// The bar is on the seeds' wording, which is what the rules are for; the
 	// held-out numbers are pinned by the golden file and reported, not
@@ -160,13 +160,13 @@ func TestRuleAgreement(t *testing.T) {
 	}
 }
 
-// measureTraces labels every coded turn of testdata/traces with its kind
+// measureTraces labels every coded turn of classify/testdata/traces with its kind
 // and code removed and, for a refusal, a nudge or a parse failure, its
 // harness message replaced by a wording of the same code from texts.
 func measureTraces(t *testing.T, name string, texts map[string][]string) *agreement {
 	t.Helper()
 	a := newAgreement(name)
-	files, err := trace.ListFiles("testdata/traces")
+	files, err := trace.ListFiles("../classify/testdata/traces")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func measureTraces(t *testing.T, name string, texts map[string][]string) *agreem
 			continue
 		}
 		for _, turn := range run.Turns {
-			want := TurnLabel{Kind: turn.Sent.Kind, Code: turn.Sent.Code}
+			want := Label{Kind: turn.Sent.Kind, Code: turn.Sent.Code}
 			if want.Kind == "" {
 				continue // recorded without a label: nothing to agree with
 			}
@@ -192,7 +192,7 @@ func measureTraces(t *testing.T, name string, texts map[string][]string) *agreem
 			}
 			stripped := *turn
 			stripped.Sent.Kind, stripped.Sent.Code, stripped.Sent.Messages = "", "", msgs
-			got := LabelTurn(&stripped)
+			got := Of(&stripped)
 			if got.From != FromRules {
 				t.Fatalf("a turn without a recorded kind was labelled from %q", got.From)
 			}
@@ -200,7 +200,7 @@ func measureTraces(t *testing.T, name string, texts map[string][]string) *agreem
 		}
 	}
 	if a.n == 0 {
-		t.Fatal("no coded turns in testdata/traces")
+		t.Fatal("no coded turns in classify/testdata/traces")
 	}
 	return a
 }
@@ -211,7 +211,7 @@ func measureTraces(t *testing.T, name string, texts map[string][]string) *agreem
 func measureParaphrases(t *testing.T, file string, a *agreement, byCode map[string][]string) {
 	t.Helper()
 	for _, p := range loadParaphrases(t, file) {
-		want := TurnLabel{Kind: p.Kind, Code: p.Code}
+		want := Label{Kind: p.Kind, Code: p.Code}
 		key := string(p.Kind) + "/" + string(p.Code)
 		byCode[key] = append(byCode[key], p.Texts...)
 		for _, text := range p.Texts {
@@ -219,9 +219,9 @@ func measureParaphrases(t *testing.T, file string, a *agreement, byCode map[stri
 			if p.Kind == schemas.KindOpening {
 				step = 1
 			}
-			got := ClassifyText(step, []schemas.Message{{Role: "assistant", Content: "READ x.py"}, {Role: "user", Content: text}})
+			got := byRules(step, []schemas.Message{{Role: "assistant", Content: "READ x.py"}, {Role: "user", Content: text}})
 			if p.Kind == schemas.KindOpening {
-				got = ClassifyText(step, []schemas.Message{{Role: "system", Content: "You are a coding agent."}, {Role: "user", Content: text}})
+				got = byRules(step, []schemas.Message{{Role: "system", Content: "You are a coding agent."}, {Role: "user", Content: text}})
 			}
 			a.add(want, got, text)
 		}
@@ -270,9 +270,9 @@ func TestClassifyText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ClassifyText(tt.step, tt.msgs)
+			got := byRules(tt.step, tt.msgs)
 			if got.Kind != tt.kind || got.Code != tt.code || got.From != FromRules {
-				t.Errorf("ClassifyText = %+v, want %s/%s from rules", got, tt.kind, tt.code)
+				t.Errorf("ByRules = %+v, want %s/%s from rules", got, tt.kind, tt.code)
 			}
 			if tt.feedback != "" {
 				if f := Feedback(tt.msgs); f != tt.feedback {
@@ -285,12 +285,12 @@ func TestClassifyText(t *testing.T) {
 
 func TestLabelTurnPrefersTheRecord(t *testing.T) {
 	turn := &schemas.Turn{Step: 2, Sent: schemas.Sent{Kind: schemas.KindToolResult, Messages: []schemas.Message{{Role: "user", Content: "that is the wrong file"}}}}
-	if got := LabelTurn(turn); got != (TurnLabel{Kind: schemas.KindToolResult, From: FromRecord}) {
-		t.Errorf("LabelTurn = %+v, want the recorded tool-result", got)
+	if got := Of(turn); got != (Label{Kind: schemas.KindToolResult, From: fromRecord}) {
+		t.Errorf("Of = %+v, want the recorded tool-result", got)
 	}
 	turn.Sent.Kind = schemas.KindRefusalOrNudge
-	if got := LabelTurn(turn); got != (TurnLabel{Kind: schemas.KindRefusalOrNudge, Code: schemas.CodeWrongFile, From: FromRecord}) {
-		t.Errorf("LabelTurn of a refusal recorded without its code = %+v, want the code from the rules", got)
+	if got := Of(turn); got != (Label{Kind: schemas.KindRefusalOrNudge, Code: schemas.CodeWrongFile, From: fromRecord}) {
+		t.Errorf("Of of a refusal recorded without its code = %+v, want the code from the rules", got)
 	}
 }
 
