@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
-	"github.com/tidwall/gjson"
 )
 
 // Record is one line of a trace: exactly one of its fields is set.
@@ -133,9 +131,7 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	}()
 	const prefix = `{"type":"`
 	rest, found := bytes.CutPrefix(line, []byte(prefix))
-	// gjson checks nesting by recursion, without encoding/json's bound of
-	// 10,000 levels: a line that may nest deeper goes to the strict path.
-	if !found || !utf8.Valid(line) || bytes.Count(line, []byte("["))+bytes.Count(line, []byte("{")) > 10_000 || !gjson.ValidBytes(line) {
+	if !found || !validLine(line) {
 		return Record{}, false
 	}
 	switch {
