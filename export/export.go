@@ -201,30 +201,37 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	rd := newRenderer(e.opts, nil)
 	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
-	// The fingerprint of each selected turn, of the text it will be
-	// trained on, made on the worker that read the run.
-	fingerprints := func(run *trace.RebuiltRun) []dedupe.Fingerprint {
+	// Why each turn is no pair ("" for a selected turn), and the
+	// fingerprint of each selected turn, of the text it will be trained on,
+	// made on the worker that read the run: deciding a turn parses its
+	// draft, which left to the goroutine that takes the runs in order was
+	// a fifth of an export's CPU done on one core.
+	type selection struct {
+		whys []string
+		fps  []dedupe.Fingerprint
+	}
+	selectTurns := func(run *trace.RebuiltRun) selection {
 		if e.opts.runWhy(run, false) != "" {
-			return nil
+			return selection{}
 		}
-		fps := make([]dedupe.Fingerprint, len(run.Turns))
+		sel := selection{whys: make([]string, len(run.Turns)), fps: make([]dedupe.Fingerprint, len(run.Turns))}
 		var f dedupe.Fingerprinter
 		for i, t := range run.Turns {
-			if e.opts.turnWhy(run, i) == "" {
-				fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
+			if sel.whys[i] = e.opts.turnWhy(run, i); sel.whys[i] == "" {
+				sel.fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
 			}
 		}
-		return fps
+		return sel
 	}
-	err = considered(ctx, e, false, fingerprints, func(run *trace.RebuiltRun, fps []dedupe.Fingerprint) error {
+	err = considered(ctx, e, false, selectTurns, func(run *trace.RebuiltRun, sel selection) error {
 		for i := range run.Turns {
-			if why := e.opts.turnWhy(run, i); why != "" {
+			if why := sel.whys[i]; why != "" {
 				e.sum.TurnsLeftOut[why]++
 				continue
 			}
 			e.sum.Selected++
 			it := dedupe.Item{Ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.AddFingerprint(ctx, it, &fps[i]); err != nil {
+			if _, err := ix.AddFingerprint(ctx, it, &sel.fps[i]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
 		}
