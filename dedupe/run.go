@@ -58,18 +58,13 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	}
 	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	for run, err := range trace.MapRuns(ctx, c, fingerprints) {
+	problem := func(err error) {
+		rep.FilesWithErrors++
+		rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, err)
+	}
+	for run, err := range trace.MapRuns(ctx, c, fingerprints, problem) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, err)
-			continue
-		}
-		if run.ReadErr != nil {
-			rep.FilesWithErrors++
-			rep.Problems, rep.ProblemsLeft = trace.AddProblems(rep.Problems, rep.ProblemsLeft, run.ReadErr)
+			return nil, err
 		}
 		if run.Start == nil {
 			continue

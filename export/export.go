@@ -84,20 +84,15 @@ type exporter struct {
 // and learning every run's secrets on the way. prep runs on the worker
 // that read each run (trace.MapRuns), and each gets its value.
 func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
-	for m, err := range trace.MapRuns(ctx, e.corpus, prep) {
-		run := m.RebuiltRun
+	problem := func(err error) {
+		e.sum.FilesWithErrors++
+		e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
+	}
+	for m, err := range trace.MapRuns(ctx, e.corpus, prep, problem) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, err)
-			continue
+			return err
 		}
-		if run.ReadErr != nil {
-			e.sum.FilesWithErrors++
-			e.sum.Problems, e.sum.ProblemsLeft = trace.AddProblems(e.sum.Problems, e.sum.ProblemsLeft, run.ReadErr)
-		}
+		run := m.RebuiltRun
 		e.sum.Runs++
 		e.learnSecrets(run)
 		if s := run.Start; s != nil {
