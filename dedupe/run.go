@@ -19,9 +19,9 @@ type Options struct {
 	JSON bool
 }
 
-// LowVariety is the variety ratio under which the report says plainly that
+// lowVariety is the variety ratio under which the report says plainly that
 // more passes will not help.
-const LowVariety = 0.5
+const lowVariety = 0.5
 
 // Report is what a dedupe run found.
 type Report struct {
@@ -131,9 +131,9 @@ func allCases(groups []GroupFigures) bool {
 }
 
 // Sentence is the plain statement of low variety, or "" when the variety
-// ratio is at least LowVariety.
+// ratio is at least lowVariety.
 func Sentence(runs int, f Figures, onlyCases bool) string {
-	if f.RawTurns == 0 || f.VarietyRatio >= LowVariety {
+	if f.RawTurns == 0 || f.VarietyRatio >= lowVariety {
 		return ""
 	}
 	what := "cases"

@@ -17,15 +17,15 @@ var haveSignatureAVX2 = cpu.X86.HasAVX2
 // shingle, kept at its least.
 //
 //go:noescape
-func signatureAVX512(shingles []uint64, seeds *[NumPerm]uint64, sig *[NumPerm]uint64)
+func signatureAVX512(shingles []uint64, seeds *[numPerm]uint64, sig *[numPerm]uint64)
 
 // signatureAVX2 is signatureAVX512 four lanes at a time, for processors
 // with AVX2 and no AVX-512.
 //
 //go:noescape
-func signatureAVX2(shingles []uint64, seeds *[NumPerm]uint64, sig *[NumPerm]uint64)
+func signatureAVX2(shingles []uint64, seeds *[numPerm]uint64, sig *[numPerm]uint64)
 
-func signature(shingles []uint64, sig *[NumPerm]uint64) {
+func signature(shingles []uint64, sig *[numPerm]uint64) {
 	switch {
 	case haveSignatureAVX512:
 		signatureAVX512(shingles, &permSeeds, sig)
@@ -37,7 +37,7 @@ func signature(shingles []uint64, sig *[NumPerm]uint64) {
 }
 
 // The assembly computes exactly 112 hash functions, seven times sixteen.
-var _ = [1]struct{}{}[NumPerm-112]
+var _ = [1]struct{}{}[numPerm-112]
 
 // signatureKernel names the code Signature runs here.
 func signatureKernel() string {

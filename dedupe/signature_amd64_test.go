@@ -12,7 +12,7 @@ import (
 // processor can run to signatureGeneric, not only the one Signature picks
 // (on a processor with AVX-512, the AVX2 kernel is tested too).
 func TestSignatureKernelsMatchGeneric(t *testing.T) {
-	kernels := map[string]func([]uint64, *[NumPerm]uint64, *[NumPerm]uint64){}
+	kernels := map[string]func([]uint64, *[numPerm]uint64, *[numPerm]uint64){}
 	if haveSignatureAVX512 {
 		kernels["AVX-512"] = signatureAVX512
 	}
@@ -29,7 +29,7 @@ func TestSignatureKernelsMatchGeneric(t *testing.T) {
 			for i := range set {
 				set[i] = r.Uint64() >> (r.IntN(4) * 21) // small values too
 			}
-			var want, got [NumPerm]uint64
+			var want, got [numPerm]uint64
 			signatureGeneric(set, &want)
 			kernel(set, &permSeeds, &got)
 			if got != want {
