@@ -39,7 +39,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	e := &exporter{opts: opts, corpus: c, red: NewRedactor(), scanned: map[string]bool{},
+	e := &exporter{opts: opts, corpus: c, red: newRedactor(), scanned: map[string]bool{},
 		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
 			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
@@ -126,13 +126,13 @@ func (e *exporter) learnSecrets(run *trace.RebuiltRun) {
 	}
 	for _, t := range run.Turns {
 		for _, m := range t.Sent.Messages {
-			e.red.ScanText(m.Content)
+			e.red.scanText(m.Content)
 		}
-		e.red.ScanText(t.Reply.Content)
+		e.red.scanText(t.Reply.Content)
 		for _, c := range t.Reply.ToolCalls {
 			for _, v := range c.Arguments {
 				if s, ok := v.(string); ok {
-					e.red.ScanText(s)
+					e.red.scanText(s)
 				}
 			}
 		}
@@ -145,7 +145,7 @@ func (e *exporter) learnRepo(s *schemas.RunStart) {
 	if p := s.Repo.Path; filepath.IsAbs(p) && !e.scanned[p] {
 		e.scanned[p] = true
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			e.red.AddRepo(os.DirFS(p))
+			e.red.addRepo(os.DirFS(p))
 		}
 	}
 	if s.Source != schemas.SourceBench || s.CaseID == "" {
@@ -163,7 +163,7 @@ func (e *exporter) learnRepo(s *schemas.RunStart) {
 	// remembered, so a corpus of many cases costs nothing here.
 	if c, ok := e.cases[s.CaseID]; ok && !e.scanned["case:"+s.CaseID] {
 		e.scanned["case:"+s.CaseID] = true
-		e.red.AddRepo(c.Repo())
+		e.red.addRepo(c.Repo())
 	}
 }
 
@@ -249,8 +249,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		sizes[g.Group] = g.Clusters
 	}
 	names := ix.GroupNames() // all the rows below need of the index, which is let go
-	weights := Weights(sizes, e.opts.Alpha, e.opts.Cap)
-	splits := AssignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
+	weights := groupWeights(sizes, e.opts.Alpha, e.opts.Cap)
+	splits := assignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
 	pairs := map[string]int{}
 	for g, n := range sizes {
 		pairs[splits[g]] += n
@@ -423,7 +423,7 @@ func (w *splitWriter) write(ctx context.Context, rows iter.Seq2[*pairRow, error]
 		}
 		r.copies = 1
 		if e.opts.Format == FormatJSONL && r.split == SplitTrain {
-			r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
+			r.copies = copiesOf(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
 			if r.copies == 0 {
 				e.sum.ZeroCopies++
 			}
