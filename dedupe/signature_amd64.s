@@ -64,34 +64,35 @@ store:
 	VZEROUPPER
 	RET
 
+// MUL64 multiplies the four lanes of Y4 by the multiplier in C (its high
+// half in CHI), into Y4. AVX2 has no 64-bit multiply, so x * c is
+// lo(x)lo(c) + (hi(x)lo(c) + lo(x)hi(c)) << 32.
+#define MUL64(C, CHI) \
+	VPMULUDQ C, Y4, Y5; \
+	VPSRLQ $32, Y4, Y6; \
+	VPMULUDQ C, Y6, Y6; \
+	VPMULUDQ CHI, Y4, Y7; \
+	VPADDQ Y7, Y6, Y6; \
+	VPSLLQ $32, Y6, Y6; \
+	VPADDQ Y6, Y5, Y4
+
+// XORSHIFT is Y4 ^= Y4 >> n.
+#define XORSHIFT(n) \
+	VPSRLQ n, Y4, Y5; \
+	VPXOR Y5, Y4, Y4
+
 // HASH_MIN folds mix64(shingle ^ seed) of four seeds at off(DI) into the
-// running least M. Y8 holds the shingle in every lane. AVX2 has no 64-bit
-// multiply, so x * C is lo(x)lo(C) + (hi(x)lo(C) + lo(x)hi(C)) << 32 (Y11
-// and Y13 hold the multipliers, Y12 and Y14 their high halves), and no
-// unsigned compare, so the least is kept with the top bit flipped (Y15)
-// and compared signed.
+// running least M. Y8 holds the shingle in every lane; Y11 and Y13 the
+// multipliers, Y12 and Y14 their high halves. AVX2 has no unsigned
+// compare, so the least is kept with the top bit flipped (Y15) and
+// compared signed.
 #define HASH_MIN(off, M) \
 	VPXOR off(DI), Y8, Y4; \
-	VPSRLQ $30, Y4, Y5; \
-	VPXOR Y5, Y4, Y4; \
-	VPMULUDQ Y11, Y4, Y5; \
-	VPSRLQ $32, Y4, Y6; \
-	VPMULUDQ Y11, Y6, Y6; \
-	VPMULUDQ Y12, Y4, Y7; \
-	VPADDQ Y7, Y6, Y6; \
-	VPSLLQ $32, Y6, Y6; \
-	VPADDQ Y6, Y5, Y4; \
-	VPSRLQ $27, Y4, Y5; \
-	VPXOR Y5, Y4, Y4; \
-	VPMULUDQ Y13, Y4, Y5; \
-	VPSRLQ $32, Y4, Y6; \
-	VPMULUDQ Y13, Y6, Y6; \
-	VPMULUDQ Y14, Y4, Y7; \
-	VPADDQ Y7, Y6, Y6; \
-	VPSLLQ $32, Y6, Y6; \
-	VPADDQ Y6, Y5, Y4; \
-	VPSRLQ $31, Y4, Y5; \
-	VPXOR Y5, Y4, Y4; \
+	XORSHIFT($30); \
+	MUL64(Y11, Y12); \
+	XORSHIFT($27); \
+	MUL64(Y13, Y14); \
+	XORSHIFT($31); \
 	VPXOR Y15, Y4, Y4; \
 	VPCMPGTQ Y4, M, Y5; \
 	VPBLENDVB Y5, Y4, M, M
