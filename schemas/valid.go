@@ -80,13 +80,7 @@ func (v *validator) literal(s string) bool {
 }
 
 func (v *validator) object(depth int) bool {
-	v.i++ // {
-	v.space()
-	if v.i < len(v.b) && v.b[v.i] == '}' {
-		v.i++
-		return true
-	}
-	for {
+	return v.members('}', func() bool {
 		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.string() {
 			return false
 		}
@@ -96,35 +90,25 @@ func (v *validator) object(depth int) bool {
 		}
 		v.i++
 		v.space()
-		if !v.value(depth) {
-			return false
-		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return v.value(depth)
+	})
 }
 
 func (v *validator) array(depth int) bool {
-	v.i++ // [
+	return v.members(']', func() bool { return v.value(depth) })
+}
+
+// members checks the members of an object or array, each by member, comma
+// separated, up to the closing byte; v.i is at the opening one.
+func (v *validator) members(closing byte, member func() bool) bool {
+	v.i++
 	v.space()
-	if v.i < len(v.b) && v.b[v.i] == ']' {
+	if v.i < len(v.b) && v.b[v.i] == closing {
 		v.i++
 		return true
 	}
 	for {
-		if !v.value(depth) {
+		if !member() {
 			return false
 		}
 		v.space()
@@ -135,7 +119,7 @@ func (v *validator) array(depth int) bool {
 		case ',':
 			v.i++
 			v.space()
-		case ']':
+		case closing:
 			v.i++
 			return true
 		default:
