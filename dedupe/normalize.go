@@ -70,7 +70,7 @@ func appendNormalized(dst, src []byte) []byte {
 	return dst
 }
 
-// appendNormalizedString is AppendNormalized for a string, without copying
+// appendNormalizedString is appendNormalized for a string, without copying
 // it first.
 func appendNormalizedString(dst []byte, s string) []byte {
 	return appendNormalized(dst, unsafe.Slice(unsafe.StringData(s), len(s)))

@@ -120,7 +120,8 @@ func DecodeRecord(line []byte) (Record, error) {
 // read, and the lines goccy/go-json reads otherwise than encoding/json:
 // invalid JSON, which it may take (it skips unknown fields without
 // checking them, and takes control characters in strings), and invalid
-// UTF-8, which encoding/json replaces with U+FFFD.
+// UTF-8, which encoding/json replaces with U+FFFD (validLine turns both
+// away).
 func decodeFast(line []byte) (rec Record, ok bool) {
 	defer func() {
 		// A malformed line must never take the reader down: a panic in
