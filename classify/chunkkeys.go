@@ -191,22 +191,13 @@ func (k *chunkKeys) reset(kind keyKind) {
 // read reads a column chunk of a row group of rows rows.
 func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) error {
 	k.reset(kind)
-	pages := chunk.Pages()
-	defer pages.Close()
 	var list listState
-	for {
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	err := eachPage(chunk, func(p parquet.Page) error {
+		var err error
 		switch kind {
 		case keyText:
 			if p.NumNulls() != 0 {
-				err = errColumnLength
-				break
+				return errColumnLength
 			}
 			k.idx, err = k.readText(p, k.idx)
 		case keyInt32:
@@ -216,10 +207,10 @@ func (k *chunkKeys) read(chunk parquet.ColumnChunk, kind keyKind, rows int) erro
 		case keyTextList, keyListLen:
 			err = k.readList(p, kind, &list)
 		}
-		parquet.Release(p)
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if kind == keyTextList || kind == keyListLen {
 		k.endRow(kind, &list)

@@ -115,7 +115,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		attempt int32
 		seen    bool // the dataset holds an older classification of the run
 	}
-	traceDir := trace.TraceDir(in)
+	traceDir := trace.Dir(in)
 	fileOf := func(j job) trace.File {
 		return trace.File{RunID: j.runID, Attempt: int(j.attempt), Path: filepath.Join(traceDir, trace.AttemptFileName(j.runID, int(j.attempt)))}
 	}

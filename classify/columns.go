@@ -312,23 +312,14 @@ var errColumnLength = errors.New("the column's pages do not hold the row group's
 
 // readChunk reads a column chunk into the rows of its row group.
 func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c column[T]) error {
-	pages := chunk.Pages()
-	defer pages.Close()
 	cr.dict = nil // a column chunk has a dictionary of its own
 	i := 0        // the row the next value of a required column goes to
 	row, elem := -1, 0
-	var bad error
-	for {
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	err := eachPage(chunk, func(p parquet.Page) error {
+		var bad error
 		switch d := p.Dictionary(); {
 		case c.elem != nil:
-			err = cr.eachValue(p, func(v parquet.Value) {
+			err := cr.eachValue(p, func(v parquet.Value) {
 				if v.RepetitionLevel() == 0 {
 					row, elem = row+1, 0
 				}
@@ -344,21 +335,23 @@ func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c c
 					c.none(&rows[row])
 				}
 			})
+			if err != nil {
+				return err
+			}
 		case p.NumNulls() != 0 || i+int(p.NumValues()) > len(rows):
-			bad = errColumnLength
+			return errColumnLength
 		case d != nil && c.str != nil:
 			strs := cr.dictStrings(d)
 			data := p.Data()
 			for _, k := range data.Int32() {
 				if k < 0 || int(k) >= len(strs) {
-					bad = fmt.Errorf("dictionary index %d of a dictionary of %d", k, len(strs))
-					break
+					return fmt.Errorf("dictionary index %d of a dictionary of %d", k, len(strs))
 				}
 				c.str(&rows[i], strs[k])
 				i++
 			}
 		default:
-			err = cr.eachValue(p, func(v parquet.Value) {
+			err := cr.eachValue(p, func(v parquet.Value) {
 				if c.str != nil {
 					c.str(&rows[i], string(v.ByteArray()))
 				} else {
@@ -366,14 +359,14 @@ func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c c
 				}
 				i++
 			})
+			if err != nil {
+				return err
+			}
 		}
-		parquet.Release(p)
-		if err != nil {
-			return err
-		}
-		if bad != nil {
-			return bad
-		}
+		return bad
+	})
+	if err != nil {
+		return err
 	}
 	if c.elem != nil {
 		i = row + 1
@@ -382,6 +375,28 @@ func readChunk[T any](cr *columnReader, chunk parquet.ColumnChunk, rows []T, c c
 		return errColumnLength
 	}
 	return nil
+}
+
+// eachPage calls f with each page of a column chunk, in order, releasing
+// each page after: the page loop of both readers of a chunk (readChunk,
+// which fills rows, and chunkKeys, which keys them for counting).
+func eachPage(chunk parquet.ColumnChunk, f func(parquet.Page) error) error {
+	pages := chunk.Pages()
+	defer pages.Close()
+	for {
+		p, err := pages.ReadPage()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = f(p)
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // eachValue calls f for each value of a page, in order.

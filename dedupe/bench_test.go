@@ -77,7 +77,7 @@ func BenchmarkXXHashRaw(b *testing.B) {
 }
 
 // BenchmarkMinHash is the near-duplicate signature of one pair: shingles of
-// the draft and the message it answered, NumPerm minima, Bands band hashes.
+// the draft and the message it answered, numPerm minima, Bands band hashes.
 func BenchmarkMinHash(b *testing.B) {
 	prompt, draft, _ := benchPair(b)
 	near := AppendNearText(nil, prompt, draft)
@@ -85,9 +85,9 @@ func BenchmarkMinHash(b *testing.B) {
 	b.SetBytes(int64(len(near)))
 	b.ReportAllocs()
 	for b.Loop() {
-		sh = Shingles(sh[:0], near)
-		sig := Signature(sh)
-		_ = BandHashes(&sig)
+		sh = appendShingles(sh[:0], near)
+		sig := signatureOf(sh)
+		_ = bandHashes(&sig)
 	}
 }
 
@@ -117,7 +117,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 				ix := NewIndex(0, texts, nil)
 				for i := range keys {
 					it := Item{Ref: Ref{Run: int32(i)}, Group: fmt.Sprint(i / bc.groupSize)}
-					if _, err := ix.Add(context.Background(), it, keys[i], nears[i]); err != nil {
+					if _, err := ix.add(context.Background(), it, keys[i], nears[i]); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -5,7 +5,7 @@
 // A pair is a model turn: the prompt it was sent, rebuilt from the trace and
 // proved by its prompt hash, and the draft that answered it. Exact duplicates
 // share an xxhash64 key over the normalised training text (AppendKeyText,
-// AppendNormalized), confirmed byte for byte; near-duplicates share MinHash
+// appendNormalized), confirmed byte for byte; near-duplicates share MinHash
 // bands over token 5-grams of the draft and the message it answered
 // (AppendNearText), confirmed by exact Jaccard similarity, within a group,
 // against each cluster's representative. The Index holds keys and band

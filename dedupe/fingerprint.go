@@ -32,11 +32,11 @@ func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fing
 	var fp Fingerprint
 	keyText := appendKeyText(nil, prompt, draft, f.appendNormal)
 	nearText := appendNearText(nil, prompt, draft, f.appendNormal)
-	fp.Reset(keyText, nearText)
+	fp.reset(keyText, nearText)
 	return fp
 }
 
-// appendNormal appends the normal form of s (AppendNormalizedString),
+// appendNormal appends the normal form of s (appendNormalizedString),
 // made the first time s is seen.
 func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
 	if f.normal == nil {
@@ -44,20 +44,20 @@ func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
 	}
 	n, ok := f.normal[s]
 	if !ok {
-		n = AppendNormalizedString(nil, s)
+		n = appendNormalizedString(nil, s)
 		f.normal[s] = n
 	}
 	return append(dst, n...)
 }
 
-// Reset makes fp the fingerprint of keyText and nearText, reusing its
+// reset makes fp the fingerprint of keyText and nearText, reusing its
 // shingle slice. fp keeps keyText, not nearText.
-func (fp *Fingerprint) Reset(keyText, nearText []byte) {
+func (fp *Fingerprint) reset(keyText, nearText []byte) {
 	fp.KeyText = keyText
 	fp.Key = Key(keyText)
-	fp.Shingles = Shingles(fp.Shingles[:0], nearText)
-	sig := Signature(fp.Shingles)
-	for b, h := range BandHashes(&sig) {
+	fp.Shingles = appendShingles(fp.Shingles[:0], nearText)
+	sig := signatureOf(fp.Shingles)
+	for b, h := range bandHashes(&sig) {
 		fp.Bands[b] = fold32(h)
 	}
 }

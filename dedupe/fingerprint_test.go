@@ -25,7 +25,7 @@ func TestFingerprinterMatchesTheKeyTexts(t *testing.T) {
 	for i, d := range drafts {
 		got := f.Make(prompt, d)
 		var want Fingerprint
-		want.Reset(AppendKeyText(nil, prompt, d), AppendNearText(nil, prompt, d))
+		want.reset(AppendKeyText(nil, prompt, d), AppendNearText(nil, prompt, d))
 		if !bytes.Equal(got.KeyText, want.KeyText) || got.Key != want.Key || got.Bands != want.Bands || len(got.Shingles) != len(want.Shingles) {
 			t.Fatalf("turn %d: the fingerprints differ", i+1)
 		}

@@ -80,10 +80,10 @@ type cluster struct {
 	exacts    int32
 }
 
-// ErrGroupReopened is returned by Add when a turn comes for a group the
+// errGroupReopened is returned by Add when a turn comes for a group the
 // index has closed: the index holds one group at a time, so its turns must
 // come together (trace.Corpus orders runs so).
-var ErrGroupReopened = errors.New("index: turns of a group must come together")
+var errGroupReopened = errors.New("index: turns of a group must come together")
 
 // Index counts exact duplicates and clusters near-duplicates of pairs
 // offered one at a time, group by group. Exact duplicates and
@@ -147,7 +147,7 @@ type Assignment struct {
 	Cluster int
 }
 
-// Add offers one raw turn with its key text and near text (as
+// add offers one raw turn with its key text and near text (as
 // AppendKeyText and AppendNearText make them) and says where it went. A
 // turn whose key is already known in its group is compared byte for byte
 // with the first copy, read again from Texts; equal, it adds to that pair's
@@ -155,9 +155,9 @@ type Assignment struct {
 // representatives of its group's clusters, and joins the most similar one
 // whose exact Jaccard similarity reaches the threshold, or starts its own.
 // A turn of another group than the last closes the last one; a turn of a
-// closed group is ErrGroupReopened.
-func (ix *Index) Add(ctx context.Context, it Item, keyText, nearText []byte) (Assignment, error) {
-	ix.fp.Reset(keyText, nearText)
+// closed group is errGroupReopened.
+func (ix *Index) add(ctx context.Context, it Item, keyText, nearText []byte) (Assignment, error) {
+	ix.fp.reset(keyText, nearText)
 	a, err := ix.AddFingerprint(ctx, it, &ix.fp)
 	ix.fp.KeyText = nil // the caller's
 	return a, err
@@ -185,7 +185,7 @@ func (ix *Index) AddFingerprint(ctx context.Context, it Item, fp *Fingerprint) (
 		ix.groupClusters = append(ix.groupClusters, 0)
 		ix.open = g
 	case g != ix.open:
-		return Assignment{}, fmt.Errorf("%w: group %q came again after %q", ErrGroupReopened, it.Group, ix.groupNames[ix.open])
+		return Assignment{}, fmt.Errorf("%w: group %q came again after %q", errGroupReopened, it.Group, ix.groupNames[ix.open])
 	}
 	ix.rawTurns++
 	ix.groupTurns[g]++
@@ -263,8 +263,8 @@ func (ix *Index) nearest(fp *Fingerprint) (int32, error) {
 		if err != nil {
 			return 0, fmt.Errorf("read pair again to confirm a near-duplicate: %w", err)
 		}
-		ix.shB = Shingles(ix.shB[:0], ix.nearBuf)
-		if j := Jaccard(fp.Shingles, ix.shB); j >= ix.threshold && j > bestJ {
+		ix.shB = appendShingles(ix.shB[:0], ix.nearBuf)
+		if j := jaccard(fp.Shingles, ix.shB); j >= ix.threshold && j > bestJ {
 			best, bestJ = c, j
 		}
 	}

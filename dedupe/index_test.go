@@ -89,10 +89,10 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 	assigned := make([]Assignment, len(items))
 	for i, it := range items {
 		ref := Ref{Run: int32(i)}
-		key := AppendNormalized(nil, []byte(it.key))
-		near := AppendNormalized(nil, []byte(it.near))
+		key := appendNormalized(nil, []byte(it.key))
+		near := appendNormalized(nil, []byte(it.near))
 		texts.key[ref], texts.near[ref] = key, near
-		a, err := ix.Add(context.Background(), Item{Ref: ref, Group: it.group, Worked: it.worked, Time: it.time}, key, near)
+		a, err := ix.add(context.Background(), Item{Ref: ref, Group: it.group, Worked: it.worked, Time: it.time}, key, near)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,13 +118,13 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 			continue
 		}
 		exact[k] = i
-		sh := Shingles(nil, []byte(referenceNormalize(it.near)))
+		sh := appendShingles(nil, []byte(referenceNormalize(it.near)))
 		best, bestJ := -1, 0.0
 		for c, r := range reps {
 			if r.group != it.group {
 				continue
 			}
-			if j := Jaccard(sh, r.shingles); j >= 0.8 && j > bestJ {
+			if j := jaccard(sh, r.shingles); j >= 0.8 && j > bestJ {
 				best, bestJ = c, j
 			}
 		}
@@ -184,10 +184,10 @@ func TestIndexConfirmsKeysByteForByte(t *testing.T) {
 	ctx := context.Background()
 	// Both offered with the same key text, but the first copy reads back
 	// different on disk: to the index, a collision.
-	if _, err := ix.Add(ctx, Item{Ref: a, Group: "g"}, []byte("same key text"), texts.near[a]); err != nil {
+	if _, err := ix.add(ctx, Item{Ref: a, Group: "g"}, []byte("same key text"), texts.near[a]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Add(ctx, Item{Ref: b, Group: "g"}, []byte("same key text"), texts.near[b]); err != nil {
+	if _, err := ix.add(ctx, Item{Ref: b, Group: "g"}, []byte("same key text"), texts.near[b]); err != nil {
 		t.Fatal(err)
 	}
 	f := ix.Figures()
@@ -196,7 +196,7 @@ func TestIndexConfirmsKeysByteForByte(t *testing.T) {
 	}
 	// A third copy with the text b holds matches b through the chain.
 	texts.key[b] = []byte("same key text")
-	if _, err := ix.Add(ctx, Item{Ref: Ref{Run: 2}, Group: "g"}, []byte("same key text"), texts.near[b]); err != nil {
+	if _, err := ix.add(ctx, Item{Ref: Ref{Run: 2}, Group: "g"}, []byte("same key text"), texts.near[b]); err != nil {
 		t.Fatal(err)
 	}
 	if f := ix.Figures(); f.ExactUnique != 2 || f.MaxMultiplicity != 2 {
@@ -212,7 +212,7 @@ func TestIndexKeepsGroupsApart(t *testing.T) {
 	for i, g := range []string{"case-a", "case-b"} {
 		ref := Ref{Run: int32(i)}
 		texts.key[ref], texts.near[ref] = []byte(g), near
-		if _, err := ix.Add(context.Background(), Item{Ref: ref, Group: g}, []byte(g), near); err != nil {
+		if _, err := ix.add(context.Background(), Item{Ref: ref, Group: g}, []byte(g), near); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,12 +231,12 @@ func TestIndexRefusesAReopenedGroup(t *testing.T) {
 		ref := Ref{Run: int32(i)}
 		text := []byte(fmt.Sprintf("pair %d of %s", i, g))
 		texts.key[ref], texts.near[ref] = text, text
-		_, err := ix.Add(ctx, Item{Ref: ref, Group: g}, text, text)
+		_, err := ix.add(ctx, Item{Ref: ref, Group: g}, text, text)
 		if i < 2 && err != nil {
 			t.Fatal(err)
 		}
-		if i == 2 && !errors.Is(err, ErrGroupReopened) {
-			t.Fatalf("case-a again after case-b: %v, want ErrGroupReopened", err)
+		if i == 2 && !errors.Is(err, errGroupReopened) {
+			t.Fatalf("case-a again after case-b: %v, want errGroupReopened", err)
 		}
 	}
 	if f := ix.Figures(); f.RawTurns != 2 || f.Clusters != 2 {
@@ -254,7 +254,7 @@ func TestIndexSettlesClosedGroups(t *testing.T) {
 	add := func(run int32, g, text string, worked bool) {
 		ref := Ref{Run: run}
 		texts.key[ref], texts.near[ref] = []byte(text), []byte(text)
-		if _, err := ix.Add(ctx, Item{Ref: ref, Group: g, Worked: worked}, []byte(text), []byte(text)); err != nil {
+		if _, err := ix.add(ctx, Item{Ref: ref, Group: g, Worked: worked}, []byte(text), []byte(text)); err != nil {
 			t.Fatal(err)
 		}
 	}

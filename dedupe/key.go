@@ -9,10 +9,10 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// KeyVersion is hashed at the head of every exact key: a change to the
+// keyVersion is hashed at the head of every exact key: a change to the
 // normal form or to the layout below changes it, so keys made by different
 // versions never compare equal.
-const KeyVersion = "pyharness.dedupe.key/v1"
+const keyVersion = "pyharness.dedupe.key/v1"
 
 // AppendKeyText appends the bytes an exact key hashes: the version tag, the
 // number of messages, each message's role, normalised content and tool calls,
@@ -20,13 +20,13 @@ const KeyVersion = "pyharness.dedupe.key/v1"
 // with its length. Only training text goes in, never run metadata (run id,
 // model, times), so the same pair recorded by two runs keys the same.
 func AppendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
-	return appendKeyText(dst, prompt, draft, AppendNormalizedString)
+	return appendKeyText(dst, prompt, draft, appendNormalizedString)
 }
 
 // appendKeyText is AppendKeyText with norm appending the normal form of a
-// text (AppendNormalizedString, or a Fingerprinter's copy of it).
+// text (appendNormalizedString, or a Fingerprinter's copy of it).
 func appendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
-	dst = appendField(dst, KeyVersion, nil)
+	dst = appendField(dst, keyVersion, nil)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
 	for _, m := range prompt {
 		dst = appendField(dst, m.Role, nil)
@@ -45,7 +45,7 @@ func Key(text []byte) uint64 { return xxhash.Sum64(text) }
 // of the context is left out: the system prompt and the task would make
 // every turn of a case look alike.
 func AppendNearText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
-	return appendNearText(dst, prompt, draft, AppendNormalizedString)
+	return appendNearText(dst, prompt, draft, appendNormalizedString)
 }
 
 func appendNearText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
@@ -98,7 +98,7 @@ func appendCallText(dst []byte, calls []schemas.ToolCall) []byte {
 			args = []byte("{}")
 		}
 		dst = append(dst, '(')
-		dst = AppendNormalized(dst, args)
+		dst = appendNormalized(dst, args)
 		dst = append(dst, ')')
 	}
 	return dst

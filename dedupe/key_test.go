@@ -49,7 +49,7 @@ func TestKeys(t *testing.T) {
 
 func TestKeyTextCarriesTheVersion(t *testing.T) {
 	text := AppendKeyText(nil, msgs("user", "x"), schemas.Reply{Content: "y"})
-	if !bytes.Contains(text, []byte(KeyVersion)) {
+	if !bytes.Contains(text, []byte(keyVersion)) {
 		t.Fatalf("key text %q has no version tag", text)
 	}
 }

@@ -15,14 +15,14 @@ import (
 const (
 	Bands   = 14
 	Rows    = 8
-	NumPerm = Bands * Rows
+	numPerm = Bands * Rows
 	// ShingleSize is the number of tokens in a shingle (BigCode's 5-grams).
 	ShingleSize = 5
 )
 
-// permSeeds are the seeds of the NumPerm hash functions, fixed so that
+// permSeeds are the seeds of the numPerm hash functions, fixed so that
 // signatures are the same on every machine and every run.
-var permSeeds = func() (s [NumPerm]uint64) {
+var permSeeds = func() (s [numPerm]uint64) {
 	x := uint64(0x7079686172_6e6573) // "pyharnes"
 	for i := range s {
 		x += 0x9e3779b97f4a7c15
@@ -42,11 +42,11 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-// Shingles appends to dst the sorted, distinct hashes of the token 5-grams
+// appendShingles appends to dst the sorted, distinct hashes of the token 5-grams
 // of text, tokens being runs of [A-Za-z_0-9] with case kept (BigCode's
 // tokenisation for code). A text of fewer than five tokens is one shingle of
 // all of them, so that "RUN tests" still has a signature.
-func Shingles(dst []uint64, text []byte) []uint64 {
+func appendShingles(dst []uint64, text []byte) []uint64 {
 	start := len(dst)
 	var window [ShingleSize]uint64
 	n := 0
@@ -84,19 +84,19 @@ func shingleHash(toks []uint64) uint64 {
 	return xxhash.Sum64(b[:8*len(toks)])
 }
 
-// Signature is the MinHash signature of a shingle set: for each of NumPerm
+// signatureOf is the MinHash signature of a shingle set: for each of numPerm
 // hash functions, the least value over the set. An empty set has every
 // value at the maximum, so empty texts band together. It is most of the
 // cost of keying a turn: signature runs it eight hash functions at a time
 // where the processor can (signature_amd64.s), and signatureGeneric
 // elsewhere; the two give the same values.
-func Signature(shingles []uint64) (sig [NumPerm]uint64) {
+func signatureOf(shingles []uint64) (sig [numPerm]uint64) {
 	signature(shingles, &sig)
 	return sig
 }
 
 // signatureGeneric is Signature in Go, one hash function at a time.
-func signatureGeneric(shingles []uint64, sig *[NumPerm]uint64) {
+func signatureGeneric(shingles []uint64, sig *[numPerm]uint64) {
 	for i := range sig {
 		sig[i] = math.MaxUint64
 	}
@@ -109,9 +109,9 @@ func signatureGeneric(shingles []uint64, sig *[NumPerm]uint64) {
 	}
 }
 
-// BandHashes folds a signature into one hash per band. The band number is
+// bandHashes folds a signature into one hash per band. The band number is
 // hashed in, so equal rows in different bands never meet in the index.
-func BandHashes(sig *[NumPerm]uint64) (bands [Bands]uint64) {
+func bandHashes(sig *[numPerm]uint64) (bands [Bands]uint64) {
 	var b [8 * (Rows + 1)]byte
 	for band := range bands {
 		binary.LittleEndian.PutUint64(b[:], uint64(band))
@@ -123,9 +123,9 @@ func BandHashes(sig *[NumPerm]uint64) (bands [Bands]uint64) {
 	return bands
 }
 
-// Jaccard is |a ∩ b| / |a ∪ b| of two sorted, distinct shingle sets; two
+// jaccard is |a ∩ b| / |a ∪ b| of two sorted, distinct shingle sets; two
 // empty sets are alike (1).
-func Jaccard(a, b []uint64) float64 {
+func jaccard(a, b []uint64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
@@ -145,8 +145,8 @@ func Jaccard(a, b []uint64) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-// CandidateProbability is the chance that a pair of Jaccard similarity s
+// candidateProbability is the chance that a pair of Jaccard similarity s
 // shares at least one band: 1 − (1 − s^Rows)^Bands.
-func CandidateProbability(s float64) float64 {
+func candidateProbability(s float64) float64 {
 	return 1 - math.Pow(1-math.Pow(s, Rows), Bands)
 }

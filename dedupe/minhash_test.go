@@ -22,11 +22,11 @@ func TestShingles(t *testing.T) {
 		{"Case Kept case kept x", 1},
 	}
 	for _, tt := range tests {
-		if got := len(Shingles(nil, []byte(tt.text))); got != tt.want {
-			t.Errorf("Shingles(%q) = %d, want %d", tt.text, got, tt.want)
+		if got := len(appendShingles(nil, []byte(tt.text))); got != tt.want {
+			t.Errorf("appendShingles(%q) = %d, want %d", tt.text, got, tt.want)
 		}
 	}
-	if Jaccard(Shingles(nil, []byte("Foo bar baz qux quux")), Shingles(nil, []byte("foo bar baz qux quux"))) != 0 {
+	if jaccard(appendShingles(nil, []byte("Foo bar baz qux quux")), appendShingles(nil, []byte("foo bar baz qux quux"))) != 0 {
 		t.Error("case is not kept")
 	}
 }
@@ -43,8 +43,8 @@ func TestJaccard(t *testing.T) {
 		{[]uint64{1, 2}, []uint64{3, 4}, 0},
 	}
 	for _, tt := range tests {
-		if got := Jaccard(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("Jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := jaccard(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("jaccard(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
@@ -56,18 +56,18 @@ func TestSignatureEstimatesJaccard(t *testing.T) {
 	for i := range 400 {
 		words = append(words, fmt.Sprintf("w%d", i))
 	}
-	a := Shingles(nil, []byte(strings.Join(words, " ")))
+	a := appendShingles(nil, []byte(strings.Join(words, " ")))
 	for _, cut := range []int{0, 40, 100, 200} {
-		b := Shingles(nil, []byte(strings.Join(words[cut:], " ")+" "+strings.Join(words[:cut], "_")))
-		exact := Jaccard(a, b)
-		sa, sb := Signature(a), Signature(b)
+		b := appendShingles(nil, []byte(strings.Join(words[cut:], " ")+" "+strings.Join(words[:cut], "_")))
+		exact := jaccard(a, b)
+		sa, sb := signatureOf(a), signatureOf(b)
 		eq := 0
 		for i := range sa {
 			if sa[i] == sb[i] {
 				eq++
 			}
 		}
-		est := float64(eq) / NumPerm
+		est := float64(eq) / numPerm
 		if math.Abs(est-exact) > 0.12 {
 			t.Errorf("cut %d: estimate %.2f, exact %.2f", cut, est, exact)
 		}
@@ -77,7 +77,7 @@ func TestSignatureEstimatesJaccard(t *testing.T) {
 func TestCandidateProbability(t *testing.T) {
 	// reference/dedupe.md: 14×8 gives P(0.7) ≈ 0.57, P(0.8) ≈ 0.92, P(0.9) ≈ 1.0.
 	for _, tt := range []struct{ s, want float64 }{{0.7, 0.57}, {0.8, 0.92}, {0.9, 1.0}} {
-		if got := CandidateProbability(tt.s); math.Abs(got-tt.want) > 0.01 {
+		if got := candidateProbability(tt.s); math.Abs(got-tt.want) > 0.01 {
 			t.Errorf("P(%.1f) = %.3f, want ≈ %.2f", tt.s, got, tt.want)
 		}
 	}

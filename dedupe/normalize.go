@@ -35,13 +35,13 @@ var word = func() (t [256]bool) {
 	return t
 }()
 
-// AppendNormalized appends src to dst in the code-safe normal form that
+// appendNormalized appends src to dst in the code-safe normal form that
 // exact keys hash, in one pass with no regular expressions: CRLF becomes
 // LF, trailing spaces and tabs go, blank lines at either end go and runs of
 // blank lines become one, and volatile tokens (temporary paths, run ids,
 // timestamps, durations, object addresses) become placeholders.
 // Indentation and everything else inside a line are kept: they are code.
-func AppendNormalized(dst, src []byte) []byte {
+func appendNormalized(dst, src []byte) []byte {
 	started, blank := false, false
 	for len(src) > 0 {
 		var line []byte
@@ -70,15 +70,15 @@ func AppendNormalized(dst, src []byte) []byte {
 	return dst
 }
 
-// AppendNormalizedString is AppendNormalized for a string, without copying
+// appendNormalizedString is appendNormalized for a string, without copying
 // it first.
-func AppendNormalizedString(dst []byte, s string) []byte {
-	return AppendNormalized(dst, unsafe.Slice(unsafe.StringData(s), len(s)))
+func appendNormalizedString(dst []byte, s string) []byte {
+	return appendNormalized(dst, unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// NormalizeString returns the normal form of s.
-func NormalizeString(s string) string {
-	return string(AppendNormalizedString(nil, s))
+// normalizeString returns the normal form of s.
+func normalizeString(s string) string {
+	return string(appendNormalizedString(nil, s))
 }
 
 // Byte classes for the scan of a line.

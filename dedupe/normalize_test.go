@@ -51,11 +51,11 @@ func TestAppendNormalized(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NormalizeString(tt.in)
+			got := normalizeString(tt.in)
 			if got != tt.want {
 				t.Errorf("normalise %q\n got %q\nwant %q", tt.in, got, tt.want)
 			}
-			if again := NormalizeString(got); again != got {
+			if again := normalizeString(got); again != got {
 				t.Errorf("not idempotent: %q → %q", got, again)
 			}
 			if ref := referenceNormalize(tt.in); ref != tt.want {
@@ -99,8 +99,8 @@ func FuzzAppendNormalized(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := NormalizeString(s)
-		if again := NormalizeString(got); again != got {
+		got := normalizeString(s)
+		if again := normalizeString(got); again != got {
 			t.Fatalf("not idempotent: %q → %q → %q", s, got, again)
 		}
 		if strings.Contains(got, "\r\n") || strings.Contains(got, "\n\n\n") || strings.HasSuffix(got, " ") {

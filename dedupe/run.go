@@ -20,9 +20,9 @@ type Options struct {
 	JSON bool
 }
 
-// LowVariety is the variety ratio under which the report says plainly that
+// lowVariety is the variety ratio under which the report says plainly that
 // more passes will not help.
-const LowVariety = 0.5
+const lowVariety = 0.5
 
 // Report is what a dedupe run found.
 type Report struct {
@@ -59,18 +59,13 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	}
 	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	for run, err := range trace.MapRuns(ctx, c, fingerprints) {
+	problem := func(err error) {
+		rep.FilesWithErrors++
+		rep.ProblemsLeft += rep.Problems.AddAtMost(err, trace.MaxProblems)
+	}
+	for run, err := range trace.MapRuns(ctx, c, fingerprints, problem) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			rep.FilesWithErrors++
-			rep.ProblemsLeft += rep.Problems.AddAtMost(err, trace.MaxProblems)
-			continue
-		}
-		if run.ReadErr != nil {
-			rep.FilesWithErrors++
-			rep.ProblemsLeft += rep.Problems.AddAtMost(run.ReadErr, trace.MaxProblems)
+			return nil, err
 		}
 		if run.Start == nil {
 			continue
@@ -137,9 +132,9 @@ func allCases(groups []GroupFigures) bool {
 }
 
 // Sentence is the plain statement of low variety, or "" when the variety
-// ratio is at least LowVariety.
+// ratio is at least lowVariety.
 func Sentence(runs int, f Figures, onlyCases bool) string {
-	if f.RawTurns == 0 || f.VarietyRatio >= LowVariety {
+	if f.RawTurns == 0 || f.VarietyRatio >= lowVariety {
 		return ""
 	}
 	what := "cases"

@@ -24,9 +24,9 @@ func TestSignatureMatchesGeneric(t *testing.T) {
 				set[i] = r.Uint64()
 			}
 		}
-		var want [NumPerm]uint64
+		var want [numPerm]uint64
 		signatureGeneric(set, &want)
-		if got := Signature(set); got != want {
+		if got := signatureOf(set); got != want {
 			t.Fatalf("%d shingles: signatures differ", n)
 		}
 	}
@@ -40,11 +40,11 @@ func BenchmarkSignature(b *testing.B) {
 	}
 	b.Run("now", func(b *testing.B) {
 		for b.Loop() {
-			_ = Signature(set)
+			_ = signatureOf(set)
 		}
 	})
 	b.Run("generic", func(b *testing.B) {
-		var sig [NumPerm]uint64
+		var sig [numPerm]uint64
 		for b.Loop() {
 			signatureGeneric(set, &sig)
 		}

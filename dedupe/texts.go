@@ -18,7 +18,7 @@ type CorpusTexts struct {
 }
 
 func (t CorpusTexts) pair(ref Ref) ([]schemas.Message, schemas.Reply, error) {
-	r, err := t.Corpus.Load(int(ref.Run))
+	r, err := t.Corpus.ReadCached(int(ref.Run))
 	if err != nil {
 		return nil, schemas.Reply{}, err
 	}

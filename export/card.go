@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pyharness/pyharness/dedupe"
 )
 
 // cardYAML is the front matter of the dataset card: the Hugging Face
@@ -159,8 +161,9 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		fmt.Fprintf(&b, "| selected turns | exact-unique | near-unique clusters | groups | variety ratio |\n|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %.2f |\n\n",
 			d.RawTurns, d.ExactUnique, d.Clusters, d.Groups, d.VarietyRatio)
 		fmt.Fprintf(&b, "Exact duplicates share an xxhash64 key over the normalised training text (confirmed byte for byte); "+
-			"near-duplicates have a Jaccard similarity of %.2f or more over token 5-grams of the draft and the message it answered "+
-			"(MinHash, 14 bands × 8 rows), within a group. One pair is kept per cluster: from a run that worked, then the newest.\n\n", o.Threshold)
+			"near-duplicates have a Jaccard similarity of %.2f or more over token %d-grams of the draft and the message it answered "+
+			"(MinHash, %d bands × %d rows), within a group. One pair is kept per cluster: from a run that worked, then the newest.\n\n",
+			o.Threshold, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows)
 		b.WriteString("## Weighting\n\n")
 		fmt.Fprintf(&b, "A group is a benchmark case or a dogfood task. A pair in a group of K clusters weighs s·K^(α−1) with α = %g, "+
 			"at most %g (`--cap`), s chosen so the weights have mean 1 over the export: a group weighs K^α in all, so a case with many "+

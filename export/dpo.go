@@ -87,7 +87,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	for g, name := range names {
 		num[name] = int32(g)
 	}
-	splits := AssignSplits(names, e.opts.Valid, e.opts.Test, e.opts.Seed)
+	splits := assignSplits(names, e.opts.Valid, e.opts.Test, e.opts.Seed)
 	weights := map[string]float64{}
 	pairs := map[string]int{}
 	for i := range rows {

@@ -39,7 +39,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	e := &exporter{opts: opts, corpus: c, red: NewRedactor(), scanned: map[string]bool{},
+	e := &exporter{opts: opts, corpus: c, red: newRedactor(), scanned: map[string]bool{},
 		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
 			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
@@ -84,20 +84,15 @@ type exporter struct {
 // and learning every run's secrets on the way. prep runs on the worker
 // that read each run (trace.MapRuns), and each gets its value.
 func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
-	for m, err := range trace.MapRuns(ctx, e.corpus, prep) {
-		run := m.RebuiltRun
+	problem := func(err error) {
+		e.sum.FilesWithErrors++
+		e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(err, trace.MaxProblems)
+	}
+	for m, err := range trace.MapRuns(ctx, e.corpus, prep, problem) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			e.sum.FilesWithErrors++
-			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(err, trace.MaxProblems)
-			continue
+			return err
 		}
-		if run.ReadErr != nil {
-			e.sum.FilesWithErrors++
-			e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(run.ReadErr, trace.MaxProblems)
-		}
+		run := m.RebuiltRun
 		e.sum.Runs++
 		e.learnSecrets(run)
 		if s := run.Start; s != nil {
@@ -131,13 +126,13 @@ func (e *exporter) learnSecrets(run *trace.RebuiltRun) {
 	}
 	for _, t := range run.Turns {
 		for _, m := range t.Sent.Messages {
-			e.red.ScanText(m.Content)
+			e.red.scanText(m.Content)
 		}
-		e.red.ScanText(t.Reply.Content)
+		e.red.scanText(t.Reply.Content)
 		for _, c := range t.Reply.ToolCalls {
 			for _, v := range c.Arguments {
 				if s, ok := v.(string); ok {
-					e.red.ScanText(s)
+					e.red.scanText(s)
 				}
 			}
 		}
@@ -150,7 +145,7 @@ func (e *exporter) learnRepo(s *schemas.RunStart) {
 	if p := s.Repo.Path; filepath.IsAbs(p) && !e.scanned[p] {
 		e.scanned[p] = true
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			e.red.AddRepo(os.DirFS(p))
+			e.red.addRepo(os.DirFS(p))
 		}
 	}
 	if s.Source != schemas.SourceBench || s.CaseID == "" {
@@ -168,7 +163,7 @@ func (e *exporter) learnRepo(s *schemas.RunStart) {
 	// remembered, so a corpus of many cases costs nothing here.
 	if c, ok := e.cases[s.CaseID]; ok && !e.scanned["case:"+s.CaseID] {
 		e.scanned["case:"+s.CaseID] = true
-		e.red.AddRepo(c.Repo())
+		e.red.addRepo(c.Repo())
 	}
 }
 
@@ -201,30 +196,37 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	rd := newRenderer(e.opts, nil)
 	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
-	// The fingerprint of each selected turn, of the text it will be
-	// trained on, made on the worker that read the run.
-	fingerprints := func(run *trace.RebuiltRun) []dedupe.Fingerprint {
+	// Why each turn is no pair ("" for a selected turn), and the
+	// fingerprint of each selected turn, of the text it will be trained on,
+	// made on the worker that read the run: deciding a turn parses its
+	// draft, which left to the goroutine that takes the runs in order was
+	// a fifth of an export's CPU done on one core.
+	type selection struct {
+		whys []string
+		fps  []dedupe.Fingerprint
+	}
+	selectTurns := func(run *trace.RebuiltRun) selection {
 		if e.opts.runWhy(run, false) != "" {
-			return nil
+			return selection{}
 		}
-		fps := make([]dedupe.Fingerprint, len(run.Turns))
+		sel := selection{whys: make([]string, len(run.Turns)), fps: make([]dedupe.Fingerprint, len(run.Turns))}
 		var f dedupe.Fingerprinter
 		for i, t := range run.Turns {
-			if e.opts.turnWhy(run, i) == "" {
-				fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
+			if sel.whys[i] = e.opts.turnWhy(run, i); sel.whys[i] == "" {
+				sel.fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
 			}
 		}
-		return fps
+		return sel
 	}
-	err = considered(ctx, e, false, fingerprints, func(run *trace.RebuiltRun, fps []dedupe.Fingerprint) error {
+	err = considered(ctx, e, false, selectTurns, func(run *trace.RebuiltRun, sel selection) error {
 		for i := range run.Turns {
-			if why := e.opts.turnWhy(run, i); why != "" {
+			if why := sel.whys[i]; why != "" {
 				e.sum.TurnsLeftOut[why]++
 				continue
 			}
 			e.sum.Selected++
 			it := dedupe.Item{Ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.AddFingerprint(ctx, it, &fps[i]); err != nil {
+			if _, err := ix.AddFingerprint(ctx, it, &sel.fps[i]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
 		}
@@ -247,8 +249,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		sizes[g.Group] = g.Clusters
 	}
 	names := ix.GroupNames() // all the rows below need of the index, which is let go
-	weights := Weights(sizes, e.opts.Alpha, e.opts.Cap)
-	splits := AssignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
+	weights := groupWeights(sizes, e.opts.Alpha, e.opts.Cap)
+	splits := assignSplits(mapKeys(sizes), e.opts.Valid, e.opts.Test, e.opts.Seed)
 	pairs := map[string]int{}
 	for g, n := range sizes {
 		pairs[splits[g]] += n
@@ -421,7 +423,7 @@ func (w *splitWriter) write(ctx context.Context, rows iter.Seq2[*pairRow, error]
 		}
 		r.copies = 1
 		if e.opts.Format == FormatJSONL && r.split == SplitTrain {
-			r.copies = Copies(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
+			r.copies = copiesOf(r.weight, e.opts.Seed, fmt.Sprintf("%016x", r.key))
 			if r.copies == 0 {
 				e.sum.ZeroCopies++
 			}

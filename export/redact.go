@@ -27,9 +27,9 @@ type Redactor struct {
 	Count int
 }
 
-// NewRedactor returns a redactor that knows no values yet; token shapes are
+// newRedactor returns a redactor that knows no values yet; token shapes are
 // always replaced.
-func NewRedactor() *Redactor { return &Redactor{seen: map[string]bool{}} }
+func newRedactor() *Redactor { return &Redactor{seen: map[string]bool{}} }
 
 // tokenShapes are the shapes of credentials that are secret wherever they
 // appear. Groups 1 and 2, when present, are kept around the replacement:
@@ -194,8 +194,8 @@ func (r *Redactor) add(v string) {
 	}
 }
 
-// AddEnvFile learns the secret values of an environment file's content.
-func (r *Redactor) AddEnvFile(content string) {
+// addEnvFile learns the secret values of an environment file's content.
+func (r *Redactor) addEnvFile(content string) {
 	sc := bufio.NewScanner(strings.NewReader(content))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -205,9 +205,9 @@ func (r *Redactor) AddEnvFile(content string) {
 	}
 }
 
-// ScanText learns the secret values assigned in a message or draft: an
+// scanText learns the secret values assigned in a message or draft: an
 // environment file shown to the model, or written by it, is read like one.
-func (r *Redactor) ScanText(s string) {
+func (r *Redactor) scanText(s string) {
 	if !strings.Contains(s, "=") {
 		return
 	}
@@ -218,9 +218,9 @@ func (r *Redactor) ScanText(s string) {
 	}
 }
 
-// IsEnvFile reports whether a file name is an environment file: .env,
+// isEnvFile reports whether a file name is an environment file: .env,
 // .env.*, *.env or .envrc.
-func IsEnvFile(name string) bool {
+func isEnvFile(name string) bool {
 	base := path.Base(name)
 	return base == ".env" || base == ".envrc" || strings.HasPrefix(base, ".env.") || strings.HasSuffix(base, ".env")
 }
@@ -229,9 +229,9 @@ func IsEnvFile(name string) bool {
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
 	".mypy_cache": true, ".pytest_cache": true, ".tox": true}
 
-// AddRepo learns the secret values of every environment file in a
+// addRepo learns the secret values of every environment file in a
 // repository, three levels deep at most.
-func (r *Redactor) AddRepo(fsys fs.FS) error {
+func (r *Redactor) addRepo(fsys fs.FS) error {
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable corners do not stop an export
@@ -242,20 +242,20 @@ func (r *Redactor) AddRepo(fsys fs.FS) error {
 			}
 			return nil
 		}
-		if !IsEnvFile(p) || !d.Type().IsRegular() {
+		if !isEnvFile(p) || !d.Type().IsRegular() {
 			return nil
 		}
 		b, err := fs.ReadFile(fsys, p)
 		if err == nil && len(b) < 1<<20 {
-			r.AddEnvFile(string(b))
+			r.addEnvFile(string(b))
 		}
 		return nil
 	})
 }
 
-// Redact returns s with every known value and token-shaped string replaced,
+// redactAndCount returns s with every known value and token-shaped string replaced,
 // adding the replacements to Count.
-func (r *Redactor) Redact(s string) string {
+func (r *Redactor) redactAndCount(s string) string {
 	r.sortValues()
 	out, n := r.redact(s)
 	r.Count += n
@@ -278,7 +278,7 @@ func (r *Redactor) sortValues() {
 	r.sorted = true
 }
 
-// redact is Redact without touching r: it returns the redacted text and
+// redact is redactAndCount without touching r: it returns the redacted text and
 // the number of replacements, and is safe on several goroutines once the
 // values are sorted.
 func (r *Redactor) redact(s string) (string, int) {

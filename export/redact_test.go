@@ -1,11 +1,9 @@
-package export_test
+package export
 
 import (
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"github.com/pyharness/pyharness/export"
 )
 
 func TestRedactTokenShapes(t *testing.T) {
@@ -33,8 +31,8 @@ func TestRedactTokenShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := export.NewRedactor()
-			if got := r.Redact(tt.in); got != tt.want || r.Count != tt.n {
+			r := newRedactor()
+			if got := r.redactAndCount(tt.in); got != tt.want || r.Count != tt.n {
 				t.Errorf("Redact(%q) = %q (%d), want %q (%d)", tt.in, got, r.Count, tt.want, tt.n)
 			}
 		})
@@ -42,11 +40,11 @@ func TestRedactTokenShapes(t *testing.T) {
 }
 
 func TestRedactEnvironmentValues(t *testing.T) {
-	r := export.NewRedactor()
-	r.AddEnvFile("# comment\nexport API_TOKEN=tok-alpha-7731\nDB_PASSWORD=\"plum orchard\"\nSESSION_SECRET='velvet-42-harbor'\n" +
+	r := newRedactor()
+	r.addEnvFile("# comment\nexport API_TOKEN=tok-alpha-7731\nDB_PASSWORD=\"plum orchard\"\nSESSION_SECRET='velvet-42-harbor'\n" +
 		"APP_PORT=8000\nDEBUG=true\nLOG_LEVEL=info\nBUILD_ID=a1b2c3d4e5f6a7b8c9\nHOME_DIR=/srv/app\nAUTH_BACKEND=django.contrib.auth\nTOKEN_TYPE=bearer\nADMIN_PASSWORD=hunter22\n")
 	// An assignment shown to the model counts like an environment file.
-	r.ScanText("config.py (lines 1-2):\n```\nSTRIPE_KEY = \"rk-9911-tangerine\"\nSECRET = os.environ[\"SECRET\"]\n```")
+	r.scanText("config.py (lines 1-2):\n```\nSTRIPE_KEY = \"rk-9911-tangerine\"\nSECRET = os.environ[\"SECRET\"]\n```")
 	tests := []struct{ in, want string }{
 		{"token tok-alpha-7731 used", "token [REDACTED] used"},
 		{"secret velvet-42-harbor!", "secret [REDACTED]!"},
@@ -63,7 +61,7 @@ func TestRedactEnvironmentValues(t *testing.T) {
 		{"tok-alpha-77310", "tok-alpha-77310"},
 	}
 	for _, tt := range tests {
-		if got := r.Redact(tt.in); got != tt.want {
+		if got := r.redactAndCount(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -78,21 +76,21 @@ func TestRedactorReadsRepositoryEnvFiles(t *testing.T) {
 		"a/b/c/d/.env":      {Data: []byte("API_KEY=too-deep-0005\n")},
 		"settings.py":       {Data: []byte("API_KEY = 'not-an-env-file-0006'\n")},
 	}
-	r := export.NewRedactor()
-	if err := r.AddRepo(fsys); err != nil {
+	r := newRedactor()
+	if err := r.addRepo(fsys); err != nil {
 		t.Fatal(err)
 	}
 	text := "repo-secret-0001 repo-secret-0002 repo-secret-0003 never-read-0004 too-deep-0005 not-an-env-file-0006"
-	got := r.Redact(text)
+	got := r.redactAndCount(text)
 	if want := "[REDACTED] [REDACTED] [REDACTED] never-read-0004 too-deep-0005 not-an-env-file-0006"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	for _, name := range []string{".env", ".env.local", "prod.env", ".envrc"} {
-		if !export.IsEnvFile("x/" + name) {
+		if !isEnvFile("x/" + name) {
 			t.Errorf("%s is an environment file", name)
 		}
 	}
-	if export.IsEnvFile("environment.py") || strings.Contains("", "x") {
+	if isEnvFile("environment.py") || strings.Contains("", "x") {
 		t.Error("environment.py is not an environment file")
 	}
 }

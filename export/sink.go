@@ -401,8 +401,8 @@ func newParquetRows(o Options, counts map[string]int) sink {
 	})
 }
 
-// ParquetShardName is the Hugging Face name of shard i of n of a split.
-func ParquetShardName(split string, i, n int) string {
+// parquetShardName is the Hugging Face name of shard i of n of a split.
+func parquetShardName(split string, i, n int) string {
 	return fmt.Sprintf("data/%s-%05d-of-%05d.parquet", split, i, n)
 }
 
@@ -447,7 +447,7 @@ func (s *parquetSink[R]) write(r *row) error {
 				return err
 			}
 		}
-		name := ParquetShardName(sp, n/s.shardRows, s.shards(sp))
+		name := parquetShardName(sp, n/s.shardRows, s.shards(sp))
 		f, err := createAtomic(filepath.Join(s.dir, filepath.FromSlash(name)))
 		if err != nil {
 			return err

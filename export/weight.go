@@ -10,13 +10,13 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// Weights gives every pair of a group of K distinct clusters the weight
+// groupWeights gives every pair of a group of K distinct clusters the weight
 // s·K^(α−1), so that the group weighs s·K^α in all (temperature sampling
 // over groups: α = 0 weighs every group the same, α = 1 by its size), with
 // no pair above cap (UniMax's cap on repeats), and s chosen so that the
 // weights have mean 1 over the export. sizes maps each group to its K; the
 // result maps each group to the weight of one of its pairs.
-func Weights(sizes map[string]int, alpha, cap float64) map[string]float64 {
+func groupWeights(sizes map[string]int, alpha, cap float64) map[string]float64 {
 	type group struct {
 		name string
 		k    float64
@@ -65,10 +65,10 @@ func Weights(sizes map[string]int, alpha, cap float64) map[string]float64 {
 	return out
 }
 
-// Copies is how many times a pair of weight w is written to a training
+// copiesOf is how many times a pair of weight w is written to a training
 // file: ⌊w⌋, and one more with probability frac(w), drawn from the seed and
 // the pair's key so that the same export always writes the same rows.
-func Copies(w float64, seed uint64, key string) int {
+func copiesOf(w float64, seed uint64, key string) int {
 	n := int(math.Floor(w))
 	frac := w - float64(n)
 	if frac > 0 && uniform(seed, key) < frac {
@@ -94,13 +94,13 @@ const (
 	SplitTest       = "test"
 )
 
-// AssignSplits puts whole groups into splits, never single pairs, so that
+// assignSplits puts whole groups into splits, never single pairs, so that
 // no case is in two splits: groups are ordered by a hash of the seed and
 // their name, the first ⌈test·G⌉ go to test, the next ⌈valid·G⌉ to
 // validation, the rest to train. With two groups or more, validation gets
 // at least one (and test at least one, if asked, with three or more); train
 // always keeps at least one.
-func AssignSplits(groups []string, valid, test float64, seed uint64) map[string]string {
+func assignSplits(groups []string, valid, test float64, seed uint64) map[string]string {
 	gs := slices.Clone(groups)
 	slices.Sort(gs)
 	gs = slices.Compact(gs)

@@ -1,11 +1,9 @@
-package export_test
+package export
 
 import (
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/pyharness/pyharness/export"
 )
 
 func TestWeights(t *testing.T) {
@@ -25,7 +23,7 @@ func TestWeights(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := export.Weights(tt.sizes, tt.alpha, tt.cap)
+			w := groupWeights(tt.sizes, tt.alpha, tt.cap)
 			total, n := 0.0, 0
 			for g, k := range tt.sizes {
 				if w[g] > tt.cap+1e-9 || w[g] <= 0 {
@@ -48,7 +46,7 @@ func TestWeights(t *testing.T) {
 		})
 	}
 	// The group totals follow K^α where no cap binds.
-	w := export.Weights(map[string]int{"a": 8, "b": 1}, 0.3, 100)
+	w := groupWeights(map[string]int{"a": 8, "b": 1}, 0.3, 100)
 	if got, want := 8*w["a"]/(1*w["b"]), math.Pow(8, 0.3); math.Abs(got-want) > 1e-9 {
 		t.Errorf("group totals ratio %g, want 8^0.3 = %g", got, want)
 	}
@@ -60,11 +58,11 @@ func TestCopies(t *testing.T) {
 	const n = 4000
 	for i := range n {
 		key := fmt.Sprint(i)
-		c := export.Copies(1.25, 9, key)
+		c := copiesOf(1.25, 9, key)
 		if c != 1 && c != 2 {
 			t.Fatalf("copies of 1.25: %d", c)
 		}
-		if export.Copies(1.25, 9, key) != c {
+		if copiesOf(1.25, 9, key) != c {
 			t.Fatal("copies differ for the same seed and key")
 		}
 		sum += c
@@ -72,7 +70,7 @@ func TestCopies(t *testing.T) {
 	if mean := float64(sum) / n; math.Abs(mean-1.25) > 0.03 {
 		t.Errorf("mean copies %.3f, want 1.25", mean)
 	}
-	if export.Copies(3, 1, "x") != 3 || export.Copies(0.0, 1, "x") != 0 {
+	if copiesOf(3, 1, "x") != 3 || copiesOf(0.0, 1, "x") != 0 {
 		t.Error("whole weights are their own copies")
 	}
 }
@@ -102,15 +100,15 @@ func TestAssignSplits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := export.AssignSplits(groups(tt.n), tt.valid, tt.test, 3)
+			got := assignSplits(groups(tt.n), tt.valid, tt.test, 3)
 			count := map[string]int{}
 			for _, sp := range got {
 				count[sp]++
 			}
-			if count[export.SplitTrain] != tt.wantTrain || count[export.SplitValidation] != tt.wantV || count[export.SplitTest] != tt.wantT {
+			if count[SplitTrain] != tt.wantTrain || count[SplitValidation] != tt.wantV || count[SplitTest] != tt.wantT {
 				t.Errorf("splits %v", count)
 			}
-			again := export.AssignSplits(groups(tt.n), tt.valid, tt.test, 3)
+			again := assignSplits(groups(tt.n), tt.valid, tt.test, 3)
 			for g := range got {
 				if got[g] != again[g] {
 					t.Fatal("not deterministic")
@@ -118,8 +116,8 @@ func TestAssignSplits(t *testing.T) {
 			}
 		})
 	}
-	a := export.AssignSplits(groups(15), 0.2, 0, 1)
-	b := export.AssignSplits(groups(15), 0.2, 0, 2)
+	a := assignSplits(groups(15), 0.2, 0, 1)
+	b := assignSplits(groups(15), 0.2, 0, 2)
 	same := true
 	for g := range a {
 		same = same && a[g] == b[g]

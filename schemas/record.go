@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
-	"github.com/tidwall/gjson"
 )
 
 // Record is one line of a trace: exactly one of its fields is set.
@@ -122,7 +120,8 @@ func DecodeRecord(line []byte) (Record, error) {
 // read, and the lines goccy/go-json reads otherwise than encoding/json:
 // invalid JSON, which it may take (it skips unknown fields without
 // checking them, and takes control characters in strings), and invalid
-// UTF-8, which encoding/json replaces with U+FFFD.
+// UTF-8, which encoding/json replaces with U+FFFD (validLine turns both
+// away).
 func decodeFast(line []byte) (rec Record, ok bool) {
 	defer func() {
 		// A malformed line must never take the reader down: a panic in
@@ -133,9 +132,7 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	}()
 	const prefix = `{"type":"`
 	rest, found := bytes.CutPrefix(line, []byte(prefix))
-	// gjson checks nesting by recursion, without encoding/json's bound of
-	// 10,000 levels: a line that may nest deeper goes to the strict path.
-	if !found || !utf8.Valid(line) || bytes.Count(line, []byte("["))+bytes.Count(line, []byte("{")) > 10_000 || !gjson.ValidBytes(line) {
+	if !found || !validLine(line) {
 		return Record{}, false
 	}
 	switch {

@@ -18,7 +18,7 @@ type LastAttempt struct {
 }
 
 // LastAttempts streams the last attempt of every run of a trace directory
-// (see TraceDir), in run id order. A listing error, or the context's, is
+// (see Dir), in run id order. A listing error, or the context's, is
 // yielded once and ends the stream. The directory is listed once, compactly
 // (see Listing), so a million runs cost a few megabytes.
 func LastAttempts(ctx context.Context, dir string) iter.Seq2[LastAttempt, error] {

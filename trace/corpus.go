@@ -121,9 +121,9 @@ type RebuiltRun struct {
 	// group is the run's group as the corpus ordered it (the groupOf of
 	// OpenCorpus, of its run_start).
 	group string
-	// ReadErr holds the errors met reading the file; the good records
-	// before and after them are kept.
-	ReadErr error
+	// readErr holds the errors met reading the file; the good records
+	// before and after them are kept, and MapRuns reports them.
+	readErr error
 	// Prompts[i] is the whole prompt turn i was sent, or nil when it could
 	// not be rebuilt (its hash did not match); PromptErrs says why.
 	Prompts    [][]schemas.Message
@@ -148,8 +148,10 @@ func (r *RebuiltRun) Time(i int) int64 {
 	return 0
 }
 
-// Load reads run i, from the cache when it is there.
-func (c *Corpus) Load(i int) (*RebuiltRun, error) {
+// ReadCached reads run i, from the cache of recent runs when it is there.
+// It keeps the run in that cache, so unlike Read it must not be called on
+// several goroutines at once.
+func (c *Corpus) ReadCached(i int) (*RebuiltRun, error) {
 	for k, r := range c.cache {
 		if int(r.Index) == i {
 			c.cache = append(append(c.cache[:k:k], c.cache[k+1:]...), r)
@@ -179,7 +181,7 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
 	}
-	r := &RebuiltRun{Index: int32(i), Run: tr, ReadErr: err, group: c.groupNames[c.group[i]]}
+	r := &RebuiltRun{Index: int32(i), Run: tr, readErr: err, group: c.groupNames[c.group[i]]}
 	var conv schemas.Conversation
 	r.Prompts = make([][]schemas.Message, len(tr.Turns))
 	r.PromptErrs = make([]error, len(tr.Turns))
@@ -194,28 +196,30 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	return r, nil
 }
 
-// Mapped is a run with the value MapRuns's function made of it.
-type Mapped[T any] struct {
+// RunWithValue is a run with the value MapRuns's function made of it.
+type RunWithValue[T any] struct {
 	*RebuiltRun
 	Value T
 }
 
-// MapRuns streams every run in order, each with f's value for it. A file
-// that cannot be read at all is yielded as an error and the stream goes
-// on. Runs are read, rebuilt and given to f ahead on every core (reading,
-// decoding and hashing the prompts, and keying the turns for a dedupe
-// index, are most of a dedupe or an export), and handed over in order, so
-// that what each run needs on its own is not left to the one goroutine
-// that takes them in order. f is not called for a file that could not be
-// read.
-func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.Seq2[Mapped[T], error] {
-	return func(yield func(Mapped[T], error) bool) {
+// MapRuns streams every run in order, each with f's value for it. The
+// problems of the files are handed to problem, one call per file with
+// problems: a file that cannot be read at all (it is not streamed, and f
+// is not called for it) or one with bad lines (its good records are
+// streamed). The only error yielded is the context's, which ends the
+// stream. Runs are read, rebuilt and given to f ahead on every core
+// (reading, decoding and hashing the prompts, and keying the turns for a
+// dedupe index, are most of a dedupe or an export), and handed over in
+// order, so that what each run needs on its own is not left to the one
+// goroutine that takes them in order.
+func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T, problem func(error)) iter.Seq2[RunWithValue[T], error] {
+	return func(yield func(RunWithValue[T], error) bool) {
 		idx := make([]int32, c.Len())
 		for i := range idx {
 			idx[i] = int32(i)
 		}
 		type loaded struct {
-			m   Mapped[T]
+			m   RunWithValue[T]
 			err error
 		}
 		read := func(i int32) loaded {
@@ -226,17 +230,22 @@ func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.
 			if r == nil {
 				return loaded{err: err}
 			}
-			return loaded{Mapped[T]{r, f(r)}, err}
+			return loaded{m: RunWithValue[T]{r, f(r)}}
 		}
 		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), read) {
 			if err := ctx.Err(); err != nil {
-				yield(Mapped[T]{}, err)
+				yield(RunWithValue[T]{}, err)
 				return
 			}
-			if l.m.RebuiltRun != nil {
-				c.keep(l.m.RebuiltRun)
+			if l.m.RebuiltRun == nil {
+				problem(l.err)
+				continue
 			}
-			if !yield(l.m, l.err) {
+			if l.m.readErr != nil {
+				problem(l.m.readErr)
+			}
+			c.keep(l.m.RebuiltRun)
+			if !yield(l.m, nil) {
 				return
 			}
 		}
@@ -244,5 +253,6 @@ func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T) iter.
 }
 
 // Read reads and rebuilds run i without the cache: it is safe on several
-// goroutines at once, where Load is not.
+// goroutines at once, where ReadCached is not. The errors of a file read
+// in part are left out: MapRuns reports them the first time round.
 func (c *Corpus) Read(i int) (*RebuiltRun, error) { return c.read(i) }

@@ -33,7 +33,8 @@ func TestMapRunsGivesEachRunItsValue(t *testing.T) {
 	ctx := context.Background()
 	c := openGenerated(t)
 	n := 0
-	for m, err := range trace.MapRuns(ctx, c, func(r *trace.RebuiltRun) string { return r.Start.RunID }) {
+	problem := func(err error) { t.Errorf("a generated trace has a problem: %v", err) }
+	for m, err := range trace.MapRuns(ctx, c, func(r *trace.RebuiltRun) string { return r.Start.RunID }, problem) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,7 @@ func TestMapRunsGivesEachRunItsValue(t *testing.T) {
 }
 
 // TestReadOnSeveralGoroutines reads every run on four goroutines at once
-// (as export's renderers do) and checks each against Load.
+// (as export's renderers do) and checks each against ReadCached.
 func TestReadOnSeveralGoroutines(t *testing.T) {
 	c, plain := openGenerated(t), openGenerated(t)
 	got := make([]*trace.RebuiltRun, c.Len())
@@ -70,12 +71,12 @@ func TestReadOnSeveralGoroutines(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range got {
-		want, err := plain.Load(i)
+		want, err := plain.ReadCached(i)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r == nil || r.Index != int32(i) || r.Start.RunID != want.Start.RunID || len(r.Turns) != len(want.Turns) {
-			t.Fatalf("run %d: read another run than Load", i)
+			t.Fatalf("run %d: read another run than ReadCached", i)
 		}
 		for k := range r.Turns {
 			if schemas.PromptHash(r.Prompts[k]) != schemas.PromptHash(want.Prompts[k]) {

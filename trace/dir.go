@@ -34,16 +34,16 @@ func ParseFileName(name string) (runID string, attempt int, ok bool) {
 	return base, 1, true
 }
 
-// TraceDir returns the folder holding the trace files of an output
+// Dir returns the folder holding the trace files of an output
 // directory: DIR/runs when it exists, else DIR itself.
-func TraceDir(dir string) string {
+func Dir(dir string) string {
 	if st, err := os.Stat(filepath.Join(dir, RunsDir)); err == nil && st.IsDir() {
 		return filepath.Join(dir, RunsDir)
 	}
 	return dir
 }
 
-// ListFiles lists every trace file of a directory (see TraceDir), every
+// ListFiles lists every trace file of a directory (see Dir), every
 // attempt included, sorted by run id then attempt. List holds the same
 // listing in a fraction of the memory.
 func ListFiles(dir string) ([]File, error) {

@@ -20,10 +20,10 @@ type Listing struct {
 	ends  []uint32 // end of each name in names
 }
 
-// List lists every trace file of a directory (see TraceDir), every attempt
+// List lists every trace file of a directory (see Dir), every attempt
 // included, sorted by run id then attempt.
 func List(dir string) (*Listing, error) {
-	tdir := TraceDir(dir)
+	tdir := Dir(dir)
 	d, err := os.Open(tdir)
 	if err != nil {
 		return nil, fmt.Errorf("list traces: %w", err)

@@ -178,7 +178,7 @@ type runFiles struct {
 func (r *runFiles) found(i int) Found { return Found{File: r.latest[i], Earlier: r.earlier[i]} }
 
 func listing(ctx context.Context, dir string) (*runFiles, error) {
-	out := &runFiles{dir: trace.TraceDir(dir)}
+	out := &runFiles{dir: trace.Dir(dir)}
 	for la, err := range trace.LastAttempts(ctx, dir) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("find run: no trace directory %s", dir)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -19,21 +21,21 @@ func newDedupeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dedupe",
 		Short: "Count exact and near-duplicate turns in traces, and say how much variety they hold",
-		Long: `Reads the traces under --in (DIR/runs/*.jsonl or DIR/*.jsonl, last attempt of
+		Long: fmt.Sprintf(`Reads the traces under --in (DIR/runs/*.jsonl or DIR/*.jsonl, last attempt of
 each run), takes every model turn as a pair (the exact prompt it was sent and
 the draft that answered it) and prints:
 
   raw turns             model turns whose prompt rebuilt to its prompt_hash
   exact-unique          distinct xxhash64 keys over the normalised training text
                         (equal keys confirmed byte for byte)
-  near-unique clusters  MinHash over token 5-grams of the draft and the message
-                        it answered, 14 bands x 8 rows, confirmed by Jaccard
+  near-unique clusters  MinHash over token %d-grams of the draft and the message
+                        it answered, %d bands x %d rows, confirmed by Jaccard
                         >= --threshold, within a case or dogfood task
   groups                cases and dogfood tasks
   variety ratio         clusters / raw turns
 
 and a plain sentence when the variety is low. export runs the same dedupe on
-the turns it selects.`,
+the turns it selects.`, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDedupe(cmd.Context(), a, opts)
@@ -47,6 +49,7 @@ the turns it selects.`,
 }
 
 func runDedupe(ctx context.Context, a *app, opts dedupeOptions) error {
+	tunePipelineGC(os.Getenv)
 	in, err := readInput("dedupe", "--in", opts.in, false)
 	if err != nil {
 		return err
