@@ -220,3 +220,17 @@ func TestTrainStage(t *testing.T) {
 		})
 	}
 }
+
+// The command runs in its own work directory, so every path it is given
+// is absolute even when --out is relative (as `--out loop` is).
+func TestTrainStageRelativeOut(t *testing.T) {
+	t.Chdir(t.TempDir())
+	o := &Options{Out: "loop", Train: "test -d {data} && echo weights > {out}", Data: DataJSONL, Log: &bytes.Buffer{}}
+	os.MkdirAll(o.path(exportDir), 0o755)
+	if _, err := o.train(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(o.path(trainDir, trainOutput)); err != nil || string(b) != "weights\n" {
+		t.Errorf("output = %q, %v", b, err)
+	}
+}

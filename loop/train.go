@@ -131,7 +131,12 @@ func (o *Options) train(ctx context.Context) ([]string, error) {
 		}
 		return a
 	}
-	out := abs(filepath.Join(dir, trainOutput))
+	// {out} does not exist yet, and the command runs in work: a relative
+	// --out would name a path under work.
+	out, err := filepath.Abs(filepath.Join(dir, trainOutput))
+	if err != nil {
+		return nil, err
+	}
 	line := cmdT.expand(abs(o.dataPath()), abs(o.BaseFile), out)
 	logf, err := os.Create(filepath.Join(dir, trainLog))
 	if err != nil {
