@@ -214,7 +214,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			res.Classified++
 		}
 		part, runRow, turns := l.part, l.runRow, l.turns
-		p := st.partition(part.Dir())
+		p := st.partition(part.dir())
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}

@@ -59,7 +59,7 @@ func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range parts {
-			part, err := ParsePartitionDir(strings.TrimPrefix(filepath.Dir(rel), table+"/"))
+			part, err := parsePartitionDir(strings.TrimPrefix(filepath.Dir(rel), table+"/"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -414,21 +414,21 @@ func TestPartitionEscaping(t *testing.T) {
 		{"é", "%C3%A9"},
 	}
 	for _, tt := range tests {
-		if got := EscapePartition(tt.in); got != tt.dir {
+		if got := escapePartition(tt.in); got != tt.dir {
 			t.Errorf("EscapePartition(%q) = %q, want %q", tt.in, got, tt.dir)
 		}
-		back, err := UnescapePartition(tt.dir)
+		back, err := unescapePartition(tt.dir)
 		if err != nil || back != tt.in {
 			t.Errorf("UnescapePartition(%q) = %q, %v; want %q", tt.dir, back, err, tt.in)
 		}
 	}
 	p := Partition{Source: "dogfood", Model: "openai:Qwen/Qwen2.5-Coder-32B"}
-	back, err := ParsePartitionDir(p.Dir())
+	back, err := parsePartitionDir(p.dir())
 	if err != nil || back != p {
-		t.Errorf("ParsePartitionDir(%q) = %+v, %v", p.Dir(), back, err)
+		t.Errorf("ParsePartitionDir(%q) = %+v, %v", p.dir(), back, err)
 	}
 	for _, bad := range []string{"source=x", "source=x/model=%4", "who=x/model=y", "source/model=y"} {
-		if _, err := ParsePartitionDir(bad); err == nil {
+		if _, err := parsePartitionDir(bad); err == nil {
 			t.Errorf("ParsePartitionDir(%q) took it", bad)
 		}
 	}

@@ -339,7 +339,7 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 		read := func(rel string) partCounts[T] {
 			pc := partCounts[T]{path: filepath.Join(dir, filepath.FromSlash(rel))}
 			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
-			if pc.part, pc.dirErr = ParsePartitionDir(pdir); pc.dirErr != nil {
+			if pc.part, pc.dirErr = parsePartitionDir(pdir); pc.dirErr != nil {
 				pc.dirErr = fmt.Errorf("read %s: %w", rel, pc.dirErr)
 				return pc
 			}

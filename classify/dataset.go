@@ -18,7 +18,7 @@ import (
 // IsDataset reports whether dir holds a classified dataset: a state file,
 // or Parquet files under turns/ or runs/.
 func IsDataset(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, stateFile)); err == nil {
 		return true
 	}
 	parts, err := listParts(dir, RunsTable)
@@ -107,7 +107,7 @@ func readTable[T any](ctx context.Context, dir, table string, read partReader[T]
 		}
 		for _, rel := range parts {
 			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
-			part, err := ParsePartitionDir(pdir)
+			part, err := parsePartitionDir(pdir)
 			if err != nil {
 				if !yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", rel, err)) {
 					return

@@ -47,10 +47,10 @@ const rowsPerFile = 100_000
 // hiveDefault is the partition value Hive and DuckDB read as NULL.
 const hiveDefault = "__HIVE_DEFAULT_PARTITION__"
 
-// EscapePartition escapes a Hive partition value the way DuckDB and Arrow
+// escapePartition escapes a Hive partition value the way DuckDB and Arrow
 // unescape it: every byte outside A-Z a-z 0-9 - _ . as %XX, so that model
 // names holding / and : make one directory level.
-func EscapePartition(v string) string {
+func escapePartition(v string) string {
 	if v == "" {
 		return hiveDefault
 	}
@@ -67,8 +67,8 @@ func EscapePartition(v string) string {
 	return b.String()
 }
 
-// UnescapePartition reverses EscapePartition.
-func UnescapePartition(v string) (string, error) {
+// unescapePartition reverses escapePartition.
+func unescapePartition(v string) (string, error) {
 	if v == hiveDefault {
 		return "", nil
 	}
@@ -92,13 +92,13 @@ func UnescapePartition(v string) (string, error) {
 }
 
 // Dir is the partition's directory under a table: source=…/model=….
-func (p Partition) Dir() string {
-	return "source=" + EscapePartition(p.Source) + "/model=" + EscapePartition(p.Model)
+func (p Partition) dir() string {
+	return "source=" + escapePartition(p.Source) + "/model=" + escapePartition(p.Model)
 }
 
-// ParsePartitionDir reads a partition back from its directory (relative to
+// parsePartitionDir reads a partition back from its directory (relative to
 // the table, with forward or native slashes).
-func ParsePartitionDir(dir string) (Partition, error) {
+func parsePartitionDir(dir string) (Partition, error) {
 	var p Partition
 	parts := strings.Split(filepath.ToSlash(dir), "/")
 	if len(parts) != 2 {
@@ -109,7 +109,7 @@ func ParsePartitionDir(dir string) (Partition, error) {
 		if !ok {
 			return p, fmt.Errorf("partition %q: %q is not key=value", dir, kv)
 		}
-		val, err := UnescapePartition(v)
+		val, err := unescapePartition(v)
 		if err != nil {
 			return p, err
 		}
@@ -187,7 +187,7 @@ func (p *partWriter[T]) close() error {
 // dictionary strings and the times as UTC timestamps without being told.
 func arrowSchemaMetadata(t reflect.Type) string {
 	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(ArrowSchema(t)))
+	w := ipc.NewWriter(&buf, ipc.WithSchema(arrowSchema(t)))
 	if err := w.Close(); err != nil {
 		panic(fmt.Sprintf("serialize arrow schema of %s: %v", t, err)) // the types are fixed: a bug, not input
 	}
@@ -196,10 +196,10 @@ func arrowSchemaMetadata(t reflect.Type) string {
 
 var timeType = reflect.TypeOf(time.Time{})
 
-// ArrowSchema is the Arrow schema of a row type of this package, read from
+// arrowSchema is the Arrow schema of a row type of this package, read from
 // its parquet tags: "dict" strings are dictionary<int32, utf8>, timestamps
 // are timestamp[us, UTC], "list" slices are lists with "element" items.
-func ArrowSchema(t reflect.Type) *arrow.Schema {
+func arrowSchema(t reflect.Type) *arrow.Schema {
 	return arrow.NewSchema(arrowFields(t, false), nil)
 }
 

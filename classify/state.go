@@ -12,15 +12,15 @@ import (
 	"slices"
 )
 
-// StateFile is the file in a dataset that records which runs (and which
+// stateFile is the file in a dataset that records which runs (and which
 // attempt of each) are in it, and which part files are live, so that a
 // second classify of a directory that gained runs classifies only the new
 // ones.
-const StateFile = "classify-state.json"
+const stateFile = "classify-state.json"
 
 const stateVersion = 1
 
-// state is the contents of StateFile.
+// state is the contents of stateFile.
 type state struct {
 	Version int `json:"version"`
 	// Batch is the number of the last classify that committed.
@@ -55,7 +55,7 @@ func newState() *state {
 }
 
 func loadState(dir string) (*state, error) {
-	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(), nil
 	}
@@ -64,10 +64,10 @@ func loadState(dir string) (*state, error) {
 	}
 	st := newState()
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, StateFile), err)
+		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, stateFile), err)
 	}
 	if st.Version != stateVersion {
-		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, StateFile), st.Version, stateVersion)
+		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, stateFile), st.Version, stateVersion)
 	}
 	if st.Runs == nil {
 		st.Runs = map[string]runState{}
@@ -80,7 +80,7 @@ func loadState(dir string) (*state, error) {
 // tables has no use for them (a million turns' state is megabytes of runs).
 // A dataset without a state lists none.
 func loadStateParts(dir string) ([]string, error) {
-	path := filepath.Join(dir, StateFile)
+	path := filepath.Join(dir, stateFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -126,7 +126,7 @@ func loadStateParts(dir string) ([]string, error) {
 // of a large dataset does not hold its whole text in memory.
 func (st *state) save(dir string) error {
 	slices.Sort(st.Parts)
-	tmp := filepath.Join(dir, StateFile+".tmp")
+	tmp := filepath.Join(dir, stateFile+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write classify state: %w", err)
@@ -147,7 +147,7 @@ func (st *state) save(dir string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, StateFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
 	return syncDir(dir)

@@ -71,7 +71,7 @@ func TestLoadStateParts(t *testing.T) {
 	if !slices.Equal(parts, want) { // sorted, as save writes them
 		t.Fatalf("parts %q, want %q", parts, want)
 	}
-	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, stateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := loadStateParts(dir); err == nil || !strings.Contains(err.Error(), "version 7") {

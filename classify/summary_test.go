@@ -239,7 +239,7 @@ func collectCounts[T any](t *testing.T, seq func(func(Counted[T], error) bool)) 
 // partitionOf is the partition of a part file.
 func partitionOf(t *testing.T, path string) Partition {
 	t.Helper()
-	part, err := ParsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
+	part, err := parsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 		}
 		return rep, nil
 	}
-	if err := rep.WriteText(w); err != nil {
+	if err := rep.writeText(w); err != nil {
 		return rep, fmt.Errorf("write dedupe report: %w", err)
 	}
 	return rep, nil
@@ -145,8 +145,8 @@ func Sentence(runs int, f Figures, onlyCases bool) string {
 		runs, f.RawTurns, f.Clusters, f.Groups, what)
 }
 
-// WriteText writes the report for a person.
-func (r *Report) WriteText(w io.Writer) error {
+// writeText writes the report for a person.
+func (r *Report) writeText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dedupe of %s: %d runs", r.In, r.Runs)
 	if r.SetAside > 0 {

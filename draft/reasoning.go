@@ -10,7 +10,7 @@ import (
 // action is ever read from the reasoning: the parser reads Answer alone,
 // and the export trains Answer (or its canonical form) with the reasoning
 // in the field trainers keep for it.
-type Split struct {
+type split struct {
 	// Answer is the content with the reasoning and its markers taken out.
 	Answer string
 	// Reasoning is the thinking without its markers, empty when there was
@@ -40,7 +40,7 @@ var reasoningMarks = []struct{ open, close, source string }{
 // then <think>…</think> and its kin. The opening mark may be missing (the
 // template opened the block); a block that is never closed is cut
 // reasoning, with no answer.
-func splitReasoning(content string) Split {
+func splitReasoning(content string) split {
 	if strings.Contains(content, harmonyChannel) {
 		return splitHarmony(content)
 	}
@@ -49,13 +49,13 @@ func splitReasoning(content string) Split {
 			return s
 		}
 	}
-	return Split{Answer: content}
+	return split{Answer: content}
 }
 
 // splitMarked takes the reasoning blocks that lead content: each runs from
 // an optional opening mark to its close mark. Only blocks at the start
 // count, so a close mark inside an answer's file body is left alone.
-func splitMarked(content, open, close, source string) (Split, bool) {
+func splitMarked(content, open, close, source string) (split, bool) {
 	rest := content
 	var thoughts []string
 	for {
@@ -67,7 +67,7 @@ func splitMarked(content, open, close, source string) (Split, bool) {
 		end := strings.Index(t, close)
 		if opened && end < 0 {
 			thoughts = append(thoughts, strings.TrimSpace(t))
-			return Split{Reasoning: strings.Join(thoughts, "\n\n"), Source: source, Cut: true}, true
+			return split{Reasoning: strings.Join(thoughts, "\n\n"), Source: source, Cut: true}, true
 		}
 		// A close mark with no opening counts only for the first block
 		// (the template opened it), before any opening mark, and outside
@@ -79,9 +79,9 @@ func splitMarked(content, open, close, source string) (Split, bool) {
 		rest = t[end+len(close):]
 	}
 	if len(thoughts) == 0 {
-		return Split{}, false
+		return split{}, false
 	}
-	return Split{Answer: strings.TrimLeft(rest, "\r\n"), Reasoning: strings.Join(thoughts, "\n\n"), Source: source}, true
+	return split{Answer: strings.TrimLeft(rest, "\r\n"), Reasoning: strings.Join(thoughts, "\n\n"), Source: source}, true
 }
 
 // Harmony (gpt-oss) marks. A message is
@@ -100,8 +100,8 @@ var harmonyEnds = []string{"<|end|>", "<|return|>", "<|call|>"}
 // the final channel is the answer, and a message addressed to a tool
 // (commentary to=functions.NAME) is kept whole in the answer, header and
 // all, for the call reader. Text outside any message is answer.
-func splitHarmony(content string) Split {
-	var s Split
+func splitHarmony(content string) split {
+	var s split
 	var answer, thoughts []string
 	rest := content
 	for rest != "" {

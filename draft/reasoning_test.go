@@ -10,33 +10,33 @@ import (
 func TestSplitReasoning(t *testing.T) {
 	for _, tc := range []struct {
 		name, content string
-		want          Split
+		want          split
 	}{
-		{name: "none", content: "READ x.py", want: Split{Answer: "READ x.py"}},
+		{name: "none", content: "READ x.py", want: split{Answer: "READ x.py"}},
 		{name: "think block", content: "<think>\nI should RUN tests.\n</think>\nREAD x.py",
-			want: Split{Answer: "READ x.py", Reasoning: "I should RUN tests.", Source: schemas.ReasoningThinkTag}},
+			want: split{Answer: "READ x.py", Reasoning: "I should RUN tests.", Source: schemas.ReasoningThinkTag}},
 		{name: "opening in the template", content: "Maybe RUN tests first.\n</think>\n\nREAD greet.py",
-			want: Split{Answer: "READ greet.py", Reasoning: "Maybe RUN tests first.", Source: schemas.ReasoningThinkTag}},
+			want: split{Answer: "READ greet.py", Reasoning: "Maybe RUN tests first.", Source: schemas.ReasoningThinkTag}},
 		{name: "cut inside the block", content: "<think>\nFirst READ greet.py, then",
-			want: Split{Reasoning: "First READ greet.py, then", Source: schemas.ReasoningThinkTag, Cut: true}},
+			want: split{Reasoning: "First READ greet.py, then", Source: schemas.ReasoningThinkTag, Cut: true}},
 		{name: "two blocks", content: "<think>a</think>\n<think>b</think>\nRUN tests",
-			want: Split{Answer: "RUN tests", Reasoning: "a\n\nb", Source: schemas.ReasoningThinkTag}},
+			want: split{Answer: "RUN tests", Reasoning: "a\n\nb", Source: schemas.ReasoningThinkTag}},
 		{name: "close mark in a file body is the answer's", content: "WRITE notes.md\n```\nclose with </think>\n```",
-			want: Split{Answer: "WRITE notes.md\n```\nclose with </think>\n```"}},
+			want: split{Answer: "WRITE notes.md\n```\nclose with </think>\n```"}},
 		{name: "close mark in a tilde fence is the answer's", content: "WRITE notes.md\n~~~\nclose with </think>\n~~~",
-			want: Split{Answer: "WRITE notes.md\n~~~\nclose with </think>\n~~~"}},
+			want: split{Answer: "WRITE notes.md\n~~~\nclose with </think>\n~~~"}},
 		{name: "think bracket", content: "[THINK]READ a.py? no.[/THINK]RUN tests",
-			want: Split{Answer: "RUN tests", Reasoning: "READ a.py? no.", Source: schemas.ReasoningThinkBracket}},
+			want: split{Answer: "RUN tests", Reasoning: "READ a.py? no.", Source: schemas.ReasoningThinkBracket}},
 		{name: "reasoning tag", content: "<reasoning>plan</reasoning>\nDONE",
-			want: Split{Answer: "DONE", Reasoning: "plan", Source: schemas.ReasoningTag}},
+			want: split{Answer: "DONE", Reasoning: "plan", Source: schemas.ReasoningTag}},
 		{name: "harmony analysis then final",
 			content: "<|channel|>analysis<|message|>Need to READ a.py.<|end|><|start|>assistant<|channel|>final<|message|>RUN tests<|return|>",
-			want:    Split{Answer: "RUN tests", Reasoning: "Need to READ a.py.", Source: schemas.ReasoningHarmony}},
+			want:    split{Answer: "RUN tests", Reasoning: "Need to READ a.py.", Source: schemas.ReasoningHarmony}},
 		{name: "harmony call to a tool kept whole",
 			content: "<|channel|>analysis<|message|>look first<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.py\"}<|call|>",
-			want:    Split{Answer: "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.py\"}<|call|>", Reasoning: "look first", Source: schemas.ReasoningHarmony}},
+			want:    split{Answer: "<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.py\"}<|call|>", Reasoning: "look first", Source: schemas.ReasoningHarmony}},
 		{name: "harmony cut in analysis", content: "<|channel|>analysis<|message|>Let me READ greet.py and",
-			want: Split{Reasoning: "Let me READ greet.py and", Source: schemas.ReasoningHarmony, Cut: true}},
+			want: split{Reasoning: "Let me READ greet.py and", Source: schemas.ReasoningHarmony, Cut: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := splitReasoning(tc.content); got != tc.want {

@@ -51,7 +51,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	front := cardYAML{PrettyName: "pyharness " + s.Format + " export", Tags: []string{"pyharness", "code", "agent"},
 		TaskCategories: []string{"text-generation"}}
 	cfg := cardConfig{ConfigName: "default"}
-	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue
@@ -96,7 +96,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	writeDrafters(&b, s)
 
 	b.WriteString("## Counts\n\n| split | file | groups | pairs | rows |\n|---|---|---:|---:|---:|\n")
-	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue
@@ -142,13 +142,13 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		b.WriteString("- native tool calls rendered as the text protocol's actions, tool results as user messages.\n")
 	}
 	b.WriteString("\nLeft out, and why:\n\n")
-	lines := append(s.RunsLeftOut.Lines(runWhys), s.TurnsLeftOut.Lines(turnWhys)...)
+	lines := append(s.RunsLeftOut.lines(runWhys), s.TurnsLeftOut.lines(turnWhys)...)
 	if len(lines) == 0 {
 		b.WriteString("- nothing\n")
 	}
 	for i, l := range lines {
 		unit := "runs"
-		if i >= len(s.RunsLeftOut.Lines(runWhys)) {
+		if i >= len(s.RunsLeftOut.lines(runWhys)) {
 			unit = "turns"
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", unit, l)
@@ -200,7 +200,7 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	s.Template.writeCard(&b)
 	b.WriteString("## Redaction\n\n")
 	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
-		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, Redacted)
+		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, redacted)
 
 	b.WriteString("## Loading it\n\n")
 	writeLoading(&b, s, files)

@@ -57,7 +57,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err != nil && !errors.As(err, &nothing) {
 		return sum, err
 	}
-	if werr := sum.WriteText(w); werr != nil && err == nil {
+	if werr := sum.writeText(w); werr != nil && err == nil {
 		err = fmt.Errorf("write export summary: %w", werr)
 	}
 	return sum, err
@@ -67,7 +67,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 type exporter struct {
 	opts    Options
 	corpus  *trace.Corpus
-	red     *Redactor
+	red     *redactor
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
@@ -77,7 +77,7 @@ type exporter struct {
 	models   map[schemas.Model]bool
 	drafters map[string]*Drafter
 	// tools is the tools column of a --keep-tool-calls export.
-	tools []Tool
+	tools []tool
 }
 
 // considered streams the runs that pass the run filters, tallying the rest
@@ -295,7 +295,7 @@ func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(sp
 	names []string, splits map[string]string, weights map[string]float64) error {
 	splitNames := []string{SplitTrain, SplitValidation}
 	if e.opts.Test > 0 {
-		splitNames = append(splitNames, SplitTest)
+		splitNames = append(splitNames, splitTest)
 	}
 	if err := removeStale(e.opts.Out); err != nil {
 		return err

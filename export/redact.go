@@ -13,13 +13,13 @@ import (
 )
 
 // Redacted replaces every secret in an export.
-const Redacted = "[REDACTED]"
+const redacted = "[REDACTED]"
 
 // Redactor replaces secrets in exported text: the values of environment
 // files (and of environment-style assignments in the text itself) that look
 // like secrets, and strings shaped like the API keys and tokens of the
 // common services. It counts what it replaced.
-type Redactor struct {
+type redactor struct {
 	values []string // sorted longest first, so a value is never cut by a shorter one
 	seen   map[string]bool
 	sorted bool
@@ -29,7 +29,7 @@ type Redactor struct {
 
 // newRedactor returns a redactor that knows no values yet; token shapes are
 // always replaced.
-func newRedactor() *Redactor { return &Redactor{seen: map[string]bool{}} }
+func newRedactor() *redactor { return &redactor{seen: map[string]bool{}} }
 
 // tokenShapes are the shapes of credentials that are secret wherever they
 // appear. Groups 1 and 2, when present, are kept around the replacement:
@@ -139,7 +139,7 @@ func codeLike(v string) bool {
 // it reads as a name or a dotted path; or a long literal that mixes letters
 // and digits under any name.
 func secretValue(name, value string) bool {
-	if !literal(value) || strings.Contains(value, Redacted) {
+	if !literal(value) || strings.Contains(value, redacted) {
 		return false
 	}
 	letters, digits, _ := classes(value)
@@ -186,7 +186,7 @@ func assignment(line string) (name, value string, ok bool) {
 }
 
 // add records a secret value.
-func (r *Redactor) add(v string) {
+func (r *redactor) add(v string) {
 	if !r.seen[v] {
 		r.seen[v] = true
 		r.values = append(r.values, v)
@@ -195,7 +195,7 @@ func (r *Redactor) add(v string) {
 }
 
 // addEnvFile learns the secret values of an environment file's content.
-func (r *Redactor) addEnvFile(content string) {
+func (r *redactor) addEnvFile(content string) {
 	sc := bufio.NewScanner(strings.NewReader(content))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -207,7 +207,7 @@ func (r *Redactor) addEnvFile(content string) {
 
 // scanText learns the secret values assigned in a message or draft: an
 // environment file shown to the model, or written by it, is read like one.
-func (r *Redactor) scanText(s string) {
+func (r *redactor) scanText(s string) {
 	if !strings.Contains(s, "=") {
 		return
 	}
@@ -231,7 +231,7 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, ".venv": true
 
 // addRepo learns the secret values of every environment file in a
 // repository, three levels deep at most.
-func (r *Redactor) addRepo(fsys fs.FS) error {
+func (r *redactor) addRepo(fsys fs.FS) error {
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable corners do not stop an export
@@ -255,7 +255,7 @@ func (r *Redactor) addRepo(fsys fs.FS) error {
 
 // redactAndCount returns s with every known value and token-shaped string replaced,
 // adding the replacements to Count.
-func (r *Redactor) redactAndCount(s string) string {
+func (r *redactor) redactAndCount(s string) string {
 	r.sortValues()
 	out, n := r.redact(s)
 	r.Count += n
@@ -265,7 +265,7 @@ func (r *Redactor) redactAndCount(s string) string {
 // sortValues puts the values longest first, so that a value inside a
 // longer one does not cut it: once, after the last value is learned.
 // Redactions can run on several goroutines after it.
-func (r *Redactor) sortValues() {
+func (r *redactor) sortValues() {
 	if r.sorted {
 		return
 	}
@@ -281,7 +281,7 @@ func (r *Redactor) sortValues() {
 // redact is redactAndCount without touching r: it returns the redacted text and
 // the number of replacements, and is safe on several goroutines once the
 // values are sorted.
-func (r *Redactor) redact(s string) (string, int) {
+func (r *redactor) redact(s string) (string, int) {
 	n := 0
 	for _, v := range r.values {
 		var k int
@@ -295,7 +295,7 @@ func (r *Redactor) redact(s string) (string, int) {
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			n++
 			sub := re.FindStringSubmatch(m)
-			out := Redacted
+			out := redacted
 			if len(sub) > 1 {
 				out = sub[1] + out
 			}
@@ -330,7 +330,7 @@ func replaceWord(s, v string) (string, int) {
 			continue
 		}
 		b.WriteString(s[:i])
-		b.WriteString(Redacted)
+		b.WriteString(redacted)
 		n++
 		s = s[end:]
 	}

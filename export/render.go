@@ -47,11 +47,11 @@ type renderer struct {
 	keepToolCalls bool
 	asWritten     bool
 	keepReasoning bool
-	redact        *Redactor // values sorted (sortValues) before rendering starts
+	redact        *redactor // values sorted (sortValues) before rendering starts
 	redactions    int
 }
 
-func newRenderer(o Options, red *Redactor) *renderer {
+func newRenderer(o Options, red *redactor) *renderer {
 	return &renderer{keepToolCalls: o.KeepToolCalls, asWritten: o.AsWritten, keepReasoning: o.Reasoning == ReasoningKeep, redact: red}
 }
 
@@ -150,7 +150,7 @@ func (rd *renderer) message(m schemas.Message) Message {
 		}
 	} else {
 		if len(m.ToolCalls) > 0 {
-			out.Content = TextAction(m.Content, m.ToolCalls)
+			out.Content = textAction(m.Content, m.ToolCalls)
 		}
 		if out.Role == "tool" {
 			out.Role = "user"
@@ -212,7 +212,7 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 			out = slices.Clone(prompt)
 		}
 		if len(m.ToolCalls) > 0 {
-			out[i] = schemas.Message{Role: m.Role, Content: TextAction(m.Content, m.ToolCalls)}
+			out[i] = schemas.Message{Role: m.Role, Content: textAction(m.Content, m.ToolCalls)}
 		}
 		if m.Role == "tool" {
 			out[i] = schemas.Message{Role: "user", Content: m.Content}
@@ -222,7 +222,7 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 		out = prompt
 	}
 	if len(reply.ToolCalls) > 0 {
-		reply = schemas.Reply{Content: TextAction(reply.Content, reply.ToolCalls)}
+		reply = schemas.Reply{Content: textAction(reply.Content, reply.ToolCalls)}
 	}
 	return out, reply
 }
@@ -251,10 +251,10 @@ func (rd *renderer) trainedReply(reply schemas.Reply) schemas.Reply {
 	return schemas.Reply{Content: text}
 }
 
-// TextAction renders native tool calls as the text protocol's action, after
+// textAction renders native tool calls as the text protocol's action, after
 // any content the model wrote with them. The first call is the action (the
 // harness ignores the others, as it ignores extra text actions).
-func TextAction(content string, calls []schemas.ToolCall) string {
+func textAction(content string, calls []schemas.ToolCall) string {
 	a, err := draft.Parse("", calls[:1])
 	act, ok := canonicalText(a)
 	if err != nil || !ok {

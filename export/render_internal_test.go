@@ -61,7 +61,7 @@ func TestTextAction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TextAction(tt.content, tt.calls)
+			got := textAction(tt.content, tt.calls)
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}

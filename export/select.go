@@ -41,7 +41,7 @@ var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNot
 type Tally map[string]int
 
 // Lines returns "N reason" lines in the fixed order of the reasons.
-func (t Tally) Lines(order []string) []string {
+func (t Tally) lines(order []string) []string {
 	var out []string
 	for _, why := range order {
 		if n := t[why]; n > 0 {
@@ -52,7 +52,7 @@ func (t Tally) Lines(order []string) []string {
 }
 
 // Total is the number of things left out.
-func (t Tally) Total() int {
+func (t Tally) total() int {
 	n := 0
 	for _, v := range t {
 		n += v
@@ -201,11 +201,11 @@ func nothingWhy(runs int, runTally, turnTally Tally, pairs int) string {
 	switch {
 	case runs == 0:
 		b.WriteString("no runs were read")
-	case runTally.Total() == runs:
-		fmt.Fprintf(&b, "all %d runs were left out: %s", runs, strings.Join(runTally.Lines(runWhys), "; "))
+	case runTally.total() == runs:
+		fmt.Fprintf(&b, "all %d runs were left out: %s", runs, strings.Join(runTally.lines(runWhys), "; "))
 	case pairs == 0:
-		fmt.Fprintf(&b, "no turn of the %d runs considered is a pair: %s", runs-runTally.Total(), strings.Join(turnTally.Lines(turnWhys), "; "))
-		if lines := runTally.Lines(runWhys); len(lines) > 0 {
+		fmt.Fprintf(&b, "no turn of the %d runs considered is a pair: %s", runs-runTally.total(), strings.Join(turnTally.lines(turnWhys), "; "))
+		if lines := runTally.lines(runWhys); len(lines) > 0 {
 			fmt.Fprintf(&b, " (and runs left out: %s)", strings.Join(lines, "; "))
 		}
 	default:

@@ -63,7 +63,7 @@ type row struct {
 	// preference pair; completion (SFT), or chosen and rejected, answer it.
 	prompt, completion, chosen, rejected []Message
 	// tools is the tools column (--keep-tool-calls).
-	tools []Tool
+	tools []tool
 	meta  Meta
 	// numCtx is the context size the run asked for, for the summary.
 	numCtx int
@@ -84,7 +84,7 @@ type sink interface {
 
 // Data file names, as the trainers look for them: mlx-lm reads train,
 // valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
-var jsonlNames = map[string]string{SplitTrain: "train.jsonl", SplitValidation: "valid.jsonl", SplitTest: "test.jsonl"}
+var jsonlNames = map[string]string{SplitTrain: "train.jsonl", SplitValidation: "valid.jsonl", splitTest: "test.jsonl"}
 
 // atomicFile is written beside its final name and renamed into place on
 // commit, so a failed export never leaves a half-written file under a
@@ -174,7 +174,7 @@ func newEncoder(f io.Writer) *json.Encoder {
 // from the first row's keys, so nothing else is ever added).
 type sftLine struct {
 	Messages []Message `json:"messages"`
-	Tools    []Tool    `json:"tools,omitempty"`
+	Tools    []tool    `json:"tools,omitempty"`
 }
 
 // completionLine is a training row of the prompt-completion layout, TRL's
@@ -183,7 +183,7 @@ type sftLine struct {
 type completionLine struct {
 	Prompt     []Message `json:"prompt"`
 	Completion []Message `json:"completion"`
-	Tools      []Tool    `json:"tools,omitempty"`
+	Tools      []tool    `json:"tools,omitempty"`
 }
 
 // dpoLine is a preference row in TRL DPOTrainer's conversational form.
@@ -373,7 +373,7 @@ func messageWeight(m Message) int64 {
 	return int64(*m.Weight)
 }
 
-func toolsJSON(tools []Tool) string {
+func toolsJSON(tools []tool) string {
 	b, _ := json.Marshal(tools)
 	return string(b)
 }
@@ -475,7 +475,7 @@ func (sh *parquetShard[R]) finish() error {
 
 func (s *parquetSink[R]) close() ([]string, error) {
 	var errs []error
-	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
 		if sh := s.open[sp]; sh != nil {
 			errs = append(errs, sh.finish())
 			delete(s.open, sp)

@@ -93,8 +93,8 @@ type Drafter struct {
 	NumCtx int `json:"num_ctx"`
 }
 
-// WriteText writes the summary for a person.
-func (s *Summary) WriteText(w io.Writer) error {
+// writeText writes the summary for a person.
+func (s *Summary) writeText(w io.Writer) error {
 	var b strings.Builder
 	what := "supervised pairs"
 	if s.Format == FormatDPO {
@@ -110,11 +110,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ", %d of them scripted or replay (--include-scripted)", s.ScriptedRuns)
 	}
 	b.WriteString("\n")
-	for _, l := range s.RunsLeftOut.Lines(runWhys) {
+	for _, l := range s.RunsLeftOut.lines(runWhys) {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	fmt.Fprintf(&b, "turns considered: %d; selected: %d\n", s.Turns, s.Selected)
-	for _, l := range s.TurnsLeftOut.Lines(turnWhys) {
+	for _, l := range s.TurnsLeftOut.lines(turnWhys) {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
 	if s.FilesWithErrors > 0 {
@@ -134,7 +134,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	for _, sp := range []string{SplitTrain, SplitValidation, SplitTest} {
+	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue

@@ -130,7 +130,7 @@ func canonicalCall(a draft.Action) schemas.ToolCall {
 // Tool is a tool as chat templates take it in their tools argument
 // (transformers' JSON Schema form): TRL, mlx-lm and Axolotl pass a row's
 // tools column to the template.
-type Tool struct {
+type tool struct {
 	Type     string       `json:"type"`
 	Function ToolFunction `json:"function"`
 }
@@ -147,14 +147,14 @@ type ToolFunction struct {
 // --native-tools, the tools column of a --keep-tool-calls export. A tool
 // without required arguments says so with an empty list: templates test
 // "name in parameters.required", which a null would break.
-func harnessTools() []Tool {
-	var out []Tool
+func harnessTools() []tool {
+	var out []tool
 	for _, t := range harness.NativeTools() {
 		params := maps.Clone(t.Parameters)
 		if req, ok := params["required"].([]string); ok && req == nil {
 			params["required"] = []string{}
 		}
-		out = append(out, Tool{Type: "function", Function: ToolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+		out = append(out, tool{Type: "function", Function: ToolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
 	return out
 }

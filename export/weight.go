@@ -91,7 +91,7 @@ func uniform(seed uint64, key string) float64 {
 const (
 	SplitTrain      = "train"
 	SplitValidation = "validation"
-	SplitTest       = "test"
+	splitTest       = "test"
 )
 
 // assignSplits puts whole groups into splits, never single pairs, so that
@@ -126,7 +126,7 @@ func assignSplits(groups []string, valid, test float64, seed uint64) map[string]
 	for i, g := range gs {
 		switch {
 		case i < nTest:
-			out[g] = SplitTest
+			out[g] = splitTest
 		case i < nTest+nValid:
 			out[g] = SplitValidation
 		default:

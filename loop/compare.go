@@ -15,7 +15,7 @@ import (
 )
 
 // Side is one bench's figures for the before/after table.
-type Side struct {
+type side struct {
 	Model string `json:"model"`
 	// Turns are the model's turns (steps the model answered) of judged
 	// runs; Actions of them were read as an action, Canonical were in
@@ -53,7 +53,7 @@ type firstTurnPairs struct {
 }
 
 // pairFirstTurns pairs the first turns of the runs judged on both sides.
-func pairFirstTurns(before, after Side) firstTurnPairs {
+func pairFirstTurns(before, after side) firstTurnPairs {
 	var p firstTurnPairs
 	for key, a := range before.FirstActions {
 		b, ok := after.FirstActions[key]
@@ -79,8 +79,8 @@ func pairFirstTurns(before, after Side) firstTurnPairs {
 }
 
 // readSide reads a bench directory's traces into a Side.
-func readSide(ctx context.Context, dir, model string, seconds float64) (Side, error) {
-	s := Side{Model: model, Seconds: seconds, FirstActions: map[string]bool{}}
+func readSide(ctx context.Context, dir, model string, seconds float64) (side, error) {
+	s := side{Model: model, Seconds: seconds, FirstActions: map[string]bool{}}
 	for run, err := range trace.Runs(ctx, dir) {
 		if err != nil {
 			return s, fmt.Errorf("read %s: %w", dir, err)
@@ -126,7 +126,7 @@ func readSide(ctx context.Context, dir, model string, seconds float64) (Side, er
 func share(n, of int) string { return fmt.Sprintf("%d (%s)", n, tabletext.Percent(n, of)) }
 
 // writeTable writes the before/after table.
-func writeTable(w io.Writer, before, after Side) {
+func writeTable(w io.Writer, before, after side) {
 	rows := [][]string{
 		{"", "before: " + before.Model, "after: " + after.Model},
 		{"model turns", fmt.Sprint(before.Turns), fmt.Sprint(after.Turns)},

@@ -6,7 +6,7 @@ import (
 )
 
 func TestPairFirstTurns(t *testing.T) {
-	side := func(m map[string]bool) Side { return Side{FirstActions: m} }
+	side := func(m map[string]bool) side { return side{FirstActions: m} }
 	tests := []struct {
 		name          string
 		before, after map[string]bool

@@ -51,7 +51,7 @@ func ListFiles(dir string) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.Files(), nil
+	return l.files(), nil
 }
 
 // Run is the records of one attempt of one run, read whole (a run is small;

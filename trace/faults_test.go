@@ -37,7 +37,7 @@ func TestEmptyAttemptFromAKilledWriter(t *testing.T) {
 	}
 	latest, setAside := all.Latest()
 	if latest.Len() != 1 || latest.File(0).Attempt != 3 || setAside != 2 {
-		t.Errorf("latest %+v, set aside %d; want attempt 3, 2 set aside", latest.Files(), setAside)
+		t.Errorf("latest %+v, set aside %d; want attempt 3, 2 set aside", latest.files(), setAside)
 	}
 	if st, err := os.Stat(w.Path()); err != nil || st.Size() != 0 {
 		t.Errorf("the empty attempt was not kept as it was: %v", err)

@@ -24,7 +24,7 @@ func FuzzRead(f *testing.F) {
 		for rec, err := range Read(bytes.NewReader(data), "fuzz.jsonl") {
 			if err != nil {
 				var pe *ParseError
-				var te *TornLineError
+				var te *tornLineError
 				if !errors.As(err, &pe) && !errors.As(err, &te) {
 					t.Fatalf("error without a position: %v", err)
 				}

@@ -116,7 +116,7 @@ func (l *Listing) Latest() (*Listing, int) {
 }
 
 // Files returns every file as a []File.
-func (l *Listing) Files() []File {
+func (l *Listing) files() []File {
 	out := make([]File, l.Len())
 	for i := range out {
 		out[i] = l.File(i)

@@ -30,22 +30,22 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// TornLineError is a warning, not a failure: the file's last line was cut
+// tornLineError is a warning, not a failure: the file's last line was cut
 // short (a crash mid-write). Every complete record before it was read.
-type TornLineError struct {
+type tornLineError struct {
 	File  string
 	Line  int
 	Bytes int
 }
 
-func (e *TornLineError) Error() string {
+func (e *tornLineError) Error() string {
 	return fmt.Sprintf("%s:%d: torn last line (%d bytes, no newline) skipped: the writer stopped mid-record", e.File, e.Line, e.Bytes)
 }
 
 // IsWarning reports whether an error yielded by a reader is a warning after
 // which reading went on normally.
 func IsWarning(err error) bool {
-	var torn *TornLineError
+	var torn *tornLineError
 	return errors.As(err, &torn)
 }
 
@@ -68,7 +68,7 @@ func ReadFile(path string) iter.Seq2[schemas.Record, error] {
 
 // Read streams the records of one trace. A bad line yields a *ParseError
 // (file, line, field) and reading goes on with the next line; a torn last
-// line yields a *TornLineError warning; a record of an unsupported major
+// line yields a *tornLineError warning; a record of an unsupported major
 // schema version ends the stream, since nothing after it can be trusted.
 func Read(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
 	return read(r, name, bufferSize(r))
@@ -106,14 +106,14 @@ type line struct {
 }
 
 // decode decodes the line into a record, turning a failure into a
-// *ParseError, or a *TornLineError when the line is the cut-off last one.
+// *ParseError, or a *tornLineError when the line is the cut-off last one.
 func (l line) decode() (schemas.Record, error) {
 	rec, err := schemas.DecodeRecord(l.body)
 	if err == nil {
 		return rec, nil
 	}
 	if l.last {
-		return schemas.Record{}, &TornLineError{File: l.name, Line: l.no, Bytes: len(l.body)}
+		return schemas.Record{}, &tornLineError{File: l.name, Line: l.no, Bytes: len(l.body)}
 	}
 	pe := &ParseError{File: l.name, Line: l.no, Err: err}
 	var fe *schemas.FieldError
@@ -158,7 +158,7 @@ func lines(r io.Reader, name string, size int) iter.Seq[line] {
 			}
 			if !utf8.Valid(l.body) {
 				if l.last {
-					l.err = &TornLineError{File: name, Line: no, Bytes: len(l.body)}
+					l.err = &tornLineError{File: name, Line: no, Bytes: len(l.body)}
 				} else {
 					l.err = &ParseError{File: name, Line: no, Err: fmt.Errorf("not valid UTF-8 (byte %d)", invalidUTF8Offset(l.body))}
 				}

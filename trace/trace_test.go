@@ -84,7 +84,7 @@ func TestCreateNeverOverwritesAnAttempt(t *testing.T) {
 	}
 	latest, setAside := all.Latest()
 	if latest.Len() != 1 || latest.File(0).Attempt != 2 || setAside != 1 {
-		t.Fatalf("latest = %+v, set aside %d; want attempt 2 and 1 set aside", latest.Files(), setAside)
+		t.Fatalf("latest = %+v, set aside %d; want attempt 2 and 1 set aside", latest.files(), setAside)
 	}
 }
 
@@ -170,7 +170,7 @@ func TestReadBadInput(t *testing.T) {
 				t.Errorf("IsWarning = %v, want %v", IsWarning(err), tt.warning)
 			}
 			var pe *ParseError
-			var te *TornLineError
+			var te *tornLineError
 			switch {
 			case errors.As(err, &pe):
 				if pe.Line != tt.wantLine || pe.Field != tt.wantField {

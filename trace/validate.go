@@ -18,7 +18,7 @@ import (
 
 // Severity of a validation problem.
 const (
-	SeverityError   = "error"
+	severityError   = "error"
 	SeverityWarning = "warning"
 )
 
@@ -44,7 +44,7 @@ type FileReport struct {
 func (r *FileReport) Errors() int {
 	n := 0
 	for _, p := range r.Problems {
-		if p.Severity == SeverityError {
+		if p.Severity == severityError {
 			n++
 		}
 	}
@@ -92,7 +92,7 @@ func (v *Validator) ValidateFile(path string) *FileReport {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		rep.Problems = append(rep.Problems, Problem{Severity: SeverityError, Message: err.Error()})
+		rep.Problems = append(rep.Problems, Problem{Severity: severityError, Message: err.Error()})
 		return rep
 	}
 	defer f.Close()
@@ -115,7 +115,7 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 			if IsWarning(l.err) {
 				add(l.no, SeverityWarning, "%s", problemText(l.err))
 			} else {
-				add(l.no, SeverityError, "%s", problemText(l.err))
+				add(l.no, severityError, "%s", problemText(l.err))
 			}
 			continue
 		}
@@ -125,7 +125,7 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 				add(l.no, SeverityWarning, "%s", problemText(err))
 				continue
 			}
-			add(l.no, SeverityError, "%s", problemText(err))
+			add(l.no, severityError, "%s", problemText(err))
 			var ue *schemas.UnsupportedSchemaError
 			if errors.As(err, &ue) {
 				return
@@ -134,45 +134,45 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 		}
 		rep.Records++
 		for _, msg := range v.schemaProblems(rec.Type(), l.body) {
-			add(l.no, SeverityError, "%s", msg)
+			add(l.no, severityError, "%s", msg)
 		}
 		if id := rec.RunID(); rep.RunID != "" && id != rep.RunID && !foreign[id] {
 			foreign[id] = true // said once per id, not on every line
-			add(l.no, SeverityError, "field \"run_id\": %q in the file of run %q", id, rep.RunID)
+			add(l.no, severityError, "field \"run_id\": %q in the file of run %q", id, rep.RunID)
 		}
 		if ended {
-			add(l.no, SeverityError, "%s record after run_end", rec.Type())
+			add(l.no, severityError, "%s record after run_end", rec.Type())
 		}
 		switch {
 		case rec.RunStart != nil:
 			if started {
-				add(l.no, SeverityError, "a second run_start record")
+				add(l.no, severityError, "a second run_start record")
 			} else if rep.Records != 1 {
-				add(l.no, SeverityError, "run_start is not the first record")
+				add(l.no, severityError, "run_start is not the first record")
 			}
 			started = true
 			if rep.Attempt != 0 && rec.RunStart.Attempt != rep.Attempt {
-				add(l.no, SeverityError, "field \"attempt\": %d in the file of attempt %d", rec.RunStart.Attempt, rep.Attempt)
+				add(l.no, severityError, "field \"attempt\": %d in the file of attempt %d", rec.RunStart.Attempt, rep.Attempt)
 			}
 		case rec.Turn != nil:
 			rep.Turns++
 			if !started {
-				add(l.no, SeverityError, "turn before run_start")
+				add(l.no, severityError, "turn before run_start")
 			}
 			if rec.Turn.Step != lastStep+1 {
-				add(l.no, SeverityError, "field \"step\": %d after step %d (steps count up from 1)", rec.Turn.Step, lastStep)
+				add(l.no, severityError, "field \"step\": %d after step %d (steps count up from 1)", rec.Turn.Step, lastStep)
 			}
 			lastStep = rec.Turn.Step
 		case rec.RunEnd != nil:
 			if !started {
-				add(l.no, SeverityError, "run_end before run_start")
+				add(l.no, severityError, "run_end before run_start")
 			}
 			if ended {
-				add(l.no, SeverityError, "a second run_end record")
+				add(l.no, severityError, "a second run_end record")
 			}
 			ended = true
 			if rec.RunEnd.Steps != lastStep {
-				add(l.no, SeverityError, "field \"steps\": %d, but the trace holds %d turns", rec.RunEnd.Steps, lastStep)
+				add(l.no, severityError, "field \"steps\": %d, but the trace holds %d turns", rec.RunEnd.Steps, lastStep)
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 		// and its first record (a crash, a kill), as a torn line is.
 		add(0, SeverityWarning, "empty trace: no records (the writer stopped before its first record)")
 	case !started && rep.Records > 0:
-		add(0, SeverityError, "no run_start record")
+		add(0, severityError, "no run_start record")
 	case !ended && started:
 		add(0, SeverityWarning, "incomplete run: no run_end record (the run was cut off, or is still going)")
 	}
@@ -240,7 +240,7 @@ func problemText(err error) string {
 		}
 		return pe.Err.Error()
 	}
-	var te *TornLineError
+	var te *tornLineError
 	if errors.As(err, &te) {
 		return fmt.Sprintf("torn last line (%d bytes, no newline) skipped: the writer stopped mid-record; every record before it was read", te.Bytes)
 	}

@@ -72,7 +72,7 @@ func TestValidateNamesTheFieldAtFault(t *testing.T) {
 			rep := v.ValidateFile(path)
 			found := false
 			for _, p := range rep.Problems {
-				if p.Line == tt.line && p.Severity == SeverityError && strings.Contains(p.Message, tt.want) {
+				if p.Line == tt.line && p.Severity == severityError && strings.Contains(p.Message, tt.want) {
 					found = true
 				}
 			}

@@ -16,7 +16,7 @@ type CompareOptions struct {
 }
 
 // Divergence is the first step at which two runs part, and why.
-type Divergence struct {
+type divergence struct {
 	// Step is 0 when the runs never part.
 	Step   int
 	Reason string
@@ -25,28 +25,28 @@ type Divergence struct {
 // firstDivergence finds the first step at which two runs part: the prompt
 // sent differs, the draft differs, or it was read or answered otherwise.
 // A run that stops earlier parts at the step the other goes on to.
-func firstDivergence(a, b *Run) Divergence {
+func firstDivergence(a, b *Run) divergence {
 	for i := 0; i < max(len(a.Turns), len(b.Turns)); i++ {
 		if i >= len(a.Turns) || i >= len(b.Turns) {
 			short := "A"
 			if i >= len(b.Turns) {
 				short = "B"
 			}
-			return Divergence{Step: i + 1, Reason: fmt.Sprintf("run %s stopped before this step", short)}
+			return divergence{Step: i + 1, Reason: fmt.Sprintf("run %s stopped before this step", short)}
 		}
 		ta, tb := a.Turns[i], b.Turns[i]
 		switch {
 		case ta.Sent.PromptHash != tb.Sent.PromptHash:
-			return Divergence{Step: ta.Step, Reason: "the prompts sent differ"}
+			return divergence{Step: ta.Step, Reason: "the prompts sent differ"}
 		case ta.Reply.Content != tb.Reply.Content:
-			return Divergence{Step: ta.Step, Reason: "the drafts differ"}
+			return divergence{Step: ta.Step, Reason: "the drafts differ"}
 		case ta.Action.Verb != tb.Action.Verb || ta.Action.Path != tb.Action.Path:
-			return Divergence{Step: ta.Step, Reason: "the drafts were read as different actions"}
+			return divergence{Step: ta.Step, Reason: "the drafts were read as different actions"}
 		case ta.Outcome.Status != tb.Outcome.Status || ta.Outcome.Code != tb.Outcome.Code:
-			return Divergence{Step: ta.Step, Reason: "the outcomes differ"}
+			return divergence{Step: ta.Step, Reason: "the outcomes differ"}
 		}
 	}
-	return Divergence{}
+	return divergence{}
 }
 
 // WriteCompare lays two runs side by side, step by step, and marks the
@@ -98,7 +98,7 @@ func WriteCompare(ctx context.Context, w io.Writer, a, b *Run, o CompareOptions)
 }
 
 // stepLines is what one column shows of step i.
-func stepLines(steps []Step, i int) []string {
+func stepLines(steps []step, i int) []string {
 	if i >= len(steps) {
 		return []string{"(no such step)"}
 	}

@@ -49,7 +49,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Run, o HTMLOptions) error {
 	data := struct {
 		HTMLOptions
 		R     *Run
-		Steps []Step
+		Steps []step
 	}{o, r, r.steps()}
 	if err := runPage.Execute(w, data); err != nil {
 		return fmt.Errorf("write run page: %w", err)

@@ -60,7 +60,7 @@ func unjoin(err error) []error {
 // Step is one turn with the feedback the harness gave its draft: the
 // message it sent back at the next turn. The last turn has none recorded;
 // its outcome's message stands for it.
-type Step struct {
+type step struct {
 	*schemas.Turn
 	Feedback string
 	// Echo is true when the first message sent at this turn is the previous
@@ -69,8 +69,8 @@ type Step struct {
 }
 
 // Steps pairs each turn with its feedback.
-func (r *Run) steps() []Step {
-	out := make([]Step, len(r.Turns))
+func (r *Run) steps() []step {
+	out := make([]step, len(r.Turns))
 	for i, t := range r.Turns {
 		out[i].Turn = t
 		if i+1 < len(r.Turns) {

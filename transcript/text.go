@@ -320,7 +320,7 @@ func outcomeLine(o schemas.Outcome) string {
 	return s
 }
 
-func (p *printer) step(s Step, prevFeedback string) {
+func (p *printer) step(s step, prevFeedback string) {
 	t := s.Turn
 	head := fmt.Sprintf("step %d", t.Step)
 	if !t.ModelStep {

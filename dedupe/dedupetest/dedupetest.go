@@ -10,7 +10,7 @@ import (
 )
 
 // System is the system prompt of every fixture run.
-const System = "You are a coding agent. Answer with one action: READ path, WRITE path + a fenced body, PATCH path, RUN tests, DONE summary."
+const system = "You are a coding agent. Answer with one action: READ path, WRITE path + a fenced body, PATCH path, RUN tests, DONE summary."
 
 // Turn is one step of a fixture run.
 type Turn struct {
@@ -82,7 +82,7 @@ func Write(dir string, r Run) (string, error) {
 		step := i + 1
 		sent := schemas.Sent{Kind: schemas.KindOpening}
 		if prev == nil {
-			sent.Messages = []schemas.Message{{Role: "system", Content: System}, {Role: "user", Content: r.Task}}
+			sent.Messages = []schemas.Message{{Role: "system", Content: system}, {Role: "user", Content: r.Task}}
 		} else {
 			role := "user"
 			if len(prev.Calls) > 0 {
