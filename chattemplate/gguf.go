@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 )
 
 // ggufTokens is the vocabulary array, which names the BOS and EOS tokens

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 )
 
 // Load reads a chat template from a file: a tokenizer_config.json (by its

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/wiretest"
 )
 

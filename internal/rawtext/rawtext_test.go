@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/internal/rawtext"
 	"github.com/pyharness/pyharness/internal/wiretest"
-	"github.com/pyharness/pyharness/rawtext"
 )
 
 // tinyTemplate is the template and first stop string of the model Ollama

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 )
 
 func TestPlanStages(t *testing.T) {

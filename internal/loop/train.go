@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/procgroup"
 )
 

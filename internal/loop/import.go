@@ -14,7 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/parser"
 
-	"github.com/pyharness/pyharness/gguf"
+	"github.com/pyharness/pyharness/internal/gguf"
 )
 
 // misreadKey says which keys of a trained GGUF Ollama misreads: it takes
