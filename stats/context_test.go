@@ -15,12 +15,7 @@ import (
 // Turns the context cut or refused are counted from their warning codes,
 // the same from traces and from a classified dataset, and said in the text.
 func TestContextLimitsAreCounted(t *testing.T) {
-	dir := t.TempDir()
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	w, err := trace.Create(filepath.Join(dir, trace.RunsDir), "ctx")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sys := schemas.Message{Role: "system", Content: "You are a coding agent."}
 	user := schemas.Message{Role: "user", Content: "Task: add initials."}
 	recs := []schemas.Record{{RunStart: &schemas.RunStart{
@@ -47,6 +42,31 @@ func TestContextLimitsAreCounted(t *testing.T) {
 	}
 	recs = append(recs, schemas.Record{RunEnd: &schemas.RunEnd{RunID: "ctx", Verdict: schemas.VerdictFailed, FailureClass: schemas.FailWroteNothing,
 		StopReason: schemas.StopBudget, Steps: 3, ModelSteps: 3, EndedAt: t0}})
+	for _, s := range loadTracesAndDataset(t, "ctx", recs) {
+		got := [3]int{s.Turns.ContextFull, s.Turns.ContextTruncated, s.Turns.ContextOverflow}
+		if got != [3]int{1, 1, 1} {
+			t.Errorf("%s: context full, truncated, overflow turns = %v, want one each (two overflows on one turn are one turn)", s.Kind, got)
+		}
+		var b strings.Builder
+		if err := s.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if want := "Context limits: 1 replies cut by a full context, 1 prompts the server cut, 1 prompts it refused as too long"; !strings.Contains(b.String(), want) {
+			t.Errorf("%s: text lacks %q:\n%s", s.Kind, want, b.String())
+		}
+	}
+}
+
+// loadTracesAndDataset writes recs as the trace of run runID, classifies
+// it, and loads the summary both ways a user can: from the traces and
+// from the classified dataset.
+func loadTracesAndDataset(t *testing.T, runID string, recs []schemas.Record) []*Summary {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := trace.Create(filepath.Join(dir, trace.RunsDir), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range recs {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
@@ -60,21 +80,13 @@ func TestContextLimitsAreCounted(t *testing.T) {
 	if _, err := classify.Update(ctx, dir, ds); err != nil {
 		t.Fatal(err)
 	}
+	var out []*Summary
 	for _, in := range []string{dir, ds} {
 		s, err := Load(ctx, in, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := [3]int{s.Turns.ContextFull, s.Turns.ContextTruncated, s.Turns.ContextOverflow}
-		if got != [3]int{1, 1, 1} {
-			t.Errorf("%s: context full, truncated, overflow turns = %v, want one each (two overflows on one turn are one turn)", s.Kind, got)
-		}
-		var b strings.Builder
-		if err := s.WriteText(&b); err != nil {
-			t.Fatal(err)
-		}
-		if want := "Context limits: 1 replies cut by a full context, 1 prompts the server cut, 1 prompts it refused as too long"; !strings.Contains(b.String(), want) {
-			t.Errorf("%s: text lacks %q:\n%s", s.Kind, want, b.String())
-		}
+		out = append(out, s)
 	}
+	return out
 }

@@ -1,27 +1,18 @@
 package stats
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
 )
 
 // Turns with reasoning, their token estimate, and replies refused
 // reasoning-cut are counted the same from traces and from a classified
 // dataset, and said in the text.
 func TestReasoningIsCounted(t *testing.T) {
-	dir := t.TempDir()
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	w, err := trace.Create(filepath.Join(dir, trace.RunsDir), "think")
-	if err != nil {
-		t.Fatal(err)
-	}
 	user := schemas.Message{Role: "user", Content: "Task: add initials."}
 	recs := []schemas.Record{{RunStart: &schemas.RunStart{
 		Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: "think", Attempt: 1, Source: schemas.SourceAdhoc,
@@ -48,24 +39,7 @@ func TestReasoningIsCounted(t *testing.T) {
 	}
 	recs = append(recs, schemas.Record{RunEnd: &schemas.RunEnd{RunID: "think", Verdict: schemas.VerdictFailed, FailureClass: schemas.FailWroteNothing,
 		StopReason: schemas.StopBudget, Steps: 4, ModelSteps: 4, EndedAt: t0}})
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ds := t.TempDir()
-	if _, err := classify.Update(ctx, dir, ds); err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range []string{dir, ds} {
-		s, err := Load(ctx, in, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, s := range loadTracesAndDataset(t, "think", recs) {
 		if got := s.Turns; got.Reasoning != 3 || got.ReasoningTokens != 1080 || got.ReasoningCut != 1 {
 			t.Errorf("%s: reasoning turns, tokens, cut = %d, %d, %d; want 3, 1080, 1", s.Kind, got.Reasoning, got.ReasoningTokens, got.ReasoningCut)
 		}
