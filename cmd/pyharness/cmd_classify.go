@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -45,7 +44,7 @@ trace files are listed as file:line and every good record is kept.`,
 }
 
 func runClassify(ctx context.Context, a *app, o classifyOptions) error {
-	tunePipelineGC(os.Getenv)
+	tunePipelineGC()
 	in, err := readInput("classify", "--in", o.in, false)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +48,7 @@ the turns it selects.`, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows),
 }
 
 func runDedupe(ctx context.Context, a *app, opts dedupeOptions) error {
-	tunePipelineGC(os.Getenv)
+	tunePipelineGC()
 	in, err := readInput("dedupe", "--in", opts.in, false)
 	if err != nil {
 		return err

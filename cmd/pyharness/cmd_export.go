@@ -118,7 +118,7 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 const formatText = "text"
 
 func runExport(ctx context.Context, a *app, opts exportOptions) error {
-	tunePipelineGC(os.Getenv)
+	tunePipelineGC()
 	o := opts.Options
 	o.Seed = opts.seed
 	if o.Out == "" {

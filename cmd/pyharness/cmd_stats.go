@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +48,7 @@ tables, which hold every good record.`,
 }
 
 func runStats(ctx context.Context, a *app, o statsOptions) error {
-	tunePipelineGC(os.Getenv)
+	tunePipelineGC()
 	opts := stats.Options{By: o.by}
 	if err := stats.CheckOptions(opts); err != nil {
 		return &exitError{code: exitUsage, msg: "stats: " + err.Error()}

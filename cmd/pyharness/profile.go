@@ -91,8 +91,8 @@ const pipelineGCPercent = 400
 
 // tunePipelineGC sets pipelineGCPercent when the environment does not set
 // GOGC.
-func tunePipelineGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
+func tunePipelineGC() {
+	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(pipelineGCPercent)
 	}
 }
