@@ -29,13 +29,9 @@ type Report struct {
 	In       string `json:"in"`
 	Runs     int    `json:"runs"`
 	SetAside int    `json:"earlier_attempts_set_aside"`
-	// FilesWithErrors are trace files with bad lines; their good records
-	// were used.
-	FilesWithErrors int `json:"files_with_errors"`
-	// Problems are the bad lines of those files, each as file:line: what
-	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
-	Problems     trace.Problems `json:"problems,omitempty"`
-	ProblemsLeft int            `json:"problems_left,omitempty"`
+	// BadLines are the bad lines of the trace files read; their good
+	// records were used.
+	trace.BadLines
 	// NoModel counts turns settled without the model: they have no draft.
 	NoModel int `json:"turns_without_model"`
 	// NotRebuilt counts turns whose prompt did not rebuild to its
@@ -59,11 +55,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	}
 	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	problem := func(err error) {
-		rep.FilesWithErrors++
-		rep.ProblemsLeft += rep.Problems.AddAtMost(err, trace.MaxProblems)
-	}
-	for run, err := range trace.MapRuns(ctx, c, fingerprints, problem) {
+	for run, err := range trace.MapRuns(ctx, c, fingerprints, rep.AddFile) {
 		if err != nil {
 			return nil, err
 		}
@@ -168,9 +160,7 @@ func (r *Report) writeText(w io.Writer) error {
 		if r.NotRebuilt > 0 {
 			fmt.Fprintf(&b, "%d turn(s) left out: their prompt did not rebuild to its prompt_hash.\n", r.NotRebuilt)
 		}
-		if r.FilesWithErrors > 0 {
-			r.Problems.Write(&b, r.FilesWithErrors, r.ProblemsLeft)
-		}
+		r.WriteBadLines(&b)
 		if r.KeyCollisions > 0 {
 			fmt.Fprintf(&b, "%d key collision(s): equal keys over different text, kept apart.\n", r.KeyCollisions)
 		}

@@ -84,11 +84,7 @@ type exporter struct {
 // and learning every run's secrets on the way. prep runs on the worker
 // that read each run (trace.MapRuns), and each gets its value.
 func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
-	problem := func(err error) {
-		e.sum.FilesWithErrors++
-		e.sum.ProblemsLeft += e.sum.Problems.AddAtMost(err, trace.MaxProblems)
-	}
-	for m, err := range trace.MapRuns(ctx, e.corpus, prep, problem) {
+	for m, err := range trace.MapRuns(ctx, e.corpus, prep, e.sum.AddFile) {
 		if err != nil {
 			return err
 		}

@@ -35,14 +35,10 @@ type Summary struct {
 	Out      string `json:"out"`
 	Runs     int    `json:"runs"`
 	SetAside int    `json:"earlier_attempts_set_aside"`
-	// FilesWithErrors are trace files with bad lines; their good records
-	// were used.
-	FilesWithErrors int `json:"files_with_errors"`
-	// Problems are the bad lines of those files, each as file:line: what
-	// (at most trace.MaxProblems; ProblemsLeft counts the rest).
-	Problems     trace.Problems `json:"problems,omitempty"`
-	ProblemsLeft int            `json:"problems_left,omitempty"`
-	RunsLeftOut  Tally          `json:"runs_left_out"`
+	// BadLines are the bad lines of the trace files read; their good
+	// records were used.
+	trace.BadLines
+	RunsLeftOut Tally `json:"runs_left_out"`
 	// RunsConsidered passed the run filters; ScriptedRuns of them are from
 	// the scripted or replay backends (--include-scripted).
 	RunsConsidered int   `json:"runs_considered"`
@@ -117,9 +113,7 @@ func (s *Summary) writeText(w io.Writer) error {
 	for _, l := range s.TurnsLeftOut.lines(turnWhys) {
 		fmt.Fprintf(&b, "  left out: %s\n", l)
 	}
-	if s.FilesWithErrors > 0 {
-		s.Problems.Write(&b, s.FilesWithErrors, s.ProblemsLeft)
-	}
+	s.WriteBadLines(&b)
 	if s.Why != "" {
 		fmt.Fprintf(&b, "\nNothing exported: %s.\n", s.Why)
 		_, err := io.WriteString(w, b.String())

@@ -63,3 +63,32 @@ func (p Problems) Write(w io.Writer, files, left int) {
 		fmt.Fprintf(w, "  ... and %d more (pyharness validate lists them all)\n", left)
 	}
 }
+
+// BadLines is what a report that reads past bad lines (dedupe's, export's)
+// says of them: how many trace files had them, and the lines themselves,
+// at most MaxProblems listed and the rest counted. Embedded, its fields
+// are the report's own in JSON.
+type BadLines struct {
+	// FilesWithErrors are trace files with bad lines; their good records
+	// were used.
+	FilesWithErrors int `json:"files_with_errors"`
+	// Problems are the bad lines of those files, each as file:line: what
+	// (at most MaxProblems; ProblemsLeft counts the rest).
+	Problems     Problems `json:"problems,omitempty"`
+	ProblemsLeft int      `json:"problems_left,omitempty"`
+}
+
+// AddFile counts a trace file read in part and lists its bad lines (the
+// reader's error for the file).
+func (b *BadLines) AddFile(err error) {
+	b.FilesWithErrors++
+	b.ProblemsLeft += b.Problems.AddAtMost(err, MaxProblems)
+}
+
+// WriteBadLines prints the bad lines, as Problems.Write does, when there
+// were any.
+func (b BadLines) WriteBadLines(w io.Writer) {
+	if b.FilesWithErrors > 0 {
+		b.Problems.Write(w, b.FilesWithErrors, b.ProblemsLeft)
+	}
+}
