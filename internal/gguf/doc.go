@@ -6,7 +6,8 @@
 // that misreads one of its keys: Ollama v0.17.4 takes a GGUF carrying
 // llama.pooling_type for an embedding model and refuses to chat with it,
 // and llama.cpp's llama-finetune leaves that key in what it writes.
-// removeKeys writes a copy without the keys and says what it removed. The
+// Edit writes a copy with the header changed (Header.Remove, Header.Set)
+// and the tensor data copied through, refusing a change of the layout. The
 // tensor types are read too, for the trainers that take only some of them
 // (llama-finetune trains F32 weights only).
 package gguf

@@ -542,29 +542,16 @@ func Edit(dst io.Writer, src io.ReadSeeker, edit func(*Header) error) error {
 	return nil
 }
 
-// removeKeys copies src to dst without the metadata entries named in
-// keys, and returns the entries it removed (a key the file does not have
-// is not an error: nothing to remove). The alignment key cannot be
-// removed.
-func removeKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
-	if slices.Contains(keys, alignmentKey) {
-		return nil, fmt.Errorf("gguf: %s cannot be removed: the tensor data is laid out by it", alignmentKey)
+// Remove removes a key's entry and returns it, if the header had it.
+func (h *Header) Remove(key string) (old KV, had bool) {
+	for i := range h.KV {
+		if h.KV[i].Key == key {
+			old = h.KV[i]
+			h.KV = slices.Delete(h.KV, i, i+1)
+			return old, true
+		}
 	}
-	var removed []KV
-	err := Edit(dst, src, func(h *Header) error {
-		h.KV = slices.DeleteFunc(h.KV, func(kv KV) bool {
-			if slices.Contains(keys, kv.Key) {
-				removed = append(removed, kv)
-				return true
-			}
-			return false
-		})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return removed, nil
+	return KV{}, false
 }
 
 // Set sets a key's value (keeping its place, or adding it last) and

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -320,4 +321,19 @@ func TestEditSet(t *testing.T) {
 	if err == nil {
 		t.Error("moving a tensor was allowed")
 	}
+}
+
+// removeKeys copies src to dst through Edit without the entries named in
+// keys, and returns the entries it removed.
+func removeKeys(dst io.Writer, src io.ReadSeeker, keys ...string) ([]KV, error) {
+	var removed []KV
+	err := Edit(dst, src, func(h *Header) error {
+		for _, key := range keys {
+			if kv, ok := h.Remove(key); ok {
+				removed = append(removed, kv)
+			}
+		}
+		return nil
+	})
+	return removed, err
 }

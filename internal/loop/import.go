@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -148,9 +147,7 @@ func (o *Options) modelFixes(h *gguf.Header) ([]func(*gguf.Header), fixNotes) {
 	for _, key := range remove {
 		kv, _ := h.Get(key)
 		n.changed = append(n.changed, fmt.Sprintf("removed %s = %s from the trained GGUF: Ollama takes any pooling key for an embedding model's and will not chat with it", key, gguf.FormatValue(kv)))
-		fixes = append(fixes, func(h *gguf.Header) {
-			h.KV = slices.DeleteFunc(h.KV, func(kv gguf.KV) bool { return kv.Key == key })
-		})
+		fixes = append(fixes, func(h *gguf.Header) { h.Remove(key) })
 	}
 	arch, _ := h.String("general.architecture")
 	key := arch + ".context_length"
