@@ -208,8 +208,9 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		sel := selection{whys: make([]string, len(run.Turns)), fps: make([]dedupe.Fingerprint, len(run.Turns))}
 		var f dedupe.Fingerprinter
 		for i, t := range run.Turns {
-			if sel.whys[i] = e.opts.turnWhy(run, i); sel.whys[i] == "" {
-				sel.fps[i] = f.Make(rd.training(run.Prompts[i], t.Reply))
+			var p parsedDraft
+			if sel.whys[i] = e.opts.turnWhy(run, i, &p); sel.whys[i] == "" {
+				sel.fps[i] = f.Make(rd.trainingOf(run.Prompts[i], t.Reply, rd.trainedReplyOf(t, &p)))
 			}
 		}
 		return sel

@@ -199,7 +199,12 @@ func (rd *renderer) redactedValue(v any) any {
 // a draft sent as a tool call and its twin written as text, or a draft in
 // a foreign format and its canonical twin, are one pair.
 func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]schemas.Message, schemas.Reply) {
-	reply = rd.trainedReply(reply)
+	return rd.trainingOf(prompt, reply, rd.trainedReply(reply))
+}
+
+// trainingOf is training with the draft as trainedReply made it.
+func (rd *renderer) trainingOf(prompt []schemas.Message, reply, trained schemas.Reply) ([]schemas.Message, schemas.Reply) {
+	reply = trained
 	if rd.keepToolCalls {
 		return prompt, reply
 	}
@@ -232,12 +237,20 @@ func (rd *renderer) training(prompt []schemas.Message, reply schemas.Reply) ([]s
 // alone (the harness's resolved path is not at hand): a draft that names
 // its file among other words keys on the words it wrote.
 func (rd *renderer) trainedReply(reply schemas.Reply) schemas.Reply {
+	var p parsedDraft
+	return rd.trainedReplyOf(&schemas.Turn{Reply: reply}, &p)
+}
+
+// trainedReplyOf is trainedReply of t's draft, of the parse p holds or
+// makes.
+func (rd *renderer) trainedReplyOf(t *schemas.Turn, p *parsedDraft) schemas.Reply {
+	reply := t.Reply
 	answer, _ := draft.ReadReasoning(reply)
 	out := schemas.Reply{Content: answer, ToolCalls: reply.ToolCalls}
 	if rd.asWritten {
 		return out
 	}
-	a, err := draft.Parse(answer, reply.ToolCalls)
+	a, err := p.of(t)
 	if err != nil {
 		return out
 	}

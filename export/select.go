@@ -114,8 +114,9 @@ func parsed(t *schemas.Turn) bool {
 	return t.Action.Verb != "" && t.Action.Shape != "none"
 }
 
-// turnWhy says why turn i of a considered run is no SFT pair, or "".
-func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
+// turnWhy says why turn i of a considered run is no SFT pair, or "". p
+// holds the parse of the turn's draft, made here when it is needed first.
+func (o Options) turnWhy(r *trace.RebuiltRun, i int, p *parsedDraft) string {
 	t := r.Turns[i]
 	switch {
 	case !t.ModelStep:
@@ -130,7 +131,7 @@ func (o Options) turnWhy(r *trace.RebuiltRun, i int) string {
 		return whyNotApplied
 	case !alternates(r.Prompts[i]):
 		return whyAlternation
-	case !o.AsWritten && !hasCanonical(t):
+	case !o.AsWritten && !hasCanonical(t, p):
 		return whyNoCanonical
 	}
 	return ""
@@ -165,7 +166,7 @@ func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation
-	case r.Worked() && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t)):
+	case r.Worked() && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t, &parsedDraft{})):
 		return sideChosen, ""
 	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed:
 		return sideRejected, ""

@@ -25,13 +25,39 @@ func readDraft(t *schemas.Turn) (string, *schemas.Reasoning) {
 	return answer, r
 }
 
+// parsedDraft is a turn's draft parsed once: selecting a turn
+// (hasCanonical) and keying it (trainedReply) both need the parse, which
+// (draft.Parse, regular expressions) was a fourth of an export's CPU when
+// each made its own.
+type parsedDraft struct {
+	done bool
+	a    draft.Action
+	err  error
+}
+
+// of parses t's answer the first time it is asked, and gives that parse
+// after.
+func (p *parsedDraft) of(t *schemas.Turn) (draft.Action, error) {
+	if !p.done {
+		answer, _ := readDraft(t)
+		p.a, p.err = draft.Parse(answer, t.Reply.ToolCalls)
+		p.done = true
+	}
+	return p.a, p.err
+}
+
 // canonicalAction is the action of a selected draft, read again from its
 // answer, with the path the harness settled on (a draft that named several
 // words, one of them the file). ok is false when the draft does not parse
 // to the action the harness took, or the action has no canonical form.
 func canonicalAction(t *schemas.Turn) (draft.Action, bool) {
-	answer, _ := readDraft(t)
-	a, err := draft.Parse(answer, t.Reply.ToolCalls)
+	var p parsedDraft
+	return canonicalOf(t, &p)
+}
+
+// canonicalOf is canonicalAction of the parse p holds or makes.
+func canonicalOf(t *schemas.Turn, p *parsedDraft) (draft.Action, bool) {
+	a, err := p.of(t)
 	if err != nil || a.Verb != t.Action.Verb {
 		return a, false
 	}
@@ -43,9 +69,9 @@ func canonicalAction(t *schemas.Turn) (draft.Action, bool) {
 }
 
 // hasCanonical reports whether a selected draft can be trained in the
-// protocol's canonical form.
-func hasCanonical(t *schemas.Turn) bool {
-	_, ok := canonicalAction(t)
+// protocol's canonical form, of the parse p holds or makes.
+func hasCanonical(t *schemas.Turn, p *parsedDraft) bool {
+	_, ok := canonicalOf(t, p)
 	return ok
 }
 
