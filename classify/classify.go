@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -170,21 +172,53 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 	// Reading and labelling a run is most of the work and needs nothing
 	// from the others: it runs on every core, and the rows are written in
 	// run order as before.
+	// While a run is decoded, its turns are fingerprinted for dedupe too,
+	// and stored keyed by the trace's size and hash (dedupe.PrintStore):
+	// dedupe then reads a run's fingerprints instead of decoding its trace
+	// again, as long as the trace is unchanged.
+	var prints *dedupe.PrintsWriter
+	if len(jobs) > 0 {
+		if prints, err = dedupe.NewPrintsWriter(out, b.n); err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		defer func() {
+			if !committed {
+				prints.Abort()
+			}
+		}()
+	}
 	type labelled struct {
 		run    *trace.Run
 		err    error
 		part   Partition
 		runRow RunRow
 		turns  []TurnRow
+		// prints is the run's entry in the fingerprint store (nil for a
+		// run read with problems, which dedupe reads again to report
+		// them), made of data size bytes with xxhash64 hash.
+		prints []byte
+		size   int64
+		hash   uint64
 	}
 	label := func(j job) labelled {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
-		run, err := trace.ReadRun(fileOf(j))
+		f := fileOf(j)
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			// ReadRun says why the file cannot be read, as it always has.
+			run, err := trace.ReadRun(f)
+			return labelled{run: run, err: err}
+		}
+		run, err := trace.ReadRunBytes(f, data)
 		l := labelled{run: run, err: err}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
+			if err == nil && len(run.Warnings) == 0 {
+				l.prints = dedupe.EncodeRunPrints(dedupe.MakeRunPrints(trace.Rebuild(run)))
+				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
+			}
 		}
 		return l
 	}
@@ -218,6 +252,11 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
+		if l.prints != nil {
+			if err := prints.Add(fileOf(j), l.size, l.hash, l.prints); err != nil {
+				return nil, fmt.Errorf("classify: %w", err)
+			}
+		}
 		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
 		if !run.Complete() {
 			res.Incomplete++
@@ -228,6 +267,13 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			if t.LabelFrom == turnlabel.FromRules {
 				res.RulesLabelled++
 			}
+		}
+	}
+	if prints != nil {
+		// The pack first: a pack whose classify did not commit is still
+		// right about every trace it names, and is read only for those.
+		if err := prints.Commit(); err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}
 	if err := b.commit(); err != nil {

@@ -121,7 +121,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				ix.keyBuf, ix.nearBuf, ix.fp, ix.shB, ix.cands = nil, nil, Fingerprint{}, nil, nil
+				ix.keyBuf, ix.fp, ix.shB, ix.cands = nil, Fingerprint{}, nil, nil
 				runtime.GC()
 				runtime.ReadMemStats(&after)
 				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/unique")

@@ -26,8 +26,9 @@ type Ref struct {
 type Texts interface {
 	// KeyText appends the exact key text of ref (AppendKeyText).
 	KeyText(dst []byte, ref Ref) ([]byte, error)
-	// NearText appends the near-duplicate text of ref (AppendNearText).
-	NearText(dst []byte, ref Ref) ([]byte, error)
+	// Shingles appends the shingles of the near-duplicate text of ref
+	// (AppendNearText), sorted and distinct.
+	Shingles(dst []uint64, ref Ref) ([]uint64, error)
 }
 
 // Item is one raw turn offered to the index.
@@ -120,7 +121,7 @@ type Index struct {
 	collisions                         int
 
 	// scratch buffers, reused between calls
-	keyBuf, nearBuf []byte
+	keyBuf []byte
 	fp              Fingerprint // Add's
 	shB             []uint64
 	cands           []int32
@@ -259,11 +260,10 @@ func (ix *Index) nearest(fp *Fingerprint) (int32, error) {
 	best, bestJ := int32(-1), 0.0
 	for _, c := range ix.cands {
 		var err error
-		ix.nearBuf, err = ix.texts.NearText(ix.nearBuf[:0], ix.exacts[ix.clusters[c].rep].first)
+		ix.shB, err = ix.texts.Shingles(ix.shB[:0], ix.exacts[ix.clusters[c].rep].first)
 		if err != nil {
 			return 0, fmt.Errorf("read pair again to confirm a near-duplicate: %w", err)
 		}
-		ix.shB = appendShingles(ix.shB[:0], ix.nearBuf)
 		if j := jaccard(fp.Shingles, ix.shB); j >= ix.threshold && j > bestJ {
 			best, bestJ = c, j
 		}

@@ -21,9 +21,9 @@ func (m *memTexts) KeyText(dst []byte, ref Ref) ([]byte, error) {
 	return append(dst, m.key[ref]...), nil
 }
 
-func (m *memTexts) NearText(dst []byte, ref Ref) ([]byte, error) {
+func (m *memTexts) Shingles(dst []uint64, ref Ref) ([]uint64, error) {
 	m.reads++
-	return append(dst, m.near[ref]...), nil
+	return appendShingles(dst, m.near[ref]), nil
 }
 
 type genItem struct {

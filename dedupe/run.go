@@ -1,13 +1,19 @@
 package dedupe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -18,6 +24,11 @@ type Options struct {
 	Threshold float64
 	// JSON writes the report as one JSON document instead of text.
 	JSON bool
+	// Dataset is the dataset classify wrote of these traces: the
+	// fingerprints it stored (PrintStore) are taken for every run whose
+	// trace is byte for byte the one classify read, and only the others are
+	// decoded. Empty, or a dataset without them: every run is decoded.
+	Dataset string
 }
 
 // lowVariety is the variety ratio under which the report says plainly that
@@ -53,27 +64,47 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	ix := NewIndex(opts.Threshold, CorpusTexts{Corpus: c}, nil)
+	src := &printSource{corpus: c}
+	if opts.Dataset != "" {
+		if src.store, err = OpenPrints(opts.Dataset); err != nil {
+			return nil, fmt.Errorf("dedupe: %w", err)
+		}
+		defer src.store.Close()
+		if src.store.Len() == 0 {
+			src.store = nil // nothing to look up: no trace need be hashed
+		}
+	}
+	ix := NewIndex(opts.Threshold, src, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	for run, err := range trace.MapRuns(ctx, c, fingerprints, rep.AddFile) {
-		if err != nil {
+	idx := make([]int32, c.Len())
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	for _, run := range ordered.Map(idx, runtime.GOMAXPROCS(0), src.load) {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if run.Start == nil {
+		if run.err != nil {
+			rep.AddFile(run.err)
+		}
+		if run.prints == nil {
 			continue
 		}
+		src.keep(run)
 		rep.Runs++
-		for i, t := range run.Turns {
-			if !t.ModelStep {
+		group := c.Group(int(run.index))
+		for i := range run.prints.Turns {
+			t := &run.prints.Turns[i]
+			switch t.What {
+			case turnNoModel:
 				rep.NoModel++
 				continue
-			}
-			if run.Prompts[i] == nil {
+			case turnNotRebuilt:
 				rep.NotRebuilt++
 				continue
 			}
-			it := Item{Ref: Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
-			if _, err := ix.AddFingerprint(ctx, it, &run.Value[i]); err != nil {
+			it := Item{Ref: Ref{Run: run.index, Turn: int32(i)}, Group: group, Worked: run.prints.Worked, Time: t.Time}
+			if _, err := ix.AddFingerprint(ctx, it, &t.Print); err != nil {
 				return nil, fmt.Errorf("dedupe: %w", err)
 			}
 		}
@@ -98,18 +129,99 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	return rep, nil
 }
 
-// fingerprints makes the fingerprint of each model turn of run whose
-// prompt was rebuilt (Fingerprinter.Make); the other turns' are zero. It runs
-// on the worker that read the run.
-func fingerprints(run *trace.RebuiltRun) []Fingerprint {
-	fps := make([]Fingerprint, len(run.Turns))
-	var f Fingerprinter
-	for i, t := range run.Turns {
-		if t.ModelStep && run.Prompts[i] != nil {
-			fps[i] = f.Make(run.Prompts[i], t.Reply)
+// printSource gives dedupe the fingerprints of each run: the store's
+// when the run's trace is the one classify read, else made from the trace,
+// decoded. It serves the index the key digest and shingles of the pairs
+// it confirms against, from the runs it read last (runs come group by
+// group, so those are nearly always there) or read again.
+type printSource struct {
+	corpus *trace.Corpus
+	store  *PrintStore // nil: decode every run
+	recent []loadedRun // most recent last
+}
+
+// loadedRun is one run's fingerprints, or nil when the run has no
+// run_start or could not be read; err is what reading it met.
+type loadedRun struct {
+	index  int32
+	prints *RunPrints
+	err    error
+}
+
+// recentRuns is how many runs' fingerprints printSource keeps for the
+// index's confirmations.
+const recentRuns = 16
+
+// load reads run i: it touches nothing of s but the corpus's file list
+// and the store, so that several runs load at once.
+func (s *printSource) load(i int32) loadedRun {
+	if s.store != nil {
+		// A file that cannot be read is read again below, which says why.
+		if data, err := os.ReadFile(s.corpus.File(int(i)).Path); err == nil {
+			if p, ok := s.store.Lookup(s.corpus.File(int(i)), data); ok {
+				return loadedRun{index: i, prints: p}
+			}
 		}
 	}
-	return fps
+	r, err := s.corpus.Read(int(i))
+	if r == nil {
+		return loadedRun{index: i, err: err}
+	}
+	l := loadedRun{index: i, err: r.Err()}
+	if r.Start != nil {
+		l.prints = MakeRunPrints(r)
+	}
+	return l
+}
+
+// keep puts a run at the recent end.
+func (s *printSource) keep(l loadedRun) {
+	if len(s.recent) >= recentRuns {
+		s.recent = slices.Delete(s.recent, 0, 1)
+	}
+	s.recent = append(s.recent, l)
+}
+
+// pair returns the fingerprint of the pair at ref.
+func (s *printSource) pair(ref Ref) (*Fingerprint, error) {
+	var p *RunPrints
+	for k := len(s.recent) - 1; k >= 0; k-- {
+		if s.recent[k].index == ref.Run {
+			p = s.recent[k].prints
+			break
+		}
+	}
+	if p == nil {
+		l := s.load(ref.Run)
+		if l.prints == nil {
+			return nil, fmt.Errorf("read run again: %w", cmp.Or(l.err, errors.New("no run_start")))
+		}
+		s.keep(l)
+		p = l.prints
+	}
+	if int(ref.Turn) >= len(p.Turns) || p.Turns[ref.Turn].What != turnPair {
+		return nil, errors.New("no such pair in " + s.corpus.File(int(ref.Run)).Path)
+	}
+	return &p.Turns[ref.Turn].Print, nil
+}
+
+// KeyText appends the key digest of ref (confirmDigest): the index
+// compares it with the digest the new pair's fingerprint carries.
+func (s *printSource) KeyText(dst []byte, ref Ref) ([]byte, error) {
+	fp, err := s.pair(ref)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, fp.KeyText...), nil
+}
+
+// Shingles appends the shingles of ref's near text.
+func (s *printSource) Shingles(dst []uint64, ref Ref) ([]uint64, error) {
+	fp, err := s.pair(ref)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, fp.Shingles...), nil
 }
 
 // allCases reports whether every group is a benchmark case (named without

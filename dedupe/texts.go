@@ -41,13 +41,13 @@ func (t CorpusTexts) KeyText(dst []byte, ref Ref) ([]byte, error) {
 	return AppendKeyText(dst, p, d), nil
 }
 
-// NearText appends the near-duplicate text of ref.
-func (t CorpusTexts) NearText(dst []byte, ref Ref) ([]byte, error) {
+// Shingles appends the shingles of the near-duplicate text of ref.
+func (t CorpusTexts) Shingles(dst []uint64, ref Ref) ([]uint64, error) {
 	p, d, err := t.pair(ref)
 	if err != nil {
 		return dst, err
 	}
-	return AppendNearText(dst, p, d), nil
+	return appendShingles(dst, AppendNearText(nil, p, d)), nil
 }
 
 var _ Texts = CorpusTexts{}

@@ -114,6 +114,9 @@ func (c *Corpus) SetAside() int { return c.setAside }
 // File returns the trace file of run i.
 func (c *Corpus) File(i int) File { return c.files.File(i) }
 
+// Group returns the group of run i (RebuiltRun.Group), without reading it.
+func (c *Corpus) Group(i int) string { return c.groupNames[c.group[i]] }
+
 // RebuiltRun is one run's records with the rebuilt prompt of every turn.
 type RebuiltRun struct {
 	Index int32
@@ -181,20 +184,34 @@ func (c *Corpus) read(i int) (*RebuiltRun, error) {
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
 	}
-	r := &RebuiltRun{Index: int32(i), Run: tr, readErr: err, group: c.groupNames[c.group[i]]}
+	r := Rebuild(tr)
+	r.Index, r.readErr, r.group = int32(i), err, c.groupNames[c.group[i]]
+	return r, nil
+}
+
+// Rebuild rebuilds the prompt of every turn of a run read on its own
+// (ReadRun), as a Corpus does: classify, which reads every run, keys its
+// turns for dedupe so that dedupe need not read them again. The run has
+// no index or group.
+func Rebuild(tr *Run) *RebuiltRun {
+	r := &RebuiltRun{Run: tr}
 	var conv schemas.Conversation
 	r.Prompts = make([][]schemas.Message, len(tr.Turns))
 	r.PromptErrs = make([]error, len(tr.Turns))
 	for k, t := range tr.Turns {
 		msgs, err := conv.Apply(t)
 		if err != nil {
-			r.PromptErrs[k] = fmt.Errorf("%s: %w", f.Path, err)
+			r.PromptErrs[k] = fmt.Errorf("%s: %w", tr.File.Path, err)
 			continue
 		}
 		r.Prompts[k] = slices.Clip(msgs)
 	}
-	return r, nil
+	return r
 }
+
+// Err returns the errors met reading the run's file, the good records
+// before and after them kept (MapRuns hands them to its problem function).
+func (r *RebuiltRun) Err() error { return r.readErr }
 
 // RunWithValue is a run with the value MapRuns's function made of it.
 type RunWithValue[T any] struct {

@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,9 +77,21 @@ func (r *Run) Complete() bool { return r.End != nil }
 // ReadRun reads one trace file into a Run. Errors in the file are returned
 // joined, after every good record has been kept.
 func ReadRun(f File) (*Run, error) {
+	return readRun(f, ReadFile(f.Path))
+}
+
+// ReadRunBytes is ReadRun of data, the bytes of f read beforehand: a
+// reader that hashes a file reads it once, and decodes what it hashed.
+func ReadRunBytes(f File, data []byte) (*Run, error) {
+	// The read buffer fits the file, as bufferSize fits it to a file.
+	size := min(max(len(data)+1, 4096), 64<<10)
+	return readRun(f, read(bytes.NewReader(data), f.Path, size))
+}
+
+func readRun(f File, records iter.Seq2[schemas.Record, error]) (*Run, error) {
 	run := &Run{File: f}
 	var errs []error
-	for rec, err := range ReadFile(f.Path) {
+	for rec, err := range records {
 		if err != nil {
 			if IsWarning(err) {
 				run.Warnings = append(run.Warnings, err)

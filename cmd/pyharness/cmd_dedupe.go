@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -10,9 +12,9 @@ import (
 )
 
 type dedupeOptions struct {
-	in        string
-	threshold float64
-	json      bool
+	in, dataset string
+	threshold   float64
+	json        bool
 }
 
 func newDedupeCmd(a *app) *cobra.Command {
@@ -34,7 +36,13 @@ the draft that answered it) and prints:
   variety ratio         clusters / raw turns
 
 and a plain sentence when the variety is low. export runs the same dedupe on
-the turns it selects.`, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows),
+the turns it selects.
+
+classify fingerprints every turn while it reads the traces, and stores the
+fingerprints in its dataset (--dataset, IN/dataset unless told), keyed by each
+trace file's size and content hash: dedupe takes a run's from there when its
+trace is byte for byte the one classify read, and decodes the others (runs
+added or changed since). The report is the same either way.`, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDedupe(cmd.Context(), a, opts)
@@ -42,6 +50,7 @@ the turns it selects.`, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.in, "in", defaultOut, "trace directory")
+	fs.StringVar(&opts.dataset, "dataset", "", "the dataset classify wrote of these traces, whose fingerprints spare decoding them again (default IN/dataset when it exists)")
 	fs.Float64Var(&opts.threshold, "threshold", dedupe.DefaultThreshold, "Jaccard similarity that makes a near-duplicate")
 	fs.BoolVar(&opts.json, "json", false, "print the report as one JSON document")
 	return cmd
@@ -53,6 +62,12 @@ func runDedupe(ctx context.Context, a *app, opts dedupeOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = dedupe.Run(ctx, in, dedupe.Options{Threshold: opts.threshold, JSON: opts.json}, a.stdout)
+	dataset := opts.dataset
+	if dataset == "" {
+		dataset = filepath.Join(in, "dataset")
+	} else if st, err := os.Stat(dataset); err != nil || !st.IsDir() {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("dedupe: --dataset %s: no such directory", dataset)}
+	}
+	_, err = dedupe.Run(ctx, in, dedupe.Options{Threshold: opts.threshold, JSON: opts.json, Dataset: dataset}, a.stdout)
 	return err
 }

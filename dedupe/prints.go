@@ -1,0 +1,209 @@
+package dedupe
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/pyharness/pyharness/trace"
+)
+
+// RunPrints is all dedupe needs of one run: whether it worked, and for
+// every turn whether it is a pair, its time, and the fingerprint of a
+// pair. classify makes it while it has the run decoded and stores it in
+// the dataset (PrintsWriter), so that dedupe takes it from there instead
+// of decoding the trace again (PrintStore).
+type RunPrints struct {
+	Worked bool
+	Turns  []TurnPrint
+}
+
+// TurnPrint is what dedupe needs of one turn.
+type TurnPrint struct {
+	What turnWhat
+	// Time is the turn's moment (trace.RebuiltRun.Time).
+	Time int64
+	// Print is a pair's fingerprint, its KeyText the SHA-256 of the key
+	// text (confirmDigest): what equal keys are confirmed by, without the
+	// text.
+	Print Fingerprint
+}
+
+// turnWhat says whether a turn is a pair, or why not.
+type turnWhat uint8
+
+const (
+	turnNoModel    turnWhat = iota // settled without the model: no draft
+	turnNotRebuilt                 // its prompt did not rebuild to its prompt_hash
+	turnPair
+)
+
+// MakeRunPrints fingerprints every model turn of run whose prompt was
+// rebuilt, confirming keys by digest (confirmDigest).
+func MakeRunPrints(run *trace.RebuiltRun) *RunPrints {
+	p := &RunPrints{Worked: run.Worked(), Turns: make([]TurnPrint, len(run.Turns))}
+	var f Fingerprinter
+	for i, t := range run.Turns {
+		tp := &p.Turns[i]
+		tp.Time = run.Time(i)
+		switch {
+		case !t.ModelStep:
+			tp.What = turnNoModel
+		case run.Prompts[i] == nil:
+			tp.What = turnNotRebuilt
+		default:
+			tp.What = turnPair
+			tp.Print = f.Make(run.Prompts[i], t.Reply)
+			tp.Print.KeyText = confirmDigest(tp.Print.KeyText)
+		}
+	}
+	return p
+}
+
+// confirmDigest is what equal keys are confirmed by when the text is not
+// kept: the SHA-256 of the key text. Two different texts with the same
+// 64-bit key and the same SHA-256 are not known to exist.
+func confirmDigest(keyText []byte) []byte {
+	d := sha256.Sum256(keyText)
+	return d[:]
+}
+
+// appendRunPrints appends the binary form of p that readRunPrints reads:
+// varints and fixed-size little-endian words, no field names.
+func appendRunPrints(dst []byte, p *RunPrints) []byte {
+	worked := byte(0)
+	if p.Worked {
+		worked = 1
+	}
+	dst = append(dst, worked)
+	dst = binary.AppendUvarint(dst, uint64(len(p.Turns)))
+	for i := range p.Turns {
+		t := &p.Turns[i]
+		dst = append(dst, byte(t.What))
+		dst = binary.AppendVarint(dst, t.Time)
+		if t.What != turnPair {
+			continue
+		}
+		fp := &t.Print
+		dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
+		dst = append(dst, fp.KeyText...) // sha256.Size bytes
+		for _, b := range fp.Bands {
+			dst = binary.LittleEndian.AppendUint32(dst, b)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(fp.Shingles)))
+		for _, s := range fp.Shingles {
+			dst = binary.LittleEndian.AppendUint64(dst, s)
+		}
+	}
+	return dst
+}
+
+var errShortPrints = errors.New("fingerprints cut short")
+
+// readRunPrints reads what appendRunPrints wrote. It checks every length
+// against the bytes there are, so that a damaged entry is an error, never
+// a wrong fingerprint taken for a right one (the store checks a checksum
+// first).
+func readRunPrints(b []byte) (*RunPrints, error) {
+	r := printReader{b: b}
+	p := &RunPrints{Worked: r.byte() == 1}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return nil, errShortPrints
+	}
+	p.Turns = make([]TurnPrint, n)
+	for i := range p.Turns {
+		t := &p.Turns[i]
+		t.What = turnWhat(r.byte())
+		t.Time = r.varint()
+		switch t.What {
+		case turnNoModel, turnNotRebuilt:
+			continue
+		case turnPair:
+		default:
+			return nil, fmt.Errorf("fingerprints: turn %d: unknown kind %d", i, t.What)
+		}
+		fp := &t.Print
+		fp.Key = r.uint64()
+		fp.KeyText = r.bytes(sha256.Size)
+		for k := range fp.Bands {
+			fp.Bands[k] = r.uint32()
+		}
+		ns := r.uvarint()
+		if ns > uint64(len(r.b)/8) {
+			return nil, errShortPrints
+		}
+		fp.Shingles = make([]uint64, ns)
+		for k := range fp.Shingles {
+			fp.Shingles[k] = r.uint64()
+		}
+	}
+	if r.short {
+		return nil, errShortPrints
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("fingerprints: %d bytes after the last turn", len(r.b))
+	}
+	return p, nil
+}
+
+// printReader reads the fields of an entry, remembering when it ran out
+// of bytes (and giving zeros after that) so that the caller checks once.
+type printReader struct {
+	b     []byte
+	short bool
+}
+
+func (r *printReader) take(n int) []byte {
+	if r.short || n < 0 || len(r.b) < n {
+		r.short = true
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *printReader) byte() byte {
+	if b := r.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *printReader) uint32() uint32 {
+	if b := r.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *printReader) uint64() uint64 {
+	if b := r.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (r *printReader) bytes(n int) []byte { return r.take(n) }
+
+func (r *printReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.short = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *printReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.short = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
