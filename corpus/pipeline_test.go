@@ -83,11 +83,23 @@ func pipelineDigests(t *testing.T, ctx context.Context, in, work string) []strin
 		}
 	}
 
-	rep, err := dedupe.Run(ctx, in, dedupe.Options{Threshold: dedupe.DefaultThreshold}, io.Discard)
+	// dedupe as the pipeline runs it, on classify's fingerprints, and on
+	// the traces alone: the same report.
+	rep, err := dedupe.Run(ctx, in, dedupe.Options{Threshold: dedupe.DefaultThreshold, Dataset: dataset}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.In = ""
+	if rep.FromStore != rep.Runs {
+		t.Errorf("dedupe took %d of %d runs from classify's fingerprints, want all", rep.FromStore, rep.Runs)
+	}
+	decoded, err := dedupe.Run(ctx, in, dedupe.Options{Threshold: dedupe.DefaultThreshold}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.In, decoded.In = "", ""
+	if a, b := jsonDigest(t, rep).String(), jsonDigest(t, decoded).String(); a != b {
+		t.Errorf("dedupe on classify's fingerprints reports %s, on the traces %s", a, b)
+	}
 	add("dedupe/report", jsonDigest(t, rep))
 
 	for _, from := range []string{in, dataset} {

@@ -55,6 +55,10 @@ type Report struct {
 	ByGroup   []GroupFigures `json:"by_group"`
 	// Sentence says plainly when variety is low; empty otherwise.
 	Sentence string `json:"sentence,omitempty"`
+	// FromStore counts the runs whose fingerprints came from the dataset
+	// (Options.Dataset) instead of their trace: how much decoding the
+	// store spared. It is not in the report, which is the same either way.
+	FromStore int `json:"-"`
 }
 
 // Run dedupes every model turn of the traces in dir and writes the report
@@ -92,6 +96,9 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 		}
 		src.keep(run)
 		rep.Runs++
+		if run.fromStore {
+			rep.FromStore++
+		}
 		group := c.Group(int(run.index))
 		for i := range run.prints.Turns {
 			t := &run.prints.Turns[i]
@@ -143,9 +150,10 @@ type printSource struct {
 // loadedRun is one run's fingerprints, or nil when the run has no
 // run_start or could not be read; err is what reading it met.
 type loadedRun struct {
-	index  int32
-	prints *RunPrints
-	err    error
+	index     int32
+	prints    *RunPrints
+	err       error
+	fromStore bool
 }
 
 // recentRuns is how many runs' fingerprints printSource keeps for the
@@ -159,7 +167,7 @@ func (s *printSource) load(i int32) loadedRun {
 		// A file that cannot be read is read again below, which says why.
 		if data, err := os.ReadFile(s.corpus.File(int(i)).Path); err == nil {
 			if p, ok := s.store.Lookup(s.corpus.File(int(i)), data); ok {
-				return loadedRun{index: i, prints: p}
+				return loadedRun{index: i, prints: p, fromStore: true}
 			}
 		}
 	}

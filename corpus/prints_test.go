@@ -1,0 +1,150 @@
+package corpus_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/dedupe"
+)
+
+// TestDedupeFingerprintsNeverChangeTheReport checks that classify's
+// stored fingerprints spare dedupe the decoding of the runs classify read,
+// and only those: a run added, a trace edited (even to the same size) and
+// a damaged store all give the report of a dedupe on the traces alone.
+func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	in := filepath.Join(work, "corpus")
+	o := corpus.DefaultOptions()
+	o.Turns = 400
+	if _, err := corpus.Generate(ctx, in, o); err != nil {
+		t.Fatal(err)
+	}
+	dataset := filepath.Join(work, "dataset")
+	if _, err := classify.Update(ctx, in, dataset); err != nil {
+		t.Fatal(err)
+	}
+
+	// check runs dedupe with the store and without, and wants the same
+	// report, with fromStore runs taken from the store.
+	check := func(what string, fromStore int) *dedupe.Report {
+		t.Helper()
+		got, err := dedupe.Run(ctx, in, dedupe.Options{Dataset: dataset, JSON: true}, io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want, err := dedupe.Run(ctx, in, dedupe.Options{JSON: true}, io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if want.FromStore != 0 {
+			t.Errorf("%s: dedupe without a dataset took %d runs from a store", what, want.FromStore)
+		}
+		if fromStore >= 0 && got.FromStore != fromStore {
+			t.Errorf("%s: %d runs from the store, want %d (of %d)", what, got.FromStore, fromStore, got.Runs)
+		}
+		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+			t.Errorf("%s: the report on classify's fingerprints differs from the report on the traces:\n%s\n--\n%s", what, g, w)
+		}
+		return got
+	}
+	first := check("as classified", -1)
+	n := first.Runs
+	if first.FromStore != n || n == 0 {
+		t.Fatalf("as classified: %d of %d runs from the store, want all", first.FromStore, n)
+	}
+
+	classified, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000001-p1-*.jsonl"))
+
+	// Runs added after the classify: the same cases, other run ids.
+	more := filepath.Join(work, "more")
+	o.Seed = 2
+	o.Turns = 60
+	if _, err := corpus.Generate(ctx, more, o); err != nil {
+		t.Fatal(err)
+	}
+	added, _ := filepath.Glob(filepath.Join(more, "runs", "*.jsonl"))
+	for _, f := range added {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(in, "runs", filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := check("runs added", n)
+	if grown.Runs != n+len(added) || grown.RawTurns == first.RawTurns {
+		t.Fatalf("after adding %d runs: %d runs, %d turns (before: %d, %d)", len(added), grown.Runs, grown.RawTurns, first.Runs, first.RawTurns)
+	}
+
+	// A trace edited to the same size: its first draft has one letter
+	// changed, so the key of that turn and the prompts after it change.
+	runs := classified
+	if len(runs) != 1 {
+		t.Fatalf("want one first pass of case gen-000001, got %v", runs)
+	}
+	b, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"reply":{"content":"`))
+	if at < 0 {
+		t.Fatal("no reply in " + runs[0])
+	}
+	at += len(`"reply":{"content":"`)
+	for b[at] < 'a' || b[at] > 'y' {
+		at++
+	}
+	b[at]++
+	if err := os.WriteFile(runs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited := check("a trace edited to the same size", n-1)
+	if jsonOf(t, edited) == jsonOf(t, grown) {
+		t.Fatal("the edit changed nothing dedupe reports: the test does not test the store")
+	}
+
+	// A damaged store: every pack file with bytes flipped in its middle,
+	// and cut short.
+	packs, _ := filepath.Glob(filepath.Join(dataset, dedupe.PrintsDir, "*.bin"))
+	if len(packs) != 1 {
+		t.Fatalf("want one pack file, got %v", packs)
+	}
+	p, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(p)
+	for i := len(p) / 2; i < len(p)/2+64; i++ {
+		flipped[i] ^= 0x5a
+	}
+	if err := os.WriteFile(packs[0], flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := check("a pack with flipped bytes", -1); rep.FromStore >= n-1 {
+		t.Errorf("a damaged entry was taken: %d runs from the store", rep.FromStore)
+	}
+	if err := os.WriteFile(packs[0], p[:len(p)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("a pack cut short", 0)
+}
+
+func jsonOf(t *testing.T, rep *dedupe.Report) string {
+	t.Helper()
+	r := *rep
+	r.In = ""
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
