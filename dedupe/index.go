@@ -121,11 +121,11 @@ type Index struct {
 	collisions                         int
 
 	// scratch buffers, reused between calls
-	keyBuf []byte
-	fp              Fingerprint // Add's
-	shB             []uint64
-	cands           []int32
-	settling        []Cluster
+	keyBuf   []byte
+	fp       Fingerprint // Add's
+	shB      []uint64
+	cands    []int32
+	settling []Cluster
 }
 
 // NewIndex returns an empty index that confirms near-duplicates at
