@@ -1,6 +1,14 @@
 package dedupe
 
-import "github.com/pyharness/pyharness/schemas"
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/pyharness/pyharness/schemas"
+)
 
 // Fingerprint is what the index keys a turn by: its exact key text and
 // key, and the shingles and band hashes of its near text. Making it (the
@@ -36,9 +44,82 @@ func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fing
 	return fp
 }
 
-// appendNormal appends the normal form of s (appendNormalizedString),
-// made the first time s is seen.
-func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
+// makeConfirmed is Make with KeyText the SHA-256 of the key text
+// (confirmDigest), the key text hashed piece by piece instead of laid out:
+// it is the whole prompt, a copy of kilobytes per turn that only the
+// hashes read.
+func (f *Fingerprinter) makeConfirmed(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
+	var k keyHasher
+	k.xx.Reset()
+	k.sha = sha256.New()
+	k.field([]byte(keyVersion))
+	k.write(binary.LittleEndian.AppendUint32(nil, uint32(len(prompt))))
+	for _, m := range prompt {
+		k.field([]byte(m.Role))
+		k.field(f.normalOf(m.Content))
+		k.calls = appendCallText(k.calls[:0], m.ToolCalls)
+		k.field(k.calls)
+	}
+	k.field(f.normalOf(draft.Content))
+	k.calls = appendCallText(k.calls[:0], draft.ToolCalls)
+	k.field(k.calls)
+	k.flush()
+
+	var fp Fingerprint
+	fp.Key = k.xx.Sum64()
+	fp.KeyText = k.sha.Sum(nil)
+	near := appendNearText(nil, prompt, draft, f.appendNormal)
+	fp.Shingles = appendShingles(nil, near)
+	sig := signatureOf(fp.Shingles)
+	for b, h := range bandHashes(&sig) {
+		fp.Bands[b] = fold32(h)
+	}
+	return fp
+}
+
+// keyHasher hashes a key text (appendKeyText's layout) with the key's
+// xxhash64 and SHA-256 as it is given, gathering small pieces so that the
+// hashes are not called per length word.
+type keyHasher struct {
+	xx    xxhash.Digest
+	sha   hash.Hash
+	buf   [4096]byte
+	n     int
+	calls []byte
+}
+
+// field writes b with its 4-byte length before it, as appendField lays
+// it out.
+func (k *keyHasher) field(b []byte) {
+	var l [4]byte
+	binary.LittleEndian.PutUint32(l[:], uint32(len(b)))
+	k.write(l[:])
+	k.write(b)
+}
+
+func (k *keyHasher) write(b []byte) {
+	if k.n+len(b) <= len(k.buf) {
+		k.n += copy(k.buf[k.n:], b)
+		return
+	}
+	k.flush()
+	if len(b) > len(k.buf)/2 {
+		k.xx.Write(b)
+		k.sha.Write(b)
+		return
+	}
+	k.n = copy(k.buf[:], b)
+}
+
+func (k *keyHasher) flush() {
+	k.xx.Write(k.buf[:k.n])
+	k.sha.Write(k.buf[:k.n])
+	k.n = 0
+}
+
+// normalOf is the normal form of s (appendNormalizedString), made the
+// first time s is seen; the Fingerprinter's own, not to be changed.
+func (f *Fingerprinter) normalOf(s string) []byte {
 	if f.normal == nil {
 		f.normal = map[string][]byte{}
 	}
@@ -47,7 +128,13 @@ func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
 		n = appendNormalizedString(nil, s)
 		f.normal[s] = n
 	}
-	return append(dst, n...)
+	return n
+}
+
+// appendNormal appends the normal form of s (appendNormalizedString),
+// made the first time s is seen.
+func (f *Fingerprinter) appendNormal(dst []byte, s string) []byte {
+	return append(dst, f.normalOf(s)...)
 }
 
 // reset makes fp the fingerprint of keyText and nearText, reusing its

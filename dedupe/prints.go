@@ -54,8 +54,7 @@ func MakeRunPrints(run *trace.RebuiltRun) *RunPrints {
 			tp.What = turnNotRebuilt
 		default:
 			tp.What = turnPair
-			tp.Print = f.Make(run.Prompts[i], t.Reply)
-			tp.Print.KeyText = confirmDigest(tp.Print.KeyText)
+			tp.Print = f.makeConfirmed(run.Prompts[i], t.Reply)
 		}
 	}
 	return p
