@@ -69,7 +69,9 @@ ratio() {
 
 measure gen-corpus "$bin" gen-corpus --turns "$turns" --out "$corpus"
 measure classify "$bin" classify --in "$corpus" --out "$dataset"
-measure dedupe "$bin" dedupe --in "$corpus"
+# dedupe takes classify's fingerprints from the dataset (--dataset): the
+# pipeline decodes each trace once.
+measure dedupe "$bin" dedupe --in "$corpus" --dataset "$dataset"
 # The corpus is labelled ollama/gen-corpus:synthetic, so export selects it
 # as a real model's runs: no --include-scripted.
 measure export-parquet "$bin" export --in "$corpus" --format parquet --out "$work/export-parquet"
