@@ -5,14 +5,19 @@
 // A pair is a model turn: the prompt it was sent, rebuilt from the trace and
 // proved by its prompt hash, and the draft that answered it. Exact duplicates
 // share an xxhash64 key over the normalised training text (AppendKeyText,
-// appendNormalized), confirmed byte for byte; near-duplicates share MinHash
+// appendNormalized), confirmed by what Texts gives again of the first copy
+// (the key text itself, or its SHA-256); near-duplicates share MinHash
 // bands over token 5-grams of the draft and the message it answered
 // (AppendNearText), confirmed by exact Jaccard similarity, within a group,
 // against each cluster's representative. The Index holds keys and band
-// hashes, never text: it reads text again through Texts, served from the
-// traces on disk (trace.Corpus rebuilds the prompts).
+// hashes, never text: it reads what it confirms by again through Texts.
 //
 // Run is the whole stage: it reads a trace directory and writes the report
-// that `pyharness dedupe` prints. The export package runs an Index on the
-// pairs it selects.
+// that `pyharness dedupe` prints. It takes each run's fingerprints
+// (RunPrints) from the dataset classify wrote when the run's trace is the
+// one classify read (PrintStore, filled by PrintsWriter while classify has
+// the run decoded), and decodes the others, so that a pipeline decodes each
+// trace once. The export package runs an Index on the pairs it selects,
+// served text by the traces on disk (CorpusTexts; trace.Corpus rebuilds
+// the prompts).
 package dedupe

@@ -28,7 +28,7 @@ the draft that answered it) and prints:
 
   raw turns             model turns whose prompt rebuilt to its prompt_hash
   exact-unique          distinct xxhash64 keys over the normalised training text
-                        (equal keys confirmed byte for byte)
+                        (equal keys confirmed by the SHA-256 of the text)
   near-unique clusters  MinHash over token %d-grams of the draft and the message
                         it answered, %d bands x %d rows, confirmed by Jaccard
                         >= --threshold, within a case or dogfood task
