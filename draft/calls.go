@@ -142,7 +142,12 @@ func scanCalls(text string, d *doc) []callCand {
 		}
 	}
 	// functionary: ">>>name" on its own line, its JSON arguments after.
-	for _, m := range functionaryRE.FindAllStringSubmatchIndex(text, -1) {
+	// Each of the two searches below is guarded by the literal its
+	// expression cannot match without: the expression scans the whole
+	// reply, and harmony's, which starts at a word boundary, has no
+	// literal prefix to skip by, so it tried every byte of every draft (a
+	// tenth of an export's CPU) where a draft without "to=" has no match.
+	for _, m := range allMatches(functionaryRE, text, ">>>") {
 		if covered(m[0]) || codeFence(m[0]) || text[m[2]:m[3]] == "all" {
 			continue
 		}
@@ -160,7 +165,7 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	// harmony: a message addressed to=functions.NAME, its JSON body after
 	// <|message|>.
-	for _, m := range harmonyToRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range allMatches(harmonyToRE, text, "to=") {
 		if covered(m[0]) || codeFence(m[0]) {
 			continue
 		}
@@ -247,6 +252,15 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	sortCands(out)
 	return out
+}
+
+// allMatches is re.FindAllStringSubmatchIndex(text, -1), or none
+// without looking when text lacks lit, a literal every match of re holds.
+func allMatches(re *regexp.Regexp, text, lit string) [][]int {
+	if !strings.Contains(text, lit) {
+		return nil
+	}
+	return re.FindAllStringSubmatchIndex(text, -1)
 }
 
 var (
