@@ -49,7 +49,22 @@ type renderer struct {
 	keepReasoning bool
 	redact        *redactor // values sorted (sortValues) before rendering starts
 	redactions    int
+	// done holds the texts redacted so far with what redaction made of
+	// them: the rows of a run repeat its earlier messages in every
+	// context, and each was searched for every secret and token shape
+	// once per row.
+	done map[string]redaction
 }
+
+// redaction is a text as redacted, and the number of redactions made.
+type redaction struct {
+	text string
+	n    int
+}
+
+// memoLen is the shortest text redacted remembers: a shorter one costs
+// less to redact again than to look up.
+const memoLen = 64
 
 func newRenderer(o Options, red *redactor) *renderer {
 	return &renderer{keepToolCalls: o.KeepToolCalls, asWritten: o.AsWritten, keepReasoning: o.Reasoning == ReasoningKeep, redact: red}
@@ -57,8 +72,18 @@ func newRenderer(o Options, red *redactor) *renderer {
 
 // redacted is s redacted, counted in rd.redactions.
 func (rd *renderer) redacted(s string) string {
+	if r, ok := rd.done[s]; ok {
+		rd.redactions += r.n
+		return r.text
+	}
 	out, n := rd.redact.redact(s)
 	rd.redactions += n
+	if len(s) >= memoLen {
+		if rd.done == nil {
+			rd.done = map[string]redaction{}
+		}
+		rd.done[s] = redaction{text: out, n: n}
+	}
 	return out
 }
 
