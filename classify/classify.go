@@ -173,7 +173,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 	// from the others: it runs on every core, and the rows are written in
 	// run order as before.
 	// While a run is decoded, its turns are fingerprinted for dedupe too,
-	// and stored keyed by the trace's size and hash (dedupe.PrintStore):
+	// and stored keyed by the trace's size and hash (dedupe.PrintsWriter):
 	// dedupe then reads a run's fingerprints instead of decoding its trace
 	// again, as long as the trace is unchanged.
 	var prints *dedupe.PrintsWriter
@@ -216,7 +216,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
-				l.prints = dedupe.EncodeRunPrints(dedupe.MakeRunPrints(trace.Rebuild(run)))
+				l.prints = dedupe.EncodeRunPrints(trace.Rebuild(run))
 				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
 			}
 		}

@@ -14,8 +14,8 @@
 //
 // Run is the whole stage: it reads a trace directory and writes the report
 // that `pyharness dedupe` prints. It takes each run's fingerprints
-// (RunPrints) from the dataset classify wrote when the run's trace is the
-// one classify read (PrintStore, filled by PrintsWriter while classify has
+// (runPrints) from the dataset classify wrote when the run's trace is the
+// one classify read (printStore, filled by PrintsWriter while classify has
 // the run decoded), and decodes the others, so that a pipeline decodes each
 // trace once. The export package runs an Index on the pairs it selects,
 // served text by the traces on disk (CorpusTexts; trace.Corpus rebuilds

@@ -9,18 +9,18 @@ import (
 	"github.com/pyharness/pyharness/trace"
 )
 
-// RunPrints is all dedupe needs of one run: whether it worked, and for
+// runPrints is all dedupe needs of one run: whether it worked, and for
 // every turn whether it is a pair, its time, and the fingerprint of a
 // pair. classify makes it while it has the run decoded and stores it in
 // the dataset (PrintsWriter), so that dedupe takes it from there instead
-// of decoding the trace again (PrintStore).
-type RunPrints struct {
+// of decoding the trace again (printStore).
+type runPrints struct {
 	Worked bool
-	Turns  []TurnPrint
+	Turns  []turnPrint
 }
 
-// TurnPrint is what dedupe needs of one turn.
-type TurnPrint struct {
+// turnPrint is what dedupe needs of one turn.
+type turnPrint struct {
 	What turnWhat
 	// Time is the turn's moment (trace.RebuiltRun.Time).
 	Time int64
@@ -39,10 +39,10 @@ const (
 	turnPair
 )
 
-// MakeRunPrints fingerprints every model turn of run whose prompt was
+// makeRunPrints fingerprints every model turn of run whose prompt was
 // rebuilt, confirming keys by digest (confirmDigest).
-func MakeRunPrints(run *trace.RebuiltRun) *RunPrints {
-	p := &RunPrints{Worked: run.Worked(), Turns: make([]TurnPrint, len(run.Turns))}
+func makeRunPrints(run *trace.RebuiltRun) *runPrints {
+	p := &runPrints{Worked: run.Worked(), Turns: make([]turnPrint, len(run.Turns))}
 	var f Fingerprinter
 	for i, t := range run.Turns {
 		tp := &p.Turns[i]
@@ -70,7 +70,7 @@ func confirmDigest(keyText []byte) []byte {
 
 // appendRunPrints appends the binary form of p that readRunPrints reads:
 // varints and fixed-size little-endian words, no field names.
-func appendRunPrints(dst []byte, p *RunPrints) []byte {
+func appendRunPrints(dst []byte, p *runPrints) []byte {
 	worked := byte(0)
 	if p.Worked {
 		worked = 1
@@ -104,14 +104,14 @@ var errShortPrints = errors.New("fingerprints cut short")
 // against the bytes there are, so that a damaged entry is an error, never
 // a wrong fingerprint taken for a right one (the store checks a checksum
 // first).
-func readRunPrints(b []byte) (*RunPrints, error) {
+func readRunPrints(b []byte) (*runPrints, error) {
 	r := printReader{b: b}
-	p := &RunPrints{Worked: r.byte() == 1}
+	p := &runPrints{Worked: r.byte() == 1}
 	n := r.uvarint()
 	if n > uint64(len(b)) {
 		return nil, errShortPrints
 	}
-	p.Turns = make([]TurnPrint, n)
+	p.Turns = make([]turnPrint, n)
 	for i := range p.Turns {
 		t := &p.Turns[i]
 		t.What = turnWhat(r.byte())

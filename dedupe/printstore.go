@@ -15,7 +15,7 @@ import (
 )
 
 // PrintsDir is the directory of a dataset that holds the fingerprints
-// classify made of each run (RunPrints), one pack file per classify.
+// classify made of each run (runPrints), one pack file per classify.
 const PrintsDir = "fingerprints"
 
 // printsHeader opens every pack file. It names everything a fingerprint
@@ -75,9 +75,10 @@ func (pw *PrintsWriter) write(b []byte) {
 	pw.off += int64(len(b))
 }
 
-// EncodeRunPrints is the entry Add takes: made on the worker that read the
-// run, it leaves the writer only the copy.
-func EncodeRunPrints(p *RunPrints) []byte { return appendRunPrints(nil, p) }
+// EncodeRunPrints fingerprints the turns of run and returns the entry Add
+// takes: made on the worker that read the run, it leaves the writer only
+// the copy.
+func EncodeRunPrints(run *trace.RebuiltRun) []byte { return appendRunPrints(nil, makeRunPrints(run)) }
 
 // Add adds the entry (EncodeRunPrints) of the run read from f, whose
 // bytes were size long with xxhash64 hash.
@@ -130,12 +131,12 @@ func (pw *PrintsWriter) Abort() {
 	os.Remove(pw.path + ".tmp")
 }
 
-// PrintStore reads the fingerprints classify stored in a dataset. It
+// printStore reads the fingerprints classify stored in a dataset. It
 // gives a run's only when its trace file is byte for byte the one
 // classify read (same size, same xxhash64, and the entry's own checksum
 // holds): a run added, grown or edited since, or an entry damaged, is
 // decoded from its trace as if there were no store.
-type PrintStore struct {
+type printStore struct {
 	packs []*os.File
 	runs  map[string][]printEntry
 }
@@ -149,10 +150,10 @@ type printEntry struct {
 	entryHash uint64
 }
 
-// OpenPrints opens the fingerprints of the dataset dir. A dataset without
+// openPrints opens the fingerprints of the dataset dir. A dataset without
 // them is an empty store; a pack that cannot be read is left out.
-func OpenPrints(dataset string) (*PrintStore, error) {
-	s := &PrintStore{runs: map[string][]printEntry{}}
+func openPrints(dataset string) (*printStore, error) {
+	s := &printStore{runs: map[string][]printEntry{}}
 	names, err := filepath.Glob(filepath.Join(dataset, PrintsDir, "batch-*.bin"))
 	if err != nil {
 		return nil, fmt.Errorf("open fingerprints: %w", err)
@@ -177,7 +178,7 @@ func OpenPrints(dataset string) (*PrintStore, error) {
 
 // readIndex reads the index of pack f into s, or nothing and false when
 // the pack is not one this build reads whole.
-func (s *PrintStore) readIndex(f *os.File, pack int32) bool {
+func (s *printStore) readIndex(f *os.File, pack int32) bool {
 	st, err := f.Stat()
 	if err != nil {
 		return false
@@ -222,13 +223,13 @@ func (s *PrintStore) readIndex(f *os.File, pack int32) bool {
 	return true
 }
 
-// Len is the number of runs the store holds fingerprints of.
-func (s *PrintStore) Len() int { return len(s.runs) }
+// len is the number of runs the store holds fingerprints of.
+func (s *printStore) len() int { return len(s.runs) }
 
-// Lookup returns the fingerprints of the run in f, whose bytes are data,
+// lookup returns the fingerprints of the run in f, whose bytes are data,
 // when the store holds them for exactly these bytes. It is safe on
 // several goroutines at once.
-func (s *PrintStore) Lookup(f trace.File, data []byte) (*RunPrints, bool) {
+func (s *printStore) lookup(f trace.File, data []byte) (*runPrints, bool) {
 	es := s.runs[f.RunID]
 	if len(es) == 0 {
 		return nil, false
@@ -250,7 +251,7 @@ func (s *PrintStore) Lookup(f trace.File, data []byte) (*RunPrints, bool) {
 }
 
 // Close closes the pack files.
-func (s *PrintStore) Close() error {
+func (s *printStore) Close() error {
 	var errs []error
 	for _, f := range s.packs {
 		errs = append(errs, f.Close())

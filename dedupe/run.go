@@ -25,7 +25,7 @@ type Options struct {
 	// JSON writes the report as one JSON document instead of text.
 	JSON bool
 	// Dataset is the dataset classify wrote of these traces: the
-	// fingerprints it stored (PrintStore) are taken for every run whose
+	// fingerprints it stored (printStore) are taken for every run whose
 	// trace is byte for byte the one classify read, and only the others are
 	// decoded. Empty, or a dataset without them: every run is decoded.
 	Dataset string
@@ -70,11 +70,11 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	}
 	src := &printSource{corpus: c}
 	if opts.Dataset != "" {
-		if src.store, err = OpenPrints(opts.Dataset); err != nil {
+		if src.store, err = openPrints(opts.Dataset); err != nil {
 			return nil, fmt.Errorf("dedupe: %w", err)
 		}
 		defer src.store.Close()
-		if src.store.Len() == 0 {
+		if src.store.len() == 0 {
 			src.store = nil // nothing to look up: no trace need be hashed
 		}
 	}
@@ -143,7 +143,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 // group, so those are nearly always there) or read again.
 type printSource struct {
 	corpus *trace.Corpus
-	store  *PrintStore // nil: decode every run
+	store  *printStore // nil: decode every run
 	recent []loadedRun // most recent last
 }
 
@@ -151,7 +151,7 @@ type printSource struct {
 // run_start or could not be read; err is what reading it met.
 type loadedRun struct {
 	index     int32
-	prints    *RunPrints
+	prints    *runPrints
 	err       error
 	fromStore bool
 }
@@ -166,7 +166,7 @@ func (s *printSource) load(i int32) loadedRun {
 	if s.store != nil {
 		// A file that cannot be read is read again below, which says why.
 		if data, err := os.ReadFile(s.corpus.File(int(i)).Path); err == nil {
-			if p, ok := s.store.Lookup(s.corpus.File(int(i)), data); ok {
+			if p, ok := s.store.lookup(s.corpus.File(int(i)), data); ok {
 				return loadedRun{index: i, prints: p, fromStore: true}
 			}
 		}
@@ -177,7 +177,7 @@ func (s *printSource) load(i int32) loadedRun {
 	}
 	l := loadedRun{index: i, err: r.Err()}
 	if r.Start != nil {
-		l.prints = MakeRunPrints(r)
+		l.prints = makeRunPrints(r)
 	}
 	return l
 }
@@ -192,7 +192,7 @@ func (s *printSource) keep(l loadedRun) {
 
 // pair returns the fingerprint of the pair at ref.
 func (s *printSource) pair(ref Ref) (*Fingerprint, error) {
-	var p *RunPrints
+	var p *runPrints
 	for k := len(s.recent) - 1; k >= 0; k-- {
 		if s.recent[k].index == ref.Run {
 			p = s.recent[k].prints
