@@ -84,6 +84,13 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	if grown.Runs != n+len(added) || grown.RawTurns == first.RawTurns {
 		t.Fatalf("after adding %d runs: %d runs, %d turns (before: %d, %d)", len(added), grown.Runs, grown.RawTurns, first.Runs, first.RawTurns)
 	}
+	// A second classify adds the new runs' fingerprints in a pack of its
+	// own.
+	if _, err := classify.Update(ctx, in, dataset); err != nil {
+		t.Fatal(err)
+	}
+	n += len(added)
+	check("runs added and classified", n)
 
 	// A trace edited to the same size: its first draft has one letter
 	// changed, so the key of that turn and the prompts after it change.
@@ -115,27 +122,33 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	// A damaged store: every pack file with bytes flipped in its middle,
 	// and cut short.
 	packs, _ := filepath.Glob(filepath.Join(dataset, dedupe.PrintsDir, "*.bin"))
-	if len(packs) != 1 {
-		t.Fatalf("want one pack file, got %v", packs)
+	if len(packs) != 2 {
+		t.Fatalf("want two pack files, one per classify, got %v", packs)
 	}
-	p, err := os.ReadFile(packs[0])
-	if err != nil {
-		t.Fatal(err)
+	whole := make([][]byte, len(packs))
+	for k, pack := range packs {
+		p, err := os.ReadFile(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole[k] = p
+		flipped := bytes.Clone(p)
+		for i := len(p) / 2; i < len(p)/2+64; i++ {
+			flipped[i] ^= 0x5a
+		}
+		if err := os.WriteFile(pack, flipped, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	flipped := bytes.Clone(p)
-	for i := len(p) / 2; i < len(p)/2+64; i++ {
-		flipped[i] ^= 0x5a
-	}
-	if err := os.WriteFile(packs[0], flipped, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if rep := check("a pack with flipped bytes", -1); rep.FromStore >= n-1 {
+	if rep := check("packs with flipped bytes", -1); rep.FromStore >= n-1 {
 		t.Errorf("a damaged entry was taken: %d runs from the store", rep.FromStore)
 	}
-	if err := os.WriteFile(packs[0], p[:len(p)-10], 0o644); err != nil {
-		t.Fatal(err)
+	for k, pack := range packs {
+		if err := os.WriteFile(pack, whole[k][:len(whole[k])-10], 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	check("a pack cut short", 0)
+	check("packs cut short", 0)
 }
 
 func jsonOf(t *testing.T, rep *dedupe.Report) string {
