@@ -14,9 +14,9 @@ import (
 	"github.com/pyharness/pyharness/trace"
 )
 
-// PrintsDir is the directory of a dataset that holds the fingerprints
+// printsDir is the directory of a dataset that holds the fingerprints
 // classify made of each run (runPrints), one pack file per classify.
-const PrintsDir = "fingerprints"
+const printsDir = "fingerprints"
 
 // printsHeader opens every pack file. It names everything a fingerprint
 // depends on: a pack made by a build that keys or shingles otherwise is
@@ -48,7 +48,7 @@ type PrintsWriter struct {
 // NewPrintsWriter starts the pack file of classify batch n in the dataset
 // dir, and removes what an earlier classify that did not commit left.
 func NewPrintsWriter(dataset string, n int) (*PrintsWriter, error) {
-	dir := filepath.Join(dataset, PrintsDir)
+	dir := filepath.Join(dataset, printsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("write fingerprints: %w", err)
 	}
@@ -154,7 +154,7 @@ type printEntry struct {
 // them is an empty store; a pack that cannot be read is left out.
 func openPrints(dataset string) (*printStore, error) {
 	s := &printStore{runs: map[string][]printEntry{}}
-	names, err := filepath.Glob(filepath.Join(dataset, PrintsDir, "batch-*.bin"))
+	names, err := filepath.Glob(filepath.Join(dataset, printsDir, "batch-*.bin"))
 	if err != nil {
 		return nil, fmt.Errorf("open fingerprints: %w", err)
 	}
