@@ -169,9 +169,6 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 	}
-	// Reading and labelling a run is most of the work and needs nothing
-	// from the others: it runs on every core, and the rows are written in
-	// run order as before.
 	// While a run is decoded, its turns are fingerprinted for dedupe too,
 	// and stored keyed by the trace's size and hash (dedupe.PrintsWriter):
 	// dedupe then reads a run's fingerprints instead of decoding its trace
@@ -187,6 +184,9 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			}
 		}()
 	}
+	// Reading and labelling a run is most of the work and needs nothing
+	// from the others: it runs on every core, and the rows are written in
+	// run order as before.
 	type labelled struct {
 		run    *trace.Run
 		err    error
