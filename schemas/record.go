@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
-	gojson "github.com/goccy/go-json"
+	"github.com/bytedance/sonic"
 )
 
 // Record is one line of a trace: exactly one of its fields is set.
@@ -98,14 +99,12 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // unknown record type, a field of the wrong type and an unsupported major
 // schema version are errors (a *FieldError or *UnsupportedSchemaError).
 //
-// A line as trace.Writer writes it (the type first) is decoded once, with
-// github.com/goccy/go-json (its strings then copied out of the line: see
-// detach.go); anything else, and every line that fails, is
-// decoded again by decodeStrict with encoding/json, whose errors name the
-// field. So the fast decoder only ever decides successes. encoding/json,
-// even decoding once, stays well under the 150 MB/s a core the reader aims
-// at (BenchmarkDecodeRecord, docs/performance.md); FuzzDecodeRecord holds
-// the two decoders to the same records and errors.
+// A line as trace.Writer writes it (the type first, no field this build
+// does not know) is decoded once, by github.com/bytedance/sonic (decodeFast);
+// anything else, and every line that fails, is decoded again by
+// decodeStrict with encoding/json, whose errors name the field. So the fast
+// decoder only ever decides successes, and FuzzDecodeRecord holds the two
+// to the same records and errors. docs/performance.md has the figures.
 func DecodeRecord(line []byte) (Record, error) {
 	if rec, ok := decodeFast(line); ok {
 		return rec, nil
@@ -113,15 +112,29 @@ func DecodeRecord(line []byte) (Record, error) {
 	return decodeStrict(line)
 }
 
+// fastJSON is sonic as decodeFast needs it:
+//
+//   - CopyString: every string gets its own memory, as encoding/json
+//     gives it, so a kept string keeps no line alive and the reader may
+//     reuse its buffer (sonic would otherwise point into the line);
+//   - ValidateString: a control character in a string is an error, as in
+//     encoding/json (sonic would otherwise take it);
+//   - DisallowUnknownFields: sonic skips an unknown field's value without
+//     checking all of it (a bad escape in it passes), and matches keys
+//     without Unicode case folding ("ſteps" is steps to encoding/json, an
+//     unknown field to sonic). Turning every unknown key away makes both
+//     the strict decoder's to decide, so that what sonic decides is only
+//     the fields it decodes, all of which it checks.
+//
+// On a platform sonic has no native decoder for, it decodes with
+// encoding/json, and the fast path is that decoder once more.
+var fastJSON = sonic.Config{CopyString: true, ValidateString: true, DisallowUnknownFields: true}.Froze()
+
 // decodeFast decodes a line that starts {"type":"<known type>" into that
 // record type in one pass. It reports false whenever decodeStrict might
-// decide otherwise: another first field, a decoding error, a type field
-// repeated with another value, a run_start of a schema this build does not
-// read, and the lines goccy/go-json reads otherwise than encoding/json:
-// invalid JSON, which it may take (it skips unknown fields without
-// checking them, and takes control characters in strings), and invalid
-// UTF-8, which encoding/json replaces with U+FFFD (validLine turns both
-// away).
+// decide otherwise: another first field, a field sonic does not know, a
+// decoding error, a type field repeated with another value, and a
+// run_start of a schema this build does not read.
 func decodeFast(line []byte) (rec Record, ok bool) {
 	defer func() {
 		// A malformed line must never take the reader down: a panic in
@@ -132,30 +145,31 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	}()
 	const prefix = `{"type":"`
 	rest, found := bytes.CutPrefix(line, []byte(prefix))
-	if !found || !validLine(line) {
+	if !found {
 		return Record{}, false
 	}
+	// sonic reads a string, and Unmarshal would copy the line into one
+	// first; with CopyString nothing it returns points into the line, so
+	// the line itself is read in place.
+	text := unsafe.String(unsafe.SliceData(line), len(line))
 	switch {
 	case bytes.HasPrefix(rest, []byte(TypeTurn+`"`)):
 		t := new(Turn)
-		if gojson.Unmarshal(line, t) != nil || t.Type != TypeTurn {
+		if fastJSON.UnmarshalFromString(text, t) != nil || t.Type != TypeTurn {
 			return Record{}, false
 		}
-		t.detach()
 		return Record{Turn: t}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
 		e := new(RunEnd)
-		if gojson.Unmarshal(line, e) != nil || e.Type != TypeRunEnd {
+		if fastJSON.UnmarshalFromString(text, e) != nil || e.Type != TypeRunEnd {
 			return Record{}, false
 		}
-		e.detach()
 		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
 		s := new(RunStart)
-		if gojson.Unmarshal(line, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
+		if fastJSON.UnmarshalFromString(text, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
 			return Record{}, false
 		}
-		s.detach()
 		return Record{RunStart: s}, true
 	}
 	return Record{}, false

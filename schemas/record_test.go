@@ -1,9 +1,11 @@
 package schemas
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +136,23 @@ func edgeLines(lines []string) map[string]string {
 		"turn whole":               turn,
 		"run_end whole":            end,
 		"run_start without schema": `{"type":"run_start"}`,
+		"invalid utf-8 skipped":    strings.Replace(turn, `"step":1`, "\"step\":1,\"future\":[\"a\xffb\"]", 1),
+		"control skipped":          strings.Replace(turn, `"step":1`, "\"step\":1,\"future\":{\"a\":\"\x01\"}", 1),
+		"bad escape skipped":       strings.Replace(turn, `"step":1`, `"step":1,"future":["\q"]`, 1),
+		"bad number skipped":       strings.Replace(turn, `"step":1`, `"step":1,"future":[01]`, 1),
+		"bad literal skipped":      strings.Replace(turn, `"step":1`, `"step":1,"future":[tru]`, 1),
+		"invalid utf-8 in a key":   strings.Replace(turn, `"step":1`, "\"step\":1,\"a\xff\":1", 1),
+		"invalid utf-8 in any":     strings.Replace(turn, `"n":3.5`, "\"n\":\"a\xffb\"", 1),
+		"control in any":           strings.Replace(turn, `"n":3.5`, "\"n\":\"a\x1fb\"", 1),
+		"lone surrogate in any":    strings.Replace(turn, `"n":3.5`, `"n":"\udc00\ud800x"`, 1),
+		"surrogate pair":           strings.Replace(turn, `"content":"READ a.py"`, `"content":"\ud83d\ude00 \uD83D\uDE00"`, 1),
+		"escaped key":              strings.Replace(turn, `"step":1`, `"\u0073tep":7`, 1),
+		"long s folds to s":        strings.Replace(end, `"steps":1`, `"ſteps":4`, 1),
+		"kelvin folds to k":        strings.Replace(end, `"suite_after":{`, `"suite_after":{"s\u212aipped":4,`, 1),
+		"escaped long s":           strings.Replace(end, `"steps":1`, `"\u017Fteps":4`, 1),
+		"escaped kelvin":           strings.Replace(end, `"suite_after":{`, `"suite_after":{"s\u212Aipped":4,`, 1),
+		"case-variant duplicates":  strings.Replace(end, `"timed_out":true`, `"timed_out":true,"Timed_Out":false,"TIMED_out":true`, 1),
+		"case-variant last false":  strings.Replace(end, `"timed_out":true`, `"Timed_Out":true,"timed_out":false`, 1),
 	}
 }
 
@@ -233,11 +252,12 @@ func strs(v reflect.Value, out []string) []string {
 }
 
 // TestDecodedStringsKeepNoLine keeps every string of many decoded records,
-// each line padded with 64 kB of an unknown field, and lets the records go:
-// what stays in memory must be the strings, not the lines they were read
-// from.
+// each decoded from its own copy of a line padded with 64 kB of spaces,
+// and then overwrites the copy, as the trace reader reuses its buffer: the
+// strings must stay what the strict decoder reads, and what stays in
+// memory must be the strings, not the lines they were read from.
 func TestDecodedStringsKeepNoLine(t *testing.T) {
-	pad := `"pad":"` + strings.Repeat("x", 64<<10) + `",`
+	pad := strings.Repeat(" ", 64<<10)
 	for _, rec := range []Record{{RunStart: new(RunStart)}, {Turn: new(Turn)}, {RunEnd: new(RunEnd)}} {
 		t.Run(rec.Type(), func(t *testing.T) {
 			n := 0
@@ -259,17 +279,26 @@ func TestDecodedStringsKeepNoLine(t *testing.T) {
 			if _, ok := decodeFast(line); !ok {
 				t.Fatalf("the padded line is not decoded by the fast path: %.80s…", line)
 			}
+			strict, err := decodeStrict(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strs(reflect.ValueOf(strict), nil)
 			const records = 200
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			kept := make([][]string, 0, records)
 			for range records {
-				got, err := DecodeRecord(line)
+				buf := bytes.Clone(line)
+				got, err := DecodeRecord(buf)
 				if err != nil {
 					t.Fatal(err)
 				}
 				kept = append(kept, strs(reflect.ValueOf(got), nil))
+				for i := range buf {
+					buf[i] = '#'
+				}
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&after)
@@ -277,7 +306,15 @@ func TestDecodedStringsKeepNoLine(t *testing.T) {
 			if lines := int64(records * len(line)); grew > lines/8 {
 				t.Errorf("keeping the %d strings of %d records kept %d kB: the lines (%d kB) are still referenced", len(kept[0]), records, grew>>10, lines>>10)
 			}
-			runtime.KeepAlive(kept)
+			for _, k := range kept {
+				slices.Sort(k)
+			}
+			slices.Sort(want)
+			for i, k := range kept {
+				if !slices.Equal(k, want) {
+					t.Fatalf("record %d changed when its line was overwritten:\ngot  %q\nwant %q", i, k, want)
+				}
+			}
 		})
 	}
 }

@@ -218,3 +218,45 @@ func TestReadLinesLongerThanTheBuffer(t *testing.T) {
 		t.Errorf("with a 16-byte buffer:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestPooledReadBuffersAreNotShared reads traces with the pooled read
+// buffer the way the pipeline does: one left after its first record, one
+// read inside the loop over another. Each must read exactly what was
+// written, whatever buffer the pool hands out.
+func TestPooledReadBuffersAreNotShared(t *testing.T) {
+	dir := t.TempDir()
+	a, b := writeRun(t, dir, "ra"), writeRun(t, dir, "rb")
+	encoded := func(path string) []string {
+		t.Helper()
+		var out []string
+		for rec, err := range ReadFile(path) {
+			if err != nil {
+				t.Fatalf("read %s: %v", path, err)
+			}
+			line, _ := schemas.EncodeRecord(rec)
+			out = append(out, string(line))
+		}
+		return out
+	}
+	wantA, wantB := encoded(a), encoded(b)
+	for range ReadFile(a) {
+		break // left early: its buffer goes back to the pool mid-file
+	}
+	if got := encoded(b); strings.Join(got, "") != strings.Join(wantB, "") {
+		t.Errorf("after a reader left early, %s read as\n%q\nwant\n%q", b, got, wantB)
+	}
+	var gotA []string
+	for rec, err := range ReadFile(a) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := encoded(b); strings.Join(got, "") != strings.Join(wantB, "") {
+			t.Fatalf("read inside the loop over %s, %s read as\n%q\nwant\n%q", a, b, got, wantB)
+		}
+		line, _ := schemas.EncodeRecord(rec)
+		gotA = append(gotA, string(line))
+	}
+	if strings.Join(gotA, "") != strings.Join(wantA, "") {
+		t.Errorf("with another file read inside its loop, %s read as\n%q\nwant\n%q", a, gotA, wantA)
+	}
+}

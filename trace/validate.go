@@ -110,7 +110,7 @@ func (v *Validator) validate(r io.Reader, rep *FileReport) {
 		lastStep int
 		foreign  = map[string]bool{}
 	)
-	for l := range lines(r, rep.Path, bufferSize(r)) {
+	for l := range lines(r, rep.Path, readBufferSize) {
 		if l.err != nil {
 			if IsWarning(l.err) {
 				add(l.no, SeverityWarning, "%s", problemText(l.err))
