@@ -129,23 +129,18 @@ func parsePartitionDir(dir string) (Partition, error) {
 // compressing the rows (zstd: a fifth of classify's CPU time) happen on a
 // goroutine of the part's own, so that the goroutine that takes the runs
 // in order hands rows over and goes on: on that one goroutine, the flush
-// of each row group held up the workers reading the next runs.
+// of each row group held up the workers reading the next runs. The
+// encoder gets the rows in the same writes as before, so the file's pages
+// and bytes are what they were.
 type partWriter[T any] struct {
-	rel     string // path under the dataset
-	f       *os.File
-	w       *parquet.GenericWriter[T]
-	rows    int
-	pending []T        // rows not yet handed to the encoder
-	batches chan []T   // to the encoder, in order
-	done    chan error // the encoder's first error, once batches is closed
-	closed  bool
+	rel    string // path under the dataset
+	f      *os.File
+	w      *parquet.GenericWriter[T]
+	rows   int
+	writes chan []T   // to the encoder, in order
+	done   chan error // the encoder's first error, once writes is closed
+	closed bool
 }
-
-// handOver is how many rows the writer gathers before it hands them to the
-// encoder: a channel send per run would cost more than the rows of a small
-// run, and the encoder cuts pages and row groups the same whatever the
-// batches (Write splits them into 64-row writes).
-const handOver = 512
 
 func writerOptions[T any]() []parquet.WriterOption {
 	var zero T
@@ -167,16 +162,16 @@ func createPart[T any](root, rel string) (*partWriter[T], error) {
 		return nil, fmt.Errorf("create part: %w", err)
 	}
 	p := &partWriter[T]{rel: rel, f: f, w: parquet.NewGenericWriter[T](f, writerOptions[T]()...),
-		batches: make(chan []T, 4), done: make(chan error, 1)}
+		writes: make(chan []T, readAhead), done: make(chan error, 1)}
 	go p.encode()
 	return p, nil
 }
 
-// encode writes the batches in the order they came; after an error it
-// drains the rest unwritten, and reports the error when batches closes.
+// encode writes the rows in the order they came; after an error it
+// drains the rest unwritten, and reports the error when writes closes.
 func (p *partWriter[T]) encode() {
 	var err error
-	for rows := range p.batches {
+	for rows := range p.writes {
 		if err == nil {
 			_, err = p.w.Write(rows)
 		}
@@ -184,30 +179,24 @@ func (p *partWriter[T]) encode() {
 	p.done <- err
 }
 
+// write hands rows to the encoder, which owns them from then on: the
+// caller must not change them. An error in writing shows in close.
 func (p *partWriter[T]) write(rows []T) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	p.pending = append(p.pending, rows...)
+	p.writes <- rows
 	p.rows += len(rows)
-	if len(p.pending) >= handOver {
-		p.batches <- p.pending
-		p.pending = make([]T, 0, handOver+len(rows))
-	}
 	return nil
 }
 
-// finish hands over the last rows and waits for the encoder.
+// finish waits for the encoder to write what it was given.
 func (p *partWriter[T]) finish() error {
 	if p.closed {
 		return nil
 	}
 	p.closed = true
-	if len(p.pending) > 0 {
-		p.batches <- p.pending
-		p.pending = nil
-	}
-	close(p.batches)
+	close(p.writes)
 	return <-p.done
 }
 
