@@ -32,12 +32,13 @@ const (
 // peak memory grew by about 15 MB (8%) with 8,192.
 const rowsPerGroup = 8192
 
-// readAhead is how many runs classify reads ahead of the one it writes.
-// Writing is bursty: a row group is encoded and compressed when it fills,
-// in the goroutine that writes, and with only a few runs of room the
-// readers wait through each flush. 128 runs (about 640 turns, a few MB)
-// keep them busy: classify of 1,000,000 turns took 16.6 s instead of 22
-// to 25 s with 8 runs of room (docs/performance.md).
+// readAhead is how many runs classify reads ahead of the one it writes,
+// and how many writes a part's encoder may have waiting. Writing is
+// bursty: a row group is encoded and compressed when it fills, and with
+// only a few runs of room the readers wait through each flush. 128 runs
+// (about 640 turns, a few MB) keep them busy: classify of 1,000,000 turns
+// took 16.6 s instead of 22 to 25 s with 8 runs of room
+// (docs/performance.md).
 const readAhead = 128
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
