@@ -174,21 +174,23 @@ func (p *partWriter[T]) encode() {
 	var err error
 	for rows := range p.writes {
 		if err == nil {
-			_, err = p.w.Write(rows)
+			if _, werr := p.w.Write(rows); werr != nil {
+				err = fmt.Errorf("write %s: %w", p.rel, werr)
+			}
 		}
 	}
 	p.done <- err
 }
 
 // write hands rows to the encoder, which owns them from then on: the
-// caller must not change them. An error in writing shows in close.
-func (p *partWriter[T]) write(rows []T) error {
+// caller must not change them. An error in writing them is close's: a
+// batch commits only after every part closed.
+func (p *partWriter[T]) write(rows []T) {
 	if len(rows) == 0 {
-		return nil
+		return
 	}
 	p.writes <- rows
 	p.rows += len(rows)
-	return nil
 }
 
 // finish waits for the encoder to write what it was given.
@@ -203,10 +205,11 @@ func (p *partWriter[T]) finish() error {
 
 // close finishes the file and syncs it.
 func (p *partWriter[T]) close() error {
-	err := p.finish()
-	if err == nil {
-		err = p.w.Close()
+	if err := p.finish(); err != nil {
+		p.f.Close()
+		return err
 	}
+	err := p.w.Close()
 	if err == nil {
 		err = p.f.Sync()
 	}
