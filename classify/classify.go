@@ -329,7 +329,8 @@ func writeTo[T any](b *batch, open map[int]*partWriter[T], table string, p int, 
 		open[p] = w
 		b.written = append(b.written, w.rel)
 	}
-	return w.write(rows)
+	w.write(rows)
+	return nil
 }
 
 // rewrite copies the live part files that hold rows of the dropped runs

@@ -32,12 +32,13 @@ const (
 // peak memory grew by about 15 MB (8%) with 8,192.
 const rowsPerGroup = 8192
 
-// readAhead is how many runs classify reads ahead of the one it writes.
-// Writing is bursty: a row group is encoded and compressed when it fills,
-// in the goroutine that writes, and with only a few runs of room the
-// readers wait through each flush. 128 runs (about 640 turns, a few MB)
-// keep them busy: classify of 1,000,000 turns took 16.6 s instead of 22
-// to 25 s with 8 runs of room (docs/performance.md).
+// readAhead is how many runs classify reads ahead of the one it writes,
+// and how many writes a part's encoder may have waiting. Writing is
+// bursty: a row group is encoded and compressed when it fills, and with
+// only a few runs of room the readers wait through each flush. 128 runs
+// (about 640 turns, a few MB) keep them busy: classify of 1,000,000 turns
+// took 16.6 s instead of 22 to 25 s with 8 runs of room
+// (docs/performance.md).
 const readAhead = 128
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
@@ -125,12 +126,21 @@ func parsePartitionDir(dir string) (Partition, error) {
 	return p, nil
 }
 
-// partWriter writes rows of one table into one part file.
+// partWriter writes rows of one table into one part file. Encoding and
+// compressing the rows (zstd: a fifth of classify's CPU time) happen on a
+// goroutine of the part's own, so that the goroutine that takes the runs
+// in order hands rows over and goes on: on that one goroutine, the flush
+// of each row group held up the workers reading the next runs. The
+// encoder gets the rows in the same writes as before, so the file's pages
+// and bytes are what they were.
 type partWriter[T any] struct {
-	rel  string // path under the dataset
-	f    *os.File
-	w    *parquet.GenericWriter[T]
-	rows int
+	rel    string // path under the dataset
+	f      *os.File
+	w      *parquet.GenericWriter[T]
+	rows   int
+	writes chan []T   // to the encoder, in order
+	done   chan error // the encoder's first error, once writes is closed
+	closed bool
 }
 
 func writerOptions[T any]() []parquet.WriterOption {
@@ -152,22 +162,53 @@ func createPart[T any](root, rel string) (*partWriter[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("create part: %w", err)
 	}
-	return &partWriter[T]{rel: rel, f: f, w: parquet.NewGenericWriter[T](f, writerOptions[T]()...)}, nil
+	p := &partWriter[T]{rel: rel, f: f, w: parquet.NewGenericWriter[T](f, writerOptions[T]()...),
+		writes: make(chan []T, readAhead), done: make(chan error, 1)}
+	go p.encode()
+	return p, nil
 }
 
-func (p *partWriter[T]) write(rows []T) error {
+// encode writes the rows in the order they came; after an error it
+// drains the rest unwritten, and reports the error when writes closes.
+func (p *partWriter[T]) encode() {
+	var err error
+	for rows := range p.writes {
+		if err == nil {
+			if _, werr := p.w.Write(rows); werr != nil {
+				err = fmt.Errorf("write %s: %w", p.rel, werr)
+			}
+		}
+	}
+	p.done <- err
+}
+
+// write hands rows to the encoder, which owns them from then on: the
+// caller must not change them. An error in writing them is close's: a
+// batch commits only after every part closed.
+func (p *partWriter[T]) write(rows []T) {
 	if len(rows) == 0 {
+		return
+	}
+	p.writes <- rows
+	p.rows += len(rows)
+}
+
+// finish waits for the encoder to write what it was given.
+func (p *partWriter[T]) finish() error {
+	if p.closed {
 		return nil
 	}
-	if _, err := p.w.Write(rows); err != nil {
-		return fmt.Errorf("write %s: %w", p.rel, err)
-	}
-	p.rows += len(rows)
-	return nil
+	p.closed = true
+	close(p.writes)
+	return <-p.done
 }
 
 // close finishes the file and syncs it.
 func (p *partWriter[T]) close() error {
+	if err := p.finish(); err != nil {
+		p.f.Close()
+		return err
+	}
 	err := p.w.Close()
 	if err == nil {
 		err = p.f.Sync()

@@ -1,0 +1,60 @@
+package classify
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A part whose file cannot be written must fail its close, naming the
+// file, so that the batch does not commit it: the rows are written on the
+// part's encoder goroutine, where a failed write returns to nobody.
+func TestPartCloseReportsAFailedWrite(t *testing.T) {
+	p, err := createPart[RunRow](t.TempDir(), "runs/source=x/model=y/part-000001-0001.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.f.Close() // every write to the file fails from here on
+	// More than a row group, so that parquet-go writes to the file before close.
+	for i := range 2 * rowsPerGroup {
+		p.write([]RunRow{{RunID: fmt.Sprintf("run-%06d", i)}})
+	}
+	err = p.close()
+	if err == nil {
+		t.Fatal("close of a part whose writes failed returned no error")
+	}
+	if !strings.Contains(err.Error(), "part-000001-0001.parquet") {
+		t.Errorf("error %q does not name the part file", err)
+	}
+}
+
+// A part written through the encoder holds every row, in the order given.
+func TestPartKeepsRowsInOrder(t *testing.T) {
+	dir := t.TempDir()
+	rel := "runs/source=x/model=y/part-000001-0001.parquet"
+	p, err := createPart[RunRow](dir, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*rowsPerGroup + 17
+	for i := 0; i < n; i += 5 {
+		var rows []RunRow
+		for j := i; j < min(i+5, n); j++ {
+			rows = append(rows, RunRow{RunID: fmt.Sprintf("run-%06d", j)})
+		}
+		p.write(rows)
+	}
+	if err := p.close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows[RunRow](t, filepath.Join(dir, filepath.FromSlash(rel)))
+	if len(rows) != n {
+		t.Fatalf("read %d rows, wrote %d", len(rows), n)
+	}
+	for i, r := range rows {
+		if want := fmt.Sprintf("run-%06d", i); r.RunID != want {
+			t.Fatalf("row %d is %s, want %s", i, r.RunID, want)
+		}
+	}
+}
