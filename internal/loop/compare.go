@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -106,7 +107,7 @@ func readSide(ctx context.Context, dir, model string, seconds float64) (side, er
 			switch {
 			case t.Action.Verb != "":
 				s.Actions++
-				if t.Action.Shape == "canonical" {
+				if t.Action.Shape == draft.ShapeCanonical {
 					s.Canonical++
 				}
 			case t.Outcome.Code == schemas.CodeParseFailed:
