@@ -84,13 +84,23 @@ type exporter struct {
 // and learning every run's secrets on the way. prep runs on the worker
 // that read each run (trace.MapRuns), and each gets its value.
 func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
-	for m, err := range trace.MapRuns(ctx, e.corpus, prep, e.sum.AddFile) {
+	// The run's secret values are found on its worker too: scanning every
+	// message and draft is work of its own run only; the values are
+	// learned in run order, as they were when found in that order.
+	type prepared struct {
+		secrets []string
+		value   T
+	}
+	prepare := func(run *trace.RebuiltRun) prepared {
+		return prepared{secrets: secretsOf(run), value: prep(run)}
+	}
+	for m, err := range trace.MapRuns(ctx, e.corpus, prepare, e.sum.AddFile) {
 		if err != nil {
 			return err
 		}
 		run := m.RebuiltRun
 		e.sum.Runs++
-		e.learnSecrets(run)
+		e.learnSecrets(run, m.Value.secrets)
 		if s := run.Start; s != nil {
 			for _, t := range s.Tags {
 				e.tags[t] = true
@@ -106,33 +116,45 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 			e.sum.ScriptedRuns++
 		}
 		e.sum.Turns += len(run.Turns)
-		if err := each(run, m.Value); err != nil {
+		if err := each(run, m.Value.value); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// learnSecrets reads the environment files of a run's repository (on disk,
-// or the embedded fixture of a benchmark case) and every assignment in its
-// messages and drafts.
-func (e *exporter) learnSecrets(run *trace.RebuiltRun) {
+// learnSecrets learns the secret values of a run: those of the
+// environment files of its repository (on disk, or the embedded fixture
+// of a benchmark case) and those assigned in its messages and drafts
+// (secretsOf, found on the worker that read the run).
+func (e *exporter) learnSecrets(run *trace.RebuiltRun, assigned []string) {
 	if s := run.Start; s != nil {
 		e.learnRepo(s)
 	}
+	for _, v := range assigned {
+		e.red.add(v)
+	}
+}
+
+// secretsOf returns the secret values assigned in a run's messages and
+// drafts (and its native calls' string arguments), in the order they
+// appear, each once.
+func secretsOf(run *trace.RebuiltRun) []string {
+	var found secretFinder
 	for _, t := range run.Turns {
 		for _, m := range t.Sent.Messages {
-			e.red.scanText(m.Content)
+			found.scanText(m.Content)
 		}
-		e.red.scanText(t.Reply.Content)
+		found.scanText(t.Reply.Content)
 		for _, c := range t.Reply.ToolCalls {
 			for _, v := range c.Arguments {
 				if s, ok := v.(string); ok {
-					e.red.scanText(s)
+					found.scanText(s)
 				}
 			}
 		}
 	}
+	return found.values
 }
 
 func (e *exporter) learnRepo(s *schemas.RunStart) {
@@ -505,6 +527,12 @@ func (e *exporter) renderStretch(st stretch) stretch {
 			}
 		}
 		st.out[k] = e.render(rd, r, run, rej)
+		if r.copies > 0 && (e.opts.Format == FormatJSONL || e.opts.Format == FormatDPO) {
+			if st.out[k].line, err = jsonLine(st.out[k], e.opts.Format == FormatDPO); err != nil {
+				st.err = fmt.Errorf("export: %w", err)
+				return st
+			}
+		}
 	}
 	st.redactions = rd.redactions
 	return st

@@ -205,15 +205,26 @@ func (r *redactor) addEnvFile(content string) {
 	}
 }
 
-// scanText learns the secret values assigned in a message or draft: an
+// secretFinder gathers the secret values assigned in a run's texts, each
+// once, in the order they appear.
+type secretFinder struct {
+	values []string
+	seen   map[string]bool
+}
+
+// scanText finds the secret values assigned in a message or draft: an
 // environment file shown to the model, or written by it, is read like one.
-func (r *redactor) scanText(s string) {
+func (f *secretFinder) scanText(s string) {
 	if !strings.Contains(s, "=") {
 		return
 	}
 	for line := range strings.Lines(s) {
-		if name, value, ok := assignment(line); ok && secretValue(name, value) {
-			r.add(value)
+		if name, value, ok := assignment(line); ok && secretValue(name, value) && !f.seen[value] {
+			if f.seen == nil {
+				f.seen = map[string]bool{}
+			}
+			f.seen[value] = true
+			f.values = append(f.values, value)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,9 @@ type row struct {
 	numCtx int
 	// reasoned is set when the trained draft carries its reasoning.
 	reasoned bool
+	// line is the row as the JSONL files hold it (jsonLine), when it was
+	// encoded ahead of writing.
+	line []byte
 }
 
 // sink receives the rows of an export, split by split, and writes them.
@@ -138,21 +142,24 @@ type jsonlSink struct {
 	dpo    bool
 	splits []string
 	files  map[string]*atomicFile
-	encs   map[string]*json.Encoder
-	rows   map[string]int
-	meta   *atomicFile
-	menc   *json.Encoder
+	// outs are where the rows of each split go: the file, or a check of
+	// each row against a chat template in front of it. Each Write is one
+	// whole row, newline included.
+	outs map[string]io.Writer
+	rows map[string]int
+	meta *atomicFile
+	menc *json.Encoder
 }
 
 func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
-	s := &jsonlSink{dir: dir, dpo: dpo, splits: splits, files: map[string]*atomicFile{}, encs: map[string]*json.Encoder{}, rows: map[string]int{}}
+	s := &jsonlSink{dir: dir, dpo: dpo, splits: splits, files: map[string]*atomicFile{}, outs: map[string]io.Writer{}, rows: map[string]int{}}
 	for _, sp := range splits {
 		f, err := createAtomic(filepath.Join(dir, jsonlNames[sp]))
 		if err != nil {
 			s.abort()
 			return nil, err
 		}
-		s.files[sp], s.encs[sp] = f, newEncoder(f)
+		s.files[sp], s.outs[sp] = f, f
 	}
 	f, err := createAtomic(filepath.Join(dir, "meta.jsonl"))
 	if err != nil {
@@ -193,26 +200,45 @@ type dpoLine struct {
 	Rejected []Message `json:"rejected"`
 }
 
-func (s *jsonlSink) write(r *row) error {
-	enc, ok := s.encs[r.meta.Split]
-	if !ok {
-		return fmt.Errorf("write row: no %s split", r.meta.Split)
-	}
+// jsonLine encodes a row's training line as the JSONL files hold it,
+// newline included: a preference pair when dpo is set, else the
+// conversation in its layout. It needs nothing but the row, so export
+// encodes each row on the worker that rendered it.
+func jsonLine(r *row, dpo bool) ([]byte, error) {
 	var line any
 	switch {
-	case s.dpo:
+	case dpo:
 		line = dpoLine{Prompt: r.prompt, Chosen: r.chosen, Rejected: r.rejected}
 	case r.messages != nil:
 		line = sftLine{Messages: r.messages, Tools: r.tools}
 	default:
 		line = completionLine{Prompt: r.prompt, Completion: r.completion, Tools: r.tools}
 	}
+	var b bytes.Buffer
+	if err := newEncoder(&b).Encode(line); err != nil {
+		return nil, fmt.Errorf("encode row: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func (s *jsonlSink) write(r *row) error {
+	out, ok := s.outs[r.meta.Split]
+	if !ok {
+		return fmt.Errorf("write row: no %s split", r.meta.Split)
+	}
+	line := r.line
+	if line == nil {
+		var err error
+		if line, err = jsonLine(r, s.dpo); err != nil {
+			return fmt.Errorf("write row: %w", err)
+		}
+	}
 	copies := max(r.meta.Copies, 0)
 	if s.dpo || r.meta.Split != SplitTrain {
 		copies = 1
 	}
 	for c := 1; c <= copies; c++ {
-		if err := enc.Encode(line); err != nil {
+		if _, err := out.Write(line); err != nil {
 			return fmt.Errorf("write row: %w", err)
 		}
 		m := r.meta

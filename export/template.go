@@ -54,7 +54,7 @@ func (e *exporter) checkRows(s *jsonlSink) {
 	tc := &TemplateCheck{Template: c.T.Name, Traits: c.Traits.String(), Adaptations: map[chattemplate.Adaptation]int{}}
 	e.sum.Template = tc
 	for sp, f := range s.files {
-		s.encs[sp] = newEncoder(&rowChecker{file: jsonlNames[sp], split: sp, w: f, c: c, tc: tc})
+		s.outs[sp] = &rowChecker{file: jsonlNames[sp], split: sp, w: f, c: c, tc: tc}
 	}
 }
 
