@@ -94,7 +94,10 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 	prepare := func(run *trace.RebuiltRun) prepared {
 		return prepared{secrets: secretsOf(run), value: prep(run)}
 	}
-	for m, err := range trace.MapRuns(ctx, e.corpus, prepare, e.sum.AddFile) {
+	// A run the run filters leave out gives no turn: its prompts are not
+	// rebuilt.
+	rebuild := func(run *trace.Run) bool { return e.opts.runWhy(&trace.RebuiltRun{Run: run}, forDPO) == "" }
+	for m, err := range trace.MapRuns(ctx, e.corpus, rebuild, prepare, e.sum.AddFile) {
 		if err != nil {
 			return err
 		}
@@ -213,7 +216,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
 	}
 	rd := newRenderer(e.opts, nil)
-	ix := dedupe.NewIndex(e.opts.Threshold, dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}, settled)
+	recent := &recentPrints{texts: dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}}
+	ix := dedupe.NewIndex(e.opts.Threshold, recent, settled)
 	// Why each turn is no pair ("" for a selected turn), and the
 	// fingerprint of each selected turn, of the text it will be trained on,
 	// made on the worker that read the run: deciding a turn parses its
@@ -238,6 +242,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		return sel
 	}
 	err = considered(ctx, e, false, selectTurns, func(run *trace.RebuiltRun, sel selection) error {
+		recent.keep(run.Index, sel.fps)
 		for i := range run.Turns {
 			if why := sel.whys[i]; why != "" {
 				e.sum.TurnsLeftOut[why]++

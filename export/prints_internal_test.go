@@ -33,7 +33,7 @@ func TestRecentPrintsServeWhatTheTracesGive(t *testing.T) {
 	texts := dedupe.CorpusTexts{Corpus: c, Render: rd.training}
 	recent := &recentPrints{texts: texts}
 	var refs []dedupe.Ref
-	for m, err := range trace.MapRuns(ctx, c, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(error) {}) {
+	for m, err := range trace.MapRuns(ctx, c, nil, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(error) {}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -178,13 +178,20 @@ func (c *Corpus) keep(r *RebuiltRun) {
 
 // read reads and rebuilds run i, touching nothing of c but its file list,
 // so that several runs can be read at once.
-func (c *Corpus) read(i int) (*RebuiltRun, error) {
+func (c *Corpus) read(i int) (*RebuiltRun, error) { return c.readIf(i, nil) }
+
+// readIf is read, rebuilding the prompts only when rebuild (if not nil)
+// wants the run.
+func (c *Corpus) readIf(i int, rebuild func(*Run) bool) (*RebuiltRun, error) {
 	f := c.File(i)
 	tr, err := ReadRun(f)
 	if tr == nil {
 		return nil, fmt.Errorf("read run: %w", err)
 	}
-	r := Rebuild(tr)
+	r := &RebuiltRun{Run: tr}
+	if rebuild == nil || rebuild(tr) {
+		r = Rebuild(tr)
+	}
 	r.Index, r.readErr, r.group = int32(i), err, c.groupNames[c.group[i]]
 	return r, nil
 }
@@ -228,8 +235,11 @@ type RunWithValue[T any] struct {
 // (reading, decoding and hashing the prompts, and keying the turns for a
 // dedupe index, are most of a dedupe or an export), and handed over in
 // order, so that what each run needs on its own is not left to the one
-// goroutine that takes them in order.
-func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T, problem func(error)) iter.Seq2[RunWithValue[T], error] {
+// goroutine that takes them in order. rebuild, when not nil, says which
+// runs' prompts are rebuilt: a run it refuses comes with Prompts and
+// PromptErrs nil and is not kept for ReadCached, for a caller that reads
+// no turn of the runs it leaves out (rebuilding is hashing every prompt).
+func MapRuns[T any](ctx context.Context, c *Corpus, rebuild func(*Run) bool, f func(*RebuiltRun) T, problem func(error)) iter.Seq2[RunWithValue[T], error] {
 	return func(yield func(RunWithValue[T], error) bool) {
 		idx := make([]int32, c.Len())
 		for i := range idx {
@@ -243,7 +253,7 @@ func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T, probl
 			if ctx.Err() != nil {
 				return loaded{}
 			}
-			r, err := c.read(int(i))
+			r, err := c.readIf(int(i), rebuild)
 			if r == nil {
 				return loaded{err: err}
 			}
@@ -261,7 +271,9 @@ func MapRuns[T any](ctx context.Context, c *Corpus, f func(*RebuiltRun) T, probl
 			if l.m.readErr != nil {
 				problem(l.m.readErr)
 			}
-			c.keep(l.m.RebuiltRun)
+			if l.m.Prompts != nil {
+				c.keep(l.m.RebuiltRun)
+			}
 			if !yield(l.m, nil) {
 				return
 			}

@@ -34,7 +34,7 @@ func TestMapRunsGivesEachRunItsValue(t *testing.T) {
 	c := openGenerated(t)
 	n := 0
 	problem := func(err error) { t.Errorf("a generated trace has a problem: %v", err) }
-	for m, err := range trace.MapRuns(ctx, c, func(r *trace.RebuiltRun) string { return r.Start.RunID }, problem) {
+	for m, err := range trace.MapRuns(ctx, c, nil, func(r *trace.RebuiltRun) string { return r.Start.RunID }, problem) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +48,43 @@ func TestMapRunsGivesEachRunItsValue(t *testing.T) {
 	}
 	if n != c.Len() || n < 50 {
 		t.Fatalf("%d runs mapped of %d", n, c.Len())
+	}
+}
+
+// TestMapRunsRebuildsWhatItIsAskedTo checks that MapRuns rebuilds the
+// prompts of the runs its rebuild function wants, and only those, and that
+// a run it left unrebuilt is read whole again by ReadCached, not served
+// from the cache without its prompts.
+func TestMapRunsRebuildsWhatItIsAskedTo(t *testing.T) {
+	ctx := context.Background()
+	c := openGenerated(t)
+	worked := func(r *trace.Run) bool { return r.End != nil && r.End.Verdict == schemas.VerdictWorked }
+	var rebuilt, left int
+	for m, err := range trace.MapRuns(ctx, c, worked, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(error) {}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if worked(m.Run) {
+			rebuilt++
+			if len(m.Prompts) != len(m.Turns) || (len(m.Turns) > 0 && m.Prompts[0] == nil) {
+				t.Fatalf("run %d worked and was not rebuilt", m.Index)
+			}
+			continue
+		}
+		left++
+		if m.Prompts != nil {
+			t.Fatalf("run %d did not work and was rebuilt", m.Index)
+		}
+		again, err := c.ReadCached(int(m.Index))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Turns) > 0 && (len(again.Prompts) != len(again.Turns) || again.Prompts[0] == nil) {
+			t.Fatalf("run %d came back from ReadCached without its prompts", m.Index)
+		}
+	}
+	if rebuilt == 0 || left == 0 {
+		t.Fatalf("%d runs rebuilt, %d left: the generated corpus does not exercise both", rebuilt, left)
 	}
 }
 
