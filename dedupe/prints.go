@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/pyharness/pyharness/trace"
 )
@@ -71,32 +73,74 @@ func confirmDigest(keyText []byte) []byte {
 // appendRunPrints appends the binary form of p that readRunPrints reads:
 // varints and fixed-size little-endian words, no field names.
 func appendRunPrints(dst []byte, p *runPrints) []byte {
-	worked := byte(0)
-	if p.Worked {
-		worked = 1
-	}
-	dst = append(dst, worked)
-	dst = binary.AppendUvarint(dst, uint64(len(p.Turns)))
+	dst = appendRunHead(dst, p.Worked, len(p.Turns))
 	for i := range p.Turns {
-		t := &p.Turns[i]
-		dst = append(dst, byte(t.What))
-		dst = binary.AppendVarint(dst, t.Time)
-		if t.What != turnPair {
-			continue
-		}
-		fp := &t.Print
-		dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
-		dst = append(dst, fp.KeyText...) // sha256.Size bytes
-		for _, b := range fp.Bands {
-			dst = binary.LittleEndian.AppendUint32(dst, b)
-		}
-		dst = binary.AppendUvarint(dst, uint64(len(fp.Shingles)))
-		for _, s := range fp.Shingles {
-			dst = binary.LittleEndian.AppendUint64(dst, s)
-		}
+		dst = appendTurnPrint(dst, &p.Turns[i])
 	}
 	return dst
 }
+
+func appendRunHead(dst []byte, worked bool, turns int) []byte {
+	w := byte(0)
+	if worked {
+		w = 1
+	}
+	dst = append(dst, w)
+	return binary.AppendUvarint(dst, uint64(turns))
+}
+
+func appendTurnPrint(dst []byte, t *turnPrint) []byte {
+	dst = append(dst, byte(t.What))
+	dst = binary.AppendVarint(dst, t.Time)
+	if t.What != turnPair {
+		return dst
+	}
+	fp := &t.Print
+	dst = slices.Grow(dst, 8+len(fp.KeyText)+4*Bands+binary.MaxVarintLen64+8*len(fp.Shingles))
+	dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
+	dst = append(dst, fp.KeyText...) // sha256.Size bytes
+	for _, b := range fp.Bands {
+		dst = binary.LittleEndian.AppendUint32(dst, b)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(fp.Shingles)))
+	for _, s := range fp.Shingles {
+		dst = binary.LittleEndian.AppendUint64(dst, s)
+	}
+	return dst
+}
+
+// encodeRunPrints is appendRunPrints(nil, makeRunPrints(run)) written as
+// each turn is fingerprinted: no turn's shingles or digest outlive it.
+func encodeRunPrints(run *trace.RebuiltRun) []byte {
+	f := fingerprinters.Get().(*Fingerprinter)
+	defer func() {
+		f.reset()
+		fingerprinters.Put(f)
+	}()
+	dst := appendRunHead(nil, run.Worked(), len(run.Turns))
+	var tp turnPrint
+	var digest [sha256.Size]byte
+	for i, t := range run.Turns {
+		tp.Time = run.Time(i)
+		switch {
+		case !t.ModelStep:
+			tp.What = turnNoModel
+		case run.Prompts[i] == nil:
+			tp.What = turnNotRebuilt
+		default:
+			tp.What = turnPair
+			tp.Print.Key, tp.Print.KeyText = f.confirmedKey(digest[:0], run.Prompts[i], t.Reply)
+			tp.Print.Bands = f.nearPrint(run.Prompts[i], t.Reply)
+			tp.Print.Shingles = f.shingles
+		}
+		dst = appendTurnPrint(dst, &tp)
+	}
+	return dst
+}
+
+// fingerprinters keeps Fingerprinters, with their buffers, from one run
+// to the next.
+var fingerprinters = sync.Pool{New: func() any { return new(Fingerprinter) }}
 
 var errShortPrints = errors.New("fingerprints cut short")
 
