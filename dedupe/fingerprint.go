@@ -113,14 +113,21 @@ func (f *Fingerprinter) confirmedKey(digest []byte, prompt []schemas.Message, dr
 }
 
 // nearPrint makes the shingles of the pair's near text, in f.shingles
-// until the next call, and returns their band hashes.
+// until the next call, and returns their band hashes; a near text
+// fingerprinted a moment ago (recentNears) is copied.
 func (f *Fingerprinter) nearPrint(prompt []schemas.Message, draft schemas.Reply) (bands [Bands]uint32) {
 	f.near = appendNearText(f.near[:0], prompt, draft, f.appendNormal)
+	h := nearHash(f.near)
+	var ok bool
+	if f.shingles, bands, ok = recentNears.lookup(f.near, h, f.shingles[:0]); ok {
+		return bands
+	}
 	f.shingles = f.sh.appendShingles(f.shingles[:0], f.near)
 	sig := signatureOf(f.shingles)
 	for b, h := range bandHashes(&sig) {
 		bands[b] = fold32(h)
 	}
+	recentNears.add(f.near, h, f.shingles, bands)
 	return bands
 }
 
