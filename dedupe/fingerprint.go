@@ -48,6 +48,7 @@ type Fingerprinter struct {
 	near     []byte
 	shingles []uint64
 	key      keyHasher
+	entry    []byte // encodeRunPrints's
 }
 
 // textAt names a string by its bytes' address and length: strings do not
@@ -97,10 +98,10 @@ func (f *Fingerprinter) confirmedKey(digest []byte, prompt []schemas.Message, dr
 	}
 	k.sha.Reset()
 	k.n = 0
-	k.field([]byte(keyVersion))
+	k.fieldString(keyVersion)
 	k.write(binary.LittleEndian.AppendUint32(k.word[:0], uint32(len(prompt))))
 	for _, m := range prompt {
-		k.field([]byte(m.Role))
+		k.fieldString(m.Role)
 		k.field(f.normalOf(m.Content))
 		k.calls = appendCallText(k.calls[:0], m.ToolCalls)
 		k.field(k.calls)
@@ -146,10 +147,19 @@ type keyHasher struct {
 // field writes b with its 4-byte length before it, as appendField lays
 // it out.
 func (k *keyHasher) field(b []byte) {
-	var l [4]byte
-	binary.LittleEndian.PutUint32(l[:], uint32(len(b)))
-	k.write(l[:])
+	if k.n+4 > len(k.buf) {
+		k.flush()
+	}
+	// Written in place: a word of its own would be moved to the heap, as
+	// write may hand its argument to the hashes.
+	binary.LittleEndian.PutUint32(k.buf[k.n:], uint32(len(b)))
+	k.n += 4
 	k.write(b)
+}
+
+// fieldString is field of a string, without converting it to a slice.
+func (k *keyHasher) fieldString(s string) {
+	k.field(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 func (k *keyHasher) write(b []byte) {

@@ -1,6 +1,7 @@
 package dedupe
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -117,7 +118,7 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 		f.reset()
 		fingerprinters.Put(f)
 	}()
-	dst := appendRunHead(nil, run.Worked(), len(run.Turns))
+	dst := appendRunHead(f.entry[:0], run.Worked(), len(run.Turns))
 	var tp turnPrint
 	var digest [sha256.Size]byte
 	for i, t := range run.Turns {
@@ -135,7 +136,10 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 		}
 		dst = appendTurnPrint(dst, &tp)
 	}
-	return dst
+	// Built in the kept buffer and copied once: grown from nothing, the
+	// entry (kilobytes a turn) was copied about as often as it doubled.
+	f.entry = dst
+	return bytes.Clone(dst)
 }
 
 // fingerprinters keeps Fingerprinters, with their buffers, from one run
