@@ -60,8 +60,8 @@ type shingler struct {
 
 func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 	start := len(dst)
-	// The last ShingleSize token hashes, the latest at w[(n-1)%ShingleSize].
-	var w [ShingleSize]uint64
+	// The last five token hashes, oldest first, in registers.
+	var t0, t1, t2, t3, t4 uint64
 	n := 0
 	for i := 0; i < len(text); {
 		if !word[text[i]] {
@@ -72,16 +72,16 @@ func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 		for j < len(text) && word[text[j]] {
 			j++
 		}
-		w[n%ShingleSize] = xxhash.Sum64(text[i:j])
+		t0, t1, t2, t3, t4 = t1, t2, t3, t4, xxhash.Sum64(text[i:j])
 		i = j
 		n++
 		if n >= ShingleSize {
-			k := n % ShingleSize // the oldest of the five
-			dst = append(dst, hashShingle(w[k], w[(k+1)%ShingleSize], w[(k+2)%ShingleSize], w[(k+3)%ShingleSize], w[(k+4)%ShingleSize]))
+			dst = append(dst, hashShingle(t0, t1, t2, t3, t4))
 		}
 	}
 	if n > 0 && n < ShingleSize {
-		dst = append(dst, hashWords(w[:n]))
+		w := [ShingleSize]uint64{t0, t1, t2, t3, t4}
+		dst = append(dst, hashWords(w[ShingleSize-n:]))
 	}
 	return dst[:start+len(sh.sortDistinct(dst[start:]))]
 }
