@@ -49,18 +49,23 @@ func makeRunPrints(run *trace.RebuiltRun) *runPrints {
 	var f Fingerprinter
 	for i, t := range run.Turns {
 		tp := &p.Turns[i]
-		tp.Time = run.Time(i)
-		switch {
-		case !t.ModelStep:
-			tp.What = turnNoModel
-		case run.Prompts[i] == nil:
-			tp.What = turnNotRebuilt
-		default:
-			tp.What = turnPair
+		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
+		if tp.What == turnPair {
 			tp.Print = f.makeConfirmed(run.Prompts[i], t.Reply)
 		}
 	}
 	return p
+}
+
+// turnWhatOf says whether turn i of run is a pair, or why not.
+func turnWhatOf(run *trace.RebuiltRun, i int) turnWhat {
+	switch {
+	case !run.Turns[i].ModelStep:
+		return turnNoModel
+	case run.Prompts[i] == nil:
+		return turnNotRebuilt
+	}
+	return turnPair
 }
 
 // confirmDigest is what equal keys are confirmed by when the text is not
@@ -122,14 +127,8 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 	var tp turnPrint
 	var digest [sha256.Size]byte
 	for i, t := range run.Turns {
-		tp.Time = run.Time(i)
-		switch {
-		case !t.ModelStep:
-			tp.What = turnNoModel
-		case run.Prompts[i] == nil:
-			tp.What = turnNotRebuilt
-		default:
-			tp.What = turnPair
+		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
+		if tp.What == turnPair {
 			tp.Print.Key, tp.Print.KeyText = f.confirmedKey(digest[:0], run.Prompts[i], t.Reply)
 			tp.Print.Bands = f.nearPrint(run.Prompts[i], t.Reply)
 			tp.Print.Shingles = f.shingles
