@@ -127,12 +127,12 @@ func parsePartitionDir(dir string) (Partition, error) {
 }
 
 // partWriter writes rows of one table into one part file. Encoding and
-// compressing the rows (zstd: a fifth of classify's CPU time) happen on a
-// goroutine of the part's own, so that the goroutine that takes the runs
-// in order hands rows over and goes on: on that one goroutine, the flush
-// of each row group held up the workers reading the next runs. The
-// encoder gets the rows in the same writes as before, so the file's pages
-// and bytes are what they were.
+// compressing the rows (zstd at its default level was a fifth of
+// classify's CPU time) happen on a goroutine of the part's own, so that
+// the goroutine that takes the runs in order hands rows over and goes on:
+// on that one goroutine, the flush of each row group held up the workers
+// reading the next runs. The encoder gets the rows in the same writes as
+// before, so the file's pages and bytes are what they were.
 type partWriter[T any] struct {
 	rel    string // path under the dataset
 	f      *os.File

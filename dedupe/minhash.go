@@ -1,8 +1,8 @@
 package dedupe
 
 import (
-	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
@@ -47,8 +47,21 @@ func mix64(x uint64) uint64 {
 // tokenisation for code). A text of fewer than five tokens is one shingle of
 // all of them, so that "RUN tests" still has a signature.
 func appendShingles(dst []uint64, text []byte) []uint64 {
+	var s shingler
+	return s.appendShingles(dst, text)
+}
+
+// shingler is appendShingles with the buffers of its distinct sort kept
+// from one text to the next.
+type shingler struct {
+	scratch []uint64
+	counts  []int32
+}
+
+func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 	start := len(dst)
-	var window [ShingleSize]uint64
+	// The last five token hashes, oldest first, in registers.
+	var t0, t1, t2, t3, t4 uint64
 	n := 0
 	for i := 0; i < len(text); {
 		if !word[text[i]] {
@@ -59,29 +72,82 @@ func appendShingles(dst []uint64, text []byte) []uint64 {
 		for j < len(text) && word[text[j]] {
 			j++
 		}
-		tok := xxhash.Sum64(text[i:j])
+		t0, t1, t2, t3, t4 = t1, t2, t3, t4, xxhash.Sum64(text[i:j])
 		i = j
-		copy(window[:], window[1:])
-		window[ShingleSize-1] = tok
 		n++
 		if n >= ShingleSize {
-			dst = append(dst, shingleHash(window[:]))
+			dst = append(dst, hashShingle(t0, t1, t2, t3, t4))
 		}
 	}
 	if n > 0 && n < ShingleSize {
-		dst = append(dst, shingleHash(window[ShingleSize-n:]))
+		w := [ShingleSize]uint64{t0, t1, t2, t3, t4}
+		dst = append(dst, hashWords(w[ShingleSize-n:]))
 	}
-	s := dst[start:]
-	slices.Sort(s)
-	return dst[:start+len(slices.Compact(s))]
+	return dst[:start+len(sh.sortDistinct(dst[start:]))]
 }
 
-func shingleHash(toks []uint64) uint64 {
-	var b [8 * ShingleSize]byte
-	for i, t := range toks {
-		binary.LittleEndian.PutUint64(b[8*i:], t)
+// sortDistinct sorts s and drops repeats, in place, and returns what is
+// left. Shingles are hashes, spread evenly over 64 bits, so a pass that
+// deals them into about len(s) buckets by their top bits leaves a value or
+// two per bucket to sort: linear time, where slices.Sort was a third of
+// making a text's shingles. A bucket that holds more than a few (repeats
+// of one shingle, or values that are not spread) is sorted by
+// slices.Sort, so no input costs more than a sort.
+func (sh *shingler) sortDistinct(s []uint64) []uint64 {
+	const small = 48
+	if len(s) < small {
+		slices.Sort(s)
+		return slices.Compact(s)
 	}
-	return xxhash.Sum64(b[:8*len(toks)])
+	k := bits.Len(uint(len(s))) - 1 // 2^k buckets, 1 to 2 values each
+	shift := 64 - k
+	if cap(sh.counts) < 1<<k {
+		sh.counts = make([]int32, 1<<k)
+	}
+	counts := sh.counts[:1<<k]
+	clear(counts)
+	for _, v := range s {
+		counts[v>>shift]++
+	}
+	at := int32(0)
+	for b, c := range counts {
+		counts[b] = at
+		at += c
+	}
+	if cap(sh.scratch) < len(s) {
+		sh.scratch = make([]uint64, len(s))
+	}
+	dealt := sh.scratch[:len(s)]
+	for _, v := range s {
+		b := v >> shift
+		dealt[counts[b]] = v
+		counts[b]++
+	}
+	// counts[b] is now where bucket b ends.
+	out := s[:0]
+	lo := int32(0)
+	for _, hi := range counts {
+		bucket := dealt[lo:hi]
+		lo = hi
+		switch {
+		case len(bucket) == 0:
+			continue
+		case len(bucket) > 16:
+			slices.Sort(bucket)
+		default:
+			for i := 1; i < len(bucket); i++ {
+				for j := i; j > 0 && bucket[j] < bucket[j-1]; j-- {
+					bucket[j], bucket[j-1] = bucket[j-1], bucket[j]
+				}
+			}
+		}
+		for _, v := range bucket {
+			if len(out) == 0 || v != out[len(out)-1] {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // signatureOf is the MinHash signature of a shingle set: for each of numPerm
@@ -110,15 +176,15 @@ func signatureGeneric(shingles []uint64, sig *[numPerm]uint64) {
 }
 
 // bandHashes folds a signature into one hash per band. The band number is
-// hashed in, so equal rows in different bands never meet in the index.
+// hashed in, so equal rows in different bands never meet in the index:
+// each band's hash is xxhash64 of the band number and its rows as
+// little-endian words (hashWords).
 func bandHashes(sig *[numPerm]uint64) (bands [Bands]uint64) {
-	var b [8 * (Rows + 1)]byte
+	var w [Rows + 1]uint64
 	for band := range bands {
-		binary.LittleEndian.PutUint64(b[:], uint64(band))
-		for r := 0; r < Rows; r++ {
-			binary.LittleEndian.PutUint64(b[8*(r+1):], sig[band*Rows+r])
-		}
-		bands[band] = xxhash.Sum64(b[:])
+		w[0] = uint64(band)
+		copy(w[1:], sig[band*Rows:(band+1)*Rows])
+		bands[band] = hashWords(w[:])
 	}
 	return bands
 }

@@ -3,6 +3,8 @@ package dedupe
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,6 +81,38 @@ func TestCandidateProbability(t *testing.T) {
 	for _, tt := range []struct{ s, want float64 }{{0.7, 0.57}, {0.8, 0.92}, {0.9, 1.0}} {
 		if got := candidateProbability(tt.s); math.Abs(got-tt.want) > 0.01 {
 			t.Errorf("P(%.1f) = %.3f, want ≈ %.2f", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestSortDistinctIsSortAndCompact holds the bucket sort of shingles to
+// slices.Sort and slices.Compact: on spread hashes with repeats, on values
+// crowded into a few buckets (small numbers, one top byte), and on every
+// length around the cut-over to buckets.
+func TestSortDistinctIsSortAndCompact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var sh shingler
+	shapes := map[string]func() uint64{
+		"spread":   r.Uint64,
+		"repeats":  func() uint64 { return r.Uint64() >> 58 << 58 },
+		"small":    func() uint64 { return r.Uint64N(1000) },
+		"one-top":  func() uint64 { return 0xab<<56 | r.Uint64N(1<<56) },
+		"few-vals": func() uint64 { return []uint64{1, 1 << 63, ^uint64(0), 42}[r.IntN(4)] },
+	}
+	for name, gen := range shapes {
+		for _, n := range []int{0, 1, 2, 47, 48, 49, 63, 64, 65, 100, 1000, 5000} {
+			in := make([]uint64, n)
+			for i := range in {
+				in[i] = gen()
+				if i > 0 && r.IntN(5) == 0 {
+					in[i] = in[r.IntN(i)] // a repeated shingle
+				}
+			}
+			want := slices.Compact(slices.Sorted(slices.Values(in)))
+			got := sh.sortDistinct(slices.Clone(in))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d values: sortDistinct gives %d values, want %d (sorted distinct)", name, n, len(got), len(want))
+			}
 		}
 	}
 }

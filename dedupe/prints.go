@@ -1,10 +1,13 @@
 package dedupe
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/pyharness/pyharness/trace"
 )
@@ -46,18 +49,23 @@ func makeRunPrints(run *trace.RebuiltRun) *runPrints {
 	var f Fingerprinter
 	for i, t := range run.Turns {
 		tp := &p.Turns[i]
-		tp.Time = run.Time(i)
-		switch {
-		case !t.ModelStep:
-			tp.What = turnNoModel
-		case run.Prompts[i] == nil:
-			tp.What = turnNotRebuilt
-		default:
-			tp.What = turnPair
+		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
+		if tp.What == turnPair {
 			tp.Print = f.makeConfirmed(run.Prompts[i], t.Reply)
 		}
 	}
 	return p
+}
+
+// turnWhatOf says whether turn i of run is a pair, or why not.
+func turnWhatOf(run *trace.RebuiltRun, i int) turnWhat {
+	switch {
+	case !run.Turns[i].ModelStep:
+		return turnNoModel
+	case run.Prompts[i] == nil:
+		return turnNotRebuilt
+	}
+	return turnPair
 }
 
 // confirmDigest is what equal keys are confirmed by when the text is not
@@ -71,32 +79,71 @@ func confirmDigest(keyText []byte) []byte {
 // appendRunPrints appends the binary form of p that readRunPrints reads:
 // varints and fixed-size little-endian words, no field names.
 func appendRunPrints(dst []byte, p *runPrints) []byte {
-	worked := byte(0)
-	if p.Worked {
-		worked = 1
-	}
-	dst = append(dst, worked)
-	dst = binary.AppendUvarint(dst, uint64(len(p.Turns)))
+	dst = appendRunHead(dst, p.Worked, len(p.Turns))
 	for i := range p.Turns {
-		t := &p.Turns[i]
-		dst = append(dst, byte(t.What))
-		dst = binary.AppendVarint(dst, t.Time)
-		if t.What != turnPair {
-			continue
-		}
-		fp := &t.Print
-		dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
-		dst = append(dst, fp.KeyText...) // sha256.Size bytes
-		for _, b := range fp.Bands {
-			dst = binary.LittleEndian.AppendUint32(dst, b)
-		}
-		dst = binary.AppendUvarint(dst, uint64(len(fp.Shingles)))
-		for _, s := range fp.Shingles {
-			dst = binary.LittleEndian.AppendUint64(dst, s)
-		}
+		dst = appendTurnPrint(dst, &p.Turns[i])
 	}
 	return dst
 }
+
+func appendRunHead(dst []byte, worked bool, turns int) []byte {
+	w := byte(0)
+	if worked {
+		w = 1
+	}
+	dst = append(dst, w)
+	return binary.AppendUvarint(dst, uint64(turns))
+}
+
+func appendTurnPrint(dst []byte, t *turnPrint) []byte {
+	dst = append(dst, byte(t.What))
+	dst = binary.AppendVarint(dst, t.Time)
+	if t.What != turnPair {
+		return dst
+	}
+	fp := &t.Print
+	dst = slices.Grow(dst, 8+len(fp.KeyText)+4*Bands+binary.MaxVarintLen64+8*len(fp.Shingles))
+	dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
+	dst = append(dst, fp.KeyText...) // sha256.Size bytes
+	for _, b := range fp.Bands {
+		dst = binary.LittleEndian.AppendUint32(dst, b)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(fp.Shingles)))
+	for _, s := range fp.Shingles {
+		dst = binary.LittleEndian.AppendUint64(dst, s)
+	}
+	return dst
+}
+
+// encodeRunPrints is appendRunPrints(nil, makeRunPrints(run)) written as
+// each turn is fingerprinted: no turn's shingles or digest outlive it.
+func encodeRunPrints(run *trace.RebuiltRun) []byte {
+	f := fingerprinters.Get().(*Fingerprinter)
+	defer func() {
+		f.reset()
+		fingerprinters.Put(f)
+	}()
+	dst := appendRunHead(f.entry[:0], run.Worked(), len(run.Turns))
+	var tp turnPrint
+	var digest [sha256.Size]byte
+	for i, t := range run.Turns {
+		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
+		if tp.What == turnPair {
+			tp.Print.Key, tp.Print.KeyText = f.confirmedKey(digest[:0], run.Prompts[i], t.Reply)
+			tp.Print.Bands = f.nearPrint(run.Prompts[i], t.Reply)
+			tp.Print.Shingles = f.shingles
+		}
+		dst = appendTurnPrint(dst, &tp)
+	}
+	// Built in the kept buffer and copied once: grown from nothing, the
+	// entry (kilobytes a turn) was copied about as often as it doubled.
+	f.entry = dst
+	return bytes.Clone(dst)
+}
+
+// fingerprinters keeps Fingerprinters, with their buffers, from one run
+// to the next.
+var fingerprinters = sync.Pool{New: func() any { return new(Fingerprinter) }}
 
 var errShortPrints = errors.New("fingerprints cut short")
 

@@ -78,7 +78,7 @@ func (pw *PrintsWriter) write(b []byte) {
 // EncodeRunPrints fingerprints the turns of run and returns the entry Add
 // takes: made on the worker that read the run, it leaves the writer only
 // the copy.
-func EncodeRunPrints(run *trace.RebuiltRun) []byte { return appendRunPrints(nil, makeRunPrints(run)) }
+func EncodeRunPrints(run *trace.RebuiltRun) []byte { return encodeRunPrints(run) }
 
 // Add adds the entry (EncodeRunPrints) of the run read from f, whose
 // bytes were size long with xxhash64 hash.
