@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -31,6 +32,11 @@ type groupBy struct {
 	order  []int   // the columns in the order they are combined
 	dense  []int32
 	sparse map[int64]int32
+	// packed is each row's keys side by side in one number, and slots
+	// and slotKeys the hash table that numbers them (packedGroup).
+	packed   []uint64
+	slots    []int32
+	slotKeys []uint64
 }
 
 // denseGroups bounds the table that numbers the combinations of keys met
@@ -44,7 +50,17 @@ const denseGroups = 1 << 16
 // map. The widest column goes first: the others seldom split its values
 // (a refusal's feedback comes with one kind and code), so the numbers
 // stay dense.
+//
+// When every column's indexes fit in one 64-bit number side by side (a
+// turns row group's do: a dozen columns of a few values each and the
+// feedback's thousand or so), packedGroup numbers the rows instead: one
+// pass a column, then one pass through a hash table, where this takes a
+// pass a column and one or more renumbering passes through scattered
+// tables.
 func (gb *groupBy) group(keys []chunkKeys, n int) {
+	if gb.packedGroup(keys, n) {
+		return
+	}
 	gb.id = slices.Grow(gb.id[:0], n)[:n]
 	clear(gb.id)
 	gb.order = gb.order[:0]
@@ -99,6 +115,93 @@ func (gb *groupBy) group(keys []chunkKeys, n int) {
 		gb.counts[*slot]++
 	}
 }
+
+// packedGroup groups n rows as group does, by their keys packed side by
+// side into one number per row, and reports false, having done nothing,
+// when they take more than 64 bits.
+func (gb *groupBy) packedGroup(keys []chunkKeys, n int) bool {
+	width := 0
+	for i := range keys {
+		if d := keys[i].distinct(); d > 1 {
+			width += bits.Len(uint(d - 1))
+		}
+	}
+	if width > 64 {
+		return false
+	}
+	packed := slices.Grow(gb.packed[:0], n)[:n]
+	gb.packed = packed
+	clear(packed)
+	shift := 0
+	for i := range keys {
+		k := &keys[i]
+		d := k.distinct()
+		if d <= 1 {
+			continue
+		}
+		idx := k.idx[:len(packed)]
+		for r, x := range idx {
+			packed[r] |= uint64(uint32(x)) << (shift & 63)
+		}
+		shift += bits.Len(uint(d - 1))
+	}
+	gb.first = gb.first[:0]
+	gb.counts = gb.counts[:0]
+	if width <= denseBits {
+		// Few enough combinations to number through a table of them all.
+		dense := gb.table(1 << width)
+		for r, key := range packed {
+			slot := &dense[key]
+			if *slot < 0 {
+				*slot = int32(len(gb.first))
+				gb.first = append(gb.first, int32(r))
+				gb.counts = append(gb.counts, 0)
+			}
+			gb.counts[*slot]++
+		}
+		return true
+	}
+	// An open-addressing table of at least twice as many slots as rows,
+	// each the group of the key in slotKeys, or -1.
+	logSize := max(bits.Len(uint(2*n)), 4)
+	size := 1 << logSize
+	gb.slots = slices.Grow(gb.slots[:0], size)[:size]
+	gb.slotKeys = slices.Grow(gb.slotKeys[:0], size)[:size]
+	slots, slotKeys := gb.slots, gb.slotKeys
+	for i := range slots {
+		slots[i] = -1
+	}
+	mask := uint64(size - 1)
+	last, lastGroup := uint64(0), int32(-1)
+	for r, key := range packed {
+		// Rows in a row are often alike: no lookup for a repeat.
+		if key == last && lastGroup >= 0 {
+			gb.counts[lastGroup]++
+			continue
+		}
+		h := (key * 0x9E3779B97F4A7C15) >> (64 - logSize)
+		for {
+			g := slots[h]
+			if g < 0 {
+				g = int32(len(gb.first))
+				slots[h], slotKeys[h] = g, key
+				gb.first = append(gb.first, int32(r))
+				gb.counts = append(gb.counts, 0)
+			} else if slotKeys[h] != key {
+				h = (h + 1) & mask
+				continue
+			}
+			gb.counts[g]++
+			last, lastGroup = key, g
+			break
+		}
+	}
+	return true
+}
+
+// denseBits bounds the width of packed keys numbered through a table of
+// every combination (1 << 16 entries, as denseGroups).
+const denseBits = 16
 
 // renumber numbers the ids, all below space, from 0 in the order they
 // first occur, and returns how many there are.

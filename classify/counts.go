@@ -6,6 +6,7 @@ import (
 	"iter"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -455,14 +456,15 @@ func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[
 		for i := range keys {
 			rg.values[i] = keys[i].chunkValues
 		}
-		rg.counts = gb.counts
+		// A copy of its size: the grouping's buffer, grown to a row group's
+		// groups once, is reused.
+		rg.counts = slices.Clone(gb.counts)
 		rg.keys = make([]int32, 0, len(gb.first)*len(cols))
 		for _, r := range gb.first {
 			for i := range keys {
 				rg.keys = append(rg.keys, keys[i].idx[r])
 			}
 		}
-		gb.counts = nil // handed over
 	}
 	return groups, false, nil
 }
