@@ -250,6 +250,10 @@ type chunkKeys struct {
 	dictAt  int32
 	plain   map[string]int32 // the strings of plain pages, by index
 	number  map[int32]int32  // the ints, by index
+	// small is the index + 1 of each int below smallNumbers among ints,
+	// 0 for none: a map lookup per row costs more than the rest of
+	// reading an int.
+	small []int32
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
 	// elems is the list of the row being read, as indexes into strs;
@@ -275,6 +279,13 @@ func (k *chunkKeys) distinct() int {
 }
 
 func (k *chunkKeys) reset(kind keyKind) {
+	if k.small != nil {
+		for _, v := range k.ints {
+			if uint32(v) < smallNumbers {
+				k.small[v] = 0
+			}
+		}
+	}
 	k.idx, k.dict, k.hasLast = k.idx[:0], nil, false
 	k.strs, k.ints, k.lists = nil, nil, nil
 	switch kind {
@@ -380,8 +391,24 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 	return at, nil
 }
 
+// smallNumbers bounds the int32s numbered through chunkKeys.small rather
+// than a map: turn counts, steps, tiers, passes, reasoning tokens of none.
+const smallNumbers = 4096
+
 // number is the index of an int32 among the chunk's.
 func (k *chunkKeys) numberIndex(v int32) int32 {
+	if uint32(v) < smallNumbers {
+		if k.small == nil {
+			k.small = make([]int32, smallNumbers)
+		}
+		i := k.small[v] - 1
+		if i < 0 {
+			i = int32(len(k.ints))
+			k.ints = append(k.ints, v)
+			k.small[v] = i + 1
+		}
+		return i
+	}
 	if k.number == nil {
 		k.number = map[int32]int32{}
 	}
