@@ -306,6 +306,23 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 	}
 }
 
+// mergeTurns adds the turns counted by t, a collector that counted turns
+// only, to c's: what addTurn counts, every table of it c has none of but
+// the breakdown's groups, which both count into.
+func (c *collector) mergeTurns(t *collector) {
+	c.s.Turns = t.s.Turns
+	c.kinds, c.nudges, c.forms = t.kinds, t.nudges, t.forms
+	for v, tg := range t.groups {
+		g := c.groups[v]
+		if g == nil {
+			g = &Group{Value: v}
+			c.groups[v] = g
+		}
+		g.Turns += tg.Turns
+		g.refusals += tg.refusals
+	}
+}
+
 // actionForm is the form a turn's action was written in, and false for a
 // turn the model wrote nothing for (its call failed or was cancelled). A
 // reply read as no action is refused; a call that failed is not.
