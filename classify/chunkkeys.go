@@ -244,16 +244,16 @@ type chunkKeys struct {
 	idx []int32
 	chunkValues
 
-	values  []parquet.Value
-	bools   []bool
-	dict    parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
-	dictAt  int32
-	plain   map[string]int32 // the strings of plain pages, by index
-	number  map[int32]int32  // the ints, by index
+	values []parquet.Value
+	bools  []bool
+	dict   parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
+	dictAt int32
+	plain  map[string]int32 // the strings of plain pages, by index
+	number map[int32]int32  // the ints, by index
 	// small is the index + 1 of each int below smallNumbers among ints,
 	// 0 for none: a map lookup per row costs more than the rest of
 	// reading an int.
-	small []int32
+	small   []int32
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
 	// elems is the list of the row being read, as indexes into strs;
