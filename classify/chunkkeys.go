@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -132,18 +133,30 @@ func (gb *groupBy) packedGroup(keys []chunkKeys, n int) bool {
 	packed := slices.Grow(gb.packed[:0], n)[:n]
 	gb.packed = packed
 	clear(packed)
-	shift := 0
+	// Two columns a pass: half the loads and stores of packed.
+	shift, pending := 0, -1
 	for i := range keys {
-		k := &keys[i]
-		d := k.distinct()
+		d := keys[i].distinct()
 		if d <= 1 {
 			continue
 		}
-		idx := k.idx[:len(packed)]
-		for r, x := range idx {
-			packed[r] |= uint64(uint32(x)) << (shift & 63)
+		if pending < 0 {
+			pending = i
+			continue
 		}
-		shift += bits.Len(uint(d - 1))
+		a, b := keys[pending].idx[:len(packed)], keys[i].idx[:len(packed)]
+		sa := shift
+		sb := sa + bits.Len(uint(keys[pending].distinct()-1))
+		for r := range packed {
+			packed[r] |= uint64(uint32(a[r]))<<(sa&63) | uint64(uint32(b[r]))<<(sb&63)
+		}
+		shift, pending = sb+bits.Len(uint(d-1)), -1
+	}
+	if pending >= 0 {
+		a := keys[pending].idx[:len(packed)]
+		for r := range packed {
+			packed[r] |= uint64(uint32(a[r])) << (shift & 63)
+		}
 	}
 	gb.first = gb.first[:0]
 	gb.counts = gb.counts[:0]
@@ -504,6 +517,21 @@ func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) erro
 			return err
 		}
 		elems = k.pageElems
+	}
+	if len(reps) > 0 && len(elems) == 0 && bytes.IndexByte(reps, 1) < 0 && bytes.IndexByte(defs, 1) < 0 {
+		// Every entry starts a row and holds no element: a page of empty
+		// lists (the turns' warnings, most of the time), each row the
+		// index of the empty list, without a look at each entry.
+		k.endRow(kind, list) // the row the page before left open, if any
+		list.started = true
+		if len(reps) > 1 {
+			k.endRow(kind, list) // the first entry's
+			for range len(reps) - 2 {
+				k.idx = append(k.idx, k.lastIdx)
+			}
+			list.started = true // the last entry's, left open
+		}
+		return nil
 	}
 	v := 0
 	for i, rep := range reps {
