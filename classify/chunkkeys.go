@@ -1,9 +1,11 @@
 package classify
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -31,6 +33,11 @@ type groupBy struct {
 	order  []int   // the columns in the order they are combined
 	dense  []int32
 	sparse map[int64]int32
+	// packed is each row's keys side by side in one number, and slots
+	// and slotKeys the hash table that numbers them (packedGroup).
+	packed   []uint64
+	slots    []int32
+	slotKeys []uint64
 }
 
 // denseGroups bounds the table that numbers the combinations of keys met
@@ -44,7 +51,17 @@ const denseGroups = 1 << 16
 // map. The widest column goes first: the others seldom split its values
 // (a refusal's feedback comes with one kind and code), so the numbers
 // stay dense.
+//
+// When every column's indexes fit in one 64-bit number side by side (a
+// turns row group's do: a dozen columns of a few values each and the
+// feedback's thousand or so), packedGroup numbers the rows instead: one
+// pass a column, then one pass through a hash table, where this takes a
+// pass a column and one or more renumbering passes through scattered
+// tables.
 func (gb *groupBy) group(keys []chunkKeys, n int) {
+	if gb.packedGroup(keys, n) {
+		return
+	}
 	gb.id = slices.Grow(gb.id[:0], n)[:n]
 	clear(gb.id)
 	gb.order = gb.order[:0]
@@ -100,6 +117,105 @@ func (gb *groupBy) group(keys []chunkKeys, n int) {
 	}
 }
 
+// packedGroup groups n rows as group does, by their keys packed side by
+// side into one number per row, and reports false, having done nothing,
+// when they take more than 64 bits.
+func (gb *groupBy) packedGroup(keys []chunkKeys, n int) bool {
+	width := 0
+	for i := range keys {
+		if d := keys[i].distinct(); d > 1 {
+			width += bits.Len(uint(d - 1))
+		}
+	}
+	if width > 64 {
+		return false
+	}
+	packed := slices.Grow(gb.packed[:0], n)[:n]
+	gb.packed = packed
+	clear(packed)
+	// Two columns a pass: half the loads and stores of packed.
+	shift, pending := 0, -1
+	for i := range keys {
+		d := keys[i].distinct()
+		if d <= 1 {
+			continue
+		}
+		if pending < 0 {
+			pending = i
+			continue
+		}
+		a, b := keys[pending].idx[:len(packed)], keys[i].idx[:len(packed)]
+		sa := shift
+		sb := sa + bits.Len(uint(keys[pending].distinct()-1))
+		for r := range packed {
+			packed[r] |= uint64(uint32(a[r]))<<(sa&63) | uint64(uint32(b[r]))<<(sb&63)
+		}
+		shift, pending = sb+bits.Len(uint(d-1)), -1
+	}
+	if pending >= 0 {
+		a := keys[pending].idx[:len(packed)]
+		for r := range packed {
+			packed[r] |= uint64(uint32(a[r])) << (shift & 63)
+		}
+	}
+	gb.first = gb.first[:0]
+	gb.counts = gb.counts[:0]
+	if width <= denseBits {
+		// Few enough combinations to number through a table of them all.
+		dense := gb.table(1 << width)
+		for r, key := range packed {
+			slot := &dense[key]
+			if *slot < 0 {
+				*slot = int32(len(gb.first))
+				gb.first = append(gb.first, int32(r))
+				gb.counts = append(gb.counts, 0)
+			}
+			gb.counts[*slot]++
+		}
+		return true
+	}
+	// An open-addressing table of at least twice as many slots as rows,
+	// each the group of the key in slotKeys, or -1.
+	logSize := max(bits.Len(uint(2*n)), 4)
+	size := 1 << logSize
+	gb.slots = slices.Grow(gb.slots[:0], size)[:size]
+	gb.slotKeys = slices.Grow(gb.slotKeys[:0], size)[:size]
+	slots, slotKeys := gb.slots, gb.slotKeys
+	for i := range slots {
+		slots[i] = -1
+	}
+	mask := uint64(size - 1)
+	last, lastGroup := uint64(0), int32(-1)
+	for r, key := range packed {
+		// Rows in a row are often alike: no lookup for a repeat.
+		if key == last && lastGroup >= 0 {
+			gb.counts[lastGroup]++
+			continue
+		}
+		h := (key * 0x9E3779B97F4A7C15) >> (64 - logSize)
+		for {
+			g := slots[h]
+			if g < 0 {
+				g = int32(len(gb.first))
+				slots[h], slotKeys[h] = g, key
+				gb.first = append(gb.first, int32(r))
+				gb.counts = append(gb.counts, 0)
+			} else if slotKeys[h] != key {
+				h = (h + 1) & mask
+				continue
+			}
+			gb.counts[g]++
+			last, lastGroup = key, g
+			break
+		}
+	}
+	return true
+}
+
+// denseBits bounds the width of packed keys numbered through a table of
+// every combination (1 << 16 entries, as denseGroups).
+const denseBits = 16
+
 // renumber numbers the ids, all below space, from 0 in the order they
 // first occur, and returns how many there are.
 func (gb *groupBy) renumber(space int) int {
@@ -141,12 +257,16 @@ type chunkKeys struct {
 	idx []int32
 	chunkValues
 
-	values  []parquet.Value
-	bools   []bool
-	dict    parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
-	dictAt  int32
-	plain   map[string]int32 // the strings of plain pages, by index
-	number  map[int32]int32  // the ints, by index
+	values []parquet.Value
+	bools  []bool
+	dict   parquet.Dictionary // the dictionary whose strings start at strs[dictAt]
+	dictAt int32
+	plain  map[string]int32 // the strings of plain pages, by index
+	number map[int32]int32  // the ints, by index
+	// small is the index + 1 of each int below smallNumbers among ints,
+	// 0 for none: a map lookup per row costs more than the rest of
+	// reading an int.
+	small   []int32
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
 	// elems is the list of the row being read, as indexes into strs;
@@ -172,6 +292,13 @@ func (k *chunkKeys) distinct() int {
 }
 
 func (k *chunkKeys) reset(kind keyKind) {
+	if k.small != nil {
+		for _, v := range k.ints {
+			if uint32(v) < smallNumbers {
+				k.small[v] = 0
+			}
+		}
+	}
 	k.idx, k.dict, k.hasLast = k.idx[:0], nil, false
 	k.strs, k.ints, k.lists = nil, nil, nil
 	switch kind {
@@ -246,13 +373,25 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 		}
 		n := uint32(d.Len())
 		idx := data.Int32()
+		// The largest index checked first, then the indexes copied: two
+		// passes of a few instructions a row, where a check and an add a
+		// row took a dozen.
+		var hi uint32
+		for _, e := range idx {
+			hi = max(hi, uint32(e))
+		}
+		if len(idx) > 0 && hi >= n {
+			return at, fmt.Errorf("dictionary index %d of a dictionary of %d", hi, n)
+		}
 		start := len(at)
 		at = slices.Grow(at, len(idx))[:start+len(idx)]
-		for i, e := range idx {
-			if uint32(e) >= n {
-				return at[:start], fmt.Errorf("dictionary index %d of a dictionary of %d", e, n)
-			}
-			at[start+i] = k.dictAt + e
+		dst, base := at[start:], k.dictAt
+		if base == 0 {
+			copy(dst, idx)
+			return at, nil
+		}
+		for i, e := range idx[:len(dst)] {
+			dst[i] = base + e
 		}
 		return at, nil
 	}
@@ -277,8 +416,24 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 	return at, nil
 }
 
+// smallNumbers bounds the int32s numbered through chunkKeys.small rather
+// than a map: turn counts, steps, tiers, passes, reasoning tokens of none.
+const smallNumbers = 4096
+
 // number is the index of an int32 among the chunk's.
 func (k *chunkKeys) numberIndex(v int32) int32 {
+	if uint32(v) < smallNumbers {
+		if k.small == nil {
+			k.small = make([]int32, smallNumbers)
+		}
+		i := k.small[v] - 1
+		if i < 0 {
+			i = int32(len(k.ints))
+			k.ints = append(k.ints, v)
+			k.small[v] = i + 1
+		}
+		return i
+	}
 	if k.number == nil {
 		k.number = map[int32]int32{}
 	}
@@ -362,6 +517,21 @@ func (k *chunkKeys) readList(p parquet.Page, kind keyKind, list *listState) erro
 			return err
 		}
 		elems = k.pageElems
+	}
+	if len(reps) > 0 && len(elems) == 0 && bytes.IndexByte(reps, 1) < 0 && bytes.IndexByte(defs, 1) < 0 {
+		// Every entry starts a row and holds no element: a page of empty
+		// lists (the turns' warnings, most of the time), each row the
+		// index of the empty list, without a look at each entry.
+		k.endRow(kind, list) // the row the page before left open, if any
+		list.started = true
+		if len(reps) > 1 {
+			k.endRow(kind, list) // the first entry's
+			for range len(reps) - 2 {
+				k.idx = append(k.idx, k.lastIdx)
+			}
+			list.started = true // the last entry's, left open
+		}
+		return nil
 	}
 	v := 0
 	for i, rep := range reps {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -385,13 +386,19 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 		}
 	}
 	// One row, reused: the setters take its address, which would move a
-	// row per group to the heap.
+	// row per group to the heap. Each column sets its field (the key
+	// columns fill every field a count holds), and only when its value is
+	// not the previous group's: the groups past the first few of a row
+	// group are refusals that differ by their feedback alone.
 	row := new(T)
+	var prev []int32
 	for g, n := range rg.counts {
-		var zero T
-		*row = zero
+		keys := rg.keys[g*len(cols) : (g+1)*len(cols)]
 		for i, c := range cols {
-			vals, v := &rg.values[i], rg.keys[g*len(cols)+i]
+			vals, v := &rg.values[i], keys[i]
+			if prev != nil && prev[i] == v {
+				continue
+			}
 			switch c.kind {
 			case keyText:
 				c.text(row, vals.strs[v])
@@ -403,6 +410,7 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 				c.list(row, vals.lists[v])
 			}
 		}
+		prev = keys
 		if !yield(Counted[T]{Partition: part, Row: *row, Count: int(n)}, nil) {
 			return false
 		}
@@ -455,14 +463,15 @@ func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[
 		for i := range keys {
 			rg.values[i] = keys[i].chunkValues
 		}
-		rg.counts = gb.counts
+		// A copy of its size: the grouping's buffer, grown to a row group's
+		// groups once, is reused.
+		rg.counts = slices.Clone(gb.counts)
 		rg.keys = make([]int32, 0, len(gb.first)*len(cols))
 		for _, r := range gb.first {
 			for i := range keys {
 				rg.keys = append(rg.keys, keys[i].idx[r])
 			}
 		}
-		gb.counts = nil // handed over
 	}
 	return groups, false, nil
 }

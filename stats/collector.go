@@ -26,6 +26,17 @@ type collector struct {
 	groups map[string]*Group
 	models map[string]*ModelRuns
 	forms  map[string]map[string]int
+	// lastForms and lastNudge are the entries of forms and nudges addTurn
+	// used last: a dataset's turns come a partition at a time and a
+	// refusal's code after the same code, so most turns need no lookup.
+	lastForms struct {
+		model string
+		forms map[string]int
+	}
+	lastNudge struct {
+		code  schemas.Code
+		count *nudgeCount
+	}
 }
 
 // scoreTally is the score tables of one kind of run.
@@ -256,10 +267,13 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 		}
 	}
 	if form, ok := actionForm(t); ok {
-		f := c.forms[p.Model]
-		if f == nil {
-			f = map[string]int{}
-			c.forms[p.Model] = f
+		f := c.lastForms.forms
+		if f == nil || c.lastForms.model != p.Model {
+			if f = c.forms[p.Model]; f == nil {
+				f = map[string]int{}
+				c.forms[p.Model] = f
+			}
+			c.lastForms.model, c.lastForms.forms = p.Model, f
 		}
 		f[form] += n
 	}
@@ -287,10 +301,13 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 	if code == "" {
 		code = "(no code)"
 	}
-	nc := c.nudges[code]
-	if nc == nil {
-		nc = &nudgeCount{kind: t.Kind, messages: map[string]int{}}
-		c.nudges[code] = nc
+	nc := c.lastNudge.count
+	if nc == nil || c.lastNudge.code != code {
+		if nc = c.nudges[code]; nc == nil {
+			nc = &nudgeCount{kind: t.Kind, messages: map[string]int{}}
+			c.nudges[code] = nc
+		}
+		c.lastNudge.code, c.lastNudge.count = code, nc
 	}
 	nc.count += n
 	// The first maxMessages wordings met are counted, each every time it
@@ -303,6 +320,23 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 		// A copy: the feedback of a dataset's turns shares its memory
 		// with the other wordings of its row group (classify.TurnCounts).
 		nc.messages[strings.Clone(msg)] = n
+	}
+}
+
+// mergeTurns adds the turns counted by t, a collector that counted turns
+// only, to c's: what addTurn counts, every table of it c has none of but
+// the breakdown's groups, which both count into.
+func (c *collector) mergeTurns(t *collector) {
+	c.s.Turns = t.s.Turns
+	c.kinds, c.nudges, c.forms = t.kinds, t.nudges, t.forms
+	for v, tg := range t.groups {
+		g := c.groups[v]
+		if g == nil {
+			g = &Group{Value: v}
+			c.groups[v] = g
+		}
+		g.Turns += tg.Turns
+		g.refusals += tg.refusals
 	}
 }
 

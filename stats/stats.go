@@ -354,29 +354,43 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	return c.finish(), nil
 }
 
-// collectDataset counts a dataset's tables for FromDataset.
+// collectDataset counts a dataset's tables for FromDataset: the turns
+// into a collector of their own while the runs are counted, so that
+// neither table waits for the other's last part file, then merged.
 func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {
 	c := newCollector(dir, inputDataset, o)
 	co := classify.CountOptions{Cases: o.By == byCase || o.By == byTier}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tc := newCollector(dir, inputDataset, o)
+	turns := make(chan error, 1)
+	go func() {
+		for t, err := range classify.TurnCounts(ctx, dir, co) {
+			if err != nil {
+				turns <- err
+				return
+			}
+			tc.addTurn(t.Partition, t.Row, t.Count)
+		}
+		turns <- nil
+	}()
 	for r, err := range classify.RunCounts(ctx, dir, co) {
 		if err != nil {
+			cancel()
+			<-turns
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 		c.addRun(r.Partition, r.Row, r.Count)
 	}
-	ectx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	examples := make(chan exampleRuns, 1)
 	want := c.examplesWanted()
-	go func() { examples <- readExamples(ectx, dir, want) }()
-	for t, err := range classify.TurnCounts(ctx, dir, co) {
-		if err != nil {
-			cancel()
-			<-examples
-			return nil, fmt.Errorf("stats: %w", err)
-		}
-		c.addTurn(t.Partition, t.Row, t.Count)
+	go func() { examples <- readExamples(ctx, dir, want) }()
+	if err := <-turns; err != nil {
+		cancel()
+		<-examples
+		return nil, fmt.Errorf("stats: %w", err)
 	}
+	c.mergeTurns(tc)
 	ex := <-examples
 	if ex.err != nil {
 		return nil, fmt.Errorf("stats: %w", ex.err)
