@@ -22,12 +22,11 @@ import (
 // The walk methods below visit every string a record can hold; a field
 // they miss would keep pointing into the reader's buffer, which
 // TestDecodedStringsKeepNoLine (every field of every record type filled,
-// the line overwritten after decoding) and FuzzDecodeRecord (every line
-// overwritten after decoding) catch.
+// the line overwritten after decoding) catches.
 type lineStrings struct {
-	lo, n uintptr // the line's bytes: its address and length
-	chunk []byte  // where the next string goes, while it fits
-	share bool    // strings share chunks (a turn's)
+	lo, hi uintptr // the line's bytes
+	chunk  []byte  // where the next string goes, while it fits
+	share  bool    // strings share chunks (a turn's)
 }
 
 // stringChunk is the size of a shared chunk: a turn's short strings
@@ -38,7 +37,8 @@ const stringChunk = 256
 // detached returns rec, decoded from line, with every string that points
 // into line copied to memory of its own.
 func detached(line []byte, rec Record) Record {
-	d := lineStrings{lo: uintptr(unsafe.Pointer(unsafe.SliceData(line))), n: uintptr(len(line)), share: rec.Turn != nil}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+	d := lineStrings{lo: lo, hi: lo + uintptr(len(line)), share: rec.Turn != nil}
 	// A walk passed as a function value would put d on the heap: an
 	// allocation per record more.
 	switch {
@@ -52,17 +52,16 @@ func detached(line []byte, rec Record) Record {
 	return rec
 }
 
-// str copies one string when it points into the line. It is small
-// enough to be inlined into the walks: most strings it is given are empty
-// or sonic's own.
+// str copies one string when it points into the line.
 func (d *lineStrings) str(s *string) {
-	if uintptr(unsafe.Pointer(unsafe.StringData(*s)))-d.lo < d.n && len(*s) > 0 {
-		d.copy(s)
-	}
-}
-
-func (d *lineStrings) copy(s *string) {
 	n := len(*s)
+	if n == 0 {
+		return
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(*s)))
+	if p < d.lo || p >= d.hi {
+		return
+	}
 	if n > cap(d.chunk)-len(d.chunk) {
 		if !d.share || n > stringChunk/2 {
 			*s = strings.Clone(*s)
