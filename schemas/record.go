@@ -114,12 +114,9 @@ func DecodeRecord(line []byte) (Record, error) {
 
 // fastJSON is sonic as decodeFast needs it:
 //
-//   - no CopyString: a string without escapes is read as a view of the
-//     line, and decodeFast then moves all such strings of a record into
-//     one allocation of its own (detached), so a kept string
-//     keeps no line alive and the reader may reuse its buffer. CopyString
-//     would do the same with an allocation per string: most of a record's
-//     allocations, and what set the pace of a decode;
+//   - CopyString: every string gets its own memory, as encoding/json
+//     gives it, so a kept string keeps no line alive and the reader may
+//     reuse its buffer (sonic would otherwise point into the line);
 //   - ValidateString: a control character in a string is an error, as in
 //     encoding/json (sonic would otherwise take it);
 //   - DisallowUnknownFields: sonic skips an unknown field's value without
@@ -131,7 +128,7 @@ func DecodeRecord(line []byte) (Record, error) {
 //
 // On a platform sonic has no native decoder for, it decodes with
 // encoding/json, and the fast path is that decoder once more.
-var fastJSON = sonic.Config{ValidateString: true, DisallowUnknownFields: true}.Froze()
+var fastJSON = sonic.Config{CopyString: true, ValidateString: true, DisallowUnknownFields: true}.Froze()
 
 // decodeFast decodes a line that starts {"type":"<known type>" into that
 // record type in one pass. It reports false whenever decodeStrict might
@@ -152,8 +149,8 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		return Record{}, false
 	}
 	// sonic reads a string, and Unmarshal would copy the line into one
-	// first; detached gives whatever points into the line memory of its
-	// own before the record is returned, so the line is read in place.
+	// first; with CopyString nothing it returns points into the line, so
+	// the line itself is read in place.
 	text := unsafe.String(unsafe.SliceData(line), len(line))
 	switch {
 	case bytes.HasPrefix(rest, []byte(TypeTurn+`"`)):
@@ -161,19 +158,19 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		if fastJSON.UnmarshalFromString(text, t) != nil || t.Type != TypeTurn {
 			return Record{}, false
 		}
-		return detached(line, Record{Turn: t}), true
+		return Record{Turn: t}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
 		e := new(RunEnd)
 		if fastJSON.UnmarshalFromString(text, e) != nil || e.Type != TypeRunEnd {
 			return Record{}, false
 		}
-		return detached(line, Record{RunEnd: e}), true
+		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
 		s := new(RunStart)
 		if fastJSON.UnmarshalFromString(text, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
 			return Record{}, false
 		}
-		return detached(line, Record{RunStart: s}), true
+		return Record{RunStart: s}, true
 	}
 	return Record{}, false
 }
