@@ -81,27 +81,18 @@ func writeHeapProfile(path string) error {
 
 // pipelineGCPercent is the GOGC the data pipeline's commands (classify,
 // dedupe, export, stats) run with unless GOGC is set. They keep a live
-// heap of some tens of megabytes while allocating gigabytes (a decoded
-// record per trace line), so at Go's default of 100 the collector ran
-// every 70 ms, about 350 times in a dedupe of 100,000 turns, and was a
-// sixth of its instructions (callgrind: dedupe and export 15-17% fewer at
-// 400). At 1000 classify and export spent another tenth fewer CPU seconds
-// than at 400, for a peak heap about twice as high (docs/performance.md).
-const pipelineGCPercent = 1000
+// heap of some ten megabytes while allocating gigabytes (a decoded record
+// per trace line), so at Go's default of 100 the collector ran every 70
+// ms, about 350 times in a dedupe of 100,000 turns, and was a sixth of its
+// instructions (callgrind: dedupe and export 15-17% fewer at 400). The
+// price is a peak heap about twice as high, still a few hundred MB at a
+// million turns (docs/performance.md).
+const pipelineGCPercent = 400
 
-// pipelineMemoryLimit bounds the heap the pipeline's commands let grow
-// between collections (unless GOMEMLIMIT is set): near it the collector
-// runs as often as it must, so a corpus whose live heap is large costs
-// collections, not a heap ten times its size.
-const pipelineMemoryLimit = 1 << 30
-
-// tunePipelineGC sets pipelineGCPercent and pipelineMemoryLimit when the
-// environment does not set GOGC or GOMEMLIMIT.
+// tunePipelineGC sets pipelineGCPercent when the environment does not set
+// GOGC.
 func tunePipelineGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(pipelineGCPercent)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(pipelineMemoryLimit)
 	}
 }
