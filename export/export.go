@@ -134,30 +134,28 @@ func (e *exporter) learnSecrets(run *trace.RebuiltRun, assigned []string) {
 	if s := run.Start; s != nil {
 		e.learnRepo(s)
 	}
-	for _, v := range assigned {
-		e.red.add(v)
-	}
+	e.red.add(assigned...)
 }
 
 // secretsOf returns the secret values assigned in a run's messages and
 // drafts (and its native calls' string arguments), in the order they
-// appear, each once.
+// appear.
 func secretsOf(run *trace.RebuiltRun) []string {
-	var found secretFinder
+	var found []string
 	for _, t := range run.Turns {
 		for _, m := range t.Sent.Messages {
-			found.scanText(m.Content)
+			found = appendSecrets(found, m.Content)
 		}
-		found.scanText(t.Reply.Content)
+		found = appendSecrets(found, t.Reply.Content)
 		for _, c := range t.Reply.ToolCalls {
 			for _, v := range c.Arguments {
 				if s, ok := v.(string); ok {
-					found.scanText(s)
+					found = appendSecrets(found, s)
 				}
 			}
 		}
 	}
-	return found.values
+	return found
 }
 
 func (e *exporter) learnRepo(s *schemas.RunStart) {

@@ -185,12 +185,14 @@ func assignment(line string) (name, value string, ok bool) {
 	return name, value, true
 }
 
-// add records a secret value.
-func (r *redactor) add(v string) {
-	if !r.seen[v] {
-		r.seen[v] = true
-		r.values = append(r.values, v)
-		r.sorted = false
+// add records secret values, each once.
+func (r *redactor) add(values ...string) {
+	for _, v := range values {
+		if !r.seen[v] {
+			r.seen[v] = true
+			r.values = append(r.values, v)
+			r.sorted = false
+		}
 	}
 }
 
@@ -205,28 +207,20 @@ func (r *redactor) addEnvFile(content string) {
 	}
 }
 
-// secretFinder gathers the secret values assigned in a run's texts, each
-// once, in the order they appear.
-type secretFinder struct {
-	values []string
-	seen   map[string]bool
-}
-
-// scanText finds the secret values assigned in a message or draft: an
-// environment file shown to the model, or written by it, is read like one.
-func (f *secretFinder) scanText(s string) {
+// appendSecrets appends the secret values assigned in a message or draft
+// to dst, in the order they appear: an environment file shown to the
+// model, or written by it, is read like one. A value may come again; the
+// redactor learns each once (add).
+func appendSecrets(dst []string, s string) []string {
 	if !strings.Contains(s, "=") {
-		return
+		return dst
 	}
 	for line := range strings.Lines(s) {
-		if name, value, ok := assignment(line); ok && secretValue(name, value) && !f.seen[value] {
-			if f.seen == nil {
-				f.seen = map[string]bool{}
-			}
-			f.seen[value] = true
-			f.values = append(f.values, value)
+		if name, value, ok := assignment(line); ok && secretValue(name, value) {
+			dst = append(dst, value)
 		}
 	}
+	return dst
 }
 
 // isEnvFile reports whether a file name is an environment file: .env,

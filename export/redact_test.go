@@ -44,11 +44,7 @@ func TestRedactEnvironmentValues(t *testing.T) {
 	r.addEnvFile("# comment\nexport API_TOKEN=tok-alpha-7731\nDB_PASSWORD=\"plum orchard\"\nSESSION_SECRET='velvet-42-harbor'\n" +
 		"APP_PORT=8000\nDEBUG=true\nLOG_LEVEL=info\nBUILD_ID=a1b2c3d4e5f6a7b8c9\nHOME_DIR=/srv/app\nAUTH_BACKEND=django.contrib.auth\nTOKEN_TYPE=bearer\nADMIN_PASSWORD=hunter22\n")
 	// An assignment shown to the model counts like an environment file.
-	var shown secretFinder
-	shown.scanText("config.py (lines 1-2):\n```\nSTRIPE_KEY = \"rk-9911-tangerine\"\nSECRET = os.environ[\"SECRET\"]\n```")
-	for _, v := range shown.values {
-		r.add(v)
-	}
+	r.add(appendSecrets(nil, "config.py (lines 1-2):\n```\nSTRIPE_KEY = \"rk-9911-tangerine\"\nSECRET = os.environ[\"SECRET\"]\n```")...)
 	tests := []struct{ in, want string }{
 		{"token tok-alpha-7731 used", "token [REDACTED] used"},
 		{"secret velvet-42-harbor!", "secret [REDACTED]!"},
