@@ -471,7 +471,8 @@ func (w *splitWriter) flush() error {
 		clear(w.batch) // let the rendered rows go
 		w.batch, w.rows = w.batch[:0], 0
 	}()
-	for _, st := range ordered.Map(w.batch, runtime.GOMAXPROCS(0), e.renderStretch) {
+	render := func(st stretch) stretch { return e.renderStretch(st, w.sk) }
+	for _, st := range ordered.Map(w.batch, runtime.GOMAXPROCS(0), render) {
 		if st.err != nil {
 			return st.err
 		}
@@ -507,10 +508,11 @@ func (w *splitWriter) flush() error {
 }
 
 // renderStretch reads the stretch's run (and, for preference pairs, each
-// rejected draft's run) and renders its rows. It runs on a worker: it
-// reads the corpus without its cache and touches nothing of e but what
-// stays fixed while rows are written.
-func (e *exporter) renderStretch(st stretch) stretch {
+// rejected draft's run), renders its rows and has sk encode the ones that
+// will be written. It runs on a worker: it reads the corpus without its
+// cache and touches nothing of e but what stays fixed while rows are
+// written.
+func (e *exporter) renderStretch(st stretch, sk sink) stretch {
 	run, err := e.corpus.Read(int(st.run))
 	if err != nil {
 		st.err = fmt.Errorf("export: %w", err)
@@ -530,8 +532,8 @@ func (e *exporter) renderStretch(st stretch) stretch {
 			}
 		}
 		st.out[k] = e.render(rd, r, run, rej)
-		if r.copies > 0 && (e.opts.Format == FormatJSONL || e.opts.Format == FormatDPO) {
-			if st.out[k].line, err = jsonLine(st.out[k], e.opts.Format == FormatDPO); err != nil {
+		if r.copies > 0 {
+			if err := sk.encode(st.out[k]); err != nil {
 				st.err = fmt.Errorf("export: %w", err)
 				return st
 			}

@@ -70,14 +70,17 @@ type row struct {
 	numCtx int
 	// reasoned is set when the trained draft carries its reasoning.
 	reasoned bool
-	// line is the row as the JSONL files hold it (jsonLine), when it was
-	// encoded ahead of writing.
+	// line is the row as the JSONL files hold it (jsonLine), set by the
+	// JSONL sink's encode.
 	line []byte
 }
 
 // sink receives the rows of an export, split by split, and writes them.
 // Each format is one sink; the conformance test runs every one.
 type sink interface {
+	// encode does what of writing r needs nothing but r, on the worker
+	// that rendered it; write then writes it, in order.
+	encode(r *row) error
 	write(r *row) error
 	// close finishes the files and returns their paths relative to the
 	// export directory.
@@ -202,8 +205,7 @@ type dpoLine struct {
 
 // jsonLine encodes a row's training line as the JSONL files hold it,
 // newline included: a preference pair when dpo is set, else the
-// conversation in its layout. It needs nothing but the row, so export
-// encodes each row on the worker that rendered it.
+// conversation in its layout.
 func jsonLine(r *row, dpo bool) ([]byte, error) {
 	var line any
 	switch {
@@ -221,18 +223,19 @@ func jsonLine(r *row, dpo bool) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// encode encodes the row's training line (jsonLine).
+func (s *jsonlSink) encode(r *row) error {
+	var err error
+	r.line, err = jsonLine(r, s.dpo)
+	return err
+}
+
 func (s *jsonlSink) write(r *row) error {
 	out, ok := s.outs[r.meta.Split]
 	if !ok {
 		return fmt.Errorf("write row: no %s split", r.meta.Split)
 	}
 	line := r.line
-	if line == nil {
-		var err error
-		if line, err = jsonLine(r, s.dpo); err != nil {
-			return fmt.Errorf("write row: %w", err)
-		}
-	}
 	copies := max(r.meta.Copies, 0)
 	if s.dpo || r.meta.Split != SplitTrain {
 		copies = 1
@@ -462,6 +465,10 @@ func newParquetSink[R any](dir string, counts map[string]int, shardRows int, con
 func (s *parquetSink[R]) shards(split string) int {
 	return max(1, (s.counts[split]+s.shardRows-1)/s.shardRows)
 }
+
+// encode leaves the row to write: a Parquet row is converted as it is
+// written.
+func (s *parquetSink[R]) encode(*row) error { return nil }
 
 func (s *parquetSink[R]) write(r *row) error {
 	sp := r.meta.Split
