@@ -276,7 +276,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}
-	if err := b.commit(); err != nil {
+	if err := b.commit(ctx); err != nil {
 		return nil, err
 	}
 	committed = true
@@ -439,9 +439,10 @@ func fillFeedback(r *TurnRow) {
 	}
 }
 
-// commit closes the part files, records them and the runs in the state,
-// and removes the part files this batch replaced.
-func (b *batch) commit() error {
+// commit closes the part files, counts them for stats (writeCounts),
+// records them and the runs in the state, and removes the part files this
+// batch replaced.
+func (b *batch) commit(ctx context.Context) error {
 	for _, w := range b.turns {
 		if err := w.close(); err != nil {
 			return err
@@ -453,6 +454,9 @@ func (b *batch) commit() error {
 		}
 	}
 	b.turns, b.runs = nil, nil
+	if err := writeCounts(ctx, b.root, b.written); err != nil {
+		return err
+	}
 	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
 	b.st.Parts = append(parts, b.written...)
 	b.st.Batch = b.n
@@ -462,6 +466,9 @@ func (b *batch) commit() error {
 	for _, rel := range b.retired {
 		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove replaced part: %w", err)
+		}
+		if err := removeCounts(b.root, rel); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -478,6 +485,7 @@ func (b *batch) abort() {
 	}
 	for _, rel := range b.written {
 		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
+		removeCounts(b.root, rel)
 	}
 }
 
@@ -513,5 +521,5 @@ func removeOrphans(root string, st *state) error {
 			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 		}
 	}
-	return nil
+	return removeOrphanCounts(root, live)
 }
