@@ -399,11 +399,11 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 	var prev []int32
 	for g, n := range rg.counts {
 		keys := rg.keys[g*len(cols) : (g+1)*len(cols)]
-		for i, c := range cols {
-			vals, v := &rg.values[i], keys[i]
+		for i, v := range keys {
 			if prev != nil && prev[i] == v {
 				continue
 			}
+			c, vals := &cols[i], &rg.values[i]
 			switch c.kind {
 			case keyText:
 				c.text(row, vals.strs[v])
