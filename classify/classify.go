@@ -197,6 +197,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		// run read with problems, which dedupe reads again to report
 		// them), made of data size bytes with xxhash64 hash.
 		prints []byte
+		group  string
 		size   int64
 		hash   uint64
 	}
@@ -217,6 +218,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
 				l.prints = dedupe.EncodeRunPrints(trace.Rebuild(run))
+				l.group = dedupe.GroupOf(run.Start)
 				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
 			}
 		}
@@ -253,7 +255,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 		if l.prints != nil {
-			if err := prints.Add(fileOf(j), l.size, l.hash, l.prints); err != nil {
+			if err := prints.Add(fileOf(j), l.group, l.size, l.hash, l.prints); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}
