@@ -276,22 +276,9 @@ func TestStaleCountsAreNotRead(t *testing.T) {
 func TestCountsFollowTheParts(t *testing.T) {
 	ctx := context.Background()
 	traces := filepath.Join(t.TempDir(), "runs")
-	if err := os.MkdirAll(traces, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	all, err := trace.ListFiles(fixtures)
 	if err != nil {
 		t.Fatal(err)
-	}
-	copyTrace := func(f trace.File) {
-		t.Helper()
-		b, err := os.ReadFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(traces, filepath.Base(f.Path)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	var later []trace.File
 	for _, f := range all {
@@ -299,7 +286,7 @@ func TestCountsFollowTheParts(t *testing.T) {
 			later = append(later, f)
 			continue
 		}
-		copyTrace(f)
+		copyTrace(t, traces, f)
 	}
 	if len(later) == 0 {
 		t.Fatal("the fixtures hold no second attempt")
@@ -310,7 +297,7 @@ func TestCountsFollowTheParts(t *testing.T) {
 	}
 	before := liveParts(t, out)
 	for _, f := range later {
-		copyTrace(f)
+		copyTrace(t, traces, f)
 	}
 	res, err := Update(ctx, traces, out)
 	if err != nil {
@@ -339,5 +326,21 @@ func TestCountsFollowTheParts(t *testing.T) {
 	}
 	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
 		t.Errorf("the orphan counts file is still there (%v)", err)
+	}
+}
+
+// copyTrace copies the trace file f into the directory dir, made if need
+// be.
+func copyTrace(t *testing.T, dir string, f trace.File) {
+	t.Helper()
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(f.Path)), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
