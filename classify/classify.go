@@ -197,6 +197,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		// run read with problems, which dedupe reads again to report
 		// them), made of data size bytes with xxhash64 hash.
 		prints []byte
+		group  string
 		size   int64
 		hash   uint64
 	}
@@ -217,6 +218,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
 				l.prints = dedupe.EncodeRunPrints(trace.Rebuild(run))
+				l.group = dedupe.GroupOf(run.Start)
 				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
 			}
 		}
@@ -253,7 +255,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 		if l.prints != nil {
-			if err := prints.Add(fileOf(j), l.size, l.hash, l.prints); err != nil {
+			if err := prints.Add(fileOf(j), l.group, l.size, l.hash, l.prints); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}
@@ -276,7 +278,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}
-	if err := b.commit(); err != nil {
+	if err := b.commit(ctx); err != nil {
 		return nil, err
 	}
 	committed = true
@@ -439,9 +441,10 @@ func fillFeedback(r *TurnRow) {
 	}
 }
 
-// commit closes the part files, records them and the runs in the state,
-// and removes the part files this batch replaced.
-func (b *batch) commit() error {
+// commit closes the part files, counts them for stats (writeCounts),
+// records them and the runs in the state, and removes the part files this
+// batch replaced.
+func (b *batch) commit(ctx context.Context) error {
 	for _, w := range b.turns {
 		if err := w.close(); err != nil {
 			return err
@@ -453,6 +456,9 @@ func (b *batch) commit() error {
 		}
 	}
 	b.turns, b.runs = nil, nil
+	if err := writeCounts(ctx, b.root, b.written); err != nil {
+		return err
+	}
 	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
 	b.st.Parts = append(parts, b.written...)
 	b.st.Batch = b.n
@@ -462,6 +468,9 @@ func (b *batch) commit() error {
 	for _, rel := range b.retired {
 		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove replaced part: %w", err)
+		}
+		if err := removeCounts(b.root, rel); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -478,6 +487,7 @@ func (b *batch) abort() {
 	}
 	for _, rel := range b.written {
 		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
+		removeCounts(b.root, rel)
 	}
 }
 
@@ -513,5 +523,5 @@ func removeOrphans(root string, st *state) error {
 			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 		}
 	}
-	return nil
+	return removeOrphanCounts(root, live)
 }

@@ -257,26 +257,13 @@ func TestClassifyIsIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyTrace := func(f trace.File) {
-		t.Helper()
-		b, err := os.ReadFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(traces, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(traces, filepath.Base(f.Path)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var attempt2 trace.File
 	for i, f := range all {
 		switch {
 		case f.Attempt == 2:
 			attempt2 = f
 		case i%2 == 0:
-			copyTrace(f)
+			copyTrace(t, traces, f)
 		}
 	}
 	first, err := Update(ctx, traces, out)
@@ -297,10 +284,10 @@ func TestClassifyIsIncremental(t *testing.T) {
 
 	for i, f := range all {
 		if i%2 == 1 || f.Attempt == 1 && f.RunID == attempt2.RunID {
-			copyTrace(f)
+			copyTrace(t, traces, f)
 		}
 	}
-	copyTrace(attempt2)
+	copyTrace(t, traces, attempt2)
 	third, err := Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)

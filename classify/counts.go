@@ -327,8 +327,9 @@ type rowGroupCounts[T any] struct {
 	rows   []T
 }
 
-// countTable reads a table's part files on every core, each counted by
-// countPart, and yields their counts in the table's order; a part file
+// countTable reads a table's part files on every core, each counted from
+// its counts file (partcounts.go) or, without a fresh one, by countPart,
+// and yields their counts in the table's order; a part file
 // not laid out as cols say is read by fallback in the consumer's goroutine.
 func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[T], byRow *rowGroupFallback[T], fallback func(context.Context, string, Partition, func(Counted[T], error) bool) bool) iter.Seq2[Counted[T], error] {
 	return func(yield func(Counted[T], error) bool) {
@@ -346,6 +347,10 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 			}
 			if err := ctx.Err(); err != nil {
 				pc.err = err
+				return pc
+			}
+			if groups, ok := storedRowGroups(dir, rel, cols); ok {
+				pc.groups = groups
 				return pc
 			}
 			pc.groups, pc.byRow, pc.err = countPart(pc.path, cols, byRow)
@@ -394,11 +399,11 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 	var prev []int32
 	for g, n := range rg.counts {
 		keys := rg.keys[g*len(cols) : (g+1)*len(cols)]
-		for i, c := range cols {
-			vals, v := &rg.values[i], keys[i]
+		for i, v := range keys {
 			if prev != nil && prev[i] == v {
 				continue
 			}
+			c, vals := &cols[i], &rg.values[i]
 			switch c.kind {
 			case keyText:
 				c.text(row, vals.strs[v])

@@ -86,13 +86,6 @@ func RunSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSumm
 	return readTable(ctx, dir, RunsTable, readRunColumns)
 }
 
-// RunSummariesOnDemand streams the runs table as RunSummaries does, reading
-// a row group only when the consumer reaches it, in its goroutine: for a
-// consumer that stops after the first few runs.
-func RunSummariesOnDemand(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
-	return readTable(ctx, dir, RunsTable, readRunColumnsLazily)
-}
-
 // readTurnSummaries reads a turns part file as TurnSummary rows through
 // parquet-go's row reader: readTurnColumns's way for a file whose columns
 // it cannot read page by page.

@@ -60,8 +60,14 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	if first.FromStore != n || n == 0 {
 		t.Fatalf("as classified: %d of %d runs from the store, want all", first.FromStore, n)
 	}
+	// The runs are ordered by the groups the store holds, no run_start
+	// read for it, and those hold.
+	if first.GroupsFromStore != n || first.Regrouped {
+		t.Errorf("as classified: %d of %d runs ordered by the store's groups, regrouped %v; want all, and not regrouped", first.GroupsFromStore, n, first.Regrouped)
+	}
 
 	classified, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000001-p1-*.jsonl"))
+	moved, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000002-p1-*.jsonl"))
 
 	// Runs added after the classify: the same cases, other run ids.
 	more := filepath.Join(work, "more")
@@ -81,6 +87,9 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 		}
 	}
 	grown := check("runs added", n)
+	if grown.GroupsFromStore != n || grown.Regrouped {
+		t.Errorf("runs added: %d runs ordered by the store's groups, regrouped %v; want the %d classified, and not regrouped", grown.GroupsFromStore, grown.Regrouped, n)
+	}
 	if grown.Runs != n+len(added) || grown.RawTurns == first.RawTurns {
 		t.Fatalf("after adding %d runs: %d runs, %d turns (before: %d, %d)", len(added), grown.Runs, grown.RawTurns, first.Runs, first.RawTurns)
 	}
@@ -117,6 +126,34 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	edited := check("a trace edited to the same size", n-1)
 	if jsonOf(t, edited) == jsonOf(t, grown) {
 		t.Fatal("the edit changed nothing dedupe reports: the test does not test the store")
+	}
+	if edited.Regrouped {
+		t.Error("a trace edited in a draft: the runs were ordered again, though no group changed")
+	}
+
+	// A trace edited to the same size that moves the run to another case:
+	// the group the store holds for it no longer holds, and the runs are
+	// ordered by their run_starts and read again.
+	if len(moved) != 1 {
+		t.Fatalf("want one first pass of case gen-000002, got %v", moved)
+	}
+	b, err = os.ReadFile(moved[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := []byte(`"case_id":"gen-000002"`), []byte(`"case_id":"gen-000003"`)
+	if !bytes.Contains(b, from) {
+		t.Fatalf("no %s in %s", from, moved[0])
+	}
+	if err := os.WriteFile(moved[0], bytes.Replace(b, from, to, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	regrouped := check("a trace moved to another case, the same size", n-2)
+	if !regrouped.Regrouped {
+		t.Error("a trace moved to another case: the runs were not ordered again")
+	}
+	if jsonOf(t, regrouped) == jsonOf(t, edited) {
+		t.Fatal("moving a run to another case changed nothing dedupe reports: the test does not test the order")
 	}
 
 	// A damaged store: every pack file with bytes flipped in its middle,

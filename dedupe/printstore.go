@@ -20,8 +20,13 @@ const printsDir = "fingerprints"
 
 // printsHeader opens every pack file. It names everything a fingerprint
 // depends on: a pack made by a build that keys or shingles otherwise is
-// not read (its runs are decoded again), never misread.
-var printsHeader = fmt.Sprintf("pyharness.dedupe.prints/v1 %s bands=%d rows=%d shingle=%d\n", keyVersion, Bands, Rows, ShingleSize)
+// not read (its runs are decoded again), never misread. Version 2 holds
+// each run's group (GroupOf) in the index; a version 1 pack (printsHeaderV1,
+// the same length) is read without them.
+var (
+	printsHeader   = fmt.Sprintf("pyharness.dedupe.prints/v2 %s bands=%d rows=%d shingle=%d\n", keyVersion, Bands, Rows, ShingleSize)
+	printsHeaderV1 = fmt.Sprintf("pyharness.dedupe.prints/v1 %s bands=%d rows=%d shingle=%d\n", keyVersion, Bands, Rows, ShingleSize)
+)
 
 // printsTrailer ends every pack file, after the offset, length and
 // checksum of its index: a pack cut short has none and is not read.
@@ -29,7 +34,8 @@ const printsTrailer = "PRINTS1\n"
 
 // A pack file is the header, the entries (appendRunPrints of each run),
 // the index (per entry: run id, attempt, the trace file's size and xxhash64
-// when it was read, the entry's offset, length and xxhash64), then three
+// when it was read, the run's group, the entry's offset, length and
+// xxhash64), then three
 // little-endian uint64 (the index's offset, length and xxhash64) and the
 // trailer.
 
@@ -81,14 +87,17 @@ func (pw *PrintsWriter) write(b []byte) {
 func EncodeRunPrints(run *trace.RebuiltRun) []byte { return encodeRunPrints(run) }
 
 // Add adds the entry (EncodeRunPrints) of the run read from f, whose
-// bytes were size long with xxhash64 hash.
-func (pw *PrintsWriter) Add(f trace.File, size int64, hash uint64, entry []byte) error {
+// bytes were size long with xxhash64 hash, and whose group (GroupOf of its
+// run_start) is group.
+func (pw *PrintsWriter) Add(f trace.File, group string, size int64, hash uint64, entry []byte) error {
 	x := pw.index
 	x = binary.AppendUvarint(x, uint64(len(f.RunID)))
 	x = append(x, f.RunID...)
 	x = binary.AppendUvarint(x, uint64(f.Attempt))
 	x = binary.AppendUvarint(x, uint64(size))
 	x = binary.LittleEndian.AppendUint64(x, hash)
+	x = binary.AppendUvarint(x, uint64(len(group)))
+	x = append(x, group...)
 	x = binary.AppendUvarint(x, uint64(pw.off))
 	x = binary.AppendUvarint(x, uint64(len(entry)))
 	x = binary.LittleEndian.AppendUint64(x, xxhash.Sum64(entry))
@@ -148,6 +157,9 @@ type printEntry struct {
 	hash      uint64
 	off, n    int64
 	entryHash uint64
+	// group is the run's group, when grouped (a version 2 pack).
+	group   string
+	grouped bool
 }
 
 // openPrints opens the fingerprints of the dataset dir. A dataset without
@@ -188,9 +200,10 @@ func (s *printStore) readIndex(f *os.File, pack int32) bool {
 		return false
 	}
 	head := make([]byte, len(printsHeader))
-	if _, err := f.ReadAt(head, 0); err != nil || string(head) != printsHeader {
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != printsHeader && string(head) != printsHeaderV1 {
 		return false
 	}
+	grouped := string(head) == printsHeader
 	t := make([]byte, tail)
 	if _, err := f.ReadAt(t, st.Size()-tail); err != nil || string(t[24:]) != printsTrailer {
 		return false
@@ -207,7 +220,10 @@ func (s *printStore) readIndex(f *os.File, pack int32) bool {
 	r := printReader{b: x}
 	for len(r.b) > 0 && !r.short {
 		id := string(r.take(int(r.uvarint())))
-		e := printEntry{pack: pack, attempt: int32(r.uvarint()), size: int64(r.uvarint()), hash: r.uint64()}
+		e := printEntry{pack: pack, attempt: int32(r.uvarint()), size: int64(r.uvarint()), hash: r.uint64(), grouped: grouped}
+		if grouped {
+			e.group = string(r.take(int(r.uvarint())))
+		}
 		e.off, e.n, e.entryHash = int64(r.uvarint()), int64(r.uvarint()), r.uint64()
 		if e.off+e.n > int64(at) {
 			return false
@@ -225,6 +241,24 @@ func (s *printStore) readIndex(f *os.File, pack int32) bool {
 
 // len is the number of runs the store holds fingerprints of.
 func (s *printStore) len() int { return len(s.runs) }
+
+// group is the group the store holds for the run in f, when every entry
+// of its run id and attempt has one and it is the same: the group of the
+// run as classify read it, which its trace may no longer hold (lookup
+// tells). It is safe on several goroutines at once.
+func (s *printStore) group(f trace.File) (string, bool) {
+	g, ok := "", false
+	for _, e := range s.runs[f.RunID] {
+		if int(e.attempt) != f.Attempt {
+			continue
+		}
+		if !e.grouped || ok && e.group != g {
+			return "", false
+		}
+		g, ok = e.group, true
+	}
+	return g, ok
+}
 
 // lookup returns the fingerprints of the run in f, whose bytes are data,
 // when the store holds them for exactly these bytes. It is safe on

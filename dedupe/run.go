@@ -59,27 +59,69 @@ type Report struct {
 	// (Options.Dataset) instead of their trace: how much decoding the
 	// store spared. It is not in the report, which is the same either way.
 	FromStore int `json:"-"`
+	// GroupsFromStore counts the runs ordered by the group the store holds
+	// for them, their run_start not read for it; Regrouped says one of
+	// those groups no longer held and the runs were ordered and read
+	// again. Neither is in the report.
+	GroupsFromStore int  `json:"-"`
+	Regrouped       bool `json:"-"`
 }
+
+// errRegroup says that a run was ordered by a group the store holds for it
+// that its trace no longer has.
+var errRegroup = errors.New("a run's group changed since classify")
 
 // Run dedupes every model turn of the traces in dir and writes the report
 // to w.
+//
+// The runs are read group by group. With a dataset, a run's group is taken
+// from the fingerprint store, where classify put it, instead of from its
+// run_start, which would have every trace opened twice; each such run's
+// group is checked when the run is read (the trace hashes to the bytes
+// classify read, or its run_start is read), and if one no longer holds,
+// the runs are ordered again from their run_starts and read again.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	c, err := trace.OpenCorpus(ctx, dir, GroupOf)
+	var store *printStore
+	if opts.Dataset != "" {
+		var err error
+		if store, err = openPrints(opts.Dataset); err != nil {
+			return nil, fmt.Errorf("dedupe: %w", err)
+		}
+		defer store.Close()
+		if store.len() == 0 {
+			store = nil // nothing to look up: no trace need be hashed
+		}
+	}
+	rep, err := run(ctx, dir, opts, store, true, w)
+	if errors.Is(err, errRegroup) {
+		rep, err = run(ctx, dir, opts, store, false, w)
+		if rep != nil {
+			rep.Regrouped = true
+		}
+	}
+	return rep, err
+}
+
+// run is Run with the store, whose groups order the runs when storeGroups.
+func run(ctx context.Context, dir string, opts Options, store *printStore, storeGroups bool, w io.Writer) (*Report, error) {
+	var known func(trace.File) (string, bool)
+	if store != nil && storeGroups {
+		known = store.group
+	}
+	c, err := trace.OpenCorpusKnowing(ctx, dir, GroupOf, known)
 	if err != nil {
 		return nil, err
 	}
-	src := &printSource{corpus: c}
-	if opts.Dataset != "" {
-		if src.store, err = openPrints(opts.Dataset); err != nil {
-			return nil, fmt.Errorf("dedupe: %w", err)
-		}
-		defer src.store.Close()
-		if src.store.len() == 0 {
-			src.store = nil // nothing to look up: no trace need be hashed
-		}
-	}
+	src := &printSource{corpus: c, store: store, known: known}
 	ix := NewIndex(opts.Threshold, src, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
+	if known != nil {
+		for i := range c.Len() {
+			if _, ok := known(c.File(i)); ok {
+				rep.GroupsFromStore++
+			}
+		}
+	}
 	idx := make([]int32, c.Len())
 	for i := range idx {
 		idx[i] = int32(i)
@@ -87,6 +129,9 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 	for _, run := range ordered.Map(idx, runtime.GOMAXPROCS(0), src.load) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if run.regroup {
+			return nil, errRegroup
 		}
 		if run.err != nil {
 			rep.AddFile(run.err)
@@ -144,6 +189,9 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 type printSource struct {
 	corpus *trace.Corpus
 	store  *printStore // nil: decode every run
+	// known gave the corpus the groups it had from the store (nil: every
+	// group came from a run_start).
+	known  func(trace.File) (string, bool)
 	recent []loadedRun // most recent last
 }
 
@@ -154,6 +202,8 @@ type loadedRun struct {
 	prints    *runPrints
 	err       error
 	fromStore bool
+	// regroup says the run's group is not the one it was ordered by.
+	regroup bool
 }
 
 // recentRuns is how many runs' fingerprints printSource keeps for the
@@ -163,11 +213,28 @@ const recentRuns = 16
 // load reads run i: it touches nothing of s but the corpus's file list
 // and the store, so that several runs load at once.
 func (s *printSource) load(i int32) loadedRun {
+	f := s.corpus.File(int(i))
 	if s.store != nil {
 		// A file that cannot be read is read again below, which says why.
-		if data, err := os.ReadFile(s.corpus.File(int(i)).Path); err == nil {
-			if p, ok := s.store.lookup(s.corpus.File(int(i)), data); ok {
+		if data, err := os.ReadFile(f.Path); err == nil {
+			// These are the bytes classify read: a group the store gave
+			// the corpus for them is theirs.
+			if p, ok := s.store.lookup(f, data); ok {
 				return loadedRun{index: i, prints: p, fromStore: true}
+			}
+		}
+	}
+	if s.known != nil {
+		if g, ok := s.known(f); ok {
+			// Ordered by the group of the bytes classify read, which
+			// these are not: the run_start says whether it still holds,
+			// as OpenCorpus reads it.
+			actual := ""
+			if st, err := trace.ReadStart(f); err == nil {
+				actual = GroupOf(st)
+			}
+			if actual != g {
+				return loadedRun{index: i, regroup: true}
 			}
 		}
 	}

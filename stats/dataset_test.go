@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -37,7 +38,8 @@ func collectRows(ctx context.Context, dir string, o Options) (*collector, error)
 // several row groups, counted a group of equal rows at a time, is the one
 // counted row by row, with every breakdown: the same wordings kept for
 // codes with more than maxMessages of them, the same failures listed
-// among more than maxExamples that claimed DONE.
+// among more than maxExamples that claimed DONE. Both from the counts
+// files classify writes and, those removed, from the tables' columns.
 func TestDatasetCountsAgreeWithRows(t *testing.T) {
 	ctx := context.Background()
 	o := corpus.DefaultOptions()
@@ -50,45 +52,60 @@ func TestDatasetCountsAgreeWithRows(t *testing.T) {
 	if _, err := classify.Update(ctx, traces, dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, by := range append([]string{""}, dimensions...) {
-		t.Run(fmt.Sprintf("by %q", by), func(t *testing.T) {
-			byRow, err := collectRows(ctx, dir, Options{By: by})
-			if err != nil {
-				t.Fatal(err)
-			}
-			byGroup, err := collectDataset(ctx, dir, Options{By: by})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The wordings kept for each code, which the report shows
-			// only the commonest and the number of.
-			for code, n := range byRow.nudges {
-				if !reflect.DeepEqual(byGroup.nudges[code], n) {
-					t.Errorf("code %s: %d turns, %d wordings kept counted by groups; %d turns, %d wordings row by row, or other wordings",
-						code, byGroup.nudges[code].count, len(byGroup.nudges[code].messages), n.count, len(n.messages))
-				}
-			}
-			want, got := byRow.finish(), byGroup.finish()
-			if !reflect.DeepEqual(got, want) {
-				a, _ := json.MarshalIndent(got, "", " ")
-				b, _ := json.MarshalIndent(want, "", " ")
-				t.Errorf("counted by groups:\n%s\n---\nrow by row:\n%s", a, b)
-			}
-			if by != "" {
-				return
-			}
-			capped := 0
-			for _, n := range want.Nudges {
-				if n.Distinct == maxMessages {
-					capped++
-				}
-			}
-			if capped == 0 {
-				t.Errorf("no code has %d wordings: the test does not reach the cap", maxMessages)
-			}
-			if cd := want.ClaimedDone; cd.Claimed <= maxExamples || len(cd.Examples) != maxExamples {
-				t.Errorf("%d failures claimed DONE, %d listed: want more than %d, %d listed", cd.Claimed, len(cd.Examples), maxExamples, maxExamples)
-			}
-		})
+	counts, err := filepath.Glob(filepath.Join(dir, "counts", "*", "*", "*", "*.counts"))
+	if err != nil || len(counts) == 0 {
+		t.Fatalf("classify wrote no counts files (%v)", err)
 	}
+	for _, from := range []string{"counts files", "columns"} {
+		if from == "columns" {
+			if err := os.RemoveAll(filepath.Join(dir, "counts")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, by := range append([]string{""}, dimensions...) {
+			checkDatasetCounts(t, ctx, dir, from, by)
+		}
+	}
+}
+
+func checkDatasetCounts(t *testing.T, ctx context.Context, dir, from, by string) {
+	t.Run(fmt.Sprintf("from %s by %q", from, by), func(t *testing.T) {
+		byRow, err := collectRows(ctx, dir, Options{By: by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byGroup, err := collectDataset(ctx, dir, Options{By: by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The wordings kept for each code, which the report shows
+		// only the commonest and the number of.
+		for code, n := range byRow.nudges {
+			if !reflect.DeepEqual(byGroup.nudges[code], n) {
+				t.Errorf("code %s: %d turns, %d wordings kept counted by groups; %d turns, %d wordings row by row, or other wordings",
+					code, byGroup.nudges[code].count, len(byGroup.nudges[code].messages), n.count, len(n.messages))
+			}
+		}
+		want, got := byRow.finish(), byGroup.finish()
+		if !reflect.DeepEqual(got, want) {
+			a, _ := json.MarshalIndent(got, "", " ")
+			b, _ := json.MarshalIndent(want, "", " ")
+			t.Errorf("counted by groups:\n%s\n---\nrow by row:\n%s", a, b)
+		}
+		if by != "" {
+			return
+		}
+		capped := 0
+		for _, n := range want.Nudges {
+			if n.Distinct == maxMessages {
+				capped++
+			}
+		}
+		if capped == 0 {
+			t.Errorf("no code has %d wordings: the test does not reach the cap", maxMessages)
+		}
+		if cd := want.ClaimedDone; cd.Claimed <= maxExamples || len(cd.Examples) != maxExamples {
+			t.Errorf("%d failures claimed DONE, %d listed: want more than %d, %d listed", cd.Claimed, len(cd.Examples), maxExamples, maxExamples)
+		}
+	})
 }

@@ -342,7 +342,8 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 // tables, read for the columns it counts only, and counted a group of
 // equal rows at a time (classify.RunCounts, classify.TurnCounts). The
 // failures that claimed DONE are listed from a second read of the runs,
-// alongside the turns', which stops at the last one listed.
+// alongside the turns', which stops at the last one listed. A part file
+// whose counts classify kept (classify.ClaimedDoneRuns) is not read at all.
 func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
@@ -410,16 +411,17 @@ type exampleRuns struct {
 	err  error
 }
 
-// readExamples reads the runs from the first until it has the failures
-// that claimed DONE each score tally lists: want[0] of models' runs,
-// want[1] of scripted ones.
+// readExamples reads the failures that claimed DONE from the first until
+// it has those each score tally lists: want[0] of models' runs, want[1] of
+// scripted ones. A part file holds runs of one model, so no more than
+// maxExamples of one are needed.
 func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
 	var ex exampleRuns
 	var got [2]int
 	if got == want {
 		return ex
 	}
-	for r, err := range classify.RunSummariesOnDemand(ctx, dir) {
+	for r, err := range classify.ClaimedDoneRuns(ctx, dir, maxExamples) {
 		if err != nil {
 			ex.err = err
 			return ex

@@ -40,6 +40,15 @@ const cacheRuns = 8
 // of their groups, as groupOf names them. A run whose run_start cannot be read goes last, in a group of its
 // own; reading it again reports why.
 func OpenCorpus(ctx context.Context, dir string, groupOf func(*schemas.RunStart) string) (*Corpus, error) {
+	return OpenCorpusKnowing(ctx, dir, groupOf, nil)
+}
+
+// OpenCorpusKnowing is OpenCorpus taking the group of a run from known
+// when it has it (ok), without reading the run's run_start: for a caller
+// that learnt the groups elsewhere (dedupe, from classify's fingerprint
+// store) and checks them when it reads the runs. known is called on every
+// core at once.
+func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.RunStart) string, known func(File) (string, bool)) (*Corpus, error) {
 	all, err := List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
@@ -58,6 +67,11 @@ func OpenCorpus(ctx context.Context, dir string, groupOf func(*schemas.RunStart)
 	groupOfFile := func(i int32) string {
 		if ctx.Err() != nil {
 			return ""
+		}
+		if known != nil {
+			if g, ok := known(latest.File(int(i))); ok {
+				return g
+			}
 		}
 		s, err := ReadStart(latest.File(int(i)))
 		if err != nil {
