@@ -51,7 +51,7 @@ func makeRunPrints(run *trace.RebuiltRun) *runPrints {
 		tp := &p.Turns[i]
 		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
 		if tp.What == turnPair {
-			tp.Print = f.makeConfirmed(run.Prompts[i], t.Reply)
+			tp.Print = f.MakeConfirmed(run.Prompts[i], t.Reply)
 		}
 	}
 	return p
