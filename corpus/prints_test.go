@@ -121,7 +121,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 
 	// A damaged store: every pack file with bytes flipped in its middle,
 	// and cut short.
-	packs, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "*.bin"))
+	packs, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "batch-*.bin"))
 	if len(packs) != 2 {
 		t.Fatalf("want two pack files, one per classify, got %v", packs)
 	}
