@@ -232,7 +232,8 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
 				rebuilt := trace.Rebuild(run)
-				l.prints, l.facts = dedupe.EncodeRunPrints(rebuilt), export.EncodeRunFacts(rebuilt)
+				l.prints = dedupe.EncodeRunPrints(rebuilt)
+				l.facts = export.EncodeRunFacts(rebuilt, l.prints)
 				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
 			}
 		}

@@ -141,6 +141,22 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 	return bytes.Clone(dst)
 }
 
+// PairPrints returns the fingerprint of every pair of a run's entry
+// (EncodeRunPrints), by turn, zero for a turn that is no pair: an export's
+// training text is most turns' pair text, and classify hands export these
+// rather than fingerprint the same text twice.
+func PairPrints(entry []byte) ([]Fingerprint, error) {
+	p, err := readRunPrints(entry)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Fingerprint, len(p.Turns))
+	for i := range p.Turns {
+		out[i] = p.Turns[i].Print
+	}
+	return out, nil
+}
+
 // fingerprinters keeps Fingerprinters, with their buffers, from one run
 // to the next.
 var fingerprinters = sync.Pool{New: func() any { return new(Fingerprinter) }}

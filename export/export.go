@@ -386,7 +386,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 			sel.times[i] = run.run.Time(i)
 			var p parsedDraft
 			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil)
+				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil, nil)
 			}
 		}
 		return sel

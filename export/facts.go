@@ -88,10 +88,17 @@ func factsOf(r *trace.RebuiltRun, i int, p *parsedDraft, canonical bool) turnFac
 }
 
 // trainingPrint is the fingerprint of turn i's training text under the
-// renderer's options, with the parse p holds or makes.
-func trainingPrint(f *dedupe.Fingerprinter, rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft, confirmed bool) dedupe.Fingerprint {
+// renderer's options, with the parse p holds or makes. pair, when not nil,
+// is the fingerprint of the turn's pair text (dedupe's, MakeConfirmed): it
+// is the training text's too when the draft is trained as written in the
+// text protocol, and is then taken instead of made again.
+func trainingPrint(f *dedupe.Fingerprinter, rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft, confirmed bool, pair *dedupe.Fingerprint) dedupe.Fingerprint {
 	t := r.Turns[i]
 	prompt, reply := rd.trainingOf(r.Prompts[i], t.Reply, rd.trainedReplyOf(t, p))
+	if pair != nil && pair.KeyText != nil && reply.Content == t.Reply.Content && len(reply.ToolCalls)+len(t.Reply.ToolCalls) == 0 &&
+		len(prompt) == len(r.Prompts[i]) && (len(prompt) == 0 || &prompt[0] == &r.Prompts[i][0]) {
+		return *pair
+	}
 	if confirmed {
 		return f.MakeConfirmed(prompt, reply)
 	}
@@ -186,8 +193,10 @@ func openFacts(dataset string) (*runpack.Store, error) {
 
 // EncodeRunFacts returns the entry FactsWriter.Add takes for run, whose
 // prompts are rebuilt (trace.Rebuild): made on the worker that read the
-// run, it leaves the writer only the copy.
-func EncodeRunFacts(run *trace.RebuiltRun) []byte {
+// run, it leaves the writer only the copy. prints, when not nil, is the
+// run's entry in dedupe's store (dedupe.EncodeRunPrints): its fingerprints
+// are taken for the turns whose training text is their pair text.
+func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
 	withTurns := DefaultOptions().runWhy(run.Start, run.End, false) == ""
 	s := run.Start
 	head := byte(0)
@@ -220,6 +229,13 @@ func EncodeRunFacts(run *trace.RebuiltRun) []byte {
 	}
 	rd := newRenderer(DefaultOptions(), nil)
 	var f dedupe.Fingerprinter
+	var pairs []dedupe.Fingerprint
+	if prints != nil {
+		// An entry that does not read is made again below, turn by turn.
+		if ps, err := dedupe.PairPrints(prints); err == nil && len(ps) == len(run.Turns) {
+			pairs = ps
+		}
+	}
 	for i, t := range run.Turns {
 		var p parsedDraft
 		facts := factsOf(run, i, &p, true)
@@ -227,7 +243,11 @@ func EncodeRunFacts(run *trace.RebuiltRun) []byte {
 		b = append(b, byte(facts))
 		b = runpack.AppendString(b, string(turnlabel.Of(t).Kind))
 		if facts == factsOfPair {
-			b = appendPrint(b, trainingPrint(&f, rd, run, i, &p, true))
+			var pair *dedupe.Fingerprint
+			if pairs != nil {
+				pair = &pairs[i]
+			}
+			b = appendPrint(b, trainingPrint(&f, rd, run, i, &p, true, pair))
 		}
 	}
 	return b

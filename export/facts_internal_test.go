@@ -48,7 +48,12 @@ func TestRunFactsAreWhatTheFirstPassReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entry := EncodeRunFacts(run)
+		// As classify makes it: given dedupe's entry, whose fingerprints
+		// serve the turns trained as written; and without it.
+		entry := EncodeRunFacts(run, dedupe.EncodeRunPrints(run))
+		if alone := EncodeRunFacts(run, nil); !bytes.Equal(entry, alone) {
+			t.Fatalf("%s: the entry made with dedupe's fingerprints differs from the one made without", run.File.Path)
+		}
 		rf, err := readRunFacts(entry)
 		if err != nil {
 			t.Fatalf("%s: %v", run.File.Path, err)
@@ -87,7 +92,7 @@ func TestRunFactsAreWhatTheFirstPassReads(t *testing.T) {
 				}
 				pairs++
 				var p parsedDraft
-				want := trainingPrint(&f, rd, run, k, &p, true)
+				want := trainingPrint(&f, rd, run, k, &p, true, nil)
 				if tf.print.Key != want.Key || !bytes.Equal(tf.print.KeyText, want.KeyText) || tf.print.Bands != want.Bands || !slices.Equal(tf.print.Shingles, want.Shingles) {
 					t.Fatalf("%s turn %d: the stored fingerprint is not the decoded turn's", run.File.Path, k)
 				}
