@@ -74,7 +74,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 			return nil, fmt.Errorf("dedupe: %w", err)
 		}
 		defer src.store.Close()
-		if src.store.len() == 0 {
+		if src.store.Len() == 0 {
 			src.store = nil // nothing to look up: no trace need be hashed
 		}
 	}

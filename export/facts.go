@@ -1,7 +1,6 @@
 package export
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -247,21 +246,9 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
 			if pairs != nil {
 				pair = &pairs[i]
 			}
-			b = appendPrint(b, trainingPrint(&f, rd, run, i, &p, true, pair))
+			fp := trainingPrint(&f, rd, run, i, &p, true, pair)
+			b = dedupe.AppendFingerprint(b, &fp)
 		}
-	}
-	return b
-}
-
-func appendPrint(b []byte, fp dedupe.Fingerprint) []byte {
-	b = binary.LittleEndian.AppendUint64(b, fp.Key)
-	b = append(b, fp.KeyText...) // sha256.Size bytes
-	for _, h := range fp.Bands {
-		b = binary.LittleEndian.AppendUint32(b, h)
-	}
-	b = binary.AppendUvarint(b, uint64(len(fp.Shingles)))
-	for _, s := range fp.Shingles {
-		b = binary.LittleEndian.AppendUint64(b, s)
 	}
 	return b
 }
@@ -318,19 +305,9 @@ func readRunFacts(b []byte) (*runFacts, error) {
 			if t.facts != factsOfPair {
 				continue
 			}
-			fp := &t.print
-			fp.Key = r.Uint64()
-			fp.KeyText = r.Bytes(sha256.Size)
-			for k := range fp.Bands {
-				fp.Bands[k] = r.Uint32()
-			}
-			n := r.Uvarint()
-			if n > uint64(r.Len()/8) {
-				return nil, fmt.Errorf("export facts: turn %d: shingles: %w", i, errShortFacts)
-			}
-			fp.Shingles = make([]uint64, n)
-			for k := range fp.Shingles {
-				fp.Shingles[k] = r.Uint64()
+			var err error
+			if t.print, err = dedupe.ReadFingerprint(r); err != nil {
+				return nil, fmt.Errorf("export facts: turn %d: %w", i, err)
 			}
 		}
 	}
