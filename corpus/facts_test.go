@@ -125,25 +125,11 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 	}
 
 	// Runs added after the classify: the same cases, other run ids.
-	more := filepath.Join(work, "more")
-	o.Seed, o.Turns = 2, 60
-	if _, err := corpus.Generate(ctx, more, o); err != nil {
-		t.Fatal(err)
+	added := addRuns(t, ctx, work, in, o)
+	if rep := check("runs added", n-1, nil); rep.Runs != n+added {
+		t.Fatalf("after adding %d runs: %d runs (before: %d)", added, rep.Runs, n)
 	}
-	added, _ := filepath.Glob(filepath.Join(more, "runs", "*.jsonl"))
-	for _, f := range added {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(in, "runs", filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if rep := check("runs added", n-1, nil); rep.Runs != n+len(added) {
-		t.Fatalf("after adding %d runs: %d runs (before: %d)", len(added), rep.Runs, n)
-	}
-	n += len(added)
+	n += added
 
 	// A second classify stores the added and grown runs' facts in a file
 	// of its own.
