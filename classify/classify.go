@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -173,7 +174,11 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 	// and stored keyed by the trace's size and hash (dedupe.PrintsWriter):
 	// dedupe then reads a run's fingerprints instead of decoding its trace
 	// again, as long as the trace is unchanged.
+	// So are the facts export's first pass reads of a run (its filters'
+	// fields, its secret values, its turns' facts and training
+	// fingerprints: export.FactsWriter), for export --dataset.
 	var prints *dedupe.PrintsWriter
+	var facts *export.FactsWriter
 	if len(jobs) > 0 {
 		if prints, err = dedupe.NewPrintsWriter(out, b.n); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
@@ -181,6 +186,14 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		defer func() {
 			if !committed {
 				prints.Abort()
+			}
+		}()
+		if facts, err = export.NewFactsWriter(out, b.n); err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		defer func() {
+			if !committed {
+				facts.Abort()
 			}
 		}()
 	}
@@ -193,11 +206,13 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		part   Partition
 		runRow RunRow
 		turns  []TurnRow
-		// prints is the run's entry in the fingerprint store (nil for a
-		// run read with problems, which dedupe reads again to report
-		// them), made of data size bytes with xxhash64 hash.
+		// prints and facts are the run's entries in the fingerprint
+		// store and export's (nil for a run read with problems, which
+		// dedupe and export read again to report them), made of data
+		// size bytes with xxhash64 hash.
 		prints []byte
 		group  string
+		facts  []byte
 		size   int64
 		hash   uint64
 	}
@@ -217,8 +232,10 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
-				l.prints = dedupe.EncodeRunPrints(trace.Rebuild(run))
+				rebuilt := trace.Rebuild(run)
+				l.prints = dedupe.EncodeRunPrints(rebuilt)
 				l.group = dedupe.GroupOf(run.Start)
+				l.facts = export.EncodeRunFacts(rebuilt, l.prints)
 				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
 			}
 		}
@@ -258,6 +275,9 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			if err := prints.Add(fileOf(j), l.group, l.size, l.hash, l.prints); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
+			if err := facts.Add(fileOf(j), l.size, l.hash, l.facts); err != nil {
+				return nil, fmt.Errorf("classify: %w", err)
+			}
 		}
 		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
 		if !run.Complete() {
@@ -275,6 +295,9 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		// The pack first: a pack whose classify did not commit is still
 		// right about every trace it names, and is read only for those.
 		if err := prints.Commit(); err != nil {
+			return nil, fmt.Errorf("classify: %w", err)
+		}
+		if err := facts.Commit(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}

@@ -78,8 +78,23 @@ func pipelineDigests(t *testing.T, ctx context.Context, in, work string) []strin
 		if _, err := export.Run(ctx, opts, io.Discard); err != nil {
 			t.Fatal(err)
 		}
+		// export as the pipeline runs it, on classify's stored facts: the
+		// same files.
+		stored := opts
+		stored.Out, stored.Dataset = opts.Out+"-stored", dataset
+		sum, err := export.Run(ctx, stored, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if format != export.FormatDPO && sum.FromStore != sum.Runs {
+			t.Errorf("export %s took %d of %d runs from classify's facts, want all", format, sum.FromStore, sum.Runs)
+		}
 		for _, f := range dataFiles(t, opts.Out) {
-			add("export-"+format+"/"+f, fileDigest(t, filepath.Join(opts.Out, f)))
+			d := fileDigest(t, filepath.Join(opts.Out, f))
+			if s := fileDigest(t, filepath.Join(stored.Out, f)); s.String() != d.String() {
+				t.Errorf("export %s on classify's facts wrote %s as %s, on the traces %s", format, f, s, d)
+			}
+			add("export-"+format+"/"+f, d)
 		}
 	}
 

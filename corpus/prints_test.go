@@ -70,35 +70,20 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	moved, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000002-p1-*.jsonl"))
 
 	// Runs added after the classify: the same cases, other run ids.
-	more := filepath.Join(work, "more")
-	o.Seed = 2
-	o.Turns = 60
-	if _, err := corpus.Generate(ctx, more, o); err != nil {
-		t.Fatal(err)
-	}
-	added, _ := filepath.Glob(filepath.Join(more, "runs", "*.jsonl"))
-	for _, f := range added {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(in, "runs", filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	added := addRuns(t, ctx, work, in, o)
 	grown := check("runs added", n)
 	if grown.GroupsFromStore != n || grown.Regrouped {
 		t.Errorf("runs added: %d runs ordered by the store's groups, regrouped %v; want the %d classified, and not regrouped", grown.GroupsFromStore, grown.Regrouped, n)
 	}
-	if grown.Runs != n+len(added) || grown.RawTurns == first.RawTurns {
-		t.Fatalf("after adding %d runs: %d runs, %d turns (before: %d, %d)", len(added), grown.Runs, grown.RawTurns, first.Runs, first.RawTurns)
+	if grown.Runs != n+added || grown.RawTurns == first.RawTurns {
+		t.Fatalf("after adding %d runs: %d runs, %d turns (before: %d, %d)", added, grown.Runs, grown.RawTurns, first.Runs, first.RawTurns)
 	}
 	// A second classify adds the new runs' fingerprints in a pack of its
 	// own.
 	if _, err := classify.Update(ctx, in, dataset); err != nil {
 		t.Fatal(err)
 	}
-	n += len(added)
+	n += added
 	check("runs added and classified", n)
 
 	// A trace edited to the same size: its first draft has one letter
@@ -158,7 +143,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 
 	// A damaged store: every pack file with bytes flipped in its middle,
 	// and cut short.
-	packs, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "*.bin"))
+	packs, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "batch-*.bin"))
 	if len(packs) != 2 {
 		t.Fatalf("want two pack files, one per classify, got %v", packs)
 	}
@@ -197,4 +182,27 @@ func jsonOf(t *testing.T, rep *dedupe.Report) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// addRuns generates runs of the same cases as o did, with other run ids
+// (another seed, fewer turns), into the traces of in, as runs recorded
+// after a classify, and returns how many.
+func addRuns(t *testing.T, ctx context.Context, work, in string, o corpus.Options) int {
+	t.Helper()
+	more := filepath.Join(work, "more")
+	o.Seed, o.Turns = 2, 60
+	if _, err := corpus.Generate(ctx, more, o); err != nil {
+		t.Fatal(err)
+	}
+	added, _ := filepath.Glob(filepath.Join(more, "runs", "*.jsonl"))
+	for _, f := range added {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(in, "runs", filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(added)
 }

@@ -19,5 +19,6 @@
 // the run decoded), and decodes the others, so that a pipeline decodes each
 // trace once. The export package runs an Index on the pairs it selects,
 // served text by the traces on disk (CorpusTexts; trace.Corpus rebuilds
-// the prompts).
+// the prompts), or their SHA-256 (Digests) when it reads the fingerprints
+// classify stored for it.
 package dedupe

@@ -76,11 +76,12 @@ func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fing
 	return fp
 }
 
-// makeConfirmed is Make with KeyText the SHA-256 of the key text
+// MakeConfirmed is Make with KeyText the SHA-256 of the key text
 // (confirmDigest), the key text hashed piece by piece instead of laid out:
 // it is the whole prompt, a copy of kilobytes per turn that only the
-// hashes read.
-func (f *Fingerprinter) makeConfirmed(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
+// hashes read. It is the fingerprint a store keeps, and an index given it
+// confirms equal keys by digest (Digests).
+func (f *Fingerprinter) MakeConfirmed(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
 	var fp Fingerprint
 	fp.Key, fp.KeyText = f.confirmedKey(nil, prompt, draft)
 	fp.Bands = f.nearPrint(prompt, draft)

@@ -40,7 +40,7 @@ func TestFingerprinterMatchesTheKeyTexts(t *testing.T) {
 		}
 		// The fingerprint dedupe stores: the key text hashed as it goes,
 		// its SHA-256 in place of the text.
-		c := f.makeConfirmed(prompt, d)
+		c := f.MakeConfirmed(prompt, d)
 		if !bytes.Equal(c.KeyText, confirmDigest(want.KeyText)) || c.Key != want.Key || c.Bands != want.Bands || !slices.Equal(c.Shingles, want.Shingles) {
 			t.Fatalf("turn %d: the confirmed fingerprint differs", i+1)
 		}

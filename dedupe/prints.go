@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pyharness/pyharness/internal/runpack"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -51,7 +52,7 @@ func makeRunPrints(run *trace.RebuiltRun) *runPrints {
 		tp := &p.Turns[i]
 		tp.What, tp.Time = turnWhatOf(run, i), run.Time(i)
 		if tp.What == turnPair {
-			tp.Print = f.makeConfirmed(run.Prompts[i], t.Reply)
+			tp.Print = f.MakeConfirmed(run.Prompts[i], t.Reply)
 		}
 	}
 	return p
@@ -101,7 +102,14 @@ func appendTurnPrint(dst []byte, t *turnPrint) []byte {
 	if t.What != turnPair {
 		return dst
 	}
-	fp := &t.Print
+	return AppendFingerprint(dst, &t.Print)
+}
+
+// AppendFingerprint appends a fingerprint whose KeyText is the digest
+// (MakeConfirmed) as a store keeps it: the key, the digest, the band
+// hashes and the shingles, in fixed-size little-endian words.
+// ReadFingerprint reads it.
+func AppendFingerprint(dst []byte, fp *Fingerprint) []byte {
 	dst = slices.Grow(dst, 8+len(fp.KeyText)+4*Bands+binary.MaxVarintLen64+8*len(fp.Shingles))
 	dst = binary.LittleEndian.AppendUint64(dst, fp.Key)
 	dst = append(dst, fp.KeyText...) // sha256.Size bytes
@@ -113,6 +121,27 @@ func appendTurnPrint(dst []byte, t *turnPrint) []byte {
 		dst = binary.LittleEndian.AppendUint64(dst, s)
 	}
 	return dst
+}
+
+// ReadFingerprint reads what AppendFingerprint wrote. A shingle count
+// larger than the bytes left is an error; any other shortage the reader
+// remembers (runpack.Reader.Short).
+func ReadFingerprint(r *runpack.Reader) (Fingerprint, error) {
+	var fp Fingerprint
+	fp.Key = r.Uint64()
+	fp.KeyText = r.Bytes(sha256.Size)
+	for k := range fp.Bands {
+		fp.Bands[k] = r.Uint32()
+	}
+	ns := r.Uvarint()
+	if ns > uint64(r.Len()/8) {
+		return fp, errShortPrints
+	}
+	fp.Shingles = make([]uint64, ns)
+	for k := range fp.Shingles {
+		fp.Shingles[k] = r.Uint64()
+	}
+	return fp, nil
 }
 
 // encodeRunPrints is appendRunPrints(nil, makeRunPrints(run)) written as
@@ -141,6 +170,22 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 	return bytes.Clone(dst)
 }
 
+// PairPrints returns the fingerprint of every pair of a run's entry
+// (EncodeRunPrints), by turn, zero for a turn that is no pair: an export's
+// training text is most turns' pair text, and classify hands export these
+// rather than fingerprint the same text twice.
+func PairPrints(entry []byte) ([]Fingerprint, error) {
+	p, err := readRunPrints(entry)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Fingerprint, len(p.Turns))
+	for i := range p.Turns {
+		out[i] = p.Turns[i].Print
+	}
+	return out, nil
+}
+
 // fingerprinters keeps Fingerprinters, with their buffers, from one run
 // to the next.
 var fingerprinters = sync.Pool{New: func() any { return new(Fingerprinter) }}
@@ -152,17 +197,17 @@ var errShortPrints = errors.New("fingerprints cut short")
 // a wrong fingerprint taken for a right one (the store checks a checksum
 // first).
 func readRunPrints(b []byte) (*runPrints, error) {
-	r := printReader{b: b}
-	p := &runPrints{Worked: r.byte() == 1}
-	n := r.uvarint()
+	r := runpack.NewReader(b)
+	p := &runPrints{Worked: r.Byte() == 1}
+	n := r.Uvarint()
 	if n > uint64(len(b)) {
 		return nil, errShortPrints
 	}
 	p.Turns = make([]turnPrint, n)
 	for i := range p.Turns {
 		t := &p.Turns[i]
-		t.What = turnWhat(r.byte())
-		t.Time = r.varint()
+		t.What = turnWhat(r.Byte())
+		t.Time = r.Varint()
 		switch t.What {
 		case turnNoModel, turnNotRebuilt:
 			continue
@@ -170,86 +215,16 @@ func readRunPrints(b []byte) (*runPrints, error) {
 		default:
 			return nil, fmt.Errorf("fingerprints: turn %d: unknown kind %d", i, t.What)
 		}
-		fp := &t.Print
-		fp.Key = r.uint64()
-		fp.KeyText = r.bytes(sha256.Size)
-		for k := range fp.Bands {
-			fp.Bands[k] = r.uint32()
-		}
-		ns := r.uvarint()
-		if ns > uint64(len(r.b)/8) {
-			return nil, errShortPrints
-		}
-		fp.Shingles = make([]uint64, ns)
-		for k := range fp.Shingles {
-			fp.Shingles[k] = r.uint64()
+		var err error
+		if t.Print, err = ReadFingerprint(r); err != nil {
+			return nil, err
 		}
 	}
-	if r.short {
+	if r.Short() {
 		return nil, errShortPrints
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("fingerprints: %d bytes after the last turn", len(r.b))
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("fingerprints: %d bytes after the last turn", r.Len())
 	}
 	return p, nil
-}
-
-// printReader reads the fields of an entry, remembering when it ran out
-// of bytes (and giving zeros after that) so that the caller checks once.
-type printReader struct {
-	b     []byte
-	short bool
-}
-
-func (r *printReader) take(n int) []byte {
-	if r.short || n < 0 || len(r.b) < n {
-		r.short = true
-		return nil
-	}
-	out := r.b[:n:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *printReader) byte() byte {
-	if b := r.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *printReader) uint32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *printReader) uint64() uint64 {
-	if b := r.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *printReader) bytes(n int) []byte { return r.take(n) }
-
-func (r *printReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.short = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *printReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.short = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
 }

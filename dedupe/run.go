@@ -88,7 +88,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 			return nil, fmt.Errorf("dedupe: %w", err)
 		}
 		defer store.Close()
-		if store.len() == 0 {
+		if store.Len() == 0 {
 			store = nil // nothing to look up: no trace need be hashed
 		}
 	}

@@ -51,3 +51,17 @@ func (t CorpusTexts) Shingles(dst []uint64, ref Ref) ([]uint64, error) {
 }
 
 var _ Texts = CorpusTexts{}
+
+// Digests serves an Index the SHA-256 of the key texts Texts gives
+// (confirmDigest), for an index of fingerprints made by MakeConfirmed or
+// read from a store: they carry the digest, not the text.
+type Digests struct{ Texts }
+
+// KeyText appends the SHA-256 of the key text of ref.
+func (d Digests) KeyText(dst []byte, ref Ref) ([]byte, error) {
+	text, err := d.Texts.KeyText(nil, ref)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, confirmDigest(text)...), nil
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
 )
 
 // dpoCand is a draft that can be one side of a preference pair.
@@ -46,7 +45,9 @@ func (e *exporter) runDPO(ctx context.Context) error {
 	rd := newRenderer(e.opts, nil)
 	byPrompt := map[string][]dpoCand{}
 	var buf []byte
-	err := considered(ctx, e, true, func(*trace.RebuiltRun) struct{} { return struct{}{} }, func(run *trace.RebuiltRun, _ struct{}) error {
+	err := considered(ctx, e, true, func(*passRun) struct{} { return struct{}{} }, func(pr *passRun, _ struct{}) error {
+		run := pr.run // a preference export decodes every run it considers
+		group := e.corpus.Group(int(run.Index))
 		for i, t := range run.Turns {
 			sd, why := e.opts.dpoSide(run, i)
 			if sd == sideNone {
@@ -62,7 +63,7 @@ func (e *exporter) runDPO(ctx context.Context) error {
 			}
 			byPrompt[h] = append(byPrompt[h], dpoCand{ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, draft: dedupe.Key(buf),
 				action: actionKey(t.Reply), refused: t.Outcome.Status == schemas.StatusRefused,
-				side: sd, time: run.Time(i), group: run.Group()})
+				side: sd, time: run.Time(i), group: group})
 		}
 		return nil
 	})

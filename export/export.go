@@ -17,6 +17,7 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/internal/runpack"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -46,6 +47,15 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if opts.KeepToolCalls {
 		e.tools = harnessTools()
 	}
+	if opts.Dataset != "" {
+		if e.facts, err = openFacts(opts.Dataset); err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		defer e.facts.Close()
+		if e.facts.Len() == 0 {
+			e.facts = nil // nothing to look up: no trace need be hashed
+		}
+	}
 	if opts.Format == FormatDPO {
 		err = e.runDPO(ctx)
 	} else {
@@ -65,9 +75,12 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 
 // exporter holds one export's state.
 type exporter struct {
-	opts    Options
-	corpus  *trace.Corpus
-	red     *redactor
+	opts   Options
+	corpus *trace.Corpus
+	red    *redactor
+	// facts are the facts classify stored of each run (Options.Dataset),
+	// nil when every run is decoded.
+	facts   *runpack.Store
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
@@ -82,56 +95,177 @@ type exporter struct {
 
 // considered streams the runs that pass the run filters, tallying the rest
 // and learning every run's secrets on the way. prep runs on the worker
-// that read each run (trace.MapRuns), and each gets its value.
-func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*trace.RebuiltRun) T, each func(*trace.RebuiltRun, T) error) error {
-	// The run's secret values are found on its worker too: scanning every
-	// message and draft is work of its own run only; the values are
-	// learned in run order, as they were when found in that order.
-	type prepared struct {
-		secrets []string
-		value   T
-	}
-	prepare := func(run *trace.RebuiltRun) prepared {
-		return prepared{secrets: secretsOf(run), value: prep(run)}
-	}
-	// A run the run filters leave out gives no turn: its prompts are not
-	// rebuilt.
-	rebuild := func(run *trace.Run) bool { return e.opts.runWhy(&trace.RebuiltRun{Run: run}, forDPO) == "" }
-	for m, err := range trace.MapRuns(ctx, e.corpus, rebuild, prepare, e.sum.AddFile) {
+// that read each run (firstPass), and each gets its value.
+func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*passRun) T, each func(*passRun, T) error) error {
+	for m, err := range firstPass(ctx, e, forDPO, prep) {
 		if err != nil {
 			return err
 		}
-		run := m.RebuiltRun
+		run := &m.passRun
 		e.sum.Runs++
-		e.learnSecrets(run, m.Value.secrets)
-		if s := run.Start; s != nil {
+		if run.run == nil {
+			e.sum.FromStore++
+		}
+		e.learnSecrets(run.start, m.secrets)
+		if s := run.start; s != nil {
 			for _, t := range s.Tags {
 				e.tags[t] = true
 			}
 			e.models[schemas.Model{Backend: s.Model.Backend, Name: s.Model.Name}] = true
 		}
-		if why := e.opts.runWhy(run, forDPO); why != "" {
+		if why := e.opts.runWhy(run.start, run.end, forDPO); why != "" {
 			e.sum.RunsLeftOut[why]++
 			continue
 		}
 		e.sum.RunsConsidered++
-		if run.Start.Model.HandWritten() {
+		if run.start.Model.HandWritten() {
 			e.sum.ScriptedRuns++
 		}
-		e.sum.Turns += len(run.Turns)
-		if err := each(run, m.Value.value); err != nil {
+		e.sum.Turns += run.turns
+		if err := each(run, m.value); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// passRun is a run as the first pass takes it: its run_start and run_end
+// (of which runWhy reads a few fields), the number of its turns, and
+// either the run decoded (run) or, served from classify's store, the facts
+// of its turns (facts: nil for a run the run filters leave out).
+type passRun struct {
+	index int32
+	start *schemas.RunStart
+	end   *schemas.RunEnd
+	turns int
+	run   *trace.RebuiltRun
+	facts []turnFacts
+}
+
+func decodedRun(r *trace.RebuiltRun) passRun {
+	return passRun{index: r.Index, start: r.Start, end: r.End, turns: len(r.Turns), run: r}
+}
+
+// worked reports whether the run ended with the verdict worked.
+func (r *passRun) worked() bool { return r.end != nil && r.end.Verdict == schemas.VerdictWorked }
+
+// prepared is a run of the first pass with its secret values and the
+// value prep made of it on the worker that read it: scanning every message
+// and draft for secrets is work of its own run only, and the values are
+// learned in run order, as they were when found in that order.
+type prepared[T any] struct {
+	passRun
+	secrets []string
+	value   T
+}
+
+// firstPass streams every run in order, each with its secret values and
+// prep's value, reading them ahead on every core. Without a store it
+// decodes every run (trace.MapRuns). With classify's store (Options.Dataset)
+// a run whose trace is byte for byte the one classify read is served from
+// the store (loadRun), and only the others are decoded.
+func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*passRun) T) iter.Seq2[prepared[T], error] {
+	made := func(r passRun, secrets []string) prepared[T] {
+		p := prepared[T]{passRun: r, secrets: secrets}
+		p.value = prep(&p.passRun)
+		return p
+	}
+	if e.facts == nil {
+		// A run the run filters leave out gives no turn: its prompts are
+		// not rebuilt.
+		rebuild := func(run *trace.Run) bool { return e.opts.runWhy(run.Start, run.End, forDPO) == "" }
+		prepare := func(run *trace.RebuiltRun) prepared[T] { return made(decodedRun(run), secretsOf(run)) }
+		return func(yield func(prepared[T], error) bool) {
+			for m, err := range trace.MapRuns(ctx, e.corpus, rebuild, prepare, e.sum.AddFile) {
+				if !yield(m.Value, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+	// The stored facts of a run's turns serve an SFT export of the default
+	// training text; any other decodes the runs the run filters take.
+	turnsFromFacts := !forDPO && !e.opts.AsWritten && !e.opts.KeepToolCalls
+	return func(yield func(prepared[T], error) bool) {
+		idx := make([]int32, e.corpus.Len())
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		type loaded struct {
+			p       prepared[T]
+			problem error
+		}
+		load := func(i int32) loaded {
+			if ctx.Err() != nil {
+				return loaded{}
+			}
+			r, secrets, problem := e.loadRun(i, forDPO, turnsFromFacts)
+			return loaded{made(r, secrets), problem}
+		}
+		for _, l := range ordered.Map(idx, runtime.GOMAXPROCS(0), load) {
+			if err := ctx.Err(); err != nil {
+				yield(prepared[T]{}, err)
+				return
+			}
+			if l.problem != nil {
+				e.sum.AddFile(l.problem)
+			}
+			if !yield(l.p, nil) {
+				return
+			}
+		}
+	}
+}
+
+// loadRun reads run i from classify's store when the store holds it for
+// exactly the bytes of its trace, and decodes the trace when it does not
+// (a run added, grown or changed since the classify, or an entry that does
+// not read), or when the run filters take the run and its turns are
+// wanted decoded. It returns the run's secret values and the problems of
+// its file, as trace.MapRuns reports them.
+func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []string, error) {
+	f := e.corpus.File(int(i))
+	var data []byte
+	if e.facts.Has(f) {
+		// A file that cannot be read is read again below, which says why.
+		data, _ = os.ReadFile(f.Path)
+		for b := range e.facts.Entries(f, data) {
+			rf, err := readRunFacts(b)
+			if err != nil {
+				continue
+			}
+			r := passRun{index: i, start: rf.start, end: rf.end, turns: rf.turns}
+			if e.opts.runWhy(rf.start, rf.end, forDPO) != "" {
+				return r, rf.secrets, nil
+			}
+			if turnsFromFacts && rf.turnFacts != nil {
+				r.facts = rf.turnFacts
+				return r, rf.secrets, nil
+			}
+			break // its turns are decoded, from the bytes read
+		}
+	}
+	var tr *trace.Run
+	var err error
+	if data != nil {
+		tr, err = trace.ReadRunBytes(f, data)
+	} else {
+		tr, err = trace.ReadRun(f)
+	}
+	run := &trace.RebuiltRun{Run: tr}
+	if e.opts.runWhy(tr.Start, tr.End, forDPO) == "" {
+		run = trace.Rebuild(tr)
+	}
+	run.Index = i
+	return decodedRun(run), secretsOf(run), err
+}
+
 // learnSecrets learns the secret values of a run: those of the
 // environment files of its repository (on disk, or the embedded fixture
 // of a benchmark case) and those assigned in its messages and drafts
 // (secretsOf, found on the worker that read the run).
-func (e *exporter) learnSecrets(run *trace.RebuiltRun, assigned []string) {
-	if s := run.Start; s != nil {
+func (e *exporter) learnSecrets(s *schemas.RunStart, assigned []string) {
+	if s != nil {
 		e.learnRepo(s)
 	}
 	e.red.add(assigned...)
@@ -214,40 +348,59 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		return spill.add(pairRow{ref: cl.Kept, key: cl.KeptKey, mult: cl.KeptMultiplicity, cluster: cl.Turns}, cl.GroupNumber)
 	}
 	rd := newRenderer(e.opts, nil)
-	recent := &recentPrints{texts: dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}}
+	var texts dedupe.Texts = dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}
+	if e.facts != nil {
+		// The store's fingerprints carry the SHA-256 of the key text, and
+		// so do the ones made here then: keys are confirmed by digest.
+		texts = dedupe.Digests{Texts: texts}
+	}
+	recent := &recentPrints{texts: texts}
 	ix := dedupe.NewIndex(e.opts.Threshold, recent, settled)
 	// Why each turn is no pair ("" for a selected turn), and the
 	// fingerprint of each selected turn, of the text it will be trained on,
 	// made on the worker that read the run: deciding a turn parses its
 	// draft, which left to the goroutine that takes the runs in order was
-	// a fifth of an export's CPU done on one core.
+	// a fifth of an export's CPU done on one core. A run served from
+	// classify's store has them stored.
 	type selection struct {
-		whys []string
-		fps  []dedupe.Fingerprint
+		whys  []string
+		fps   []dedupe.Fingerprint
+		times []int64
 	}
-	selectTurns := func(run *trace.RebuiltRun) selection {
-		if e.opts.runWhy(run, false) != "" {
+	selectTurns := func(run *passRun) selection {
+		if e.opts.runWhy(run.start, run.end, false) != "" {
 			return selection{}
 		}
-		sel := selection{whys: make([]string, len(run.Turns)), fps: make([]dedupe.Fingerprint, len(run.Turns))}
+		sel := selection{whys: make([]string, run.turns), fps: make([]dedupe.Fingerprint, run.turns), times: make([]int64, run.turns)}
+		if run.facts != nil {
+			for i, t := range run.facts {
+				sel.times[i] = t.time
+				if sel.whys[i] = e.opts.whyOf(t.facts, e.opts.kindIn(t.kind)); sel.whys[i] == "" {
+					sel.fps[i] = t.print
+				}
+			}
+			return sel
+		}
 		var f dedupe.Fingerprinter
-		for i, t := range run.Turns {
+		for i := range run.run.Turns {
+			sel.times[i] = run.run.Time(i)
 			var p parsedDraft
-			if sel.whys[i] = e.opts.turnWhy(run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = f.Make(rd.trainingOf(run.Prompts[i], t.Reply, rd.trainedReplyOf(t, &p)))
+			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
+				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil, nil)
 			}
 		}
 		return sel
 	}
-	err = considered(ctx, e, false, selectTurns, func(run *trace.RebuiltRun, sel selection) error {
-		recent.keep(run.Index, sel.fps)
-		for i := range run.Turns {
+	err = considered(ctx, e, false, selectTurns, func(run *passRun, sel selection) error {
+		recent.keep(run.index, sel.fps)
+		group, worked := e.corpus.Group(int(run.index)), run.worked()
+		for i := range sel.whys {
 			if why := sel.whys[i]; why != "" {
 				e.sum.TurnsLeftOut[why]++
 				continue
 			}
 			e.sum.Selected++
-			it := dedupe.Item{Ref: dedupe.Ref{Run: run.Index, Turn: int32(i)}, Group: run.Group(), Worked: run.Worked(), Time: run.Time(i)}
+			it := dedupe.Item{Ref: dedupe.Ref{Run: run.index, Turn: int32(i)}, Group: group, Worked: worked, Time: sel.times[i]}
 			if _, err := ix.AddFingerprint(ctx, it, &sel.fps[i]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}

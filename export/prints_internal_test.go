@@ -38,7 +38,7 @@ func TestRecentPrintsServeWhatTheTracesGive(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := m.RebuiltRun
-		if opts.runWhy(run, false) != "" {
+		if opts.runWhy(run.Start, run.End, false) != "" {
 			continue
 		}
 		fps := make([]dedupe.Fingerprint, len(run.Turns))

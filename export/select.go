@@ -71,12 +71,11 @@ func modelMatches(m schemas.Model, want []string) bool {
 
 // runWhy says why a run is left out, or "" when its turns are considered.
 // forDPO keeps failed runs: their drafts are the rejected side.
-func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
-	s := r.Start
+func (o Options) runWhy(s *schemas.RunStart, end *schemas.RunEnd, forDPO bool) string {
 	switch {
 	case s == nil:
 		return whyNoStart
-	case r.End == nil:
+	case end == nil:
 		return whyIncomplete
 	case len(o.Sources) > 0 && !slices.Contains(o.Sources, s.Source):
 		return whySource
@@ -90,9 +89,9 @@ func (o Options) runWhy(r *trace.RebuiltRun, forDPO bool) string {
 		return whyModel
 	case s.Model.HandWritten() && !o.IncludeScripted:
 		return whyScripted
-	case !r.End.Verdict.Judged():
+	case !end.Verdict.Judged():
 		return whyNotJudged
-	case r.End.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
+	case end.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
 		return whyFailed
 	}
 	return ""
@@ -117,24 +116,7 @@ func parsed(t *schemas.Turn) bool {
 // turnWhy says why turn i of a considered run is no SFT pair, or "". p
 // holds the parse of the turn's draft, made here when it is needed first.
 func (o Options) turnWhy(r *trace.RebuiltRun, i int, p *parsedDraft) string {
-	t := r.Turns[i]
-	switch {
-	case !t.ModelStep:
-		return whyNoModel
-	case r.Prompts[i] == nil:
-		return whyNotRebuilt
-	case !o.kindWanted(t):
-		return whyKind
-	case !parsed(t):
-		return whyNotParsed
-	case !accepted(t):
-		return whyNotApplied
-	case !alternates(r.Prompts[i]):
-		return whyAlternation
-	case !o.AsWritten && !hasCanonical(t, p):
-		return whyNoCanonical
-	}
-	return ""
+	return o.whyOf(factsOf(r, i, p, !o.AsWritten), o.kindWanted(r.Turns[i]))
 }
 
 // kindWanted reports whether a turn's kind is in --kind. The kind is the

@@ -75,6 +75,11 @@ type Summary struct {
 	// Template is what checking the rows against --chat-template found.
 	Template *TemplateCheck `json:"chat_template,omitempty"`
 	Why      string         `json:"why,omitempty"`
+	// FromStore counts the runs the first pass took from classify's store
+	// (Options.Dataset) instead of their trace: how much decoding it
+	// spared. It is in neither the summary nor the card, which are the
+	// same either way.
+	FromStore int `json:"-"`
 
 	opts Options
 }

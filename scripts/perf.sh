@@ -73,9 +73,11 @@ measure classify "$bin" classify --in "$corpus" --out "$dataset"
 # pipeline decodes each trace once.
 measure dedupe "$bin" dedupe --in "$corpus" --dataset "$dataset"
 # The corpus is labelled ollama/gen-corpus:synthetic, so export selects it
-# as a real model's runs: no --include-scripted.
-measure export-parquet "$bin" export --in "$corpus" --format parquet --out "$work/export-parquet"
-measure export-jsonl "$bin" export --in "$corpus" --format jsonl --out "$work/export-jsonl"
+# as a real model's runs: no --include-scripted. export's first pass takes
+# what classify stored of each run from the dataset (--dataset), and
+# decodes only the runs it writes rows from.
+measure export-parquet "$bin" export --in "$corpus" --dataset "$dataset" --format parquet --out "$work/export-parquet"
+measure export-jsonl "$bin" export --in "$corpus" --dataset "$dataset" --format jsonl --out "$work/export-jsonl"
 measure stats-dataset "$bin" stats --in "$dataset" --json
 measure stats-traces "$bin" stats --in "$corpus" --json
 

@@ -128,16 +128,14 @@ func (c *Corpus) SetAside() int { return c.setAside }
 // File returns the trace file of run i.
 func (c *Corpus) File(i int) File { return c.files.File(i) }
 
-// Group returns the group of run i (RebuiltRun.Group), without reading it.
+// Group returns the group of run i, as OpenCorpus's groupOf named it of
+// its run_start ("" when that could not be read), without reading the run.
 func (c *Corpus) Group(i int) string { return c.groupNames[c.group[i]] }
 
 // RebuiltRun is one run's records with the rebuilt prompt of every turn.
 type RebuiltRun struct {
 	Index int32
 	*Run
-	// group is the run's group as the corpus ordered it (the groupOf of
-	// OpenCorpus, of its run_start).
-	group string
 	// readErr holds the errors met reading the file; the good records
 	// before and after them are kept, and MapRuns reports them.
 	readErr error
@@ -149,10 +147,6 @@ type RebuiltRun struct {
 
 // Worked reports whether the run ended with the verdict worked.
 func (r *RebuiltRun) Worked() bool { return r.End != nil && r.End.Verdict == schemas.VerdictWorked }
-
-// Group returns the run's group (as OpenCorpus named it), or "" when its run_start could
-// not be read.
-func (r *RebuiltRun) Group() string { return r.group }
 
 // Time is the moment of turn i, for choosing the newest copy.
 func (r *RebuiltRun) Time(i int) int64 {
@@ -206,7 +200,7 @@ func (c *Corpus) readIf(i int, rebuild func(*Run) bool) (*RebuiltRun, error) {
 	if rebuild == nil || rebuild(tr) {
 		r = Rebuild(tr)
 	}
-	r.Index, r.readErr, r.group = int32(i), err, c.groupNames[c.group[i]]
+	r.Index, r.readErr = int32(i), err
 	return r, nil
 }
 

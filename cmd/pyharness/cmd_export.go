@@ -78,7 +78,15 @@ adapted where the template needs it (a system prompt it refuses is folded
 into the first user message, …); a row it cannot render fails the export.
 
 Every format writes a README.md dataset card. When the selection leaves
-nothing, it says why and writes nothing. docs/export.md has the details.`,
+nothing, it says why and writes nothing. docs/export.md has the details.
+
+classify stores what export's first pass reads of each run (the fields the
+run filters read, its secret values, each turn's facts and the fingerprint of
+its training text) in its dataset (--dataset, IN/dataset unless told), keyed
+by each trace file's size and content hash: export takes a run's from there
+when its trace is byte for byte the one classify read, and decodes the others
+(runs added or changed since; --as-written, --keep-tool-calls and dpo decode
+the runs they consider). The files written are the same either way.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd.Context(), a, opts)
@@ -86,6 +94,7 @@ nothing, it says why and writes nothing. docs/export.md has the details.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.In, "in", defaultOut, "trace directory")
+	fs.StringVar(&opts.Dataset, "dataset", "", "the dataset classify wrote of these traces, whose stored facts spare decoding them again (default IN/dataset when it exists)")
 	fs.StringVar(&opts.Out, "out", "", "output directory (default IN/export/FORMAT)")
 	fs.StringVar(&opts.Format, "format", opts.Format, "jsonl, parquet, dpo or text")
 	fs.StringArrayVar(&opts.Models, "model", nil, "only runs of this model: name, backend or backend:name (repeatable)")
@@ -142,6 +151,11 @@ func runExport(ctx context.Context, a *app, opts exportOptions) error {
 		return err
 	}
 	o.In = in
+	if o.Dataset == "" {
+		o.Dataset = filepath.Join(in, "dataset")
+	} else if st, err := os.Stat(o.Dataset); err != nil || !st.IsDir() {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("export: --dataset %s: no such directory", o.Dataset)}
+	}
 	tmpl, err := exportChatTemplate(ctx, opts)
 	if err != nil {
 		return err
