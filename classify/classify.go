@@ -275,7 +275,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			if err := prints.Add(fileOf(j), l.group, l.size, l.hash, l.prints); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
-			if err := facts.Add(fileOf(j), l.size, l.hash, l.facts); err != nil {
+			if err := facts.Add(fileOf(j), l.group, l.size, l.hash, l.facts); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}

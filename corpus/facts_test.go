@@ -87,6 +87,9 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 	if first.FromStore != n || n == 0 {
 		t.Fatalf("as classified: %d of %d runs from the store, want all", first.FromStore, n)
 	}
+	if first.GroupsFromStore != n || first.Regrouped {
+		t.Errorf("as classified: %d of %d runs ordered by the store's groups, regrouped %v; want all, and not regrouped", first.GroupsFromStore, n, first.Regrouped)
+	}
 	if first.RunsLeftOut["incomplete: no run_end record"] != 1 {
 		t.Fatalf("as classified: runs left out %v, want the growing run among them", first.RunsLeftOut)
 	}
@@ -153,6 +156,27 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a trace edited to the same size", n-1, nil)
+
+	// A trace moved to another case by an edit of the same size: ordered
+	// by the group classify stored, it is in the wrong one, and the export
+	// is made again with every group read from its run_start.
+	moved, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000003-p1-*.jsonl"))
+	if len(moved) != 1 {
+		t.Fatalf("want one first pass of case gen-000003, got %v", moved)
+	}
+	if b, err = os.ReadFile(moved[0]); err != nil {
+		t.Fatal(err)
+	}
+	from, to := []byte(`"case_id":"gen-000003"`), []byte(`"case_id":"gen-000004"`)
+	if !bytes.Contains(b, from) {
+		t.Fatalf("no %s in %s", from, moved[0])
+	}
+	if err := os.WriteFile(moved[0], bytes.Replace(b, from, to, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := check("a trace moved to another case, the same size", n-2, nil); !rep.Regrouped || rep.GroupsFromStore != 0 {
+		t.Errorf("a trace moved to another case: regrouped %v, %d runs ordered by stored groups; want the runs ordered again from their run_starts", rep.Regrouped, rep.GroupsFromStore)
+	}
 
 	// A damaged store: every facts file with bytes flipped in its middle,
 	// then cut short, then gone (a dataset of a classify before them).

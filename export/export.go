@@ -36,30 +36,32 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := trace.OpenCorpus(ctx, opts.In, dedupe.GroupOf)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	e := &exporter{opts: opts, corpus: c, red: newRedactor(), scanned: map[string]bool{},
-		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
-		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
-			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
-	if opts.KeepToolCalls {
-		e.tools = harnessTools()
-	}
+	var facts *runpack.Store
 	if opts.Dataset != "" {
-		if e.facts, err = openFacts(opts.Dataset); err != nil {
+		var err error
+		if facts, err = openFacts(opts.Dataset); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
-		defer e.facts.Close()
-		if e.facts.Len() == 0 {
-			e.facts = nil // nothing to look up: no trace need be hashed
+		defer facts.Close()
+		if facts.Len() == 0 {
+			facts = nil // nothing to look up: no trace need be hashed
 		}
 	}
-	if opts.Format == FormatDPO {
-		err = e.runDPO(ctx)
-	} else {
-		err = e.runSFT(ctx)
+	// The runs are read group by group. With classify's facts, a run's
+	// group is the one stored with them, not read from its run_start,
+	// which would have every trace opened once more; a run the store does
+	// not serve has its group checked when it is decoded (loadRun), and if
+	// one no longer holds, the export starts again with every group read
+	// from its run_start. Nothing is written before the second pass.
+	e, err := exportRuns(ctx, opts, facts, true)
+	if errors.Is(err, errRegroup) {
+		e, err = exportRuns(ctx, opts, facts, false)
+		if e != nil {
+			e.sum.Regrouped = true
+		}
+	}
+	if e == nil {
+		return nil, err
 	}
 	sum := e.sum
 	sum.Redactions, sum.SecretValues = e.red.Count, len(e.red.values)
@@ -73,6 +75,53 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	return sum, err
 }
 
+// groupOf is the group of a run as trace.OpenCorpus names it: none when
+// its run_start could not be read.
+func groupOf(s *schemas.RunStart) string {
+	if s == nil {
+		return ""
+	}
+	return dedupe.GroupOf(s)
+}
+
+// errRegroup says that a run was ordered by a group the store holds for it
+// that its trace no longer has.
+var errRegroup = errors.New("a run's group changed since classify")
+
+// exportRuns makes one export of opts, its runs ordered by the groups the
+// facts store holds when storeGroups. It returns the exporter, whose
+// summary says what was done, unless the traces could not be listed.
+func exportRuns(ctx context.Context, opts Options, facts *runpack.Store, storeGroups bool) (*exporter, error) {
+	var known func(trace.File) (string, bool)
+	if facts != nil && storeGroups {
+		known = facts.Label
+	}
+	c, err := trace.OpenCorpusKnowing(ctx, opts.In, dedupe.GroupOf, known)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	e := &exporter{opts: opts, corpus: c, facts: facts, known: known, red: newRedactor(), scanned: map[string]bool{},
+		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
+		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
+			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
+	if known != nil {
+		for i := range c.Len() {
+			if _, ok := known(c.File(i)); ok {
+				e.sum.GroupsFromStore++
+			}
+		}
+	}
+	if opts.KeepToolCalls {
+		e.tools = harnessTools()
+	}
+	if opts.Format == FormatDPO {
+		err = e.runDPO(ctx)
+	} else {
+		err = e.runSFT(ctx)
+	}
+	return e, err
+}
+
 // exporter holds one export's state.
 type exporter struct {
 	opts   Options
@@ -80,7 +129,10 @@ type exporter struct {
 	red    *redactor
 	// facts are the facts classify stored of each run (Options.Dataset),
 	// nil when every run is decoded.
-	facts   *runpack.Store
+	facts *runpack.Store
+	// known gave the corpus the groups the facts store holds (nil: every
+	// group came from a run_start).
+	known   func(trace.File) (string, bool)
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
@@ -207,6 +259,10 @@ func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*
 				yield(prepared[T]{}, err)
 				return
 			}
+			if errors.Is(l.problem, errRegroup) {
+				yield(prepared[T]{}, errRegroup)
+				return
+			}
 			if l.problem != nil {
 				e.sum.AddFile(l.problem)
 			}
@@ -251,6 +307,13 @@ func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []str
 		tr, err = trace.ReadRunBytes(f, data)
 	} else {
 		tr, err = trace.ReadRun(f)
+	}
+	if e.known != nil {
+		if g, ok := e.known(f); ok && g != groupOf(tr.Start) {
+			// Ordered by the group of the bytes classify read, which
+			// these are not.
+			return passRun{}, nil, errRegroup
+		}
 	}
 	run := &trace.RebuiltRun{Run: tr}
 	if e.opts.runWhy(tr.Start, tr.End, forDPO) == "" {

@@ -156,9 +156,11 @@ func NewFactsWriter(dataset string, n int) (*FactsWriter, error) {
 }
 
 // Add adds the entry (EncodeRunFacts) of the run read from f, whose bytes
-// were size long with xxhash64 hash.
-func (fw *FactsWriter) Add(f trace.File, size int64, hash uint64, entry []byte) error {
-	if err := fw.w.Add(f, "", size, hash, entry); err != nil {
+// were size long with xxhash64 hash, and whose group (dedupe.GroupOf of its
+// run_start) is group: export orders the runs by it without reading every
+// run_start first.
+func (fw *FactsWriter) Add(f trace.File, group string, size int64, hash uint64, entry []byte) error {
+	if err := fw.w.Add(f, group, size, hash, entry); err != nil {
 		return fmt.Errorf("write export facts: %w", err)
 	}
 	return nil

@@ -80,6 +80,12 @@ type Summary struct {
 	// spared. It is in neither the summary nor the card, which are the
 	// same either way.
 	FromStore int `json:"-"`
+	// GroupsFromStore counts the runs ordered by the group the facts store
+	// holds for them, their run_start not read for it; Regrouped says one
+	// of those groups no longer held and the export was made again with
+	// every group read from its run_start. Neither is in the summary.
+	GroupsFromStore int  `json:"-"`
+	Regrouped       bool `json:"-"`
 
 	opts Options
 }
