@@ -221,7 +221,8 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return labelled{}
 		}
 		f := fileOf(j)
-		data, err := os.ReadFile(f.Path)
+		data, done, err := trace.ReadWhole(f.Path)
+		defer done()
 		if err != nil {
 			// ReadRun says why the file cannot be read, as it always has.
 			run, err := trace.ReadRun(f)

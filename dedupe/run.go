@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -216,10 +215,13 @@ func (s *printSource) load(i int32) loadedRun {
 	f := s.corpus.File(int(i))
 	if s.store != nil {
 		// A file that cannot be read is read again below, which says why.
-		if data, err := os.ReadFile(f.Path); err == nil {
+		data, done, err := trace.ReadWhole(f.Path)
+		if err == nil {
 			// These are the bytes classify read: a group the store gave
 			// the corpus for them is theirs.
-			if p, ok := s.store.lookup(f, data); ok {
+			p, ok := s.store.lookup(f, data)
+			done()
+			if ok {
 				return loadedRun{index: i, prints: p, fromStore: true}
 			}
 		}

@@ -284,7 +284,9 @@ func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []str
 	var data []byte
 	if e.facts.Has(f) {
 		// A file that cannot be read is read again below, which says why.
-		data, _ = os.ReadFile(f.Path)
+		var done func()
+		data, done, _ = trace.ReadWhole(f.Path)
+		defer done()
 		for b := range e.facts.Entries(f, data) {
 			rf, err := readRunFacts(b)
 			if err != nil {

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -83,9 +82,7 @@ func ReadRun(f File) (*Run, error) {
 // ReadRunBytes is ReadRun of data, the bytes of f read beforehand: a
 // reader that hashes a file reads it once, and decodes what it hashed.
 func ReadRunBytes(f File, data []byte) (*Run, error) {
-	// The read buffer fits the file, as bufferSize fits it to a file.
-	size := min(max(len(data)+1, 4096), 64<<10)
-	return readRun(f, read(bytes.NewReader(data), f.Path, size))
+	return readRun(f, records(linesOf(data, f.Path)))
 }
 
 func readRun(f File, records iter.Seq2[schemas.Record, error]) (*Run, error) {

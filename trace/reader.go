@@ -77,8 +77,13 @@ func Read(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
 
 // read is Read with a read buffer of the given size.
 func read(r io.Reader, name string, size int) iter.Seq2[schemas.Record, error] {
+	return records(lines(r, name, size))
+}
+
+// records decodes the lines of a trace as Read does.
+func records(ls iter.Seq[line]) iter.Seq2[schemas.Record, error] {
 	return func(yield func(schemas.Record, error) bool) {
-		for l := range lines(r, name, size) {
+		for l := range ls {
 			if l.err != nil {
 				if !yield(schemas.Record{}, l.err) {
 					return
@@ -160,22 +165,46 @@ func lines(r io.Reader, name string, size int) iter.Seq[line] {
 				yield(line{name: name, no: no, err: &ParseError{File: name, Line: no, Err: fmt.Errorf("read: %w", err)}})
 				return
 			}
-			l := line{name: name, no: no, last: err == io.EOF, body: bytes.TrimRight(raw, "\r\n")}
-			if len(bytes.TrimSpace(l.body)) == 0 {
-				continue
-			}
-			if !utf8.Valid(l.body) {
-				if l.last {
-					l.err = &tornLineError{File: name, Line: no, Bytes: len(l.body)}
-				} else {
-					l.err = &ParseError{File: name, Line: no, Err: fmt.Errorf("not valid UTF-8 (byte %d)", invalidUTF8Offset(l.body))}
-				}
-			}
-			if !yield(l) {
+			if l, ok := lineOf(name, no, raw, err == io.EOF); ok && !yield(l) {
 				return
 			}
 		}
 	}
+}
+
+// linesOf is lines of a trace read whole beforehand: its lines are data's
+// own bytes, not copied into a read buffer first.
+func linesOf(data []byte, name string) iter.Seq[line] {
+	return func(yield func(line) bool) {
+		for no := 1; len(data) > 0; no++ {
+			raw := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				raw = data[:i+1]
+			}
+			data = data[len(raw):]
+			last := raw[len(raw)-1] != '\n'
+			if l, ok := lineOf(name, no, raw, last); ok && !yield(l) {
+				return
+			}
+		}
+	}
+}
+
+// lineOf is line no of a trace, raw with its line ending, checked to be
+// UTF-8; ok is false for a blank line, which is not yielded.
+func lineOf(name string, no int, raw []byte, last bool) (line, bool) {
+	l := line{name: name, no: no, last: last, body: bytes.TrimRight(raw, "\r\n")}
+	if len(bytes.TrimSpace(l.body)) == 0 {
+		return l, false
+	}
+	if !utf8.Valid(l.body) {
+		if l.last {
+			l.err = &tornLineError{File: name, Line: no, Bytes: len(l.body)}
+		} else {
+			l.err = &ParseError{File: name, Line: no, Err: fmt.Errorf("not valid UTF-8 (byte %d)", invalidUTF8Offset(l.body))}
+		}
+	}
+	return l, true
 }
 
 func invalidUTF8Offset(b []byte) int {
