@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"hash"
 	"slices"
@@ -60,6 +61,7 @@ type textAt struct {
 
 // reset forgets the texts of the run before, keeping the buffers.
 func (f *Fingerprinter) reset() {
+	f.key.forget()
 	clear(f.normal)
 	clear(f.byData)
 	f.arena = f.arena[:0] // nothing made of the last run points into it
@@ -76,10 +78,8 @@ func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fing
 	return fp
 }
 
-// MakeConfirmed is Make with KeyText the SHA-256 of the key text
-// (confirmDigest), the key text hashed piece by piece instead of laid out:
-// it is the whole prompt, a copy of kilobytes per turn that only the
-// hashes read. It is the fingerprint a store keeps, and an index given it
+// MakeConfirmed is Make with KeyText the pair's confirmDigest in place of
+// the key text. It is the fingerprint a store keeps, and an index given it
 // confirms equal keys by digest (Digests).
 func (f *Fingerprinter) MakeConfirmed(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
 	var fp Fingerprint
@@ -89,29 +89,31 @@ func (f *Fingerprinter) MakeConfirmed(prompt []schemas.Message, draft schemas.Re
 	return fp
 }
 
-// confirmedKey returns the exact key of the pair and appends the SHA-256
-// of its key text to digest.
+// confirmedKey returns the exact key of the pair and appends its
+// confirmDigest to digest. The key text is laid out in f.key.text, the
+// prompt's messages kept there for the next turn: a prompt that starts
+// with the last one's messages (trace.Rebuild appends each turn's messages
+// to one conversation) adds only its own, and the SHA-256 of the confirm
+// text goes on from where the last one's messages left it. Each message is
+// normalised, laid out and hashed for the digest once a run, instead of
+// once a turn after it; the key's xxhash64 reads the whole text.
 func (f *Fingerprinter) confirmedKey(digest []byte, prompt []schemas.Message, draft schemas.Reply) (uint64, []byte) {
 	k := &f.key
-	k.xx.Reset()
-	if k.sha == nil {
-		k.sha = sha256.New()
+	n := k.resume(prompt)
+	from := len(k.text)
+	for _, m := range prompt[n:] {
+		k.text = appendMessage(k.text, m, f.appendNormal)
 	}
-	k.sha.Reset()
-	k.n = 0
-	k.fieldString(keyVersion)
-	k.write(binary.LittleEndian.AppendUint32(k.word[:0], uint32(len(prompt))))
-	for _, m := range prompt {
-		k.fieldString(m.Role)
-		k.field(f.normalOf(m.Content))
-		k.calls = appendCallText(k.calls[:0], m.ToolCalls)
-		k.field(k.calls)
-	}
-	k.field(f.normalOf(draft.Content))
-	k.calls = appendCallText(k.calls[:0], draft.ToolCalls)
-	k.field(k.calls)
-	k.flush()
-	return k.xx.Sum64(), k.sha.Sum(digest)
+	k.sha.Write(k.text[from:])
+	k.save(prompt)
+	binary.LittleEndian.PutUint32(k.text[k.countAt:], uint32(len(prompt)))
+	end := len(k.text)
+	k.text = appendDraft(k.text, draft, f.appendNormal)
+	key := xxhash.Sum64(k.text)
+	k.sha.Write(k.text[end:])
+	k.sha.Write(binary.LittleEndian.AppendUint32(k.word[:0], uint32(len(prompt))))
+	k.text = k.text[:end]
+	return key, k.sha.Sum(digest)
 }
 
 // nearPrint makes the shingles of the pair's near text, in f.shingles
@@ -133,54 +135,74 @@ func (f *Fingerprinter) nearPrint(prompt []schemas.Message, draft schemas.Reply)
 	return bands
 }
 
-// keyHasher hashes a key text (appendKeyText's layout) with the key's
-// xxhash64 and SHA-256 as it is given, gathering small pieces so that the
-// hashes are not called per length word.
+// keyHasher keeps the key text of the last prompt's messages and the
+// state of the confirm text's SHA-256 after them, for a prompt that starts
+// with the same messages (confirmedKey).
 type keyHasher struct {
-	xx    xxhash.Digest
+	// text is the key text (appendKeyText) up to the end of prompt's
+	// messages; countAt is where its number of messages goes.
+	text    []byte
+	countAt int
+	// sha is the SHA-256 of the confirm text (appendConfirmText), its
+	// state after prompt's messages marshalled in saved.
 	sha   hash.Hash
-	buf   [4096]byte
-	n     int
-	calls []byte
-	word  [4]byte
+	saved []byte
+	// prompt is a copy of the last prompt's messages: a caller may reuse
+	// its slice.
+	prompt []schemas.Message
+	word   [4]byte
 }
 
-// field writes b with its 4-byte length before it, as appendField lays
-// it out.
-func (k *keyHasher) field(b []byte) {
-	if k.n+4 > len(k.buf) {
-		k.flush()
+// resume readies text and sha for prompt, and returns how many of its
+// messages they already hold: those of the last prompt when prompt starts
+// with the same messages, else none.
+func (k *keyHasher) resume(prompt []schemas.Message) int {
+	if k.sha == nil {
+		k.sha = sha256.New()
 	}
-	// Written in place: a word of its own would be moved to the heap, as
-	// write may hand its argument to the hashes.
-	binary.LittleEndian.PutUint32(k.buf[k.n:], uint32(len(b)))
-	k.n += 4
-	k.write(b)
-}
-
-// fieldString is field of a string, without converting it to a slice.
-func (k *keyHasher) fieldString(s string) {
-	k.field(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-func (k *keyHasher) write(b []byte) {
-	if k.n+len(b) <= len(k.buf) {
-		k.n += copy(k.buf[k.n:], b)
-		return
+	if n := len(k.prompt); n > 0 && n <= len(prompt) && sameMessages(k.prompt, prompt[:n]) &&
+		k.sha.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.saved) == nil {
+		return n
 	}
-	k.flush()
-	if len(b) > len(k.buf)/2 {
-		k.xx.Write(b)
-		k.sha.Write(b)
-		return
-	}
-	k.n = copy(k.buf[:], b)
+	k.sha.Reset()
+	k.sha.Write(appendField(k.word[:0:0], confirmVersion, nil))
+	k.text = appendField(k.text[:0], keyVersion, nil)
+	k.countAt = len(k.text)
+	k.text = append(k.text, 0, 0, 0, 0)
+	return 0
 }
 
-func (k *keyHasher) flush() {
-	k.xx.Write(k.buf[:k.n])
-	k.sha.Write(k.buf[:k.n])
-	k.n = 0
+// save keeps the state after prompt's messages.
+func (k *keyHasher) save(prompt []schemas.Message) {
+	var err error
+	k.prompt = k.prompt[:0]
+	if k.saved, err = k.sha.(encoding.BinaryAppender).AppendBinary(k.saved[:0]); err == nil {
+		k.prompt = append(k.prompt, prompt...)
+	}
+}
+
+// forget drops the last prompt, so that the next starts anew.
+func (k *keyHasher) forget() {
+	clear(k.prompt)
+	k.prompt = k.prompt[:0]
+}
+
+// sameMessages reports whether a and b hold the same messages as far as a
+// key text reads them. Texts are compared as strings, which costs nothing
+// for the strings a rebuilt run's prompts share; tool calls count as the
+// same only when they are the very same slice, which a rebuilt run's
+// prompts share too: calls that are equal but not shared resume nothing,
+// which costs time, never a wrong key (a run's recorded calls do not
+// change once read).
+func sameMessages(a, b []schemas.Message) bool {
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Content != y.Content || len(x.ToolCalls) != len(y.ToolCalls) ||
+			len(x.ToolCalls) > 0 && &x.ToolCalls[0] != &y.ToolCalls[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // normalOf is the normal form of s (appendNormalizedString), made the

@@ -3,6 +3,7 @@ package dedupe
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,58 @@ func TestEncodedRunPrintsAreTheBuiltOnes(t *testing.T) {
 	}
 	if pairs == 0 {
 		t.Fatal("the fixture gave no pairs")
+	}
+}
+
+// TestConfirmedKeyGoesOnOnlyFromTheSamePrompt gives one Fingerprinter
+// prompts that start with the last one's messages and prompts that only
+// look as if they did, and holds every confirmed key and digest to those of
+// AppendKeyText made anew: the hashes go on from the last prompt only when
+// its messages are there, unchanged, at the head of the next.
+func TestConfirmedKeyGoesOnOnlyFromTheSamePrompt(t *testing.T) {
+	call := []schemas.ToolCall{{Name: "run", Arguments: map[string]any{"cmd": "pytest -q"}}}
+	sys, task := schemas.Message{Role: "system", Content: "You edit code."}, schemas.Message{Role: "user", Content: "Fix add()."}
+	read := schemas.Message{Role: "assistant", Content: "READ calc.py"}
+	result := schemas.Message{Role: "user", Content: "calc.py:\ndef add(a, b): pass"}
+	withCall := schemas.Message{Role: "assistant", ToolCalls: call}
+	reused := []schemas.Message{sys, task, read}
+	steps := []struct {
+		name   string
+		prompt []schemas.Message
+	}{
+		{"the first prompt", []schemas.Message{sys, task}},
+		{"the same prompt again", []schemas.Message{sys, task}},
+		{"grown by two messages", []schemas.Message{sys, task, read, result}},
+		{"grown by a tool call", []schemas.Message{sys, task, read, result, withCall}},
+		{"the tool call equal but not shared", []schemas.Message{sys, task, read, result,
+			{Role: "assistant", ToolCalls: []schemas.ToolCall{{Name: "run", Arguments: map[string]any{"cmd": "pytest -q"}}}}}},
+		{"another tool call in the same place", []schemas.Message{sys, task, read, result,
+			{Role: "assistant", ToolCalls: []schemas.ToolCall{{Name: "run", Arguments: map[string]any{"cmd": "pytest -x"}}}}}},
+		{"a message of the head changed", []schemas.Message{sys, {Role: "user", Content: "Fix sub()."}, read, result, withCall}},
+		{"a role of the head changed", []schemas.Message{sys, {Role: "tool", Content: "Fix sub()."}, read, result, withCall}},
+		{"shorter than the last", []schemas.Message{sys, task, read}},
+		{"replaced: another system prompt", []schemas.Message{{Role: "system", Content: "You review code."}, task, read}},
+		{"no messages", nil},
+		{"after none", []schemas.Message{sys}},
+		{"a slice the caller reuses", reused},
+		{"the reused slice changed in place", reused}, // changed below
+	}
+	drafts := []schemas.Reply{{Content: "READ calc.py"}, {ToolCalls: call}}
+	var f Fingerprinter
+	for _, s := range steps {
+		if s.name == "the reused slice changed in place" {
+			reused[2].Content = "READ other.py"
+		}
+		for _, d := range drafts {
+			text := AppendKeyText(nil, s.prompt, d)
+			confirm := sha256.Sum256(appendConfirmText(nil, s.prompt, d, appendNormalizedString))
+			if !bytes.Equal(confirmDigest(text), confirm[:]) {
+				t.Fatalf("%s: the digest made from the key text is not the confirm text's", s.name)
+			}
+			key, digest := f.confirmedKey(nil, s.prompt, d)
+			if key != Key(text) || !bytes.Equal(digest, confirm[:]) {
+				t.Fatalf("%s: the confirmed key differs from the key text's", s.name)
+			}
+		}
 	}
 }

@@ -29,12 +29,46 @@ func appendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply, no
 	dst = appendField(dst, keyVersion, nil)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
 	for _, m := range prompt {
-		dst = appendField(dst, m.Role, nil)
-		dst = appendField(dst, m.Content, norm)
-		dst = appendCalls(dst, m.ToolCalls)
+		dst = appendMessage(dst, m, norm)
 	}
+	return appendDraft(dst, draft, norm)
+}
+
+// appendMessage appends a message's fields: its role, normalised content
+// and tool calls.
+func appendMessage(dst []byte, m schemas.Message, norm func([]byte, string) []byte) []byte {
+	dst = appendField(dst, m.Role, nil)
+	dst = appendField(dst, m.Content, norm)
+	return appendCalls(dst, m.ToolCalls)
+}
+
+// appendDraft appends a draft's fields: its normalised content and tool
+// calls.
+func appendDraft(dst []byte, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
 	dst = appendField(dst, draft.Content, norm)
 	return appendCalls(dst, draft.ToolCalls)
+}
+
+// confirmVersion heads the confirm text (appendConfirmText), as keyVersion
+// heads the key text.
+const confirmVersion = "pyharness.dedupe.confirm/v2"
+
+// appendConfirmText appends the text whose SHA-256 confirms equal keys in
+// classify's store (confirmDigest): the fields of the key text, the
+// version tag first, with the number of messages moved from the head to
+// the end. A turn's prompt is the prompt before it and more, so its
+// confirm text starts with the last turn's less the draft and the number,
+// and its SHA-256 goes on from where the last one's messages left it
+// (Fingerprinter.confirmedKey) instead of hashing the whole prompt again.
+// The key keeps its text: it is what export writes. v1 was the SHA-256
+// of the key text itself.
+func appendConfirmText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
+	dst = appendField(dst, confirmVersion, nil)
+	for _, m := range prompt {
+		dst = appendMessage(dst, m, norm)
+	}
+	dst = appendDraft(dst, draft, norm)
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
 }
 
 // Key is the exact key of a key text: xxhash64 of its bytes.

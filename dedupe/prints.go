@@ -28,9 +28,9 @@ type turnPrint struct {
 	What turnWhat
 	// Time is the turn's moment (trace.RebuiltRun.Time).
 	Time int64
-	// Print is a pair's fingerprint, its KeyText the SHA-256 of the key
-	// text (confirmDigest): what equal keys are confirmed by, without the
-	// text.
+	// Print is a pair's fingerprint, its KeyText the SHA-256 of the
+	// confirm text (confirmDigest): what equal keys are confirmed by,
+	// without the text.
 	Print Fingerprint
 }
 
@@ -70,11 +70,17 @@ func turnWhatOf(run *trace.RebuiltRun, i int) turnWhat {
 }
 
 // confirmDigest is what equal keys are confirmed by when the text is not
-// kept: the SHA-256 of the key text. Two different texts with the same
-// 64-bit key and the same SHA-256 are not known to exist.
+// kept: the SHA-256 of the pair's confirm text (appendConfirmText), made
+// from its key text (AppendKeyText's, which it must be) by moving the
+// number of messages from the head to the end. Two different texts with
+// the same 64-bit key and the same SHA-256 are not known to exist.
 func confirmDigest(keyText []byte) []byte {
-	d := sha256.Sum256(keyText)
-	return d[:]
+	head := 4 + len(keyVersion) // the version's field
+	h := sha256.New()
+	h.Write(appendField(nil, confirmVersion, nil))
+	h.Write(keyText[head+4:])
+	h.Write(keyText[head : head+4])
+	return h.Sum(nil)
 }
 
 // appendRunPrints appends the binary form of p that readRunPrints reads:

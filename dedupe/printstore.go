@@ -14,10 +14,12 @@ import (
 const printsDir = "fingerprints"
 
 // printsHeader opens every pack file. It names everything a fingerprint
-// depends on: a pack made by a build that keys or shingles otherwise is
-// not read (its runs are decoded again), never misread. Version 2 holds
-// each run's group (GroupOf of its run_start) in the index.
-var printsHeader = fmt.Sprintf("pyharness.dedupe.prints/v2 %s bands=%d rows=%d shingle=%d\n", keyVersion, Bands, Rows, ShingleSize)
+// depends on: a pack made by a build that keys, confirms or shingles
+// otherwise is not read (its runs are decoded again), never misread.
+// Version 2 holds each run's group (GroupOf of its run_start) in the
+// index; version 3's digests are of the confirm text (appendConfirmText),
+// earlier versions' were of the key text.
+var printsHeader = fmt.Sprintf("pyharness.dedupe.prints/v3 %s %s bands=%d rows=%d shingle=%d\n", keyVersion, confirmVersion, Bands, Rows, ShingleSize)
 
 // printsTrailer ends every pack file, after the offset, length and
 // checksum of its index: a pack cut short has none and is not read.

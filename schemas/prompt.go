@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"unsafe"
 )
 
 // PromptHash returns "sha256:<hex>" over the messages of a prompt, each
@@ -14,32 +15,48 @@ import (
 // prompts hash equal exactly when they are the same messages.
 func PromptHash(msgs []Message) string {
 	h := sha256.New()
-	writeMessages(h, msgs)
+	writeMessages(h, msgs, nil)
 	return promptHashOf(h)
 }
 
 // writeMessages writes msgs to h as PromptHash hashes them. The hash of a
 // prompt is the hash of its messages one after the other, so a hash of
-// some messages goes on to hash a prompt that adds to them.
-func writeMessages(h hash.Hash, msgs []Message) {
+// some messages goes on to hash a prompt that adds to them. buf is room
+// to gather the fields in, returned for the next call.
+func writeMessages(h hash.Hash, msgs []Message, buf []byte) []byte {
+	buf = buf[:0]
 	for _, m := range msgs {
-		writeField(h, m.Role)
-		writeField(h, m.Content)
+		buf = writeField(h, buf, m.Role)
+		buf = writeField(h, buf, m.Content)
 		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
 			calls, _ := json.Marshal(m.ToolCalls) // maps marshal with sorted keys
-			writeField(h, string(calls))
-			writeField(h, m.ToolCallID)
+			buf = writeField(h, buf, unsafe.String(unsafe.SliceData(calls), len(calls)))
+			buf = writeField(h, buf, m.ToolCallID)
 		}
 	}
+	h.Write(buf)
+	return buf[:0]
 }
 
 func promptHashOf(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
 
-func writeField(h hash.Hash, s string) {
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
+// gatherField is the longest field writeField gathers in its buffer
+// rather than writing it to the hash on its own.
+const gatherField = 256
+
+// writeField appends s, after its length, to what buf gathers for h. A
+// long s is written to h straight from its bytes. Two writes a field, the
+// length from an array of its own and the text converted to a slice, made
+// two allocations a field and a copy of every text.
+func writeField(h hash.Hash, buf []byte, s string) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
+	if len(s) <= gatherField {
+		return append(buf, s...)
+	}
+	h.Write(buf)
+	// A Writer neither changes nor keeps what it is given (io.Writer).
+	h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return buf[:0]
 }
 
 // Conversation rebuilds the whole prompt of each turn of a run from the
@@ -51,6 +68,7 @@ type Conversation struct {
 	// whole prompt again made the hashing of a run grow with the square
 	// of its turns.
 	hash hash.Hash
+	buf  []byte // writeMessages's
 }
 
 // Apply adds a turn's sent messages and returns the whole prompt the turn
@@ -60,10 +78,10 @@ func (c *Conversation) Apply(t *Turn) ([]Message, error) {
 	if t.Sent.Replaced || c.hash == nil {
 		c.msgs = append(c.msgs[:0:0], t.Sent.Messages...)
 		c.hash = sha256.New()
-		writeMessages(c.hash, c.msgs)
+		c.buf = writeMessages(c.hash, c.msgs, c.buf)
 	} else {
 		c.msgs = append(c.msgs, t.Sent.Messages...)
-		writeMessages(c.hash, t.Sent.Messages)
+		c.buf = writeMessages(c.hash, t.Sent.Messages, c.buf)
 	}
 	if t.Sent.PromptHash != "" {
 		if got := promptHashOf(c.hash); got != t.Sent.PromptHash {

@@ -52,3 +52,22 @@ func TestConversationRebuildsAndChecksEachPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptHashIsTheRecordedOne holds PromptHash to the hash the build
+// before its fields were gathered (49b7884) gave the same prompt (short
+// and long texts, a tool call and a tool call id among them): traces
+// already written carry hashes of that layout, and a rebuilt prompt must
+// still match them.
+func TestPromptHashIsTheRecordedOne(t *testing.T) {
+	prompt := []Message{
+		{Role: "system", Content: "You edit code.\n" + strings.Repeat("Reply with one action. ", 40)},
+		{Role: "user", Content: "Fix add() in calc.py"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "read", Arguments: map[string]any{"path": "calc.py", "lines": []any{1.0, 20.0}}}}},
+		{Role: "tool", Content: "def add(a, b):\n    pass\n", ToolCallID: "c1"},
+		{Role: "user", Content: ""},
+	}
+	const recorded = "sha256:19f4570144cc7879a4b1331c2cc6ecd299f9230036f515aebc2995d13d4bf4a4" // PromptHash at 49b7884
+	if got := PromptHash(prompt); got != recorded {
+		t.Fatalf("PromptHash = %s, want %s as recorded", got, recorded)
+	}
+}
