@@ -154,6 +154,9 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	text := unsafe.String(unsafe.SliceData(line), len(line))
 	switch {
 	case bytes.HasPrefix(rest, []byte(TypeTurn+`"`)):
+		if t, ok := decodeTurnLine(line); ok {
+			return Record{Turn: t}, true
+		}
 		t := new(Turn)
 		if fastJSON.UnmarshalFromString(text, t) != nil || t.Type != TypeTurn {
 			return Record{}, false

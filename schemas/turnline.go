@@ -1,0 +1,536 @@
+package schemas
+
+import (
+	"bytes"
+	"math/bits"
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// decodeTurnLine decodes a turn exactly as trace.Writer writes it: every
+// field in the struct's order, no whitespace, no field this build does not
+// know, and no tool call (their arguments are maps of any, sonic's to
+// decode). It reports false for anything else, and for anything in the
+// values it does not decide the way encoding/json does: an escape of a
+// surrogate, bytes that are not UTF-8, a control character, an integer of
+// more than 18 digits, a null. The line is then sonic's, and the strict
+// decoder's after it, so this decoder only ever decides successes, as
+// FuzzDecodeRecord checks.
+//
+// Turns are nearly all of a trace's bytes, and sonic spends about as much
+// on copying each string, hashing each key and allocating each figure as on
+// scanning; here the keys are compared where they must be, each string is
+// scanned eight bytes at a time and copied once, a word of the trace's
+// vocabulary is the constant, and a turn's metrics share one allocation.
+func decodeTurnLine(line []byte) (*Turn, bool) {
+	s := turnScanner{b: line}
+	t := new(Turn)
+	s.lit(`{"type":"turn","run_id":`)
+	t.Type = TypeTurn
+	t.RunID = s.str()
+	s.lit(`,"step":`)
+	t.Step = int(s.integer())
+	s.lit(`,"sent":{"kind":`)
+	t.Sent.Kind = Kind(s.str())
+	s.lit(`,"code":`)
+	t.Sent.Code = Code(s.str())
+	s.lit(`,"messages":`)
+	t.Sent.Messages = s.messages()
+	s.lit(`,"replaced":`)
+	t.Sent.Replaced = s.boolean()
+	s.lit(`,"prompt_hash":`)
+	t.Sent.PromptHash = s.str()
+	s.lit(`,"elided":`)
+	t.Sent.Elided = s.elisions()
+	if s.opt(`,"prompt_tokens_estimate":`) {
+		t.Sent.PromptTokensEstimate = int(s.integer())
+	}
+	s.lit(`},"reply":{"content":`)
+	t.Reply.Content = s.str()
+	s.lit(`,"thinking":`)
+	t.Reply.Thinking = s.str()
+	s.lit(`,"tool_calls":[]`)
+	t.Reply.ToolCalls = []ToolCall{}
+	s.lit(`,"finish_reason":`)
+	t.Reply.FinishReason = s.str()
+	s.lit(`},"action":{"verb":`)
+	t.Action.Verb = s.str()
+	s.lit(`,"path":`)
+	t.Action.Path = s.str()
+	s.lit(`,"shape":`)
+	t.Action.Shape = s.str()
+	if s.opt(`,"via":`) {
+		t.Action.Via = s.str()
+	}
+	s.lit(`,"repairs":`)
+	t.Action.Repairs = s.strs()
+	s.lit(`},"outcome":{"status":`)
+	t.Outcome.Status = Status(s.str())
+	s.lit(`,"code":`)
+	t.Outcome.Code = Code(s.str())
+	s.lit(`,"message":`)
+	t.Outcome.Message = s.str()
+	s.lit(`,"files_changed":`)
+	t.Outcome.FilesChanged = s.strs()
+	s.lit(`},"metrics":`)
+	s.metrics(&t.Metrics)
+	s.lit(`,"model_step":`)
+	t.ModelStep = s.boolean()
+	if s.opt(`,"reasoning":{"text":`) {
+		r := new(Reasoning)
+		r.Text = s.str()
+		s.lit(`,"tokens":`)
+		r.Tokens = int(s.integer())
+		s.lit(`,"source":`)
+		r.Source = s.str()
+		if s.opt(`,"cut":`) {
+			r.Cut = s.boolean()
+		}
+		s.lit(`}`)
+		t.Reasoning = r
+	}
+	if s.opt(`,"attempts":`) {
+		t.Attempts = s.attempts()
+	}
+	if s.opt(`,"warnings":`) {
+		t.Warnings = s.strs()
+	}
+	s.lit(`,"started_at":`)
+	t.StartedAt = s.time()
+	s.lit(`,"ended_at":`)
+	t.EndedAt = s.time()
+	s.lit(`}`)
+	if s.bad || s.i != len(s.b) {
+		return nil, false
+	}
+	return t, true
+}
+
+// turnScanner reads a line front to back. The first thing that is not as
+// expected sets bad, after which every read returns a zero value, so that
+// the decoder reads as the layout it expects and checks once at the end.
+type turnScanner struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+// lit consumes l, which must come next.
+func (s *turnScanner) lit(l string) {
+	if !s.opt(l) {
+		s.bad = true
+	}
+}
+
+// opt consumes l if it comes next, and reports whether it did.
+func (s *turnScanner) opt(l string) bool {
+	if s.bad || len(s.b)-s.i < len(l) || string(s.b[s.i:s.i+len(l)]) != l {
+		return false
+	}
+	s.i += len(l)
+	return true
+}
+
+// next reports whether the byte c comes next, without consuming it.
+func (s *turnScanner) next(c byte) bool {
+	return !s.bad && s.i < len(s.b) && s.b[s.i] == c
+}
+
+func (s *turnScanner) boolean() bool {
+	if s.opt("true") {
+		return true
+	}
+	s.lit("false")
+	return false
+}
+
+// integer reads -?(0|[1-9][0-9]*) of at most 18 digits, which no int64
+// overflows. What follows a number is the next literal, so a fraction, an
+// exponent or a leading zero fails there.
+func (s *turnScanner) integer() int64 {
+	if s.bad {
+		return 0
+	}
+	neg := s.next('-')
+	if neg {
+		s.i++
+	}
+	start := s.i
+	var v int64
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		v = v*10 + int64(s.b[s.i]-'0')
+		s.i++
+		if s.b[start] == '0' {
+			break
+		}
+	}
+	if n := s.i - start; n == 0 || n > 18 {
+		s.bad = true
+		return 0
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stringEnd returns the index of the closing quote of the string whose
+// opening quote is at s.i, and whether the string holds an escape. It
+// leaves to the decoders after it what encoding/json would not take as it
+// is: a control character (refused), and bytes that are not UTF-8
+// (replaced).
+func (s *turnScanner) stringEnd() (end int, escaped bool) {
+	if !s.next('"') {
+		s.bad = true
+		return 0, false
+	}
+	b := s.b
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	i := s.i + 1
+	for {
+		// Eight bytes at a time while none is a quote, a backslash, a
+		// control character or non-ASCII (an unaligned load is one
+		// instruction where sonic runs natively).
+		for ; i+8 <= len(b); i += 8 {
+			w := *(*uint64)(unsafe.Add(p, i))
+			q := w ^ (ones * '"')
+			bs := w ^ (ones * '\\')
+			m := (q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w
+			if m&highs != 0 {
+				i += bits.TrailingZeros64(m&highs) / 8
+				break
+			}
+		}
+		if i >= len(b) {
+			s.bad = true
+			return 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i, escaped
+		case c == '\\':
+			escaped = true
+			i += 2
+		case c < 0x20:
+			s.bad = true
+			return 0, false
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				s.bad = true
+				return 0, false
+			}
+			i += n
+		default:
+			i++
+		}
+	}
+}
+
+// str reads a string into memory of its own, or the constant of a word of
+// the trace's vocabulary.
+func (s *turnScanner) str() string {
+	end, escaped := s.stringEnd()
+	if s.bad {
+		return ""
+	}
+	raw := s.b[s.i+1 : end]
+	s.i = end + 1
+	if !escaped {
+		if w, ok := vocabulary(raw); ok {
+			return w
+		}
+		return string(raw)
+	}
+	// An escape is never shorter than what it stands for, so the text fits
+	// in the raw string's length; a Builder's memory is not zeroed first.
+	var buf strings.Builder
+	buf.Grow(len(raw))
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			buf.Write(raw)
+			break
+		}
+		buf.Write(raw[:k])
+		if k+1 >= len(raw) {
+			s.bad = true
+			return ""
+		}
+		switch e := raw[k+1]; e {
+		case '"', '\\', '/':
+			buf.WriteByte(e)
+		case 'b':
+			buf.WriteByte('\b')
+		case 'f':
+			buf.WriteByte('\f')
+		case 'n':
+			buf.WriteByte('\n')
+		case 'r':
+			buf.WriteByte('\r')
+		case 't':
+			buf.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(raw[k+2:])
+			// A surrogate, paired or not, is encoding/json's to decide.
+			if !ok || r >= 0xD800 && r < 0xE000 {
+				s.bad = true
+				return ""
+			}
+			buf.WriteRune(r)
+			k += 4
+		default:
+			s.bad = true
+			return ""
+		}
+		raw = raw[k+2:]
+	}
+	return buf.String()
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// vocabulary returns the constant for a word a turn holds over and over
+// (roles, kinds, statuses, verbs, shapes): one string for all turns instead
+// of an allocation each.
+func vocabulary(b []byte) (string, bool) {
+	if len(b) > 16 {
+		return "", false
+	}
+	switch string(b) {
+	case "":
+		return "", true
+	case "system":
+		return "system", true
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "tool":
+		return "tool", true
+	case string(KindOpening):
+		return string(KindOpening), true
+	case string(KindToolResult):
+		return string(KindToolResult), true
+	case string(KindRefusalOrNudge):
+		return string(KindRefusalOrNudge), true
+	case string(KindParseFailure):
+		return string(KindParseFailure), true
+	case string(StatusApplied):
+		return string(StatusApplied), true
+	case string(StatusRefused):
+		return string(StatusRefused), true
+	case string(StatusFailed):
+		return string(StatusFailed), true
+	case string(StatusStopped):
+		return string(StatusStopped), true
+	case "READ":
+		return "READ", true
+	case "WRITE":
+		return "WRITE", true
+	case "PATCH":
+		return "PATCH", true
+	case "RUN":
+		return "RUN", true
+	case "DONE":
+		return "DONE", true
+	case "canonical":
+		return "canonical", true
+	case "none":
+		return "none", true
+	case "text":
+		return "text", true
+	case "tool-call":
+		return "tool-call", true
+	case "stop":
+		return "stop", true
+	case "length":
+		return "length", true
+	}
+	return "", false
+}
+
+// strs reads an array of strings; [] is an empty slice, as encoding/json
+// makes it.
+func (s *turnScanner) strs() []string {
+	s.lit("[")
+	if s.opt("]") {
+		return []string{}
+	}
+	var out []string
+	for !s.bad {
+		out = append(out, s.str())
+		if !s.opt(",") {
+			break
+		}
+	}
+	s.lit("]")
+	return out
+}
+
+func (s *turnScanner) messages() []Message {
+	s.lit("[")
+	if s.opt("]") {
+		return []Message{}
+	}
+	var few [4]Message
+	out := few[:0]
+	for !s.bad {
+		var m Message
+		s.lit(`{"role":`)
+		m.Role = s.str()
+		s.lit(`,"content":`)
+		m.Content = s.str()
+		if s.opt(`,"tool_call_id":`) {
+			m.ToolCallID = s.str()
+		}
+		s.lit("}")
+		out = append(out, m)
+		if !s.opt(",") {
+			break
+		}
+	}
+	s.lit("]")
+	return append([]Message(nil), out...)
+}
+
+func (s *turnScanner) elisions() []Elision {
+	s.lit("[")
+	if s.opt("]") {
+		return []Elision{}
+	}
+	var out []Elision
+	for !s.bad {
+		var e Elision
+		s.lit(`{"what":`)
+		e.What = s.str()
+		s.lit(`,"ref":`)
+		e.Ref = s.str()
+		s.lit(`,"tokens":`)
+		e.Tokens = int(s.integer())
+		s.lit("}")
+		out = append(out, e)
+		if !s.opt(",") {
+			break
+		}
+	}
+	s.lit("]")
+	return out
+}
+
+func (s *turnScanner) attempts() []Attempt {
+	s.lit("[")
+	if s.opt("]") {
+		return []Attempt{}
+	}
+	var few [2]Attempt
+	out := few[:0]
+	for !s.bad {
+		var a Attempt
+		s.lit(`{"n":`)
+		a.N = int(s.integer())
+		s.lit(`,"error":`)
+		a.Error = s.str()
+		if s.opt(`,"status":`) {
+			a.Status = int(s.integer())
+		}
+		if s.opt(`,"wait_ms":`) {
+			a.WaitMS = s.integer()
+		}
+		if s.opt(`,"prompt_tokens_estimate":`) {
+			a.PromptTokensEstimate = int(s.integer())
+		}
+		if s.opt(`,"messages":`) {
+			a.Messages = int(s.integer())
+		}
+		s.lit("}")
+		out = append(out, a)
+		if !s.opt(",") {
+			break
+		}
+	}
+	s.lit("]")
+	return append([]Attempt(nil), out...)
+}
+
+// metrics reads a turn's figures; those present share one allocation.
+func (s *turnScanner) metrics(m *Metrics) {
+	var ints [4]int
+	var longs [4]int64
+	var has [8]bool
+	s.lit("{")
+	for i, key := range [4]string{`"prompt_tokens":`, `"output_tokens":`, `"prompt_eval_tokens":`, `"cached_tokens":`} {
+		if s.opt(key) {
+			ints[i], has[i] = int(s.integer()), true
+			s.lit(",")
+		}
+	}
+	s.lit(`"total_ms":`)
+	m.TotalMS = s.integer()
+	for i, key := range [4]string{`,"load_ms":`, `,"prompt_eval_ms":`, `,"eval_ms":`, `,"ttft_ms":`} {
+		if s.opt(key) {
+			longs[i], has[4+i] = s.integer(), true
+		}
+	}
+	s.lit("}")
+	if s.bad || has == [8]bool{} {
+		return
+	}
+	fig := new(struct {
+		ints  [4]int
+		longs [4]int64
+	})
+	fig.ints, fig.longs = ints, longs
+	for i, p := range [4]**int{&m.PromptTokens, &m.OutputTokens, &m.PromptEvalTokens, &m.CachedTokens} {
+		if has[i] {
+			*p = &fig.ints[i]
+		}
+	}
+	for i, p := range [4]**int64{&m.LoadMS, &m.PromptEvalMS, &m.EvalMS, &m.TTFTMS} {
+		if has[4+i] {
+			*p = &fig.longs[i]
+		}
+	}
+}
+
+// time reads a timestamp as encoding/json does: the quoted text to
+// time.Time's UnmarshalJSON.
+func (s *turnScanner) time() time.Time {
+	var t time.Time
+	end, escaped := s.stringEnd()
+	if s.bad || escaped {
+		s.bad = true
+		return t
+	}
+	if err := t.UnmarshalJSON(s.b[s.i : end+1]); err != nil {
+		s.bad = true
+	}
+	s.i = end + 1
+	return t
+}
