@@ -163,12 +163,18 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		}
 		return Record{Turn: t}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
+		if e, ok := decodeRunEndLine(line); ok {
+			return Record{RunEnd: e}, true
+		}
 		e := new(RunEnd)
 		if fastJSON.UnmarshalFromString(text, e) != nil || e.Type != TypeRunEnd {
 			return Record{}, false
 		}
 		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
+		if s, ok := decodeRunStartLine(line); ok {
+			return Record{RunStart: s}, true
+		}
 		s := new(RunStart)
 		if fastJSON.UnmarshalFromString(text, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
 			return Record{}, false

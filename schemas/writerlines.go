@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"math/bits"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -533,4 +534,272 @@ func (s *turnScanner) time() time.Time {
 	}
 	s.i = end + 1
 	return t
+}
+
+// decodeRunStartLine is decodeTurnLine for a run_start of the major
+// version this build reads.
+func decodeRunStartLine(line []byte) (*RunStart, bool) {
+	s := turnScanner{b: line}
+	r := new(RunStart)
+	r.Type = TypeRunStart
+	s.lit(`{"type":"run_start","schema":`)
+	r.Schema = s.str()
+	s.lit(`,"schema_minor":`)
+	r.SchemaMinor = int(s.integer())
+	s.lit(`,"run_id":`)
+	r.RunID = s.str()
+	s.lit(`,"attempt":`)
+	r.Attempt = int(s.integer())
+	s.lit(`,"source":`)
+	r.Source = s.str()
+	s.lit(`,"case_id":`)
+	r.CaseID = s.str()
+	s.lit(`,"tier":`)
+	r.Tier = int(s.integer())
+	s.lit(`,"pass":`)
+	r.Pass = int(s.integer())
+	s.lit(`,"model":{"backend":`)
+	m := &r.Model
+	m.Backend = s.str()
+	s.lit(`,"name":`)
+	m.Name = s.str()
+	s.lit(`,"digest":`)
+	m.Digest = s.str()
+	if s.opt(`,"host":`) {
+		m.Host = s.str()
+	}
+	s.lit(`,"options":{"seed":`)
+	m.Options.Seed = int(s.integer())
+	s.lit(`,"temperature":`)
+	m.Options.Temperature = s.float()
+	s.lit(`,"num_ctx":`)
+	m.Options.NumCtx = int(s.integer())
+	s.lit(`,"num_predict":`)
+	m.Options.NumPredict = int(s.integer())
+	if s.opt(`,"think":`) {
+		m.Options.Think = s.boolean()
+	}
+	s.lit(`}`)
+	if s.opt(`,"context_length":`) {
+		m.ContextLength = int(s.integer())
+	}
+	if s.opt(`,"context":{"requested":`) {
+		c := new(ContextSizes)
+		c.Requested = int(s.integer())
+		s.lit(`,"sent":`)
+		c.Sent = s.boolean()
+		if s.opt(`,"trained":`) {
+			c.Trained = int(s.integer())
+		}
+		if s.opt(`,"in_force":`) {
+			c.InForce = int(s.integer())
+		}
+		s.lit(`,"effective":`)
+		c.Effective = int(s.integer())
+		s.lit(`,"source":`)
+		c.Source = s.str()
+		s.lit(`}`)
+		m.Context = c
+	}
+	s.lit(`},"harness":{"version":`)
+	r.Harness.Version = s.str()
+	s.lit(`,"commit":`)
+	r.Harness.Commit = s.str()
+	s.lit(`,"dirty":`)
+	r.Harness.Dirty = s.boolean()
+	s.lit(`},"task":`)
+	r.Task = s.str()
+	s.lit(`,"targets":`)
+	r.Targets = s.strs()
+	s.lit(`,"names":`)
+	r.Names = s.strs()
+	s.lit(`,"subject":`)
+	r.Subject = s.str()
+	s.lit(`,"scope":`)
+	r.Scope = s.strs()
+	s.lit(`,"suite":`)
+	r.Suite = s.str()
+	s.lit(`,"python":`)
+	r.Python = s.str()
+	s.lit(`,"repo":{"path":`)
+	r.Repo.Path = s.str()
+	s.lit(`,"commit":`)
+	r.Repo.Commit = s.str()
+	if s.opt(`,"url":`) {
+		r.Repo.URL = s.str()
+	}
+	s.lit(`}`)
+	if s.opt(`,"max_steps":`) {
+		r.MaxSteps = int(s.integer())
+	}
+	if s.opt(`,"native_tools":`) {
+		r.NativeTools = s.boolean()
+	}
+	if s.opt(`,"interactive":`) {
+		r.Interactive = s.boolean()
+	}
+	if s.opt(`,"tags":`) {
+		r.Tags = s.strs()
+	}
+	s.lit(`,"started_at":`)
+	r.StartedAt = s.time()
+	s.lit(`}`)
+	if s.bad || s.i != len(s.b) || checkSchema(r.Schema) != nil {
+		return nil, false
+	}
+	return r, true
+}
+
+// decodeRunEndLine is decodeTurnLine for a run_end.
+func decodeRunEndLine(line []byte) (*RunEnd, bool) {
+	s := turnScanner{b: line}
+	e := new(RunEnd)
+	e.Type = TypeRunEnd
+	s.lit(`{"type":"run_end","run_id":`)
+	e.RunID = s.str()
+	s.lit(`,"verdict":`)
+	e.Verdict = Verdict(s.str())
+	s.lit(`,"failure_class":`)
+	e.FailureClass = FailureClass(s.str())
+	s.lit(`,"checks":{"ran":`)
+	e.Checks.Ran = s.boolean()
+	s.lit(`,"passed":`)
+	e.Checks.Passed = s.boolean()
+	s.lit(`,"first_failure":`)
+	e.Checks.FirstFailure = s.str()
+	s.lit(`},"claimed_done":`)
+	e.ClaimedDone = s.boolean()
+	s.lit(`,"stop_reason":`)
+	e.StopReason = StopReason(s.str())
+	s.lit(`,"steps":`)
+	e.Steps = int(s.integer())
+	s.lit(`,"model_steps":`)
+	e.ModelSteps = int(s.integer())
+	s.lit(`,"writes":`)
+	e.Writes = s.writes()
+	s.lit(`,"suite_before":`)
+	s.suiteCounts(&e.SuiteBefore)
+	s.lit(`,"suite_after":`)
+	s.suiteCounts(&e.SuiteAfter)
+	s.lit(`,"patch":`)
+	e.Patch = s.str()
+	s.lit(`,"duration_ms":`)
+	e.DurationMS = s.integer()
+	if s.opt(`,"reason":`) {
+		e.Reason = s.str()
+	}
+	if s.opt(`,"error":`) {
+		e.Error = s.str()
+	}
+	if s.opt(`,"warnings":`) {
+		e.Warnings = s.strs()
+	}
+	s.lit(`,"ended_at":`)
+	e.EndedAt = s.time()
+	s.lit(`}`)
+	if s.bad || s.i != len(s.b) {
+		return nil, false
+	}
+	return e, true
+}
+
+func (s *turnScanner) writes() []Write {
+	s.lit("[")
+	if s.opt("]") {
+		return []Write{}
+	}
+	var out []Write
+	for !s.bad {
+		var w Write
+		s.lit(`{"path":`)
+		w.Path = s.str()
+		s.lit(`,"added":`)
+		w.Added = int(s.integer())
+		s.lit(`,"removed":`)
+		w.Removed = int(s.integer())
+		s.lit("}")
+		out = append(out, w)
+		if !s.opt(",") {
+			break
+		}
+	}
+	s.lit("]")
+	return out
+}
+
+func (s *turnScanner) suiteCounts(c *SuiteCounts) {
+	s.lit(`{"ran":`)
+	c.Ran = int(s.integer())
+	s.lit(`,"passed":`)
+	c.Passed = int(s.integer())
+	s.lit(`,"failed":`)
+	c.Failed = int(s.integer())
+	s.lit(`,"errors":`)
+	c.Errors = int(s.integer())
+	if s.opt(`,"skipped":`) {
+		c.Skipped = int(s.integer())
+	}
+	s.lit(`,"import_error":`)
+	c.ImportError = s.str()
+	if s.opt(`,"no_tests":`) {
+		c.NoTests = s.boolean()
+	}
+	if s.opt(`,"timed_out":`) {
+		c.TimedOut = s.boolean()
+	}
+	if s.opt(`,"exit_code":`) {
+		c.ExitCode = int(s.integer())
+	}
+	s.lit("}")
+}
+
+// float reads a JSON number and converts it as encoding/json does, with
+// strconv.ParseFloat; a number out of range is left to encoding/json.
+func (s *turnScanner) float() float64 {
+	if s.bad {
+		return 0
+	}
+	b, start := s.b, s.i
+	i := start
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		s.bad = true
+		return 0
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			s.bad = true
+			return 0
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			s.bad = true
+			return 0
+		}
+	}
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	if err != nil {
+		s.bad = true
+		return 0
+	}
+	s.i = i
+	return f
 }
