@@ -421,3 +421,30 @@ func TestDecodedStringsKeepNoLine(t *testing.T) {
 		})
 	}
 }
+
+// TestUTCTimeIsUnmarshalJSON holds the fast reading of a time to
+// time.Time's own: the same Time for the writer's form, nothing for any
+// other.
+func TestUTCTimeIsUnmarshalJSON(t *testing.T) {
+	for _, text := range []string{
+		"2026-11-29T12:00:00Z", "2026-11-29T12:00:00.1Z", "2026-11-29T12:00:00.123456789Z",
+		"2026-11-29T12:00:00.1234567891Z", "2026-11-29T12:00:00.Z", "2026-11-29T12:00:00,5Z",
+		"2024-02-29T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-31T23:59:59.999Z",
+		"2026-11-29T24:00:00Z", "2026-11-29T12:60:00Z", "2026-11-29T12:00:60Z", "2026-13-01T00:00:00Z",
+		"2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+		"2026-11-29t12:00:00Z", "2026-11-29T12:00:00z", "2026-11-29T12:00:00+02:00", "2026-11-29 12:00:00Z",
+		"+026-11-29T12:00:00Z", "2026-1-29T12:00:00Z", "2026-11-29T12:00:0Z", "2026-11-29T12:00:00.-1Z",
+	} {
+		var want time.Time
+		werr := want.UnmarshalJSON([]byte(`"` + text + `"`))
+		got, ok := utcTime([]byte(text))
+		switch {
+		case ok && werr != nil:
+			t.Errorf("%s: read as %v, UnmarshalJSON: %v", text, got, werr)
+		case ok && !reflect.DeepEqual(got, want):
+			t.Errorf("%s: read as %#v, UnmarshalJSON %#v", text, got, want)
+		case !ok && werr == nil && strings.HasSuffix(text, "Z") && !strings.ContainsAny(text[19:], ",") && len(text) <= 30:
+			t.Errorf("%s: not read, UnmarshalJSON reads it", text)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -407,7 +408,11 @@ func (s *turnScanner) messages() []Message {
 		s.lit(`{"role":`)
 		m.Role = s.str()
 		s.lit(`,"content":`)
-		m.Content = s.str()
+		if m.Role == "system" {
+			m.Content = s.systemPrompt()
+		} else {
+			m.Content = s.str()
+		}
 		if s.opt(`,"tool_call_id":`) {
 			m.ToolCallID = s.str()
 		}
@@ -419,6 +424,38 @@ func (s *turnScanner) messages() []Message {
 	}
 	s.lit("]")
 	return append([]Message(nil), out...)
+}
+
+// lastSystemPrompt is the system prompt decoded last, as it is in the line
+// and as decoded. Every run's first turn sends one, the same for every run
+// a build of the harness records, and it is a tenth of a generated
+// corpus's bytes: met again, it is compared, not scanned, and shared, not
+// copied (a string is never changed, so sharing it is invisible).
+var lastSystemPrompt atomic.Pointer[quotedString]
+
+type quotedString struct {
+	raw  []byte // between the quotes, escapes and all
+	text string
+}
+
+// systemPrompt reads a system message's content.
+func (s *turnScanner) systemPrompt() string {
+	if c := lastSystemPrompt.Load(); c != nil && s.next('"') {
+		// The cached bytes were a whole string once, so followed by a
+		// quote they are the same string again: an even number of
+		// backslashes ends them, and the quote after ends the string.
+		rest := s.b[s.i+1:]
+		if len(rest) > len(c.raw) && rest[len(c.raw)] == '"' && string(rest[:len(c.raw)]) == string(c.raw) {
+			s.i += len(c.raw) + 2
+			return c.text
+		}
+	}
+	start := s.i + 1
+	text := s.str()
+	if !s.bad {
+		lastSystemPrompt.Store(&quotedString{raw: bytes.Clone(s.b[start : s.i-1]), text: text})
+	}
+	return text
 }
 
 func (s *turnScanner) elisions() []Elision {
@@ -529,11 +566,71 @@ func (s *turnScanner) time() time.Time {
 		s.bad = true
 		return t
 	}
+	if u, ok := utcTime(s.b[s.i+1 : end]); ok {
+		s.i = end + 1
+		return u
+	}
 	if err := t.UnmarshalJSON(s.b[s.i : end+1]); err != nil {
 		s.bad = true
 	}
 	s.i = end + 1
 	return t
+}
+
+// utcTime reads the form trace.Writer gives a time (UTC, RFC 3339 with as
+// many digits of the second as it needs, up to nine) to the same Time as
+// UnmarshalJSON, whose parser ranges over more forms; any other form is
+// left to it.
+func utcTime(b []byte) (time.Time, bool) {
+	const form = "2006-01-02T15:04:05"
+	if len(b) < len(form)+1 || b[len(b)-1] != 'Z' ||
+		b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	ok := true
+	num := func(b []byte, lo, hi int) int {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				ok = false
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n < lo || n > hi {
+			ok = false
+		}
+		return n
+	}
+	year := num(b[0:4], 0, 9999)
+	month := num(b[5:7], 1, 12)
+	day := num(b[8:10], 1, 31)
+	hour := num(b[11:13], 0, 23)
+	minute := num(b[14:16], 0, 59)
+	sec := num(b[17:19], 0, 59)
+	nsec := 0
+	if frac := b[19 : len(b)-1]; len(frac) > 0 {
+		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		nsec = num(frac[1:], 0, 999999999)
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	if !ok || day > daysIn(time.Month(month), year) {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+func daysIn(m time.Month, year int) int {
+	if m == time.February {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + int((m+m/8)%2)
 }
 
 // decodeRunStartLine is decodeTurnLine for a run_start of the major
