@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // sampleLines are the records of a small run with every kind of field
@@ -445,6 +446,65 @@ func TestUTCTimeIsUnmarshalJSON(t *testing.T) {
 			t.Errorf("%s: read as %#v, UnmarshalJSON %#v", text, got, want)
 		case !ok && werr == nil && strings.HasSuffix(text, "Z") && !strings.ContainsAny(text[19:], ",") && len(text) <= 30:
 			t.Errorf("%s: not read, UnmarshalJSON reads it", text)
+		}
+	}
+}
+
+// TestWriterLinesKeepNoLine is TestDecodedStringsKeepNoLine for the lines
+// decodeTurnLine, decodeRunStartLine and decodeRunEndLine take (every field
+// set, no tool call): no string of the record points into its line, and
+// the record is what the strict decoder reads after the line is
+// overwritten.
+func TestWriterLinesKeepNoLine(t *testing.T) {
+	n := 0
+	start, turn, end := new(RunStart), new(Turn), new(RunEnd)
+	fillAll(reflect.ValueOf(start).Elem(), &n)
+	start.Schema = Schema
+	fillAll(reflect.ValueOf(turn).Elem(), &n)
+	turn.Reply.ToolCalls = nil
+	for i := range turn.Sent.Messages {
+		turn.Sent.Messages[i].ToolCalls = nil
+	}
+	turn.Sent.Messages[0].Role = "system" // the cached system prompt, too
+	fillAll(reflect.ValueOf(end).Elem(), &n)
+	for _, rec := range []Record{{RunStart: start}, {Turn: turn}, {RunEnd: end}, {Turn: turn}} {
+		b, err := EncodeRecord(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := bytes.TrimSuffix(b, []byte("\n"))
+		var ok bool
+		switch {
+		case rec.RunStart != nil:
+			_, ok = decodeRunStartLine(line)
+		case rec.Turn != nil:
+			_, ok = decodeTurnLine(line)
+		case rec.RunEnd != nil:
+			_, ok = decodeRunEndLine(line)
+		}
+		if !ok {
+			t.Fatalf("not decoded by the writer's layout: %.80s…", line)
+		}
+		want, err := decodeStrict(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := bytes.Clone(line)
+		got, err := DecodeRecord(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[len(buf)-1]))
+		for _, s := range strs(reflect.ValueOf(got), nil) {
+			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); len(s) > 0 && p >= lo && p <= hi {
+				t.Errorf("%s: %q points into its line", rec.Type(), s)
+			}
+		}
+		for i := range buf {
+			buf[i] = '#'
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s changed when its line was overwritten:\ngot  %s\nwant %s", rec.Type(), dump(got), dump(want))
 		}
 	}
 }
