@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"math/bits"
 	"strconv"
-	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -27,7 +27,8 @@ import (
 // scanned eight bytes at a time and copied once, a word of the trace's
 // vocabulary is the constant, and a turn's metrics share one allocation.
 func decodeTurnLine(line []byte) (*Turn, bool) {
-	s := turnScanner{b: line}
+	s := newScanner(line)
+	defer s.release()
 	t := new(Turn)
 	s.lit(`{"type":"turn","run_id":`)
 	t.Type = TypeTurn
@@ -114,9 +115,25 @@ func decodeTurnLine(line []byte) (*Turn, bool) {
 // expected sets bad, after which every read returns a zero value, so that
 // the decoder reads as the layout it expects and checks once at the end.
 type turnScanner struct {
-	b   []byte
-	i   int
-	bad bool
+	b      []byte
+	i      int
+	bad    bool
+	text   []byte // a string's text, unescaped (str)
+	pooled *[]byte
+}
+
+// texts are the buffers escaped strings are unescaped in, kept from line
+// to line.
+var texts = sync.Pool{New: func() any { return new([]byte) }}
+
+func newScanner(line []byte) turnScanner {
+	t := texts.Get().(*[]byte)
+	return turnScanner{b: line, text: (*t)[:0], pooled: t}
+}
+
+func (s *turnScanner) release() {
+	*s.pooled = s.text[:0]
+	texts.Put(s.pooled)
 }
 
 // lit consumes l, which must come next.
@@ -183,6 +200,14 @@ const (
 	highs = 0x8080808080808080
 )
 
+// special sets the high bit of each byte of w that is a quote, a
+// backslash, a control character or not ASCII, and of no byte before the
+// first such (the bytes after it may be set or not).
+func special(w uint64) uint64 {
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	return (q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w
+}
+
 // stringEnd returns the index of the closing quote of the string whose
 // opening quote is at s.i, and whether the string holds an escape. It
 // leaves to the decoders after it what encoding/json would not take as it
@@ -201,12 +226,8 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		// control character or non-ASCII (an unaligned load is one
 		// instruction where sonic runs natively).
 		for ; i+8 <= len(b); i += 8 {
-			w := *(*uint64)(unsafe.Add(p, i))
-			q := w ^ (ones * '"')
-			bs := w ^ (ones * '\\')
-			m := (q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w
-			if m&highs != 0 {
-				i += bits.TrailingZeros64(m&highs) / 8
+			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 		}
@@ -237,64 +258,90 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 }
 
 // str reads a string into memory of its own, or the constant of a word of
-// the trace's vocabulary.
+// the trace's vocabulary. It scans as stringEnd does, and unescapes as it
+// goes: the text between escapes is gathered in s.text, then copied once.
 func (s *turnScanner) str() string {
-	end, escaped := s.stringEnd()
-	if s.bad {
+	if !s.next('"') {
+		s.bad = true
 		return ""
 	}
-	raw := s.b[s.i+1 : end]
-	s.i = end + 1
-	if !escaped {
-		if w, ok := vocabulary(raw); ok {
-			return w
-		}
-		return string(raw)
-	}
-	// An escape is never shorter than what it stands for, so the text fits
-	// in the raw string's length; a Builder's memory is not zeroed first.
-	var buf strings.Builder
-	buf.Grow(len(raw))
+	b := s.b
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	start := s.i + 1
+	i, from := start, start // from: the first byte not yet in s.text
+	s.text = s.text[:0]
+	escaped := false
 	for {
-		k := bytes.IndexByte(raw, '\\')
-		if k < 0 {
-			buf.Write(raw)
-			break
+		for ; i+8 <= len(b); i += 8 {
+			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 		}
-		buf.Write(raw[:k])
-		if k+1 >= len(raw) {
+		if i >= len(b) {
 			s.bad = true
 			return ""
 		}
-		switch e := raw[k+1]; e {
-		case '"', '\\', '/':
-			buf.WriteByte(e)
-		case 'b':
-			buf.WriteByte('\b')
-		case 'f':
-			buf.WriteByte('\f')
-		case 'n':
-			buf.WriteByte('\n')
-		case 'r':
-			buf.WriteByte('\r')
-		case 't':
-			buf.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(raw[k+2:])
-			// A surrogate, paired or not, is encoding/json's to decide.
-			if !ok || r >= 0xD800 && r < 0xE000 {
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			if !escaped {
+				if w, ok := vocabulary(b[start:i]); ok {
+					return w
+				}
+				return string(b[start:i])
+			}
+			s.text = append(s.text, b[from:i]...)
+			return string(s.text)
+		case c == '\\':
+			if i+1 >= len(b) {
 				s.bad = true
 				return ""
 			}
-			buf.WriteRune(r)
-			k += 4
-		default:
+			escaped = true
+			s.text = append(s.text, b[from:i]...)
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				s.text = append(s.text, e)
+			case 'b':
+				s.text = append(s.text, '\b')
+			case 'f':
+				s.text = append(s.text, '\f')
+			case 'n':
+				s.text = append(s.text, '\n')
+			case 'r':
+				s.text = append(s.text, '\r')
+			case 't':
+				s.text = append(s.text, '\t')
+			case 'u':
+				r, ok := hex4(b[i+2:])
+				// A surrogate, paired or not, is encoding/json's to decide.
+				if !ok || r >= 0xD800 && r < 0xE000 {
+					s.bad = true
+					return ""
+				}
+				s.text = utf8.AppendRune(s.text, r)
+				i += 4
+			default:
+				s.bad = true
+				return ""
+			}
+			i += 2
+			from = i
+		case c < 0x20:
 			s.bad = true
 			return ""
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				s.bad = true
+				return ""
+			}
+			i += n
+		default:
+			i++
 		}
-		raw = raw[k+2:]
 	}
-	return buf.String()
 }
 
 func hex4(b []byte) (rune, bool) {
@@ -636,7 +683,8 @@ func daysIn(m time.Month, year int) int {
 // decodeRunStartLine is decodeTurnLine for a run_start of the major
 // version this build reads.
 func decodeRunStartLine(line []byte) (*RunStart, bool) {
-	s := turnScanner{b: line}
+	s := newScanner(line)
+	defer s.release()
 	r := new(RunStart)
 	r.Type = TypeRunStart
 	s.lit(`{"type":"run_start","schema":`)
@@ -749,7 +797,8 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 
 // decodeRunEndLine is decodeTurnLine for a run_end.
 func decodeRunEndLine(line []byte) (*RunEnd, bool) {
-	s := turnScanner{b: line}
+	s := newScanner(line)
+	defer s.release()
 	e := new(RunEnd)
 	e.Type = TypeRunEnd
 	s.lit(`{"type":"run_end","run_id":`)
