@@ -104,8 +104,7 @@ func decodeTurnLine(line []byte) (*Turn, bool) {
 	t.StartedAt = s.time()
 	s.lit(`,"ended_at":`)
 	t.EndedAt = s.time()
-	s.lit(`}`)
-	if s.bad || s.i != len(s.b) {
+	if !s.end() {
 		return nil, false
 	}
 	return t, true
@@ -150,6 +149,13 @@ func (s *turnScanner) opt(l string) bool {
 	}
 	s.i += len(l)
 	return true
+}
+
+// end consumes the record's closing brace and reports whether the line
+// was read whole, as the layout it expects.
+func (s *turnScanner) end() bool {
+	s.lit(`}`)
+	return !s.bad && s.i == len(s.b)
 }
 
 // next reports whether the byte c comes next, without consuming it.
@@ -425,33 +431,36 @@ func vocabulary(b []byte) (string, bool) {
 	return "", false
 }
 
-// strs reads an array of strings; [] is an empty slice, as encoding/json
-// makes it.
-func (s *turnScanner) strs() []string {
+// list reads an array, each element by elem; [] is an empty slice, as
+// encoding/json makes it. The elements are gathered on the stack first, so
+// the slice is allocated once at its length.
+func list[T any](s *turnScanner, elem func(*T)) []T {
 	s.lit("[")
 	if s.opt("]") {
-		return []string{}
+		return []T{}
 	}
-	var out []string
+	var few [4]T
+	out := few[:0]
 	for !s.bad {
-		out = append(out, s.str())
+		var v T
+		elem(&v)
+		out = append(out, v)
 		if !s.opt(",") {
 			break
 		}
 	}
 	s.lit("]")
-	return out
+	return append([]T(nil), out...)
+}
+
+// strs reads an array of strings; [] is an empty slice, as encoding/json
+// makes it.
+func (s *turnScanner) strs() []string {
+	return list(s, func(v *string) { *v = s.str() })
 }
 
 func (s *turnScanner) messages() []Message {
-	s.lit("[")
-	if s.opt("]") {
-		return []Message{}
-	}
-	var few [4]Message
-	out := few[:0]
-	for !s.bad {
-		var m Message
+	return list(s, func(m *Message) {
 		s.lit(`{"role":`)
 		m.Role = s.str()
 		s.lit(`,"content":`)
@@ -464,13 +473,7 @@ func (s *turnScanner) messages() []Message {
 			m.ToolCallID = s.str()
 		}
 		s.lit("}")
-		out = append(out, m)
-		if !s.opt(",") {
-			break
-		}
-	}
-	s.lit("]")
-	return append([]Message(nil), out...)
+	})
 }
 
 // lastSystemPrompt is the system prompt decoded last, as it is in the line
@@ -506,13 +509,7 @@ func (s *turnScanner) systemPrompt() string {
 }
 
 func (s *turnScanner) elisions() []Elision {
-	s.lit("[")
-	if s.opt("]") {
-		return []Elision{}
-	}
-	var out []Elision
-	for !s.bad {
-		var e Elision
+	return list(s, func(e *Elision) {
 		s.lit(`{"what":`)
 		e.What = s.str()
 		s.lit(`,"ref":`)
@@ -520,24 +517,11 @@ func (s *turnScanner) elisions() []Elision {
 		s.lit(`,"tokens":`)
 		e.Tokens = int(s.integer())
 		s.lit("}")
-		out = append(out, e)
-		if !s.opt(",") {
-			break
-		}
-	}
-	s.lit("]")
-	return out
+	})
 }
 
 func (s *turnScanner) attempts() []Attempt {
-	s.lit("[")
-	if s.opt("]") {
-		return []Attempt{}
-	}
-	var few [2]Attempt
-	out := few[:0]
-	for !s.bad {
-		var a Attempt
+	return list(s, func(a *Attempt) {
 		s.lit(`{"n":`)
 		a.N = int(s.integer())
 		s.lit(`,"error":`)
@@ -555,13 +539,7 @@ func (s *turnScanner) attempts() []Attempt {
 			a.Messages = int(s.integer())
 		}
 		s.lit("}")
-		out = append(out, a)
-		if !s.opt(",") {
-			break
-		}
-	}
-	s.lit("]")
-	return append([]Attempt(nil), out...)
+	})
 }
 
 // metrics reads a turn's figures; those present share one allocation.
@@ -788,8 +766,7 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 	}
 	s.lit(`,"started_at":`)
 	r.StartedAt = s.time()
-	s.lit(`}`)
-	if s.bad || s.i != len(s.b) || checkSchema(r.Schema) != nil {
+	if !s.end() || checkSchema(r.Schema) != nil {
 		return nil, false
 	}
 	return r, true
@@ -842,21 +819,14 @@ func decodeRunEndLine(line []byte) (*RunEnd, bool) {
 	}
 	s.lit(`,"ended_at":`)
 	e.EndedAt = s.time()
-	s.lit(`}`)
-	if s.bad || s.i != len(s.b) {
+	if !s.end() {
 		return nil, false
 	}
 	return e, true
 }
 
 func (s *turnScanner) writes() []Write {
-	s.lit("[")
-	if s.opt("]") {
-		return []Write{}
-	}
-	var out []Write
-	for !s.bad {
-		var w Write
+	return list(s, func(w *Write) {
 		s.lit(`{"path":`)
 		w.Path = s.str()
 		s.lit(`,"added":`)
@@ -864,13 +834,7 @@ func (s *turnScanner) writes() []Write {
 		s.lit(`,"removed":`)
 		w.Removed = int(s.integer())
 		s.lit("}")
-		out = append(out, w)
-		if !s.opt(",") {
-			break
-		}
-	}
-	s.lit("]")
-	return out
+	})
 }
 
 func (s *turnScanner) suiteCounts(c *SuiteCounts) {
