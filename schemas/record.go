@@ -99,12 +99,14 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // unknown record type, a field of the wrong type and an unsupported major
 // schema version are errors (a *FieldError or *UnsupportedSchemaError).
 //
-// A line as trace.Writer writes it (the type first, no field this build
-// does not know) is decoded once, by github.com/bytedance/sonic (decodeFast);
-// anything else, and every line that fails, is decoded again by
-// decodeStrict with encoding/json, whose errors name the field. So the fast
-// decoder only ever decides successes, and FuzzDecodeRecord holds the two
-// to the same records and errors. docs/performance.md has the figures.
+// A line laid out exactly as trace.Writer writes it is decoded by a reader
+// of that layout (decodeTurnLine and its kin, in writerlines.go); another
+// line that starts with its type and holds no field this build does not
+// know, by github.com/bytedance/sonic (decodeFast); anything else, and
+// every line that fails, by decodeStrict with encoding/json, whose errors
+// name the field. So the fast decoders only ever decide successes, and
+// FuzzDecodeRecord holds them to the same records and errors.
+// docs/performance.md has the figures.
 func DecodeRecord(line []byte) (Record, error) {
 	if rec, ok := decodeFast(line); ok {
 		return rec, nil
@@ -154,18 +156,27 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	text := unsafe.String(unsafe.SliceData(line), len(line))
 	switch {
 	case bytes.HasPrefix(rest, []byte(TypeTurn+`"`)):
+		if t, ok := decodeTurnLine(line); ok {
+			return Record{Turn: t}, true
+		}
 		t := new(Turn)
 		if fastJSON.UnmarshalFromString(text, t) != nil || t.Type != TypeTurn {
 			return Record{}, false
 		}
 		return Record{Turn: t}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunEnd+`"`)):
+		if e, ok := decodeRunEndLine(line); ok {
+			return Record{RunEnd: e}, true
+		}
 		e := new(RunEnd)
 		if fastJSON.UnmarshalFromString(text, e) != nil || e.Type != TypeRunEnd {
 			return Record{}, false
 		}
 		return Record{RunEnd: e}, true
 	case bytes.HasPrefix(rest, []byte(TypeRunStart+`"`)):
+		if s, ok := decodeRunStartLine(line); ok {
+			return Record{RunStart: s}, true
+		}
 		s := new(RunStart)
 		if fastJSON.UnmarshalFromString(text, s) != nil || s.Type != TypeRunStart || checkSchema(s.Schema) != nil {
 			return Record{}, false

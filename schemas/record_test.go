@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // sampleLines are the records of a small run with every kind of field
@@ -168,6 +169,94 @@ func TestDecodeRecordMatchesStrict(t *testing.T) {
 	for name, line := range edgeLines(lines) {
 		t.Run(name, func(t *testing.T) { sameAsStrict(t, []byte(line)) })
 	}
+	for name, line := range turnLineEdges(writerTurnLines(t)) {
+		t.Run(name, func(t *testing.T) { sameAsStrict(t, []byte(line)) })
+	}
+}
+
+// writerTurnLines are turns as the harness writes them without native
+// tool calls, which decodeTurnLine decodes: one with every optional field
+// set, one with none, with text that needs every kind of escape.
+func writerTurnLines(t testing.TB) []string {
+	t.Helper()
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 120000000, time.UTC)
+	text := "def f():\n\treturn \"<a & b>\" \\ 'é' \u2028 😀 \x7f \x00 \x1f"
+	full := &Turn{RunID: "r1", Step: 3,
+		Sent: Sent{Kind: KindRefusalOrNudge, Code: CodeRepeatRead, Messages: []Message{
+			{Role: "assistant", Content: "READ a.py"},
+			{Role: "tool", Content: text, ToolCallID: "c1"}, {Role: "user", Content: ""}},
+			Replaced: true, PromptHash: "sha256:0", Elided: []Elision{{What: "repo-map", Ref: "x", Tokens: 12}, {What: "message", Ref: "4", Tokens: 0}},
+			PromptTokensEstimate: 99},
+		Reply:     Reply{Content: text, Thinking: "hm\n", FinishReason: "length"},
+		Action:    Action{Verb: "PATCH", Path: "a b/ü.py", Shape: "fenced", Via: "text", Repairs: []string{"r", ""}},
+		Outcome:   Outcome{Status: StatusRefused, Code: CodeRepeatRead, Message: "already read\n", FilesChanged: []string{"a.py", "b.py"}},
+		Metrics:   Metrics{PromptTokens: new(40), OutputTokens: new(0), PromptEvalTokens: new(-3), CachedTokens: new(999999999999999999), TotalMS: -120, LoadMS: new(int64(1)), PromptEvalMS: new(int64(2)), EvalMS: new(int64(-1)), TTFTMS: new(int64(0))},
+		ModelStep: true, Reasoning: &Reasoning{Text: "think " + text, Tokens: 5, Source: ReasoningThinkTag, Cut: true},
+		Attempts: []Attempt{{N: 1, Error: "boom", Status: 500, WaitMS: 10, PromptTokensEstimate: 7, Messages: 2}, {N: 2}},
+		Warnings: []string{"w", "context-full: x"}, StartedAt: t0, EndedAt: t0.Add(time.Second).In(time.FixedZone("", 2*3600))}
+	bare := &Turn{RunID: "r1", Step: 1, StartedAt: t0, EndedAt: t0}
+	var lines []string
+	for _, turn := range []*Turn{full, bare} {
+		b, err := EncodeRecord(Record{Turn: turn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSuffix(string(b), "\n"))
+	}
+	return lines
+}
+
+// turnLineEdges are lines on which decodeTurnLine could disagree with
+// encoding/json: it must decode them the same, or leave them to the
+// decoders after it.
+func turnLineEdges(lines []string) map[string]string {
+	full, bare := lines[0], lines[1]
+	return map[string]string{
+		"writer turn full":        full,
+		"writer turn bare":        bare,
+		"escaped letters":         strings.Replace(bare, `"content":""`, `"content":"\u00e9\u00E9\u003c\u0000\/"`, 1),
+		"escaped surrogate pair":  strings.Replace(bare, `"content":""`, `"content":"\ud83d\ude00"`, 1),
+		"escaped lone surrogate":  strings.Replace(bare, `"content":""`, `"content":"a\udc00"`, 1),
+		"short escape":            strings.Replace(bare, `"content":""`, `"content":"\u12"`, 1),
+		"escape at the end":       strings.Replace(bare, `"content":""`, `"content":"ab\\"`, 1),
+		"bad escape":              strings.Replace(bare, `"content":""`, `"content":"a\x41"`, 1),
+		"raw control character":   strings.Replace(bare, `"content":""`, "\"content\":\"a\tb\"", 1),
+		"raw invalid utf-8":       strings.Replace(bare, `"content":""`, "\"content\":\"a\xc3(\"", 1),
+		"raw utf-8 at a word end": strings.Replace(bare, `"content":""`, "\"content\":\"1234567\u00e9\U0001F600\"", 1),
+		"encoded surrogate":       strings.Replace(bare, `"content":""`, "\"content\":\"\xed\xa0\x80\"", 1),
+		"replacement character":   strings.Replace(bare, `"content":""`, "\"content\":\"\ufffd\"", 1),
+		"step of 18 digits":       strings.Replace(bare, `"step":1`, `"step":123456789012345678`, 1),
+		"step of 19 digits":       strings.Replace(bare, `"step":1`, `"step":1234567890123456789`, 1),
+		"step over int64":         strings.Replace(bare, `"step":1`, `"step":92233720368547758070`, 1),
+		"step negative zero":      strings.Replace(bare, `"step":1`, `"step":-0`, 1),
+		"step a minus":            strings.Replace(bare, `"step":1`, `"step":-`, 1),
+		"step leading zero":       strings.Replace(bare, `"step":1`, `"step":00`, 1),
+		"step fraction":           strings.Replace(bare, `"step":1`, `"step":1.0`, 1),
+		"step exponent":           strings.Replace(bare, `"step":1`, `"step":1e0`, 1),
+		"step null":               strings.Replace(bare, `"step":1`, `"step":null`, 1),
+		"metric null":             strings.Replace(full, `"prompt_tokens":40`, `"prompt_tokens":null`, 1),
+		"metrics empty":           strings.Replace(bare, `"metrics":{"total_ms":0}`, `"metrics":{}`, 1),
+		"metrics reordered":       strings.Replace(full, `"prompt_tokens":40,"output_tokens":0`, `"output_tokens":0,"prompt_tokens":40`, 1),
+		"field missing":           strings.Replace(bare, `"thinking":"",`, ``, 1),
+		"field repeated":          strings.Replace(bare, `"thinking":"",`, `"thinking":"a","thinking":"",`, 1),
+		"field in another case":   strings.Replace(bare, `"thinking":`, `"Thinking":`, 1),
+		"unknown field":           strings.Replace(bare, `"model_step":false`, `"model_step":false,"x":1`, 1),
+		"space after a colon":     strings.Replace(bare, `"step":1`, `"step": 1`, 1),
+		"tool call in a message":  strings.Replace(full, `"tool_call_id":"c1"`, `"tool_calls":[{"name":"read","arguments":{}}],"tool_call_id":"c1"`, 1),
+		"tool call in the reply":  strings.Replace(bare, `"tool_calls":[]`, `"tool_calls":[{"name":"read","arguments":{"a":1}}]`, 1),
+		"reasoning null":          strings.Replace(bare, `"model_step":false`, `"model_step":false,"reasoning":null`, 1),
+		"attempts empty":          strings.Replace(bare, `"model_step":false`, `"model_step":false,"attempts":[]`, 1),
+		"warnings null":           strings.Replace(bare, `"model_step":false`, `"model_step":false,"warnings":null`, 1),
+		"bool as number":          strings.Replace(bare, `"replaced":false`, `"replaced":0`, 1),
+		"time escaped":            strings.Replace(bare, `"started_at":"2`, `"started_at":"\u0032`, 1),
+		"time not a time":         strings.Replace(bare, `"started_at":"2`, `"started_at":"x2`, 1),
+		"time as number":          strings.Replace(bare, `"started_at":"2026-11-29T12:00:00.12Z"`, `"started_at":1`, 1),
+		"trailing comma":          strings.Replace(bare, `"repairs":[]`, `"repairs":["a",]`, 1),
+		"list unclosed":           strings.Replace(bare, `"repairs":[]`, `"repairs":["a"`, 1),
+		"trailing garbage":        bare + "}",
+		"cut short":               bare[:len(bare)-1],
+		"cut in a string":         full[:strings.Index(full, "def f")+10],
+	}
 }
 
 // TestDecodeRecordTakesTheFastPath checks that the lines trace.Writer
@@ -177,6 +266,11 @@ func TestDecodeRecordTakesTheFastPath(t *testing.T) {
 	for _, line := range sampleLines(t) {
 		if _, ok := decodeFast([]byte(line)); !ok {
 			t.Errorf("not decoded by the fast path: %.60s…", line)
+		}
+	}
+	for _, line := range writerTurnLines(t) {
+		if _, ok := decodeTurnLine([]byte(line)); !ok {
+			t.Errorf("not decoded by decodeTurnLine: %.60s…", line)
 		}
 	}
 }
@@ -189,6 +283,9 @@ func FuzzDecodeRecord(f *testing.F) {
 		if len(line) < 8<<10 { // the deep ones would slow every mutation down
 			f.Add([]byte(line))
 		}
+	}
+	for _, line := range turnLineEdges(writerTurnLines(f)) {
+		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { sameAsStrict(t, line) })
 }
@@ -323,5 +420,91 @@ func TestDecodedStringsKeepNoLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUTCTimeIsUnmarshalJSON holds the fast reading of a time to
+// time.Time's own: the same Time for the writer's form, nothing for any
+// other.
+func TestUTCTimeIsUnmarshalJSON(t *testing.T) {
+	for _, text := range []string{
+		"2026-11-29T12:00:00Z", "2026-11-29T12:00:00.1Z", "2026-11-29T12:00:00.123456789Z",
+		"2026-11-29T12:00:00.1234567891Z", "2026-11-29T12:00:00.Z", "2026-11-29T12:00:00,5Z",
+		"2024-02-29T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-12-31T23:59:59.999Z",
+		"2026-11-29T24:00:00Z", "2026-11-29T12:60:00Z", "2026-11-29T12:00:60Z", "2026-13-01T00:00:00Z",
+		"2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+		"2026-11-29t12:00:00Z", "2026-11-29T12:00:00z", "2026-11-29T12:00:00+02:00", "2026-11-29 12:00:00Z",
+		"+026-11-29T12:00:00Z", "2026-1-29T12:00:00Z", "2026-11-29T12:00:0Z", "2026-11-29T12:00:00.-1Z",
+	} {
+		var want time.Time
+		werr := want.UnmarshalJSON([]byte(`"` + text + `"`))
+		got, ok := utcTime([]byte(text))
+		switch {
+		case ok && werr != nil:
+			t.Errorf("%s: read as %v, UnmarshalJSON: %v", text, got, werr)
+		case ok && !reflect.DeepEqual(got, want):
+			t.Errorf("%s: read as %#v, UnmarshalJSON %#v", text, got, want)
+		case !ok && werr == nil && strings.HasSuffix(text, "Z") && !strings.ContainsAny(text[19:], ",") && len(text) <= 30:
+			t.Errorf("%s: not read, UnmarshalJSON reads it", text)
+		}
+	}
+}
+
+// TestWriterLinesKeepNoLine is TestDecodedStringsKeepNoLine for the lines
+// decodeTurnLine, decodeRunStartLine and decodeRunEndLine take (every field
+// set, no tool call): no string of the record points into its line, and
+// the record is what the strict decoder reads after the line is
+// overwritten.
+func TestWriterLinesKeepNoLine(t *testing.T) {
+	n := 0
+	start, turn, end := new(RunStart), new(Turn), new(RunEnd)
+	fillAll(reflect.ValueOf(start).Elem(), &n)
+	start.Schema = Schema
+	fillAll(reflect.ValueOf(turn).Elem(), &n)
+	turn.Reply.ToolCalls = nil
+	for i := range turn.Sent.Messages {
+		turn.Sent.Messages[i].ToolCalls = nil
+	}
+	turn.Sent.Messages[0].Role = "system" // the cached system prompt, too
+	fillAll(reflect.ValueOf(end).Elem(), &n)
+	for _, rec := range []Record{{RunStart: start}, {Turn: turn}, {RunEnd: end}, {Turn: turn}} {
+		b, err := EncodeRecord(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := bytes.TrimSuffix(b, []byte("\n"))
+		var ok bool
+		switch {
+		case rec.RunStart != nil:
+			_, ok = decodeRunStartLine(line)
+		case rec.Turn != nil:
+			_, ok = decodeTurnLine(line)
+		case rec.RunEnd != nil:
+			_, ok = decodeRunEndLine(line)
+		}
+		if !ok {
+			t.Fatalf("not decoded by the writer's layout: %.80s…", line)
+		}
+		want, err := decodeStrict(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := bytes.Clone(line)
+		got, err := DecodeRecord(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[len(buf)-1]))
+		for _, s := range strs(reflect.ValueOf(got), nil) {
+			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); len(s) > 0 && p >= lo && p <= hi {
+				t.Errorf("%s: %q points into its line", rec.Type(), s)
+			}
+		}
+		for i := range buf {
+			buf[i] = '#'
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s changed when its line was overwritten:\ngot  %s\nwant %s", rec.Type(), dump(got), dump(want))
+		}
 	}
 }
