@@ -44,6 +44,9 @@ var deepSeekTokens = strings.NewReplacer(
 	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
 	"<｜tool▁sep｜>", "<|tool_sep|>")
 
+// deepSeekOpen is how every one of DeepSeek's tokens begins.
+const deepSeekOpen = "<｜"
+
 // callTags are the tags and special tokens that open and close calls. An
 // empty close runs to the next open or the end of the reply.
 var callTags = []struct {
@@ -230,14 +233,20 @@ func scanCalls(text string, d *doc) []callCand {
 			continue
 		}
 		bare := false
-		if m := pyNameRE.FindStringSubmatch(t); m != nil {
+		// A Python call holds its "(": neither expression below can
+		// match a line without one.
+		paren := strings.IndexByte(t, '(') >= 0
+		if !paren && t[0] != '{' && t[0] != '[' {
+			continue
+		}
+		if m := matchIf(paren, pyNameRE, t); m != nil {
 			_, known := lookupTool(m[1])
 			_, word := verbWords[strings.ToLower(m[1])]
 			// The protocol's own names as calls are action lines
 			// (callAction), which may take a block after them.
 			bare = known && !word
 		}
-		if t[0] != '{' && t[0] != '[' && !bare && !pyCallStartRE.MatchString(t) {
+		if t[0] != '{' && t[0] != '[' && !bare && !(paren && pyCallStartRE.MatchString(t)) {
 			continue
 		}
 		cands := innerCalls(text[at:], bare)
@@ -261,6 +270,15 @@ func allMatches(re *regexp.Regexp, text, lit string) [][]int {
 		return nil
 	}
 	return re.FindAllStringSubmatchIndex(text, -1)
+}
+
+// matchIf is re.FindStringSubmatch(s), or nil without looking when may,
+// a condition every match needs, is false.
+func matchIf(may bool, re *regexp.Regexp, s string) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 var (

@@ -70,8 +70,10 @@ func parseText(raw string) (Action, error) {
 		}
 		text = s.Answer
 	}
-	if t := deepSeekTokens.Replace(text); t != text {
-		text = t
+	// Every DeepSeek token opens with "<｜" (a full-width bar): without
+	// it the replacer, which copies the text to look, has nothing to do.
+	if strings.Contains(text, deepSeekOpen) {
+		text = deepSeekTokens.Replace(text)
 	}
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
