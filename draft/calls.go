@@ -212,7 +212,11 @@ func scanCalls(text string, d *doc) []callCand {
 		if !callFence(b.fence.info) || covered(offs[b.open]) {
 			continue
 		}
-		inner := strings.Join(d.lines[b.open+1:min(b.close, len(d.lines))], "\n")
+		// The lines inside the fence, joined: text is the lines joined.
+		inner := ""
+		if e := min(b.close, len(d.lines)); e > b.open+1 {
+			inner = text[offs[b.open+1] : offs[e]-1]
+		}
 		tag := fenceTag(b.fence.info)
 		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
 		shape := shapeFencedAction
@@ -345,7 +349,7 @@ func innerCalls(s string, pyBare bool) []callCand {
 		return []callCand{c}
 	}
 	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
-	if m := mistralArgsRE.FindStringSubmatch(t); m != nil {
+	if m := matchIf(strings.Contains(t, "[ARGS]"), mistralArgsRE, t); m != nil {
 		c := callCand{name: m[1], shapes: []string{shapeJSONCall}, end: len(s)}
 		args, ok := leadingJSONArgs(t[len(m[0]):])
 		if !ok {
@@ -754,7 +758,7 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 // holds any before its first action line (a canonical draft is never read
 // another way). Two different calls are refused as ambiguous.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
-	text := strings.Join(d.lines, "\n")
+	text := d.joined()
 	cands := scanCalls(text, d)
 	if len(cands) == 0 {
 		return Action{}, false, nil

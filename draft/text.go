@@ -12,6 +12,25 @@ type doc struct {
 	blocks []block
 	in     []int // block index of each line, -1 outside fences
 	used   []bool
+	// text is the lines joined with "\n" when the doc was made from a
+	// text (textDoc), so that the call reader need not join them again.
+	text    string
+	hasText bool
+}
+
+// textDoc is the doc of text's lines.
+func textDoc(text string) *doc {
+	d := newDoc(strings.Split(text, "\n"))
+	d.text, d.hasText = text, true
+	return d
+}
+
+// joined is the doc's lines joined with "\n".
+func (d *doc) joined() string {
+	if d.hasText {
+		return d.text
+	}
+	return strings.Join(d.lines, "\n")
 }
 
 func newDoc(lines []string) *doc {
@@ -81,13 +100,13 @@ func parseText(raw string) (Action, error) {
 		text = t
 		p.repair(repairStripSpecialTokens)
 	}
-	return p.parseLines(strings.Split(text, "\n"), false)
+	return p.parseDoc(textDoc(text), false)
 }
 
-// parseLines finds the action in lines. nested is set when lines are the
+// parseDoc finds the action in d's lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
-func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
-	d := newDoc(lines)
+func (p *parser) parseDoc(d *doc, nested bool) (Action, error) {
+	lines := d.lines
 	// Calls in any wrapper, unless an action line comes first.
 	if !nested {
 		if a, ok, err := p.structuredCalls(d); ok {
@@ -107,7 +126,7 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 	if !nested {
 		if inner, ok := wholeFence(lines); ok {
 			p.shape(shapeWholeReplyFence)
-			return p.parseLines(inner, true)
+			return p.parseDoc(newDoc(inner), true)
 		}
 		for _, b := range d.blocks {
 			inner := lines[b.open+1 : min(b.close, len(lines))]
@@ -125,7 +144,7 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 			} else {
 				p.shape(shapeWholeReplyFence)
 			}
-			return p.parseLines(inner, true)
+			return p.parseDoc(newDoc(inner), true)
 		}
 	}
 	// The formats of other protocols, tried only when no line opens with a
