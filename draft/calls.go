@@ -237,9 +237,9 @@ func scanCalls(text string, d *doc) []callCand {
 			continue
 		}
 		bare := false
-		// A Python call holds its "(": neither expression below can
-		// match a line without one.
-		paren := strings.IndexByte(t, '(') >= 0
+		// A Python call opens with a name and holds its "(": neither
+		// expression below can match a line without both.
+		paren := mayBePyCall(t)
 		if !paren && t[0] != '{' && t[0] != '[' {
 			continue
 		}
@@ -274,6 +274,18 @@ func allMatches(re *regexp.Regexp, text, lit string) [][]int {
 		return nil
 	}
 	return re.FindAllStringSubmatchIndex(text, -1)
+}
+
+// mayBePyCall reports whether s can open with a Python call (pyNameRE,
+// pyCallStartRE): its first byte starts a name and it holds a "(".
+func mayBePyCall(s string) bool {
+	return s != "" && (s[0] == '_' || ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z')) && strings.IndexByte(s, '(') >= 0
+}
+
+// mayHoldFunctionTag reports whether text holds the opening of a match of
+// functionOpenRE.
+func mayHoldFunctionTag(text string) bool {
+	return strings.Contains(text, "<function=") || strings.Contains(text, "<invoke")
 }
 
 // matchIf is re.FindStringSubmatch(s), or nil without looking when may,
@@ -559,7 +571,11 @@ func primaryArg(name string) string {
 // their arguments as child elements (<read_file><path>x</path></read_file>).
 func tagCalls(text string) []callCand {
 	var out []callCand
-	for _, m := range functionOpenRE.FindAllStringSubmatchIndex(text, -1) {
+	var opens [][]int
+	if mayHoldFunctionTag(text) {
+		opens = functionOpenRE.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range opens {
 		name, closeTag := "", "</function>"
 		if m[2] >= 0 {
 			name = text[m[2]:m[3]]
@@ -606,7 +622,7 @@ func tagCalls(text string) []callCand {
 		out = append(out, c)
 	}
 	// XML elements named for a tool.
-	for _, m := range xmlOpenRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range allMatches(xmlOpenRE, text, "<") {
 		name := text[m[2]:m[3]]
 		if _, ok := lookupTool(name); !ok {
 			continue

@@ -20,8 +20,11 @@ var guards = []struct {
 	{"list", listRE, mayOpenList},
 	{"label", labelRE, mayOpenLabel},
 	{"label line", labelLineRE, mayOpenLabelLine},
-	{"python name", pyNameRE, func(s string) bool { return strings.IndexByte(s, '(') >= 0 }},
-	{"python call", pyCallStartRE, func(s string) bool { return strings.IndexByte(s, '(') >= 0 }},
+	{"python name", pyNameRE, mayBePyCall},
+	{"python call", pyCallStartRE, mayBePyCall},
+	{"function tag", functionOpenRE, mayHoldFunctionTag},
+	{"xml tool", xmlOpenRE, func(s string) bool { return strings.Contains(s, "<") }},
+	{"name comment", nameCommentRE, func(s string) bool { return strings.ContainsAny(s, "#/") }},
 	{"mistral args", mistralArgsRE, func(s string) bool { return strings.Contains(s, "[ARGS]") }},
 	{"react action", reactActionRE, func(s string) bool { return strings.Contains(s, "Action") }},
 	{"window", windowRE, func(s string) bool { return strings.IndexByte(s, ':') >= 0 }},
@@ -39,7 +42,7 @@ func guardSamples(t testing.TB) []string {
 		"12) RUN tests", "#### READ x.py", "Next action: READ x.py", "**Action:** read_file",
 		"x.py:10-20", "@@ -1,2 +1,2 @@", "@@", "read_file(path='x.py')", "os.path.join(a)",
 		"write_file[ARGS]{}", "<｜tool▁call▁begin｜>", ">>>read_file\n{}", "<|channel|>commentary to=functions.read",
-		"Find:", "original code:", "With:", "K", "\u212a", "Response: DONE",
+		"Find:", "print(x)", "_x(1)", "<invoke name=\"read\">", "<function=read_file>", "# x.py", "// a/b.go", "original code:", "With:", "K", "\u212a", "Response: DONE",
 	}
 	names, err := filepath.Glob(filepath.Join("testdata", "*.draft"))
 	if err != nil {

@@ -66,11 +66,12 @@ func mayOpenList(s string) bool {
 	return false
 }
 
-// mayOpenLabel reports whether s's first byte can open labelRE: the first
-// letter of one of its words in either case, or any byte outside ASCII,
-// since (?i) folds letters beyond it (long s, "ſ", is an s).
+// mayOpenLabel reports whether s can be matched by labelRE: it holds the
+// label's colon, and its first byte is the first letter of one of the
+// label's words in either case, or any byte outside ASCII, since (?i)
+// folds letters beyond it (long s, "ſ", is an s).
 func mayOpenLabel(s string) bool {
-	if s == "" {
+	if s == "" || strings.IndexByte(s, ':') < 0 {
 		return false
 	}
 	switch s[0] | 0x20 {
