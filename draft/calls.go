@@ -79,10 +79,7 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	// Byte offsets of the lines, and which lie in fences that hold code
 	// rather than calls.
-	offs := make([]int, len(d.lines)+1)
-	for i, l := range d.lines {
-		offs[i+1] = offs[i] + len(l) + 1
-	}
+	offs := d.offsets()
 	lineAt := func(i int) int {
 		lo, hi := 0, len(d.lines)
 		for lo+1 < hi {

@@ -76,8 +76,17 @@ func checkGuards(t *testing.T, s string) {
 	if got := fileBody(s); got != want {
 		t.Errorf("fileBody(%q) = %q; the lines trimmed of blank ones are %q", s, got, want)
 	}
-	if d := textDoc(s); d.joined() != strings.Join(d.lines, "\n") {
+	d := textDoc(s)
+	if d.joined() != strings.Join(d.lines, "\n") {
 		t.Errorf("textDoc(%q) keeps text that is not its lines joined", s)
+	}
+	// A block's content taken from the text is the one made of its lines.
+	for _, b := range d.blocks {
+		got, gotDedented := d.content(b)
+		want, wantDedented := b.content(d.lines)
+		if got != want || gotDedented != wantDedented {
+			t.Errorf("block at line %d of %q: content %q, %v; from its lines %q, %v", b.open, s, got, gotDedented, want, wantDedented)
+		}
 	}
 }
 

@@ -223,7 +223,7 @@ func (p *parser) labelled(d *doc, j int, l label, stop int) (string, int, *Error
 		k++
 	}
 	if b, ok := d.blockAt(k); ok {
-		text, dedented := b.content(d.lines)
+		text, dedented := d.content(b)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
 			p.repair(repairDedentBody)

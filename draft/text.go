@@ -16,6 +16,34 @@ type doc struct {
 	// text (textDoc), so that the call reader need not join them again.
 	text    string
 	hasText bool
+	offs    []int // byte offsets of the lines in text, and of its end + 1
+}
+
+// offsets are the byte offsets of the lines in the lines joined with
+// "\n", with len(text)+1 last.
+func (d *doc) offsets() []int {
+	if d.offs == nil {
+		d.offs = make([]int, len(d.lines)+1)
+		for i, l := range d.lines {
+			d.offs[i+1] = d.offs[i] + len(l) + 1
+		}
+	}
+	return d.offs
+}
+
+// content is the content of b, a block of the doc, taken from the doc's
+// text when the fence is not indented, since the lines inside it are then
+// that text.
+func (d *doc) content(b block) (text string, dedented bool) {
+	if !d.hasText || b.fence.indent > 0 {
+		return b.content(d.lines)
+	}
+	end := min(b.close, len(d.lines))
+	if end <= b.open+1 {
+		return "", false
+	}
+	offs := d.offsets()
+	return d.text[offs[b.open+1] : offs[end]-1], false
 }
 
 // textDoc is the doc of text's lines.
@@ -332,7 +360,7 @@ func (p *parser) bodyAfter(d *doc, i int) (string, int, *Error) {
 		if !ok {
 			continue
 		}
-		body, dedented := b.content(d.lines)
+		body, dedented := d.content(b)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
 			p.repair(repairDedentBody)
