@@ -44,6 +44,9 @@ var deepSeekTokens = strings.NewReplacer(
 	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
 	"<｜tool▁sep｜>", "<|tool_sep|>")
 
+// deepSeekOpen is how every one of DeepSeek's tokens begins.
+const deepSeekOpen = "<｜"
+
 // callTags are the tags and special tokens that open and close calls. An
 // empty close runs to the next open or the end of the reply.
 var callTags = []struct {
@@ -76,10 +79,7 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	// Byte offsets of the lines, and which lie in fences that hold code
 	// rather than calls.
-	offs := make([]int, len(d.lines)+1)
-	for i, l := range d.lines {
-		offs[i+1] = offs[i] + len(l) + 1
-	}
+	offs := d.offsets()
 	lineAt := func(i int) int {
 		lo, hi := 0, len(d.lines)
 		for lo+1 < hi {
@@ -209,7 +209,11 @@ func scanCalls(text string, d *doc) []callCand {
 		if !callFence(b.fence.info) || covered(offs[b.open]) {
 			continue
 		}
-		inner := strings.Join(d.lines[b.open+1:min(b.close, len(d.lines))], "\n")
+		// The lines inside the fence, joined: text is the lines joined.
+		inner := ""
+		if e := min(b.close, len(d.lines)); e > b.open+1 {
+			inner = text[offs[b.open+1] : offs[e]-1]
+		}
 		tag := fenceTag(b.fence.info)
 		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
 		shape := shapeFencedAction
@@ -230,14 +234,20 @@ func scanCalls(text string, d *doc) []callCand {
 			continue
 		}
 		bare := false
-		if m := pyNameRE.FindStringSubmatch(t); m != nil {
+		// A Python call opens with a name and holds its "(": neither
+		// expression below can match a line without both.
+		paren := mayBePyCall(t)
+		if !paren && t[0] != '{' && t[0] != '[' {
+			continue
+		}
+		if m := matchIf(paren, pyNameRE, t); m != nil {
 			_, known := lookupTool(m[1])
 			_, word := verbWords[strings.ToLower(m[1])]
 			// The protocol's own names as calls are action lines
 			// (callAction), which may take a block after them.
 			bare = known && !word
 		}
-		if t[0] != '{' && t[0] != '[' && !bare && !pyCallStartRE.MatchString(t) {
+		if t[0] != '{' && t[0] != '[' && !bare && !(paren && pyCallStartRE.MatchString(t)) {
 			continue
 		}
 		cands := innerCalls(text[at:], bare)
@@ -261,6 +271,27 @@ func allMatches(re *regexp.Regexp, text, lit string) [][]int {
 		return nil
 	}
 	return re.FindAllStringSubmatchIndex(text, -1)
+}
+
+// mayBePyCall reports whether s can open with a Python call (pyNameRE,
+// pyCallStartRE): its first byte starts a name and it holds a "(".
+func mayBePyCall(s string) bool {
+	return s != "" && (s[0] == '_' || ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z')) && strings.IndexByte(s, '(') >= 0
+}
+
+// mayHoldFunctionTag reports whether text holds the opening of a match of
+// functionOpenRE.
+func mayHoldFunctionTag(text string) bool {
+	return strings.Contains(text, "<function=") || strings.Contains(text, "<invoke")
+}
+
+// matchIf is re.FindStringSubmatch(s), or nil without looking when may,
+// a condition every match needs, is false.
+func matchIf(may bool, re *regexp.Regexp, s string) []string {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 var (
@@ -327,7 +358,7 @@ func innerCalls(s string, pyBare bool) []callCand {
 		return []callCand{c}
 	}
 	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
-	if m := mistralArgsRE.FindStringSubmatch(t); m != nil {
+	if m := matchIf(strings.Contains(t, "[ARGS]"), mistralArgsRE, t); m != nil {
 		c := callCand{name: m[1], shapes: []string{shapeJSONCall}, end: len(s)}
 		args, ok := leadingJSONArgs(t[len(m[0]):])
 		if !ok {
@@ -537,7 +568,11 @@ func primaryArg(name string) string {
 // their arguments as child elements (<read_file><path>x</path></read_file>).
 func tagCalls(text string) []callCand {
 	var out []callCand
-	for _, m := range functionOpenRE.FindAllStringSubmatchIndex(text, -1) {
+	var opens [][]int
+	if mayHoldFunctionTag(text) {
+		opens = functionOpenRE.FindAllStringSubmatchIndex(text, -1)
+	}
+	for _, m := range opens {
 		name, closeTag := "", "</function>"
 		if m[2] >= 0 {
 			name = text[m[2]:m[3]]
@@ -584,7 +619,7 @@ func tagCalls(text string) []callCand {
 		out = append(out, c)
 	}
 	// XML elements named for a tool.
-	for _, m := range xmlOpenRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range allMatches(xmlOpenRE, text, "<") {
 		name := text[m[2]:m[3]]
 		if _, ok := lookupTool(name); !ok {
 			continue
@@ -736,7 +771,7 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 // holds any before its first action line (a canonical draft is never read
 // another way). Two different calls are refused as ambiguous.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
-	text := strings.Join(d.lines, "\n")
+	text := d.joined()
 	cands := scanCalls(text, d)
 	if len(cands) == 0 {
 		return Action{}, false, nil

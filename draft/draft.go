@@ -288,34 +288,58 @@ func Record(a Action, err error) schemas.Action {
 // parser collects what one Parse call learns on the way, so that failures
 // can still report the verb and shapes seen before them.
 type parser struct {
-	draft   string
-	via     string
-	verb    string
-	shapes  map[string]bool
-	repairs map[string]bool
-	cands   []string // path candidates of the action's target
+	draft string
+	via   string
+	verb  string
+	// shapes and repairs hold bit i for shapeOrder[i] and repairOrder[i]:
+	// two maps made for every draft cost more than the rest of a short
+	// one. otherShape is a code outside shapeOrder, which no shape string
+	// names but which makes a failure's shape other than "none".
+	shapes     uint64
+	otherShape bool
+	repairs    uint64
+	cands      []string // path candidates of the action's target
+}
+
+// shapeBit and repairBit are the bits of the codes in parser.shapes and
+// parser.repairs.
+var shapeBit, repairBit = codeBits(shapeOrder), codeBits(repairOrder)
+
+func codeBits(order []string) map[string]uint64 {
+	if len(order) > 64 {
+		panic("draft: more than 64 codes do not fit a parser's bits")
+	}
+	bits := make(map[string]uint64, len(order))
+	for i, c := range order {
+		bits[c] = 1 << i
+	}
+	return bits
 }
 
 func newParser(draft, via string) *parser {
-	return &parser{draft: draft, via: via, shapes: map[string]bool{}, repairs: map[string]bool{}}
+	return &parser{draft: draft, via: via}
 }
 
 func (p *parser) shape(codes ...string) {
 	for _, c := range codes {
-		p.shapes[c] = true
+		if b, ok := shapeBit[c]; ok {
+			p.shapes |= b
+		} else {
+			p.otherShape = true
+		}
 	}
 }
 
 func (p *parser) repair(codes ...string) {
 	for _, c := range codes {
-		p.repairs[c] = true
+		p.repairs |= repairBit[c]
 	}
 }
 
 func (p *parser) shapeString() string {
 	var parts []string
-	for _, c := range shapeOrder {
-		if p.shapes[c] {
+	for i, c := range shapeOrder {
+		if p.shapes&(1<<i) != 0 {
 			parts = append(parts, c)
 		}
 	}
@@ -327,8 +351,8 @@ func (p *parser) shapeString() string {
 
 func (p *parser) repairList() []string {
 	var out []string
-	for _, c := range repairOrder {
-		if p.repairs[c] {
+	for i, c := range repairOrder {
+		if p.repairs&(1<<i) != 0 {
 			out = append(out, c)
 		}
 	}
@@ -337,7 +361,7 @@ func (p *parser) repairList() []string {
 
 func (p *parser) fail(reason string) *Error {
 	shape := "none"
-	if len(p.shapes) > 0 {
+	if p.shapes != 0 || p.otherShape {
 		shape = p.shapeString()
 	}
 	return &Error{Draft: p.draft, Reason: reason, Verb: p.verb, Shape: shape, Via: p.via}

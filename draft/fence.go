@@ -159,7 +159,30 @@ func stripFenced(text string) (string, []string) {
 // fileBody makes a WRITE body end with exactly one newline and drops blank
 // lines around it, which no file means to keep and which models add freely.
 func fileBody(text string) string {
-	return strings.Join(trimBlankLines(strings.Split(text, "\n")), "\n") + "\n"
+	// trimBlankLines on text's lines, without splitting it into them.
+	s := text
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			if strings.TrimSpace(s) == "" {
+				return "\n"
+			}
+			break
+		}
+		if strings.TrimSpace(s[:i]) != "" {
+			break
+		}
+		s = s[i+1:]
+	}
+	// The first line of s is not blank, so this stops at it at the latest.
+	for {
+		i := strings.LastIndexByte(s, '\n')
+		if i < 0 || strings.TrimSpace(s[i+1:]) != "" {
+			break
+		}
+		s = s[:i]
+	}
+	return s + "\n"
 }
 
 // trimBlankLines drops blank lines at both ends of unfenced text.

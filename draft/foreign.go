@@ -26,7 +26,7 @@ func (p *parser) react(d *doc) (Action, bool, error) {
 		if d.in[i] >= 0 {
 			continue
 		}
-		m := reactActionRE.FindStringSubmatch(l)
+		m := matchIf(strings.Contains(l, "Action"), reactActionRE, l)
 		if m == nil {
 			continue
 		}

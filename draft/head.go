@@ -39,6 +39,48 @@ var (
 	skillRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 )
 
+// findIf is re.FindString(s), or "" without looking when may, a
+// condition every match needs, is false.
+func findIf(may bool, re *regexp.Regexp, s string) string {
+	if !may {
+		return ""
+	}
+	return re.FindString(s)
+}
+
+// mayOpenHeading reports whether s can open with headingRE's "#".
+func mayOpenHeading(s string) bool { return s != "" && s[0] == '#' }
+
+// mayOpenList reports whether s's first byte can open listRE's marker:
+// "-", "*", "+", a digit, "(" or the first byte of "•".
+func mayOpenList(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch c := s[0]; {
+	case c == '-' || c == '*' || c == '+' || c == '(' || ('0' <= c && c <= '9'):
+		return true
+	case c == "•"[0]:
+		return true
+	}
+	return false
+}
+
+// mayOpenLabel reports whether s can be matched by labelRE: it holds the
+// label's colon, and its first byte is the first letter of one of the
+// label's words in either case, or any byte outside ASCII, since (?i)
+// folds letters beyond it (long s, "ſ", is an s).
+func mayOpenLabel(s string) bool {
+	if s == "" || strings.IndexByte(s, ':') < 0 {
+		return false
+	}
+	switch s[0] | 0x20 {
+	case 'n', 'a', 'c', 't', 'r', 's':
+		return true
+	}
+	return s[0] >= 0x80
+}
+
 // matchHead reads line as an action line. Only the beginning of a line can
 // hold the verb: a verb inside a sentence ("then I will READ x.py") is
 // chatter, and reading it would turn plans into actions.
@@ -47,15 +89,18 @@ func matchHead(line string) (head, bool) {
 	s := strings.TrimSpace(line)
 	bold := false
 	for range 8 {
-		if m := headingRE.FindString(s); m != "" {
+		// Each expression is tried only when the line's first byte can
+		// open a match of it (mayOpen*): most lines open with none, and
+		// three failed matches cost more than the rest of the line.
+		if m := findIf(mayOpenHeading(s), headingRE, s); m != "" {
 			s, h.shapes = s[len(m):], append(h.shapes, shapeHeading)
 		} else if strings.HasPrefix(s, ">") {
 			s, h.shapes = strings.TrimSpace(s[1:]), append(h.shapes, shapeBlockquote)
-		} else if m := listRE.FindString(s); m != "" {
+		} else if m := findIf(mayOpenList(s), listRE, s); m != "" {
 			s, h.shapes = s[len(m):], append(h.shapes, shapeListMarker)
 		} else if strings.HasPrefix(s, "**") {
 			s, bold = strings.TrimSpace(s[2:]), true
-		} else if m := labelRE.FindStringSubmatch(s); m != nil {
+		} else if m := matchIf(mayOpenLabel(s), labelRE, s); m != nil {
 			s = s[len(m[0]):]
 			if m[1] != "" || m[2] != "" {
 				bold = true

@@ -162,7 +162,7 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 			return Action{}, true, p.refuse(CodeAmbiguous, "it writes two files, "+names[0].name+" and "+more[0].name)
 		}
 	}
-	text, dedented := b.content(d.lines)
+	text, dedented := d.content(b)
 	p.repair(b.repairs(d.lines)...)
 	if dedented {
 		p.repair(repairDedentBody)

@@ -19,15 +19,29 @@ type label struct {
 	canonical bool   // exactly "FIND:" or "REPLACE:"
 }
 
+// mayOpenLabelLine reports whether s's first byte can open labelLineRE:
+// the first letter of one of its words in either case, or any byte
+// outside ASCII, which (?i) may fold to one ("ſ" is an s).
+func mayOpenLabelLine(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] | 0x20 {
+	case 'f', 's', 'o', 'r', 'n', 'w':
+		return true
+	}
+	return s[0] >= 0x80
+}
+
 func parseLabel(line string) (label, bool) {
 	t := strings.TrimSpace(line)
 	s := t
-	if m := listRE.FindString(s); m != "" {
+	if m := findIf(mayOpenList(s), listRE, s); m != "" {
 		s = s[len(m):]
 	}
 	bold := strings.HasPrefix(s, "**")
 	s = strings.TrimPrefix(s, "**")
-	m := labelLineRE.FindStringSubmatch(s)
+	m := matchIf(mayOpenLabelLine(s), labelLineRE, s)
 	if m == nil {
 		return label{}, false
 	}
@@ -209,7 +223,7 @@ func (p *parser) labelled(d *doc, j int, l label, stop int) (string, int, *Error
 		k++
 	}
 	if b, ok := d.blockAt(k); ok {
-		text, dedented := b.content(d.lines)
+		text, dedented := d.content(b)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
 			p.repair(repairDedentBody)

@@ -94,7 +94,7 @@ var windowRE = regexp.MustCompile(`^(.+?):(\d+)(?:\s*(?:-|–|—|\.\.)\s*(\d+))
 
 // splitWindow takes a READ window suffix ("x.py:120-220") off a path.
 func splitWindow(s string) (path string, start, end int, ok bool, reason string) {
-	m := windowRE.FindStringSubmatch(s)
+	m := matchIf(strings.IndexByte(s, ':') >= 0, windowRE, s)
 	if m == nil {
 		return s, 0, 0, false, ""
 	}

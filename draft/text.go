@@ -12,6 +12,53 @@ type doc struct {
 	blocks []block
 	in     []int // block index of each line, -1 outside fences
 	used   []bool
+	// text is the lines joined with "\n" when the doc was made from a
+	// text (textDoc), so that the call reader need not join them again.
+	text    string
+	hasText bool
+	offs    []int // byte offsets of the lines in text, and of its end + 1
+}
+
+// offsets are the byte offsets of the lines in the lines joined with
+// "\n", with len(text)+1 last.
+func (d *doc) offsets() []int {
+	if d.offs == nil {
+		d.offs = make([]int, len(d.lines)+1)
+		for i, l := range d.lines {
+			d.offs[i+1] = d.offs[i] + len(l) + 1
+		}
+	}
+	return d.offs
+}
+
+// content is the content of b, a block of the doc, taken from the doc's
+// text when the fence is not indented, since the lines inside it are then
+// that text.
+func (d *doc) content(b block) (text string, dedented bool) {
+	if !d.hasText || b.fence.indent > 0 {
+		return b.content(d.lines)
+	}
+	end := min(b.close, len(d.lines))
+	if end <= b.open+1 {
+		return "", false
+	}
+	offs := d.offsets()
+	return d.text[offs[b.open+1] : offs[end]-1], false
+}
+
+// textDoc is the doc of text's lines.
+func textDoc(text string) *doc {
+	d := newDoc(strings.Split(text, "\n"))
+	d.text, d.hasText = text, true
+	return d
+}
+
+// joined is the doc's lines joined with "\n".
+func (d *doc) joined() string {
+	if d.hasText {
+		return d.text
+	}
+	return strings.Join(d.lines, "\n")
 }
 
 func newDoc(lines []string) *doc {
@@ -70,8 +117,10 @@ func parseText(raw string) (Action, error) {
 		}
 		text = s.Answer
 	}
-	if t := deepSeekTokens.Replace(text); t != text {
-		text = t
+	// Every DeepSeek token opens with "<｜" (a full-width bar): without
+	// it the replacer, which copies the text to look, has nothing to do.
+	if strings.Contains(text, deepSeekOpen) {
+		text = deepSeekTokens.Replace(text)
 	}
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
@@ -79,13 +128,13 @@ func parseText(raw string) (Action, error) {
 		text = t
 		p.repair(repairStripSpecialTokens)
 	}
-	return p.parseLines(strings.Split(text, "\n"), false)
+	return p.parseDoc(textDoc(text), false)
 }
 
-// parseLines finds the action in lines. nested is set when lines are the
+// parseDoc finds the action in d's lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
-func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
-	d := newDoc(lines)
+func (p *parser) parseDoc(d *doc, nested bool) (Action, error) {
+	lines := d.lines
 	// Calls in any wrapper, unless an action line comes first.
 	if !nested {
 		if a, ok, err := p.structuredCalls(d); ok {
@@ -105,7 +154,7 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 	if !nested {
 		if inner, ok := wholeFence(lines); ok {
 			p.shape(shapeWholeReplyFence)
-			return p.parseLines(inner, true)
+			return p.parseDoc(newDoc(inner), true)
 		}
 		for _, b := range d.blocks {
 			inner := lines[b.open+1 : min(b.close, len(lines))]
@@ -123,7 +172,7 @@ func (p *parser) parseLines(lines []string, nested bool) (Action, error) {
 			} else {
 				p.shape(shapeWholeReplyFence)
 			}
-			return p.parseLines(inner, true)
+			return p.parseDoc(newDoc(inner), true)
 		}
 	}
 	// The formats of other protocols, tried only when no line opens with a
@@ -295,7 +344,7 @@ func (p *parser) writeAction(d *doc, i int, h head) (Action, int, *Error) {
 	// "WRITE a.py" over a block whose first line is "# b.py" names two
 	// files: which one was meant is not for the parser to guess.
 	first, _, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n")
-	if m := nameCommentRE.FindStringSubmatch(first); m != nil && m[1] != a.Path && a.Path != "" && len(p.cands) == 0 {
+	if m := matchIf(strings.ContainsAny(first, "#/"), nameCommentRE, first); m != nil && m[1] != a.Path && a.Path != "" && len(p.cands) == 0 {
 		return Action{}, i, p.refuse(CodeAmbiguous, "the WRITE line names "+a.Path+" and the block's first line "+m[1])
 	}
 	a.Body = body
@@ -311,7 +360,7 @@ func (p *parser) bodyAfter(d *doc, i int) (string, int, *Error) {
 		if !ok {
 			continue
 		}
-		body, dedented := b.content(d.lines)
+		body, dedented := d.content(b)
 		p.repair(b.repairs(d.lines)...)
 		if dedented {
 			p.repair(repairDedentBody)

@@ -24,7 +24,7 @@ func diffLike(lines []string, tagged bool) bool {
 			minus = true
 		case strings.HasPrefix(l, "+++ "):
 			plus = true
-		case hunkHeadRE.MatchString(l):
+		case strings.HasPrefix(l, "@@") && hunkHeadRE.MatchString(l):
 			hunk = true
 		}
 	}
@@ -110,7 +110,7 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 			continue
 		case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "new file mode") || strings.HasPrefix(l, "similarity index"):
 			continue
-		case hunkHeadRE.MatchString(l):
+		case strings.HasPrefix(l, "@@") && hunkHeadRE.MatchString(l):
 			if err := flush(); err != nil {
 				return out, err
 			}
