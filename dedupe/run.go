@@ -114,13 +114,7 @@ func run(ctx context.Context, dir string, opts Options, store *printStore, store
 	src := &printSource{corpus: c, store: store, known: known}
 	ix := NewIndex(opts.Threshold, src, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
-	if known != nil {
-		for i := range c.Len() {
-			if _, ok := known(c.File(i)); ok {
-				rep.GroupsFromStore++
-			}
-		}
-	}
+	rep.GroupsFromStore = c.KnownGroups()
 	idx := make([]int32, c.Len())
 	for i := range idx {
 		idx[i] = int32(i)

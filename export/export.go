@@ -103,14 +103,8 @@ func exportRuns(ctx context.Context, opts Options, facts *runpack.Store, storeGr
 	e := &exporter{opts: opts, corpus: c, facts: facts, known: known, red: newRedactor(), scanned: map[string]bool{},
 		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
-			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts}}
-	if known != nil {
-		for i := range c.Len() {
-			if _, ok := known(c.File(i)); ok {
-				e.sum.GroupsFromStore++
-			}
-		}
-	}
+			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts,
+			GroupsFromStore: c.KnownGroups()}}
 	if opts.KeepToolCalls {
 		e.tools = harnessTools()
 	}

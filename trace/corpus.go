@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
@@ -26,8 +27,11 @@ type Corpus struct {
 	files      *Listing // the last attempt of every run, group by group
 	group      []int32  // group of each run, an index into groupNames
 	groupNames []string
-	setAside   int
-	cache      []*RebuiltRun // most recent last
+	// knownGroups is how many runs took their group from OpenCorpusKnowing's
+	// known, their run_start not read for it.
+	knownGroups int
+	setAside    int
+	cache       []*RebuiltRun // most recent last
 }
 
 // cacheRuns is how many rebuilt runs a Corpus keeps. Runs come group by
@@ -64,12 +68,14 @@ func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.Ru
 	for i := range order {
 		order[i] = int32(i)
 	}
+	var knownGroups atomic.Int64 // groupOfFile runs on every core
 	groupOfFile := func(i int32) string {
 		if ctx.Err() != nil {
 			return ""
 		}
 		if known != nil {
 			if g, ok := known(latest.File(int(i))); ok {
+				knownGroups.Add(1)
 				return g
 			}
 		}
@@ -111,6 +117,7 @@ func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.Ru
 		rank[id] = int32(r)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(rank[groups[a]], rank[groups[b]]) })
+	c.knownGroups = int(knownGroups.Load())
 	c.files = latest.Select(order)
 	c.group = make([]int32, len(order))
 	for k, i := range order {
@@ -118,6 +125,10 @@ func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.Ru
 	}
 	return c, nil
 }
+
+// KnownGroups is the number of runs whose group came from
+// OpenCorpusKnowing's known rather than from their run_start.
+func (c *Corpus) KnownGroups() int { return c.knownGroups }
 
 // Len is the number of runs (last attempts).
 func (c *Corpus) Len() int { return c.files.Len() }
