@@ -2,14 +2,11 @@ package export
 
 import (
 	"bytes"
-	"context"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/trace"
 )
 
 // TestRunFactsAreWhatTheFirstPassReads holds what classify stores of a run
@@ -19,17 +16,7 @@ import (
 // fingerprint, the one made of the decoded turn). And an entry cut short,
 // or with a byte too many, is an error, never facts.
 func TestRunFactsAreWhatTheFirstPassReads(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	gen := corpus.DefaultOptions()
-	gen.Turns = 400
-	if _, err := corpus.Generate(ctx, dir, gen); err != nil {
-		t.Fatal(err)
-	}
-	c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := generatedCorpus(t, 400)
 	options := map[string]Options{"defaults": DefaultOptions()}
 	for name, change := range map[string]func(*Options){
 		"kind tool-result":    func(o *Options) { o.Kinds = []string{"tool-result"} },

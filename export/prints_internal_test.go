@@ -17,16 +17,7 @@ import (
 // gives.
 func TestRecentPrintsServeWhatTheTracesGive(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	gen := corpus.DefaultOptions()
-	gen.Turns = 400
-	if _, err := corpus.Generate(ctx, dir, gen); err != nil {
-		t.Fatal(err)
-	}
-	c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, c := generatedCorpus(t, 400)
 	opts := DefaultOptions()
 	opts.In = dir
 	rd := newRenderer(opts, nil)
@@ -89,4 +80,22 @@ func checkRef(t *testing.T, recent *recentPrints, texts dedupe.Texts, ref dedupe
 	if !slices.Equal(gotSh, wantSh) {
 		t.Fatalf("shingles of %v: recent prints give %d, the traces %d", ref, len(gotSh), len(wantSh))
 	}
+}
+
+// generatedCorpus generates a corpus of turns turns in a temporary
+// directory and opens it as export reads it.
+func generatedCorpus(t *testing.T, turns int) (string, *trace.Corpus) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	gen := corpus.DefaultOptions()
+	gen.Turns = turns
+	if _, err := corpus.Generate(ctx, dir, gen); err != nil {
+		t.Fatal(err)
+	}
+	c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, c
 }
