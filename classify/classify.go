@@ -12,12 +12,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/internal/runpack"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -208,20 +208,19 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		turns  []TurnRow
 		// prints and facts are the run's entries in the fingerprint
 		// store and export's (nil for a run read with problems, which
-		// dedupe and export read again to report them), made of data
-		// size bytes with xxhash64 hash.
+		// dedupe and export read again to report them), made of the
+		// trace as src says it was read.
 		prints []byte
 		group  string
 		facts  []byte
-		size   int64
-		hash   uint64
+		src    runpack.Source
 	}
 	label := func(j job) labelled {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
 		f := fileOf(j)
-		data, done, err := trace.ReadWhole(f.Path)
+		data, stamp, done, err := trace.ReadWhole(f.Path)
 		defer done()
 		if err != nil {
 			// ReadRun says why the file cannot be read, as it always has.
@@ -237,7 +236,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 				l.prints = dedupe.EncodeRunPrints(rebuilt)
 				l.group = dedupe.GroupOf(run.Start)
 				l.facts = export.EncodeRunFacts(rebuilt, l.prints)
-				l.size, l.hash = int64(len(data)), xxhash.Sum64(data)
+				l.src = runpack.SourceOf(data, stamp)
 			}
 		}
 		return l
@@ -273,10 +272,10 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 		if l.prints != nil {
-			if err := prints.Add(fileOf(j), l.group, l.size, l.hash, l.prints); err != nil {
+			if err := prints.Add(fileOf(j), l.group, l.src, l.prints); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
-			if err := facts.Add(fileOf(j), l.group, l.size, l.hash, l.facts); err != nil {
+			if err := facts.Add(fileOf(j), l.group, l.src, l.facts); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}

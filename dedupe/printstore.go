@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 
@@ -18,8 +19,9 @@ const printsDir = "fingerprints"
 // otherwise is not read (its runs are decoded again), never misread.
 // Version 2 holds each run's group (GroupOf of its run_start) in the
 // index; version 3's digests are of the confirm text (appendConfirmText),
-// earlier versions' were of the key text.
-var printsHeader = fmt.Sprintf("pyharness.dedupe.prints/v3 %s %s bands=%d rows=%d shingle=%d\n", keyVersion, confirmVersion, Bands, Rows, ShingleSize)
+// earlier versions' were of the key text; version 4's index holds the
+// stamp of each trace (runpack.Source).
+var printsHeader = fmt.Sprintf("pyharness.dedupe.prints/v4 %s %s bands=%d rows=%d shingle=%d\n", keyVersion, confirmVersion, Bands, Rows, ShingleSize)
 
 // printsTrailer ends every pack file, after the offset, length and
 // checksum of its index: a pack cut short has none and is not read.
@@ -58,11 +60,10 @@ func NewPrintsWriter(dataset string, n int) (*PrintsWriter, error) {
 // the copy.
 func EncodeRunPrints(run *trace.RebuiltRun) []byte { return encodeRunPrints(run) }
 
-// Add adds the entry (EncodeRunPrints) of the run read from f, whose
-// bytes were size long with xxhash64 hash, and whose group (GroupOf of
-// its run_start) is group.
-func (pw *PrintsWriter) Add(f trace.File, group string, size int64, hash uint64, entry []byte) error {
-	if err := pw.w.Add(f, group, size, hash, entry); err != nil {
+// Add adds the entry (EncodeRunPrints) of the run read from f as src,
+// whose group (GroupOf of its run_start) is group.
+func (pw *PrintsWriter) Add(f trace.File, group string, src runpack.Source, entry []byte) error {
+	if err := pw.w.Add(f, group, src, entry); err != nil {
 		return fmt.Errorf("write fingerprints: %w", err)
 	}
 	return nil
@@ -80,10 +81,10 @@ func (pw *PrintsWriter) Commit() error {
 func (pw *PrintsWriter) Abort() { pw.w.Abort() }
 
 // printStore reads the fingerprints classify stored in a dataset. It
-// gives a run's only when its trace file is byte for byte the one
-// classify read (same size, same xxhash64, and the entry's own checksum
-// holds): a run added, grown or edited since, or an entry damaged, is
-// decoded from its trace as if there were no store.
+// gives a run's only when its trace file is the one classify read (its
+// stamp unchanged, or its bytes of the same size and xxhash64) and the
+// entry's own checksum holds: a run added, grown or edited since, or an
+// entry damaged, is decoded from its trace as if there were no store.
 type printStore struct{ *runpack.Store }
 
 // openPrints opens the fingerprints of the dataset dir. A dataset without
@@ -108,7 +109,20 @@ func (s *printStore) group(f trace.File) (string, bool) { return s.Label(f) }
 // when the store holds them for exactly these bytes. It is safe on
 // several goroutines at once.
 func (s *printStore) lookup(f trace.File, data []byte) (*runPrints, bool) {
-	for b := range s.Entries(f, data) {
+	return firstPrints(s.Entries(f, data))
+}
+
+// lookupByStamp returns the fingerprints of the run in f, whose stamp is
+// now stamp, when the store holds them for the file as it was with this
+// very stamp: without reading the trace. It is safe on several goroutines
+// at once.
+func (s *printStore) lookupByStamp(f trace.File, stamp trace.Stamp) (*runPrints, bool) {
+	return firstPrints(s.EntriesByStamp(f, stamp))
+}
+
+// firstPrints reads the first of entries that reads whole.
+func firstPrints(entries iter.Seq[[]byte]) (*runPrints, bool) {
+	for b := range entries {
 		if p, err := readRunPrints(b); err == nil {
 			return p, true
 		}

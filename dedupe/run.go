@@ -58,6 +58,9 @@ type Report struct {
 	// (Options.Dataset) instead of their trace: how much decoding the
 	// store spared. It is not in the report, which is the same either way.
 	FromStore int `json:"-"`
+	// Unread counts those of them whose trace was not even read, its
+	// stamp the one classify read it with (trace.Stamp).
+	Unread int `json:"-"`
 	// GroupsFromStore counts the runs ordered by the group the store holds
 	// for them, their run_start not read for it; Regrouped says one of
 	// those groups no longer held and the runs were ordered and read
@@ -136,6 +139,9 @@ func run(ctx context.Context, dir string, opts Options, store *printStore, store
 		rep.Runs++
 		if run.fromStore {
 			rep.FromStore++
+			if run.unread {
+				rep.Unread++
+			}
 		}
 		group := c.Group(int(run.index))
 		for i := range run.prints.Turns {
@@ -195,6 +201,7 @@ type loadedRun struct {
 	prints    *runPrints
 	err       error
 	fromStore bool
+	unread    bool // from the store by the trace's stamp, unread
 	// regroup says the run's group is not the one it was ordered by.
 	regroup bool
 }
@@ -208,8 +215,16 @@ const recentRuns = 16
 func (s *printSource) load(i int32) loadedRun {
 	f := s.corpus.File(int(i))
 	if s.store != nil {
+		// A trace whose stamp is the one classify read it with is not
+		// read at all: these are the bytes classify read, and a group
+		// the store gave the corpus for them is theirs.
+		if stamp, err := trace.StatStamp(f.Path); err == nil {
+			if p, ok := s.store.lookupByStamp(f, stamp); ok {
+				return loadedRun{index: i, prints: p, fromStore: true, unread: true}
+			}
+		}
 		// A file that cannot be read is read again below, which says why.
-		data, done, err := trace.ReadWhole(f.Path)
+		data, _, done, err := trace.ReadWhole(f.Path)
 		if err == nil {
 			// These are the bytes classify read: a group the store gave
 			// the corpus for them is theirs.

@@ -151,6 +151,9 @@ func considered[T any](ctx context.Context, e *exporter, forDPO bool, prep func(
 		e.sum.Runs++
 		if run.run == nil {
 			e.sum.FromStore++
+			if run.unread {
+				e.sum.Unread++
+			}
 		}
 		e.learnSecrets(run.start, m.secrets)
 		if s := run.start; s != nil {
@@ -186,6 +189,9 @@ type passRun struct {
 	turns int
 	run   *trace.RebuiltRun
 	facts []turnFacts
+	// unread says the store served the run by its trace's stamp, the
+	// trace not read.
+	unread bool
 }
 
 func decodedRun(r *trace.RebuiltRun) passRun {
@@ -277,25 +283,22 @@ func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []str
 	f := e.corpus.File(int(i))
 	var data []byte
 	if e.facts.Has(f) {
+		// A trace whose stamp is the one classify read it with is not
+		// read at all.
+		if stamp, err := trace.StatStamp(f.Path); err == nil {
+			if r, secrets, ok := e.runFromFacts(i, e.facts.EntriesByStamp(f, stamp), forDPO, turnsFromFacts); ok {
+				r.unread = true
+				return r, secrets, nil
+			}
+		}
 		// A file that cannot be read is read again below, which says why.
 		var done func()
-		data, done, _ = trace.ReadWhole(f.Path)
+		data, _, done, _ = trace.ReadWhole(f.Path)
 		defer done()
-		for b := range e.facts.Entries(f, data) {
-			rf, err := readRunFacts(b)
-			if err != nil {
-				continue
-			}
-			r := passRun{index: i, start: rf.start, end: rf.end, turns: rf.turns}
-			if e.opts.runWhy(rf.start, rf.end, forDPO) != "" {
-				return r, rf.secrets, nil
-			}
-			if turnsFromFacts && rf.turnFacts != nil {
-				r.facts = rf.turnFacts
-				return r, rf.secrets, nil
-			}
-			break // its turns are decoded, from the bytes read
+		if r, secrets, ok := e.runFromFacts(i, e.facts.Entries(f, data), forDPO, turnsFromFacts); ok {
+			return r, secrets, nil
 		}
+		// Its turns are decoded, from the bytes read.
 	}
 	var tr *trace.Run
 	var err error
@@ -317,6 +320,30 @@ func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []str
 	}
 	run.Index = i
 	return decodedRun(run), secretsOf(run), err
+}
+
+// runFromFacts returns run i as the first of entries (the facts classify
+// stored of its trace) that reads whole gives it, and true, when that is
+// all the pass needs: the run is left out by its filters, or its turns'
+// facts are what the pass reads (turnsFromFacts) and the entry has them.
+// Otherwise the run's turns are to be decoded.
+func (e *exporter) runFromFacts(i int32, entries iter.Seq[[]byte], forDPO, turnsFromFacts bool) (passRun, []string, bool) {
+	for b := range entries {
+		rf, err := readRunFacts(b)
+		if err != nil {
+			continue
+		}
+		r := passRun{index: i, start: rf.start, end: rf.end, turns: rf.turns}
+		if e.opts.runWhy(rf.start, rf.end, forDPO) != "" {
+			return r, rf.secrets, true
+		}
+		if turnsFromFacts && rf.turnFacts != nil {
+			r.facts = rf.turnFacts
+			return r, rf.secrets, true
+		}
+		break
+	}
+	return passRun{}, nil, false
 }
 
 // learnSecrets learns the secret values of a run: those of the

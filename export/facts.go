@@ -108,7 +108,8 @@ func trainingPrint(f *dedupe.Fingerprinter, rd *renderer, r *trace.RebuiltRun, i
 // fingerprints: one pack file per classify, as those.
 const factsDir = "fingerprints"
 
-// factsFormat names everything an entry depends on: this layout (v1), and
+// factsFormat names everything an entry depends on: this layout (v2: the
+// index holds each trace's stamp, runpack.Source), and
 // dedupe's keying, shingling and banding, by the fingerprint of a fixed
 // pair. A pack of another build is not read; its runs are decoded. A
 // change to what export selects or redacts (turnWhy's facts, secretsOf)
@@ -126,7 +127,7 @@ var factsFormat = sync.OnceValue(func() runpack.Format {
 		h.Write(binary.LittleEndian.AppendUint64(nil, s))
 	}
 	return runpack.Format{
-		Header:  fmt.Sprintf("pyharness.export.facts/v1 key=%016x print=%016x\n", fp.Key, h.Sum64()),
+		Header:  fmt.Sprintf("pyharness.export.facts/v2 key=%016x print=%016x\n", fp.Key, h.Sum64()),
 		Trailer: "FACTS1\n",
 	}
 })
@@ -155,12 +156,11 @@ func NewFactsWriter(dataset string, n int) (*FactsWriter, error) {
 	return &FactsWriter{w: w}, nil
 }
 
-// Add adds the entry (EncodeRunFacts) of the run read from f, whose bytes
-// were size long with xxhash64 hash, and whose group (dedupe.GroupOf of its
-// run_start) is group: export orders the runs by it without reading every
-// run_start first.
-func (fw *FactsWriter) Add(f trace.File, group string, size int64, hash uint64, entry []byte) error {
-	if err := fw.w.Add(f, group, size, hash, entry); err != nil {
+// Add adds the entry (EncodeRunFacts) of the run read from f as src, and
+// whose group (dedupe.GroupOf of its run_start) is group: export orders
+// the runs by it without reading every run_start first.
+func (fw *FactsWriter) Add(f trace.File, group string, src runpack.Source, entry []byte) error {
+	if err := fw.w.Add(f, group, src, entry); err != nil {
 		return fmt.Errorf("write export facts: %w", err)
 	}
 	return nil

@@ -80,6 +80,9 @@ type Summary struct {
 	// spared. It is in neither the summary nor the card, which are the
 	// same either way.
 	FromStore int `json:"-"`
+	// Unread counts those of them whose trace was not even read, its
+	// stamp the one classify read it with (trace.Stamp).
+	Unread int `json:"-"`
 	// GroupsFromStore counts the runs ordered by the group the facts store
 	// holds for them, their run_start not read for it; Regrouped says one
 	// of those groups no longer held and the export was made again with

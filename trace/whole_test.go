@@ -18,7 +18,7 @@ func TestReadWholeReadsEachFileWhole(t *testing.T) {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, done, err := ReadWhole(path)
+		got, _, done, err := ReadWhole(path)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -27,7 +27,7 @@ func TestReadWholeReadsEachFileWhole(t *testing.T) {
 		}
 		done()
 	}
-	if _, done, err := ReadWhole(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(err) {
+	if _, _, done, err := ReadWhole(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("a missing file: %v, want its not-exist error", err)
 	} else {
 		done()

@@ -24,10 +24,25 @@ type Format struct {
 }
 
 // A pack file is the header, the entries, the index (per entry: run id,
-// attempt, the trace file's size and xxhash64 when it was read, the run's
-// label, the entry's offset, length and xxhash64), then three
+// attempt, the trace file's size and xxhash64 when it was read, its
+// stamp then (a byte, 1 when there is one, and the stamp's five fields),
+// the run's label, the entry's offset, length and xxhash64), then three
 // little-endian uint64 (the index's offset, length and xxhash64) and the
 // trailer.
+
+// Source is the trace file an entry was made of, as it was read: the size
+// and xxhash64 of its bytes, and its stamp then (trace.ReadWhole; the zero
+// Stamp when it had changed too recently to be trusted).
+type Source struct {
+	Size  int64
+	Hash  uint64
+	Stamp trace.Stamp
+}
+
+// SourceOf is the source of an entry made of data, read with stamp.
+func SourceOf(data []byte, stamp trace.Stamp) Source {
+	return Source{Size: int64(len(data)), Hash: xxhash.Sum64(data), Stamp: stamp}
+}
 
 // Writer writes one pack file to a temporary name; Commit gives it its
 // name.
@@ -63,16 +78,17 @@ func (pw *Writer) write(b []byte) {
 	pw.off += int64(len(b))
 }
 
-// Add adds the entry of the run read from f, whose bytes were size long
-// with xxhash64 hash. label is kept in the index, where a reader finds it
-// without reading the entry or the trace (Store.Label); it may be empty.
-func (pw *Writer) Add(f trace.File, label string, size int64, hash uint64, entry []byte) error {
+// Add adds the entry of the run read from f as src. label is kept in the
+// index, where a reader finds it without reading the entry or the trace
+// (Store.Label); it may be empty.
+func (pw *Writer) Add(f trace.File, label string, src Source, entry []byte) error {
 	x := pw.index
 	x = binary.AppendUvarint(x, uint64(len(f.RunID)))
 	x = append(x, f.RunID...)
 	x = binary.AppendUvarint(x, uint64(f.Attempt))
-	x = binary.AppendUvarint(x, uint64(size))
-	x = binary.LittleEndian.AppendUint64(x, hash)
+	x = binary.AppendUvarint(x, uint64(src.Size))
+	x = binary.LittleEndian.AppendUint64(x, src.Hash)
+	x = appendStamp(x, src.Stamp)
 	x = binary.AppendUvarint(x, uint64(len(label)))
 	x = append(x, label...)
 	x = binary.AppendUvarint(x, uint64(pw.off))
@@ -114,10 +130,34 @@ func (pw *Writer) Abort() {
 	os.Remove(pw.path + ".tmp")
 }
 
+// appendStamp appends st to the index: a zero byte for the zero Stamp,
+// else a one and its fields.
+func appendStamp(x []byte, st trace.Stamp) []byte {
+	if st.IsZero() {
+		return append(x, 0)
+	}
+	x = append(x, 1)
+	x = binary.AppendUvarint(x, uint64(st.Size))
+	x = binary.AppendVarint(x, st.Mtime)
+	x = binary.AppendVarint(x, st.Ctime)
+	x = binary.AppendUvarint(x, st.Ino)
+	return binary.AppendUvarint(x, st.Dev)
+}
+
+// readStamp reads what appendStamp wrote.
+func readStamp(r *Reader) trace.Stamp {
+	if r.Byte() == 0 {
+		return trace.Stamp{}
+	}
+	return trace.Stamp{Size: int64(r.Uvarint()), Mtime: r.Varint(), Ctime: r.Varint(), Ino: r.Uvarint(), Dev: r.Uvarint()}
+}
+
 // Store reads the pack files of one format. It gives a run's entry only
-// when its trace file is byte for byte the one the entry was made of (same
-// size, same xxhash64) and the entry's own checksum holds: a run added,
-// grown or edited since, or an entry damaged, has none.
+// when its trace file is the one the entry was made of, and the entry's
+// own checksum holds: a run added, grown or edited since, or an entry
+// damaged, has none. A trace is the one read when its bytes have the same
+// size and xxhash64 (Entries), or, unread, when its stamp is the one it
+// had then (EntriesByStamp).
 type Store struct {
 	packs []*os.File
 	runs  map[string][]entry
@@ -128,6 +168,7 @@ type entry struct {
 	attempt   int32
 	size      int64
 	hash      uint64
+	stamp     trace.Stamp
 	label     string
 	off, n    int64
 	entryHash uint64
@@ -198,6 +239,7 @@ func (s *Store) readIndex(f *os.File, pack int32, ft Format) bool {
 	for r.Len() > 0 && !r.Short() {
 		id := string(r.Bytes(int(r.Uvarint())))
 		e := entry{pack: pack, attempt: int32(r.Uvarint()), size: int64(r.Uvarint()), hash: r.Uint64()}
+		e.stamp = readStamp(r)
 		e.label = string(r.Bytes(int(r.Uvarint())))
 		e.off, e.n, e.entryHash = int64(r.Uvarint()), int64(r.Uvarint()), r.Uint64()
 		if e.off+e.n > int64(at) {
@@ -243,14 +285,30 @@ func (s *Store) Label(f trace.File) (string, bool) {
 // of exactly these bytes and whose checksum holds, the oldest pack's
 // first. It is safe on several goroutines at once.
 func (s *Store) Entries(f trace.File, data []byte) iter.Seq[[]byte] {
+	if len(s.runs[f.RunID]) == 0 {
+		return func(func([]byte) bool) {}
+	}
+	hash := xxhash.Sum64(data)
+	return s.entries(f, func(e *entry) bool { return e.size == int64(len(data)) && e.hash == hash })
+}
+
+// EntriesByStamp yields the entries of the run in f, whose stamp is now
+// stamp, made of the file when it had this very stamp, and whose checksum
+// holds, the oldest pack's first: those of a trace unchanged since, which
+// it need not read. The zero Stamp has none. It is safe on several
+// goroutines at once.
+func (s *Store) EntriesByStamp(f trace.File, stamp trace.Stamp) iter.Seq[[]byte] {
+	return s.entries(f, func(e *entry) bool { return !stamp.IsZero() && e.stamp == stamp })
+}
+
+// entries yields the entries of the run in f that match says are of its
+// trace and whose checksum holds.
+func (s *Store) entries(f trace.File, match func(*entry) bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		es := s.runs[f.RunID]
-		if len(es) == 0 {
-			return
-		}
-		hash := xxhash.Sum64(data)
-		for _, e := range es {
-			if int(e.attempt) != f.Attempt || e.size != int64(len(data)) || e.hash != hash {
+		for i := range es {
+			e := &es[i]
+			if int(e.attempt) != f.Attempt || !match(e) {
 				continue
 			}
 			b := make([]byte, e.n)
