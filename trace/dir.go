@@ -74,9 +74,17 @@ type Run struct {
 func (r *Run) Complete() bool { return r.End != nil }
 
 // ReadRun reads one trace file into a Run. Errors in the file are returned
-// joined, after every good record has been kept.
+// joined, after every good record has been kept. The file is read whole
+// into a kept buffer (ReadWhole), in one read where the buffered reader
+// took several, and its lines decoded in place.
 func ReadRun(f File) (*Run, error) {
-	return readRun(f, ReadFile(f.Path))
+	data, _, done, err := ReadWhole(f.Path)
+	if err != nil {
+		// Read as a stream, which says why it cannot be.
+		return readRun(f, ReadFile(f.Path))
+	}
+	defer done()
+	return ReadRunBytes(f, data)
 }
 
 // ReadRunBytes is ReadRun of data, the bytes of f read beforehand: a
