@@ -113,7 +113,6 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 	// made again when the run is read (a path string a run was most of
 	// what classify held per run at a million turns).
 	type job struct {
-		size    int64
 		runID   string
 		attempt int32
 		seen    bool // the dataset holds an older classification of the run
@@ -130,20 +129,29 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		}
 		res.Runs++
 		res.SetAside += la.SetAside
-		info, err := os.Stat(la.Path)
-		if err != nil {
-			return nil, fmt.Errorf("classify: %w", err)
-		}
 		id := la.RunID
 		old, seen := st.Runs[id]
-		if seen && int(old.Attempt) == la.Attempt && (old.Complete || old.Size == info.Size()) {
-			res.Unchanged++
-			continue
+		if seen && int(old.Attempt) == la.Attempt {
+			// Only an incomplete run can have grown; a file no
+			// other classify read needs no stat (its size is the
+			// bytes read).
+			unchanged := old.Complete
+			if !unchanged {
+				info, err := os.Stat(la.Path)
+				if err != nil {
+					return nil, fmt.Errorf("classify: %w", err)
+				}
+				unchanged = old.Size == info.Size()
+			}
+			if unchanged {
+				res.Unchanged++
+				continue
+			}
 		}
 		if seen {
 			drop[id] = true
 		}
-		jobs = append(jobs, job{size: info.Size(), runID: la.RunID, attempt: int32(la.Attempt), seen: seen})
+		jobs = append(jobs, job{runID: la.RunID, attempt: int32(la.Attempt), seen: seen})
 	}
 	if res.Runs == 0 {
 		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
@@ -214,6 +222,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		group  string
 		facts  []byte
 		src    runpack.Source
+		size   int64 // of the bytes read
 	}
 	label := func(j job) labelled {
 		if ctx.Err() != nil {
@@ -228,7 +237,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return labelled{run: run, err: err}
 		}
 		run, err := trace.ReadRunBytes(f, data)
-		l := labelled{run: run, err: err}
+		l := labelled{run: run, err: err, size: int64(len(data))}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
@@ -279,7 +288,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}
-		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: j.size, Batch: int32(b.n), Part: int32(p)}
+		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: l.size, Batch: int32(b.n), Part: int32(p)}
 		if !run.Complete() {
 			res.Incomplete++
 		}
