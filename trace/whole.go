@@ -1,11 +1,7 @@
 package trace
 
 import (
-	"errors"
-	"io"
-	"os"
 	"sync"
-	"time"
 )
 
 // ReadWhole reads the file at path whole, as os.ReadFile does, into a
@@ -23,35 +19,11 @@ import (
 // made of the bytes with the stamp lets a later one take it while the
 // file's stamp stays the same, without reading the file.
 func ReadWhole(path string) (data []byte, stamp Stamp, done func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, Stamp{}, func() {}, err
-	}
-	defer f.Close()
 	bp := wholeBuffers.Get().(*[]byte)
-	b := (*bp)[:0]
-	now := time.Now()
-	if info, err := f.Stat(); err == nil {
-		stamp = settled(stampOf(info), now)
-		if int(info.Size()) >= cap(b) {
-			// One byte more than the file, so that the read that finds
-			// its end needs no room of its own.
-			b = make([]byte, 0, info.Size()+512)
-		}
-	}
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			wholeBuffers.Put(bp)
-			return nil, Stamp{}, func() {}, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew since: more room
-		}
+	b, stamp, err := readWhole(path, (*bp)[:0])
+	if err != nil {
+		wholeBuffers.Put(bp)
+		return nil, Stamp{}, func() {}, err
 	}
 	if int64(len(b)) != stamp.Size {
 		stamp = Stamp{} // it changed while it was read
@@ -62,3 +34,13 @@ func ReadWhole(path string) (data []byte, stamp Stamp, done func(), err error) {
 // wholeBuffers are ReadWhole's buffers, grown to the largest file each has
 // read.
 var wholeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// room returns b, or a buffer of its length with room for size bytes
+// more and one: the read that finds the end of a file of size bytes then
+// needs no room of its own.
+func room(b []byte, size int64) []byte {
+	if int64(cap(b)-len(b)) > size {
+		return b
+	}
+	return append(make([]byte, 0, int64(len(b))+size+512), b...)
+}
