@@ -242,9 +242,12 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			l.part, l.runRow, l.turns = Rows(run)
 			if err == nil && len(run.Warnings) == 0 {
 				rebuilt := trace.Rebuild(run)
-				l.prints = dedupe.EncodeRunPrints(rebuilt)
+				var f *dedupe.Fingerprinter
+				var release func()
+				l.prints, f, release = dedupe.RunPrints(rebuilt)
 				l.group = dedupe.GroupOf(run.Start)
-				l.facts = export.EncodeRunFacts(rebuilt, l.prints)
+				l.facts = export.EncodeRunFacts(rebuilt, l.prints, f)
+				release()
 				l.src = runpack.SourceOf(data, stamp)
 			}
 		}

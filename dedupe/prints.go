@@ -153,11 +153,19 @@ func ReadFingerprint(r *runpack.Reader) (Fingerprint, error) {
 // encodeRunPrints is appendRunPrints(nil, makeRunPrints(run)) written as
 // each turn is fingerprinted: no turn's shingles or digest outlive it.
 func encodeRunPrints(run *trace.RebuiltRun) []byte {
-	f := fingerprinters.Get().(*Fingerprinter)
-	defer func() {
-		f.reset()
-		fingerprinters.Put(f)
-	}()
+	entry, _, release := RunPrints(run)
+	release()
+	return entry
+}
+
+// RunPrints is EncodeRunPrints that lends the caller the Fingerprinter
+// the entry was made with, until release: it holds the normal form of
+// every text of the run, so that a fingerprint it makes of another draft
+// to one of the run's prompts (export's training text, the draft in
+// canonical form) normalises the draft alone, where a Fingerprinter of
+// its own normalised every message of the prompt again.
+func RunPrints(run *trace.RebuiltRun) (entry []byte, f *Fingerprinter, release func()) {
+	f = fingerprinters.Get().(*Fingerprinter)
 	dst := appendRunHead(f.entry[:0], run.Worked(), len(run.Turns))
 	var tp turnPrint
 	var digest [sha256.Size]byte
@@ -173,21 +181,51 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 	// Built in the kept buffer and copied once: grown from nothing, the
 	// entry (kilobytes a turn) was copied about as often as it doubled.
 	f.entry = dst
-	return bytes.Clone(dst)
+	return bytes.Clone(dst), f, func() {
+		f.reset()
+		fingerprinters.Put(f)
+	}
 }
 
-// PairPrints returns the fingerprint of every pair of a run's entry
-// (EncodeRunPrints), by turn, zero for a turn that is no pair: an export's
-// training text is most turns' pair text, and classify hands export these
-// rather than fingerprint the same text twice.
-func PairPrints(entry []byte) ([]Fingerprint, error) {
-	p, err := readRunPrints(entry)
-	if err != nil {
-		return nil, err
+// PairPrintBytes returns the bytes of every pair's fingerprint in a run's
+// entry (EncodeRunPrints), by turn, in AppendFingerprint's form (the
+// entry's own bytes, not copies), nil for a turn that is no pair: an
+// export's training text is most turns' pair text, and classify hands
+// export these rather than fingerprint the same text twice, or read the
+// fingerprints only to write them again.
+func PairPrintBytes(entry []byte) ([][]byte, error) {
+	r := runpack.NewReader(entry)
+	r.Byte()
+	n := r.Uvarint()
+	if n > uint64(len(entry)) {
+		return nil, errShortPrints
 	}
-	out := make([]Fingerprint, len(p.Turns))
-	for i := range p.Turns {
-		out[i] = p.Turns[i].Print
+	out := make([][]byte, n)
+	for i := range out {
+		what := turnWhat(r.Byte())
+		r.Varint()
+		switch what {
+		case turnNoModel, turnNotRebuilt:
+			continue
+		case turnPair:
+		default:
+			return nil, fmt.Errorf("fingerprints: turn %d: unknown kind %d", i, what)
+		}
+		rest := r.Len()
+		r.Bytes(8 + sha256.Size + 4*Bands)
+		ns := r.Uvarint()
+		if ns > uint64(r.Len()/8) {
+			return nil, errShortPrints
+		}
+		r.Bytes(8 * int(ns))
+		start := len(entry) - rest
+		out[i] = entry[start : start+rest-r.Len() : start+rest-r.Len()]
+	}
+	if r.Short() {
+		return nil, errShortPrints
+	}
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("fingerprints: %d bytes after the last turn", r.Len())
 	}
 	return out, nil
 }

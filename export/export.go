@@ -472,7 +472,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 			sel.times[i] = run.run.Time(i)
 			var p parsedDraft
 			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil, nil)
+				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil)
 			}
 		}
 		return sel

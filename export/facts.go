@@ -87,21 +87,25 @@ func factsOf(r *trace.RebuiltRun, i int, p *parsedDraft, canonical bool) turnFac
 }
 
 // trainingPrint is the fingerprint of turn i's training text under the
-// renderer's options, with the parse p holds or makes. pair, when not nil,
-// is the fingerprint of the turn's pair text (dedupe's, MakeConfirmed): it
-// is the training text's too when the draft is trained as written in the
-// text protocol, and is then taken instead of made again.
-func trainingPrint(f *dedupe.Fingerprinter, rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft, confirmed bool, pair *dedupe.Fingerprint) dedupe.Fingerprint {
-	t := r.Turns[i]
-	prompt, reply := rd.trainingOf(r.Prompts[i], t.Reply, rd.trainedReplyOf(t, p))
-	if pair != nil && pair.KeyText != nil && reply.Content == t.Reply.Content && len(reply.ToolCalls)+len(t.Reply.ToolCalls) == 0 &&
-		len(prompt) == len(r.Prompts[i]) && (len(prompt) == 0 || &prompt[0] == &r.Prompts[i][0]) {
-		return *pair
-	}
+// renderer's options, with the parse p holds or makes.
+func trainingPrint(f *dedupe.Fingerprinter, rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft, confirmed bool) dedupe.Fingerprint {
+	prompt, reply, _ := trainingText(rd, r, i, p)
 	if confirmed {
 		return f.MakeConfirmed(prompt, reply)
 	}
 	return f.Make(prompt, reply)
+}
+
+// trainingText is turn i's training text under the renderer's options,
+// with the parse p holds or makes. asPair reports whether it is the turn's
+// pair text (dedupe's), as it is for a draft trained as written in the
+// text protocol: its fingerprint is then the pair's, made already.
+func trainingText(rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft) (prompt []schemas.Message, reply schemas.Reply, asPair bool) {
+	t := r.Turns[i]
+	prompt, reply = rd.trainingOf(r.Prompts[i], t.Reply, rd.trainedReplyOf(t, p))
+	asPair = reply.Content == t.Reply.Content && len(reply.ToolCalls)+len(t.Reply.ToolCalls) == 0 &&
+		len(prompt) == len(r.Prompts[i]) && (len(prompt) == 0 || &prompt[0] == &r.Prompts[i][0])
+	return prompt, reply, asPair
 }
 
 // factsDir is where classify keeps the facts, beside dedupe's
@@ -195,9 +199,12 @@ func openFacts(dataset string) (*runpack.Store, error) {
 // EncodeRunFacts returns the entry FactsWriter.Add takes for run, whose
 // prompts are rebuilt (trace.Rebuild): made on the worker that read the
 // run, it leaves the writer only the copy. prints, when not nil, is the
-// run's entry in dedupe's store (dedupe.EncodeRunPrints): its fingerprints
-// are taken for the turns whose training text is their pair text.
-func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
+// run's entry in dedupe's store and f the Fingerprinter that made it
+// (dedupe.RunPrints): the entry's fingerprints are copied for the turns
+// whose training text is their pair text, and f, which has normalised
+// every message of the run, fingerprints the others. A nil f is a
+// Fingerprinter of the run's own.
+func EncodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinter) []byte {
 	withTurns := DefaultOptions().runWhy(run.Start, run.End, false) == ""
 	s := run.Start
 	head := byte(0)
@@ -207,7 +214,11 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
 	if withTurns {
 		head |= 2
 	}
-	b := []byte{head}
+	// Room for the turns' fingerprints, most of an entry with turns and
+	// about as many bytes as dedupe's entry: grown from a byte, the entry
+	// was copied as often as it doubled.
+	b := make([]byte, 1, 256+len(prints))
+	b[0] = head
 	if run.End != nil {
 		b = runpack.AppendString(b, string(run.End.Verdict))
 	}
@@ -229,11 +240,13 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
 		return b
 	}
 	rd := newRenderer(DefaultOptions(), nil)
-	var f dedupe.Fingerprinter
-	var pairs []dedupe.Fingerprint
+	if f == nil {
+		f = new(dedupe.Fingerprinter)
+	}
+	var pairs [][]byte
 	if prints != nil {
 		// An entry that does not read is made again below, turn by turn.
-		if ps, err := dedupe.PairPrints(prints); err == nil && len(ps) == len(run.Turns) {
+		if ps, err := dedupe.PairPrintBytes(prints); err == nil && len(ps) == len(run.Turns) {
 			pairs = ps
 		}
 	}
@@ -243,14 +256,16 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte) []byte {
 		b = binary.AppendVarint(b, run.Time(i))
 		b = append(b, byte(facts))
 		b = runpack.AppendString(b, string(turnlabel.Of(t).Kind))
-		if facts == factsOfPair {
-			var pair *dedupe.Fingerprint
-			if pairs != nil {
-				pair = &pairs[i]
-			}
-			fp := trainingPrint(&f, rd, run, i, &p, true, pair)
-			b = dedupe.AppendFingerprint(b, &fp)
+		if facts != factsOfPair {
+			continue
 		}
+		prompt, reply, asPair := trainingText(rd, run, i, &p)
+		if asPair && pairs != nil && pairs[i] != nil {
+			b = append(b, pairs[i]...)
+			continue
+		}
+		fp := f.MakeConfirmed(prompt, reply)
+		b = dedupe.AppendFingerprint(b, &fp)
 	}
 	return b
 }

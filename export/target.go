@@ -64,8 +64,7 @@ func canonicalOf(t *schemas.Turn, p *parsedDraft) (draft.Action, bool) {
 	if t.Action.Path != "" {
 		a.Path = t.Action.Path
 	}
-	_, ok := canonicalText(a)
-	return a, ok
+	return a, stated(a)
 }
 
 // hasCanonical reports whether a selected draft can be trained in the
@@ -78,31 +77,41 @@ func hasCanonical(t *schemas.Turn, p *parsedDraft) bool {
 // canonicalText writes an action in the protocol's canonical form: the form
 // the harness shows as "Read as:" after a draft in another format
 // (draft.Canonical), with the file body, the FIND and REPLACE blocks and the
-// summary written out. ok is false for the two actions the protocol cannot
-// state: a READ of the last N lines (only the harness, which knew the
-// file's length, placed that window) and a PATCH written as a unified diff
-// of several hunks, or of a hunk that only inserts (FIND needs text to find).
+// summary written out. ok is false for an action the protocol cannot state
+// (stated).
 func canonicalText(a draft.Action) (string, bool) {
+	if !stated(a) {
+		return "", false
+	}
 	switch a.Verb {
-	case draft.VerbRead:
-		if a.Last > 0 {
-			return "", false
-		}
-		return draft.Canonical(a), true
 	case draft.VerbWrite:
 		return "WRITE " + a.Path + "\n" + fence(a.Path, a.Body), true
 	case draft.VerbPatch:
-		find, replace, ok := patchBlocks(a)
-		if !ok {
-			return "", false
-		}
+		find, replace, _ := patchBlocks(a)
 		return "PATCH " + a.Path + "\nFIND:\n" + fence(a.Path, find) + "\nREPLACE:\n" + fence(a.Path, replace), true
-	case draft.VerbRun, draft.VerbSkill, draft.VerbAsk:
-		return draft.Canonical(a), true
 	case draft.VerbDone:
 		return strings.TrimSpace("DONE " + a.Text), true
 	}
-	return "", false
+	return draft.Canonical(a), true
+}
+
+// stated reports whether the protocol can state an action, which
+// canonicalText then writes: not a verb it does not know, a READ of the
+// last N lines (only the harness, which knew the file's length, placed
+// that window), nor a PATCH written as a unified diff of several hunks, or
+// of a hunk that only inserts (FIND needs text to find). Selecting a turn
+// asks only this, without writing the text.
+func stated(a draft.Action) bool {
+	switch a.Verb {
+	case draft.VerbRead:
+		return a.Last <= 0
+	case draft.VerbPatch:
+		_, _, ok := patchBlocks(a)
+		return ok
+	case draft.VerbWrite, draft.VerbRun, draft.VerbSkill, draft.VerbAsk, draft.VerbDone:
+		return true
+	}
+	return false
 }
 
 // patchBlocks are a PATCH's FIND and REPLACE lines: its own, or those of
