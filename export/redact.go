@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pyharness/pyharness/internal/secretname"
 )
@@ -211,16 +212,50 @@ func (r *redactor) addEnvFile(content string) {
 // to dst, in the order they appear: an environment file shown to the
 // model, or written by it, is read like one. A value may come again; the
 // redactor learns each once (add).
+//
+// Only a line with an "=" can assign, and only when a name could end just
+// before its first one (mayName): the lines are found from the "="s, and
+// the others, most of a draft's or a file's, are never looked at.
 func appendSecrets(dst []string, s string) []string {
-	if !strings.Contains(s, "=") {
-		return dst
-	}
-	for line := range strings.Lines(s) {
-		if name, value, ok := assignment(line); ok && secretValue(name, value) {
-			dst = append(dst, value)
+	for at := 0; at < len(s); {
+		// at is where a line starts.
+		eq := strings.IndexByte(s[at:], '=')
+		if eq < 0 {
+			break
 		}
+		eq += at
+		start := at + strings.LastIndexByte(s[at:eq], '\n') + 1
+		end := len(s)
+		if n := strings.IndexByte(s[eq:], '\n'); n >= 0 {
+			end = eq + n + 1
+		}
+		if mayName(s[start:eq]) {
+			if name, value, ok := assignment(s[start:end]); ok && secretValue(name, value) {
+				dst = append(dst, value)
+			}
+		}
+		at = end
 	}
 	return dst
+}
+
+// mayName reports whether the text before a line's first "=" could end
+// with a name that assignment takes: its last byte that is not ASCII
+// white space is a letter, digit or underscore of a name, or not ASCII
+// (white space in another script, which assignment trims too). false
+// means assignment would not take the line.
+func mayName(before string) bool {
+	for i := len(before) - 1; i >= 0; i-- {
+		switch c := before[i]; {
+		case c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r':
+			continue
+		case c >= utf8.RuneSelf:
+			return true
+		default:
+			return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+		}
+	}
+	return false
 }
 
 // isEnvFile reports whether a file name is an environment file: .env,
