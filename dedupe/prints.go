@@ -158,8 +158,10 @@ func encodeRunPrints(run *trace.RebuiltRun) []byte {
 	return entry
 }
 
-// RunPrints is EncodeRunPrints that lends the caller the Fingerprinter
-// the entry was made with, until release: it holds the normal form of
+// RunPrints fingerprints the turns of run and returns the entry
+// PrintsWriter.Add takes (made on the worker that read the run, it leaves
+// the writer only the copy), and lends the caller the Fingerprinter the
+// entry was made with, until release: it holds the normal form of
 // every text of the run, so that a fingerprint it makes of another draft
 // to one of the run's prompts (export's training text, the draft in
 // canonical form) normalises the draft alone, where a Fingerprinter of
@@ -188,7 +190,7 @@ func RunPrints(run *trace.RebuiltRun) (entry []byte, f *Fingerprinter, release f
 }
 
 // PairPrintBytes returns the bytes of every pair's fingerprint in a run's
-// entry (EncodeRunPrints), by turn, in AppendFingerprint's form (the
+// entry (RunPrints), by turn, in AppendFingerprint's form (the
 // entry's own bytes, not copies), nil for a turn that is no pair: an
 // export's training text is most turns' pair text, and classify hands
 // export these rather than fingerprint the same text twice, or read the

@@ -55,12 +55,7 @@ func NewPrintsWriter(dataset string, n int) (*PrintsWriter, error) {
 	return &PrintsWriter{w: w}, nil
 }
 
-// EncodeRunPrints fingerprints the turns of run and returns the entry Add
-// takes: made on the worker that read the run, it leaves the writer only
-// the copy.
-func EncodeRunPrints(run *trace.RebuiltRun) []byte { return encodeRunPrints(run) }
-
-// Add adds the entry (EncodeRunPrints) of the run read from f as src,
+// Add adds the entry (RunPrints) of the run read from f as src,
 // whose group (GroupOf of its run_start) is group.
 func (pw *PrintsWriter) Add(f trace.File, group string, src runpack.Source, entry []byte) error {
 	if err := pw.w.Add(f, group, src, entry); err != nil {
