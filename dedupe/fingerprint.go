@@ -216,16 +216,28 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 		f.normal, f.byData = map[string][]byte{}, map[textAt][]byte{}
 	}
 	n, ok := f.normal[s]
+	if !ok && len(s) >= minCachedText {
+		n, ok = recentNormals.lookup(s)
+		if ok {
+			f.normal[s] = n
+		}
+	}
 	if !ok {
 		// Room for the text and a few placeholders longer than what they
 		// replace; a longer normal form grows out of the arena, as right.
+		// The arena doubles from 4 KiB up to 64 KiB: a Fingerprinter
+		// used for one pair (export's, a run's training text) took a
+		// 64 KiB arena and cleared it for a few kilobytes of text.
 		if cap(f.arena)-len(f.arena) < len(s)+64 {
-			f.arena = make([]byte, 0, max(64<<10, len(s)+64))
+			f.arena = make([]byte, 0, max(min(2*cap(f.arena), 64<<10), 4<<10, len(s)+64))
 		}
 		start := len(f.arena)
 		f.arena = appendNormalizedString(f.arena, s)
 		n = f.arena[start:len(f.arena):len(f.arena)]
 		f.normal[s] = n
+		if len(s) >= minCachedText {
+			recentNormals.add(s, n)
+		}
 	}
 	f.byData[at] = n
 	return n
