@@ -216,12 +216,6 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 		f.normal, f.byData = map[string][]byte{}, map[textAt][]byte{}
 	}
 	n, ok := f.normal[s]
-	if !ok && len(s) >= minCachedText {
-		n, ok = recentNormals.lookup(s)
-		if ok {
-			f.normal[s] = n
-		}
-	}
 	if !ok {
 		// Room for the text and a few placeholders longer than what they
 		// replace; a longer normal form grows out of the arena, as right.
@@ -232,12 +226,17 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 			f.arena = make([]byte, 0, max(min(2*cap(f.arena), 64<<10), 4<<10, len(s)+64))
 		}
 		start := len(f.arena)
-		f.arena = appendNormalizedString(f.arena, s)
+		if len(s) < minCachedText {
+			f.arena = appendNormalizedString(f.arena, s)
+		} else {
+			h := textHash(s)
+			if f.arena, ok = recentNormals.lookup(s, h, f.arena); !ok {
+				f.arena = appendNormalizedString(f.arena, s)
+				recentNormals.add(s, h, f.arena[start:])
+			}
+		}
 		n = f.arena[start:len(f.arena):len(f.arena)]
 		f.normal[s] = n
-		if len(s) >= minCachedText {
-			recentNormals.add(s, n)
-		}
 	}
 	f.byData[at] = n
 	return n

@@ -1,9 +1,9 @@
 package dedupe
 
 import (
-	"bytes"
-	"strings"
 	"sync"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // normalCache remembers the normal forms of the texts normalised last, in
@@ -16,15 +16,18 @@ import (
 // normal form is the one made anew.
 type normalCache struct {
 	mu    sync.Mutex
-	slot  map[string]int // text → slot
+	slot  map[uint64]int // text hash → slot
 	slots []normalSlot
 	next  int // the slot to fill next, the oldest
 }
 
+// normalSlot keeps its buffers from one text to the next: lookup copies
+// the normal form out rather than hand out a slice a later add overwrites.
 type normalSlot struct {
-	text   string
-	normal []byte // never changed once in a slot: lookup hands it out
+	hash   uint64
 	used   bool
+	text   []byte
+	normal []byte
 }
 
 // minCachedText is the shortest text the cache keeps: a shorter one is
@@ -36,35 +39,38 @@ const minCachedText = 256
 var recentNormals = newNormalCache(4096)
 
 func newNormalCache(n int) *normalCache {
-	return &normalCache{slot: make(map[string]int, n), slots: make([]normalSlot, n)}
+	return &normalCache{slot: make(map[uint64]int, n), slots: make([]normalSlot, n)}
 }
 
-// lookup returns the normal form of text, if it is in the cache. The
-// caller must not change it.
-func (c *normalCache) lookup(text string) ([]byte, bool) {
+// lookup appends the normal form of text to dst and returns it, if text
+// is in the cache.
+func (c *normalCache) lookup(text string, hash uint64, dst []byte) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok := c.slot[text]
-	if !ok {
-		return nil, false
+	i, ok := c.slot[hash]
+	if !ok || string(c.slots[i].text) != text {
+		return dst, false
 	}
-	return c.slots[i].normal, true
+	return append(dst, c.slots[i].normal...), true
 }
 
-// add puts text and its normal form in the oldest slot, copying both: the
-// text is most often part of a whole trace file's bytes, which the cache
-// must not keep.
-func (c *normalCache) add(text string, normal []byte) {
+// add puts text and its normal form in the oldest slot, copying both.
+func (c *normalCache) add(text string, hash uint64, normal []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.slot[text]; ok {
-		return // another goroutine's
+	if _, ok := c.slot[hash]; ok {
+		return // another goroutine's, or a text of the same hash: keep it
 	}
 	s := &c.slots[c.next]
 	if s.used {
-		delete(c.slot, s.text)
+		delete(c.slot, s.hash)
 	}
-	s.text, s.normal, s.used = strings.Clone(text), bytes.Clone(normal), true
-	c.slot[s.text] = c.next
+	s.hash, s.used = hash, true
+	s.text = append(s.text[:0], text...)
+	s.normal = append(s.normal[:0], normal...)
+	c.slot[hash] = c.next
 	c.next = (c.next + 1) % len(c.slots)
 }
+
+// textHash is what the cache finds a text by.
+func textHash(s string) uint64 { return xxhash.Sum64String(s) }

@@ -31,7 +31,7 @@ func TestNormalCacheGivesWhatIsMadeAnew(t *testing.T) {
 			// Each text its own copy, so that the Fingerprinter's own
 			// lookup by address does not find it.
 			s := strings.Clone(pool[r.IntN(len(pool))])
-			if _, ok := recentNormals.lookup(s); ok {
+			if _, ok := recentNormals.lookup(s, textHash(s), nil); ok {
 				hits++
 			}
 			if got, want := f.normalOf(s), appendNormalizedString(nil, s); !bytes.Equal(got, want) {
@@ -42,7 +42,11 @@ func TestNormalCacheGivesWhatIsMadeAnew(t *testing.T) {
 	if hits < 50 || hits > 950 {
 		t.Fatalf("%d cache hits in 1000 texts of 20 through 8 slots", hits)
 	}
-	if _, ok := recentNormals.lookup(pool[0] + " "); ok {
+	if _, ok := recentNormals.lookup(pool[0]+" ", textHash(pool[0]+" "), nil); ok {
 		t.Fatal("a text was found that was never added")
+	}
+	recentNormals.add("a.py", 7, []byte("A"))
+	if _, ok := recentNormals.lookup("b.py", 7, nil); ok {
+		t.Fatal("a text was found by another text's hash")
 	}
 }
