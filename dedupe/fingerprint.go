@@ -226,7 +226,7 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 			f.arena = make([]byte, 0, max(min(2*cap(f.arena), 64<<10), 4<<10, len(s)+64))
 		}
 		start := len(f.arena)
-		if len(s) < minCachedText {
+		if len(s) < minCachedText || len(s) > maxCachedText {
 			f.arena = appendNormalizedString(f.arena, s)
 		} else {
 			h := textHash(s)

@@ -30,13 +30,17 @@ type normalSlot struct {
 	normal []byte
 }
 
-// minCachedText is the shortest text the cache keeps: a shorter one is
-// normalised about as fast as it is looked up and copied.
-const minCachedText = 256
+// The cache keeps texts of minCachedText to maxCachedText bytes: a
+// shorter one is normalised about as fast as it is looked up and copied,
+// and the longest bound what the slots' buffers hold.
+const (
+	minCachedText = 256
+	maxCachedText = 16 << 10
+)
 
-// recentNormals holds the last 4,096 texts, a few runs' worth of each
-// case's texts, at most some megabytes.
-var recentNormals = newNormalCache(4096)
+// recentNormals holds the last 1,024 texts, dozens of runs' worth, in
+// at most about 32 MiB.
+var recentNormals = newNormalCache(1024)
 
 func newNormalCache(n int) *normalCache {
 	return &normalCache{slot: make(map[uint64]int, n), slots: make([]normalSlot, n)}
