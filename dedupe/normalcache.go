@@ -1,7 +1,7 @@
 package dedupe
 
 import (
-	"sync"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -14,21 +14,7 @@ import (
 // normalised had been normalised in an earlier run (a generated corpus of
 // 5,000 turns). An entry is taken only for the very same text, so the
 // normal form is the one made anew.
-type normalCache struct {
-	mu    sync.Mutex
-	slot  map[uint64]int // text hash → slot
-	slots []normalSlot
-	next  int // the slot to fill next, the oldest
-}
-
-// normalSlot keeps its buffers from one text to the next: lookup copies
-// the normal form out rather than hand out a slice a later add overwrites.
-type normalSlot struct {
-	hash   uint64
-	used   bool
-	text   []byte
-	normal []byte
-}
+type normalCache struct{ texts *recentTexts[[]byte] }
 
 // The cache keeps texts of minCachedText to maxCachedText bytes: a
 // shorter one is normalised about as fast as it is looked up and copied,
@@ -42,39 +28,22 @@ const (
 // at most about 32 MiB.
 var recentNormals = newNormalCache(1024)
 
-func newNormalCache(n int) *normalCache {
-	return &normalCache{slot: make(map[uint64]int, n), slots: make([]normalSlot, n)}
-}
+func newNormalCache(n int) normalCache { return normalCache{newRecentTexts[[]byte](n)} }
 
 // lookup appends the normal form of text to dst and returns it, if text
 // is in the cache.
-func (c *normalCache) lookup(text string, hash uint64, dst []byte) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i, ok := c.slot[hash]
-	if !ok || string(c.slots[i].text) != text {
-		return dst, false
-	}
-	return append(dst, c.slots[i].normal...), true
+func (c normalCache) lookup(text string, hash uint64, dst []byte) ([]byte, bool) {
+	ok := c.texts.lookup(bytesOf(text), hash, func(normal *[]byte) { dst = append(dst, *normal...) })
+	return dst, ok
 }
 
 // add puts text and its normal form in the oldest slot, copying both.
-func (c *normalCache) add(text string, hash uint64, normal []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.slot[hash]; ok {
-		return // another goroutine's, or a text of the same hash: keep it
-	}
-	s := &c.slots[c.next]
-	if s.used {
-		delete(c.slot, s.hash)
-	}
-	s.hash, s.used = hash, true
-	s.text = append(s.text[:0], text...)
-	s.normal = append(s.normal[:0], normal...)
-	c.slot[hash] = c.next
-	c.next = (c.next + 1) % len(c.slots)
+func (c normalCache) add(text string, hash uint64, normal []byte) {
+	c.texts.add(bytesOf(text), hash, func(n *[]byte) { *n = append((*n)[:0], normal...) })
 }
 
 // textHash is what the cache finds a text by.
 func textHash(s string) uint64 { return xxhash.Sum64String(s) }
+
+// bytesOf is s's bytes, not to be changed.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
