@@ -59,6 +59,9 @@ type textAt struct {
 	n int
 }
 
+// maxArena is the most an arena of normal forms grows to at a time.
+const maxArena = 64 << 10
+
 // reset forgets the texts of the run before, keeping the buffers.
 func (f *Fingerprinter) reset() {
 	f.key.forget()
@@ -223,7 +226,7 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 		// used for one pair (export's, a run's training text) took a
 		// 64 KiB arena and cleared it for a few kilobytes of text.
 		if cap(f.arena)-len(f.arena) < len(s)+64 {
-			f.arena = make([]byte, 0, max(min(2*cap(f.arena), 64<<10), 4<<10, len(s)+64))
+			f.arena = make([]byte, 0, max(min(2*cap(f.arena), maxArena), 4<<10, len(s)+64))
 		}
 		start := len(f.arena)
 		if len(s) < minCachedText || len(s) > maxCachedText {
