@@ -59,6 +59,9 @@ type textAt struct {
 	n int
 }
 
+// maxArena is the most an arena of normal forms grows to at a time.
+const maxArena = 64 << 10
+
 // reset forgets the texts of the run before, keeping the buffers.
 func (f *Fingerprinter) reset() {
 	f.key.forget()
@@ -219,11 +222,22 @@ func (f *Fingerprinter) normalOf(s string) []byte {
 	if !ok {
 		// Room for the text and a few placeholders longer than what they
 		// replace; a longer normal form grows out of the arena, as right.
+		// The arena doubles from 4 KiB up to 64 KiB: a Fingerprinter
+		// used for one pair (export's, a run's training text) took a
+		// 64 KiB arena and cleared it for a few kilobytes of text.
 		if cap(f.arena)-len(f.arena) < len(s)+64 {
-			f.arena = make([]byte, 0, max(64<<10, len(s)+64))
+			f.arena = make([]byte, 0, max(min(2*cap(f.arena), maxArena), 4<<10, len(s)+64))
 		}
 		start := len(f.arena)
-		f.arena = appendNormalizedString(f.arena, s)
+		if len(s) < minCachedText || len(s) > maxCachedText {
+			f.arena = appendNormalizedString(f.arena, s)
+		} else {
+			h := textHash(s)
+			if f.arena, ok = recentNormals.lookup(s, h, f.arena); !ok {
+				f.arena = appendNormalizedString(f.arena, s)
+				recentNormals.add(s, h, f.arena[start:])
+			}
+		}
 		n = f.arena[start:len(f.arena):len(f.arena)]
 		f.normal[s] = n
 	}

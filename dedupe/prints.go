@@ -233,8 +233,10 @@ func PairPrintBytes(entry []byte) ([][]byte, error) {
 }
 
 // fingerprinters keeps Fingerprinters, with their buffers, from one run
-// to the next.
-var fingerprinters = sync.Pool{New: func() any { return new(Fingerprinter) }}
+// to the next. Each starts with the largest arena (normalOf), which it
+// keeps: a collection empties the pool, and an arena grown from 4 KiB
+// again after each cost more allocations than it saved.
+var fingerprinters = sync.Pool{New: func() any { return &Fingerprinter{arena: make([]byte, 0, maxArena)} }}
 
 var errShortPrints = errors.New("fingerprints cut short")
 

@@ -68,3 +68,34 @@ func TestSignatureKernelFollowsCPU(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSignatureKernels times every kernel this processor can run
+// over a turn's worth of shingles (about a hundred), per shingle.
+func BenchmarkSignatureKernels(b *testing.B) {
+	kernels := []struct {
+		name string
+		have bool
+		run  func([]uint64, *[numPerm]uint64)
+	}{
+		{"AVX-512", haveSignatureAVX512, func(s []uint64, sig *[numPerm]uint64) { signatureAVX512(s, &permSeeds, sig) }},
+		{"AVX2", haveSignatureAVX2, func(s []uint64, sig *[numPerm]uint64) { signatureAVX2(s, &permSeeds, sig) }},
+		{"Go", true, signatureGeneric},
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	set := make([]uint64, 100)
+	for i := range set {
+		set[i] = r.Uint64()
+	}
+	for _, k := range kernels {
+		if !k.have {
+			continue
+		}
+		b.Run(k.name, func(b *testing.B) {
+			var sig [numPerm]uint64
+			for b.Loop() {
+				k.run(set, &sig)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set)), "ns/shingle")
+		})
+	}
+}

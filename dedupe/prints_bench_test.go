@@ -1,0 +1,45 @@
+package dedupe_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// BenchmarkEncodeRunPrints is what classify spends on dedupe's
+// fingerprints, run by run, over a generated corpus read and rebuilt
+// beforehand: turns/s and bytes of entries made.
+func BenchmarkEncodeRunPrints(b *testing.B) {
+	dir := b.TempDir()
+	o := corpus.DefaultOptions()
+	o.Turns = 3000
+	if _, err := corpus.Generate(context.Background(), dir, o); err != nil {
+		b.Fatal(err)
+	}
+	files, err := trace.ListFiles(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var runs []*trace.RebuiltRun
+	turns := 0
+	for _, f := range files {
+		run, err := trace.ReadRun(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, trace.Rebuild(run))
+		turns += len(run.Turns)
+	}
+	b.ReportAllocs()
+	size := 0
+	for b.Loop() {
+		for _, r := range runs {
+			size += len(dedupe.EncodeRunPrints(r))
+		}
+	}
+	b.ReportMetric(float64(b.N*turns)/b.Elapsed().Seconds(), "turns/s")
+	b.ReportMetric(float64(size)/float64(b.N*turns), "entry-bytes/turn")
+}
