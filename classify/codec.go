@@ -14,10 +14,10 @@ import (
 // parquet-go's snappy, which encodes with s2's "better" snappy, for the
 // messages' content and the draft. On the pages of a 30,000-turn classify
 // (callgrind), zstd took 32 instructions a byte where this takes 6, and
-// the better snappy twice this one's. Writing the turns table took 0.65×
-// the instructions, for a table 1.24× the bytes: no reader of the
-// summary columns decompresses a page, as stats takes its counts from
-// classify's counts files (docs/performance.md).
+// the better snappy twice this one's. Writing those turns took 0.66 to
+// 0.68 of the instructions, for a table 1.24 times the bytes; stats
+// decompresses no page (it takes its counts from classify's counts
+// files), and the content and draft were snappy pages already.
 type snappyCodec struct {
 	decode pqsnappy.Codec
 }
