@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // A part whose file cannot be written must fail its close, naming the
@@ -55,6 +57,47 @@ func TestPartKeepsRowsInOrder(t *testing.T) {
 	for i, r := range rows {
 		if want := fmt.Sprintf("run-%06d", i); r.RunID != want {
 			t.Fatalf("row %d is %s, want %s", i, r.RunID, want)
+		}
+	}
+}
+
+// Every column of a turns part, the text columns and the small ones, is
+// written in snappy pages (pageCodec), which read back as written.
+func TestPartPagesAreSnappy(t *testing.T) {
+	dir := t.TempDir()
+	rel := "turns/source=x/model=y/part-000001-0001.parquet"
+	p, err := createPart[TurnRow](dir, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("def add(a, b):\n    return a + b\n", 200)
+	var want []TurnRow
+	for i := range 50 {
+		want = append(want, TurnRow{RunID: fmt.Sprintf("run-%03d", i), Step: int32(i), Kind: "opening",
+			Messages: []MessageRow{{Role: "user", Content: text}}, Draft: text + fmt.Sprint(i),
+			PromptHash: fmt.Sprintf("%064x", i), Repairs: []string{}, FilesChanged: []string{}})
+	}
+	p.write(want)
+	if err := p.close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	pf := mustOpenPart(t, path)
+	cols := pf.Schema().Columns()
+	for _, rg := range pf.Metadata().RowGroups {
+		for i, c := range rg.Columns {
+			if got := c.MetaData.Codec; got != format.Snappy {
+				t.Errorf("column %s: pages compressed with %s, want SNAPPY", strings.Join(cols[i], "."), got)
+			}
+		}
+	}
+	got := readRows[TurnRow](t, path)
+	if len(got) != len(want) {
+		t.Fatalf("read %d rows, wrote %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Draft != want[i].Draft || got[i].Messages[0].Content != text || got[i].PromptHash != want[i].PromptHash {
+			t.Fatalf("row %d reads back other than written", i)
 		}
 	}
 }

@@ -35,12 +35,9 @@ type TurnRow struct {
 	// Replaced), as recorded.
 	//
 	// Their content and the draft are most of the table's bytes (at 200,000
-	// generated turns, 214 and 61 MB of 330 before compression), and are
-	// pages of snappy where the other columns are of zstd: zstd at its
-	// fastest took about 3 of a classify's 20 CPU seconds, most of it on
-	// these two columns; snappy takes 8% off a classify's instructions
-	// (5,000 turns) for a turns table 20% larger. No reader of the summary
-	// columns (stats, DuckDB's query) reads these pages (docs/performance.md).
+	// generated turns, 214 and 61 MB of 330 before compression). Their
+	// pages, as every column's, are snappy (pageCodec): no reader of the
+	// summary columns (stats, DuckDB's query) reads them.
 	Messages             []MessageRow `parquet:"messages,list"`
 	Replaced             bool         `parquet:"replaced"`
 	PromptHash           string       `parquet:"prompt_hash"`
@@ -48,7 +45,7 @@ type TurnRow struct {
 	ElidedTokens         int32        `parquet:"elided_tokens"`
 	// Draft is the model's reply text; ReplyToolCalls its native tool
 	// calls as JSON ("" when there were none).
-	Draft    string `parquet:"draft,snappy"`
+	Draft    string `parquet:"draft"`
 	Thinking string `parquet:"thinking"`
 	// Reasoning is the turn's reasoning as the harness read it apart from
 	// the draft (schemas.Reasoning): its text, where it was found ("" for
@@ -95,7 +92,7 @@ type TurnRow struct {
 // for Parquet has no column type for their free-form arguments.
 type MessageRow struct {
 	Role    string `parquet:"role,dict"`
-	Content string `parquet:"content,snappy"`
+	Content string `parquet:"content"`
 	// ToolCalls are the message's native tool calls as JSON, "" for none.
 	ToolCalls  string `parquet:"tool_calls"`
 	ToolCallID string `parquet:"tool_call_id"`
