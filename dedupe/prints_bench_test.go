@@ -37,7 +37,9 @@ func BenchmarkEncodeRunPrints(b *testing.B) {
 	size := 0
 	for b.Loop() {
 		for _, r := range runs {
-			size += len(dedupe.EncodeRunPrints(r))
+			entry, _, release := dedupe.RunPrints(r)
+			size += len(entry)
+			release()
 		}
 	}
 	b.ReportMetric(float64(b.N*turns)/b.Elapsed().Seconds(), "turns/s")
