@@ -173,8 +173,43 @@ func appendMessages(dst []byte, msgs []Message) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-// appendMessage appends m as encoding/json writes a Message.
+// encodedMessage is a message (as) and its encoding (json).
+type encodedMessage struct {
+	as   Message
+	json []byte
+}
+
+// sameEncoding reports whether two messages without tool calls encode
+// alike.
+func sameEncoding(a, b *Message) bool {
+	return len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 && a.Role == b.Role && a.Content == b.Content &&
+		a.ReasoningContent == b.ReasoningContent && a.ToolCallID == b.ToolCallID &&
+		(a.Weight == b.Weight || a.Weight != nil && b.Weight != nil && *a.Weight == *b.Weight)
+}
+
+// appendMessage appends m as encoding/json writes a Message: as it was
+// encoded for an earlier row, when the renderer kept that (m.encoded) and
+// m is still the message encoded.
 func appendMessage(dst []byte, m *Message) ([]byte, error) {
+	e := m.encoded
+	if e == nil || len(m.ToolCalls) > 0 {
+		return appendMessageJSON(dst, m)
+	}
+	if e.json != nil && sameEncoding(&e.as, m) {
+		return append(dst, e.json...), nil
+	}
+	start := len(dst)
+	dst, err := appendMessageJSON(dst, m)
+	if err == nil {
+		// Appending never writes below len(dst), in this array or the
+		// one a later append moves to: the bytes stay as they are.
+		e.as, e.json = *m, dst[start:len(dst):len(dst)]
+	}
+	return dst, err
+}
+
+// appendMessageJSON encodes a message.
+func appendMessageJSON(dst []byte, m *Message) ([]byte, error) {
 	dst = appendStringField(dst, `{"role":`, m.Role)
 	dst = appendStringField(dst, `,"content":`, m.Content)
 	if m.ReasoningContent != "" {

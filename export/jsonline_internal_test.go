@@ -208,3 +208,42 @@ func BenchmarkAppendJSONString(b *testing.B) {
 		}
 	})
 }
+
+// TestEncodedMessageFollowsTheMessage has a kept encoding reused only for
+// the message it was made of: a message changed since (another weight,
+// text or role) is encoded again.
+func TestEncodedMessageFollowsTheMessage(t *testing.T) {
+	one, zero, alsoOne := 1, 0, 1
+	var kept encodedMessage
+	base := Message{Role: "assistant", Content: "WRITE a.py\n```python\nx = 1\n```", Weight: &zero, encoded: &kept}
+	tests := []struct {
+		name   string
+		change func(m *Message)
+	}{
+		{"as it was", func(*Message) {}},
+		{"the same again", func(*Message) {}},
+		{"weight 1", func(m *Message) { m.Weight = &one }},
+		{"another pointer to 1", func(m *Message) { m.Weight = &alsoOne }},
+		{"no weight", func(m *Message) { m.Weight = nil }},
+		{"other content", func(m *Message) { m.Content = "READ a.py" }},
+		{"a role", func(m *Message) { m.Role = "user" }},
+		{"reasoning", func(m *Message) { m.ReasoningContent = "why" }},
+		{"a call id", func(m *Message) { m.ToolCallID = "abc123XYZ" }},
+		{"tool calls", func(m *Message) {
+			m.ToolCalls = []ToolCall{{ID: "abc123XYZ", Type: "function", Function: FunctionCall{Name: "run_tests", Arguments: map[string]any{}}}}
+		}},
+		{"back as it was", func(*Message) {}},
+	}
+	for _, tt := range tests {
+		m := base
+		tt.change(&m)
+		got, err := appendMessages([]byte("prefix"), []Message{m, m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]byte("prefix"), bytes.TrimSuffix(encodingJSON(t, []Message{m, m}), []byte("\n"))...)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, want)
+		}
+	}
+}
