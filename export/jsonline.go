@@ -260,38 +260,30 @@ func appendTools(dst []byte, tools []tool) ([]byte, error) {
 // messages, or TRL's conversational prompt-completion, the tools after
 // them with --keep-tool-calls.
 func appendRowLine(dst []byte, r *row, dpo bool) ([]byte, error) {
-	var err error
+	type field struct {
+		key  string // with what comes before it
+		msgs []Message
+	}
+	var fields []field
 	switch {
 	case dpo:
-		dst = append(dst, `{"prompt":`...)
-		if dst, err = appendMessages(dst, r.prompt); err != nil {
-			return dst, err
-		}
-		dst = append(dst, `,"chosen":`...)
-		if dst, err = appendMessages(dst, r.chosen); err != nil {
-			return dst, err
-		}
-		dst = append(dst, `,"rejected":`...)
-		dst, err = appendMessages(dst, r.rejected)
+		fields = []field{{`{"prompt":`, r.prompt}, {`,"chosen":`, r.chosen}, {`,"rejected":`, r.rejected}}
 	case r.messages != nil:
-		dst = append(dst, `{"messages":`...)
-		if dst, err = appendMessages(dst, r.messages); err != nil {
-			return dst, err
-		}
-		dst, err = appendTools(dst, r.tools)
+		fields = []field{{`{"messages":`, r.messages}}
 	default:
-		dst = append(dst, `{"prompt":`...)
-		if dst, err = appendMessages(dst, r.prompt); err != nil {
-			return dst, err
-		}
-		dst = append(dst, `,"completion":`...)
-		if dst, err = appendMessages(dst, r.completion); err != nil {
-			return dst, err
-		}
-		dst, err = appendTools(dst, r.tools)
+		fields = []field{{`{"prompt":`, r.prompt}, {`,"completion":`, r.completion}}
 	}
-	if err != nil {
-		return dst, err
+	var err error
+	for _, f := range fields {
+		dst = append(dst, f.key...)
+		if dst, err = appendMessages(dst, f.msgs); err != nil {
+			return dst, err
+		}
+	}
+	if !dpo {
+		if dst, err = appendTools(dst, r.tools); err != nil {
+			return dst, err
+		}
 	}
 	return append(dst, "}\n"...), nil
 }
