@@ -55,8 +55,8 @@ var tokenShapes = []*regexp.Regexp{
 // tokenHints are, for each of tokenShapes, literals one of which every
 // match contains: a text holding none of them cannot match, and the
 // regular expression is not run on it. Running all fourteen on every
-// message was half of an export's time; the hints are a few substring
-// searches. nil means the case-insensitive "bearer".
+// message was half of an export's time. nil means the case-insensitive
+// "bearer". hintsIn searches for them; its tests hold it to this list.
 var tokenHints = [][]string{
 	{"PRIVATE KEY-----"},
 	{"sk-"},
@@ -74,29 +74,89 @@ var tokenHints = [][]string{
 	{"://"},
 }
 
-// mayMatch reports whether s holds a hint of tokenShapes[i].
-func mayMatch(s string, i int) bool {
-	hints := tokenHints[i]
-	if hints == nil {
-		return containsFoldASCII(s, "bearer")
+// hintsIn is the set of the shapes s holds a hint of: bit i set when s
+// holds one of tokenHints[i] ("bearer" in any case for nil). Searching s
+// for each of the 23 hints in turn, most of them beginning with letters
+// code is full of (s, g, h, n, e, b), cost more than the rest of
+// redacting; here each byte a hint needs that code holds few of ('-',
+// '_', 'A', 'J', 'b', 'B') is searched for once, and the hints around it
+// are checked where it is found.
+func hintsIn(s string) uint16 {
+	var set uint16
+	if strings.Contains(s, "PRIVATE KEY-----") {
+		set |= 1 << 0
 	}
-	for _, h := range hints {
-		if strings.Contains(s, h) {
-			return true
+	for i := range bytePositions(s, '-') {
+		if i >= 2 && s[i-2:i] == "sk" {
+			set |= 1 << 1
+		}
+		if i >= 5 && s[i-5:i] == "glpat" {
+			set |= 1 << 4
 		}
 	}
-	return false
+	for i := range bytePositions(s, '_') {
+		if i >= 3 && s[i-3] == 'g' && s[i-2] == 'h' && strings.IndexByte("pousr", s[i-1]) >= 0 {
+			set |= 1 << 2
+		}
+		if i >= 6 && s[i-6:i] == "github" && strings.HasPrefix(s[i:], "_pat_") {
+			set |= 1 << 3
+		}
+		if i >= 2 && s[i-2:i] == "hf" {
+			set |= 1 << 8
+		}
+		if i >= 3 && s[i-3:i] == "npm" {
+			set |= 1 << 9
+		}
+		if rest := s[i:]; strings.HasPrefix(rest, "_live_") || strings.HasPrefix(rest, "_test_") {
+			set |= 1 << 10
+		}
+	}
+	if strings.Contains(s, "xox") {
+		set |= 1 << 5
+	}
+	for i := range bytePositions(s, 'A') {
+		switch rest := s[i+1:]; {
+		case strings.HasPrefix(rest, "KIA") || strings.HasPrefix(rest, "SIA"):
+			set |= 1 << 6
+		case strings.HasPrefix(rest, "Iza"):
+			set |= 1 << 7
+		}
+	}
+	for i := range bytePositions(s, 'J') {
+		if i >= 2 && s[i-2:i] == "ey" {
+			set |= 1 << 11
+		}
+	}
+	if set&(1<<12) == 0 && (bearerAt(s, 'b') || bearerAt(s, 'B')) {
+		set |= 1 << 12
+	}
+	if strings.Contains(s, "://") {
+		set |= 1 << 13
+	}
+	return set
 }
 
-// containsFoldASCII reports whether s contains the lower-case ASCII word
-// w in any case.
-func containsFoldASCII(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for j < len(w) && s[i+j]|0x20 == w[j] {
-			j++
+// bytePositions yields the positions of c in s.
+func bytePositions(s string, c byte) func(yield func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				return
+			}
+			i += j
+			if !yield(i) {
+				return
+			}
 		}
-		if j == len(w) {
+	}
+}
+
+// bearerAt reports whether "bearer", in any case, starts at a b (or B) of
+// s.
+func bearerAt(s string, b byte) bool {
+	for i := range bytePositions(s, b) {
+		if r := s[i:]; len(r) >= 6 && r[1]|0x20 == 'e' && r[2]|0x20 == 'a' && r[3]|0x20 == 'r' && r[4]|0x20 == 'e' && r[5]|0x20 == 'r' {
 			return true
 		}
 	}
@@ -328,8 +388,9 @@ func (r *redactor) redact(s string) (string, int) {
 		s, k = replaceWord(s, v)
 		n += k
 	}
+	hints := hintsIn(s)
 	for i, re := range tokenShapes {
-		if !mayMatch(s, i) || !re.MatchString(s) {
+		if hints&(1<<i) == 0 || !re.MatchString(s) {
 			continue
 		}
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
@@ -344,6 +405,7 @@ func (r *redactor) redact(s string) (string, int) {
 			}
 			return out
 		})
+		hints = hintsIn(s) // a replacement can make or break a later shape's hint
 	}
 	return s, n
 }

@@ -24,6 +24,9 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	Weight           *int       `json:"weight,omitempty"`
+	// encoded holds the message as the JSONL sink last encoded it, for
+	// the next row of the run that repeats it (context).
+	encoded *encodedMessage
 }
 
 // ToolCall is an OpenAI-style function call as chat templates read it.
@@ -54,6 +57,28 @@ type renderer struct {
 	// context, and each was searched for every secret and token shape
 	// once per row.
 	done map[string]redaction
+	// rendered are the messages context rendered, by their index in the
+	// prompt, for the run runID: each row of a run repeats the messages
+	// of its earlier prompts, which were rendered (and encoded) again for
+	// every row.
+	rendered []*renderedMessage
+	runID    string
+}
+
+// renderedMessage is a prompt's message (from), what message made of it,
+// and its encoding once a sink made one.
+type renderedMessage struct {
+	from       schemas.Message
+	out        Message
+	redactions int // made rendering it, counted again each time it is
+	encoded    encodedMessage
+}
+
+// sameSource reports whether two prompt messages render alike: the same
+// texts, and no tool calls (whose ids are set after rendering; they are
+// rendered every time).
+func sameSource(a, b *schemas.Message) bool {
+	return len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 && a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID
 }
 
 // redaction is a text as redacted, and the number of redactions made.
@@ -95,8 +120,29 @@ func (rd *renderer) redacted(s string) string {
 func (rd *renderer) context(runID string, prompt []schemas.Message) []Message {
 	out := make([]Message, 0, len(prompt)+1)
 	lastCall := ""
-	for i, m := range prompt {
-		msg := rd.message(m)
+	if runID != rd.runID {
+		rd.rendered, rd.runID = rd.rendered[:0], runID
+	}
+	for i := range prompt {
+		m := &prompt[i]
+		var msg Message
+		if i < len(rd.rendered) && sameSource(&rd.rendered[i].from, m) {
+			msg = rd.rendered[i].out
+			rd.redactions += rd.rendered[i].redactions
+		} else {
+			before := rd.redactions
+			msg = rd.message(*m)
+			if len(m.ToolCalls) == 0 && i <= len(rd.rendered) {
+				r := &renderedMessage{from: *m, redactions: rd.redactions - before}
+				msg.encoded = &r.encoded
+				r.out = msg
+				if i < len(rd.rendered) {
+					rd.rendered[i] = r
+				} else {
+					rd.rendered = append(rd.rendered, r)
+				}
+			}
+		}
 		if rd.keepToolCalls {
 			for k := range msg.ToolCalls {
 				msg.ToolCalls[k].ID = callID(runID, i, k)

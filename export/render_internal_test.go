@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -138,5 +139,49 @@ func TestCallID(t *testing.T) {
 	}
 	if callID("r", 1, 0) != callID("r", 1, 0) || callID("r", 1, 0) == callID("s", 1, 0) {
 		t.Error("ids are not drawn from the run, the message and the call alone")
+	}
+}
+
+// TestContextRendersAsAFreshRenderer has one renderer render the prompts
+// of a run's rows, which repeat, change and drop earlier messages, as a
+// renderer new for each would.
+func TestContextRendersAsAFreshRenderer(t *testing.T) {
+	sys := schemas.Message{Role: "system", Content: "You edit code. API_KEY=sk-proj-abcdefghijklmnopqrstuvwx"}
+	task := schemas.Message{Role: "user", Content: "Fix a.py"}
+	read := schemas.Message{Role: "assistant", Content: "READ a.py"}
+	native := schemas.Message{Role: "assistant", ToolCalls: []schemas.ToolCall{{ID: "c1", Name: "read_file", Arguments: map[string]any{"path": "a.py"}}}}
+	result := schemas.Message{Role: "tool", Content: "a.py (lines 1-1 of 1):\n```\nx = 1\n```"}
+	prompts := [][]schemas.Message{
+		{sys, task},
+		{sys, task, read, result},
+		{sys, task, native, result},
+		{sys, {Role: "user", Content: "Fix b.py"}, read, result},
+		{sys},
+		{sys, task, read, result, read, result},
+	}
+	for _, o := range []Options{{}, {KeepToolCalls: true}} {
+		red := newRedactor()
+		red.sortValues()
+		kept := newRenderer(o, red)
+		for _, runID := range []string{"run-1", "run-2"} {
+			for i, p := range prompts {
+				before := kept.redactions
+				got := kept.context(runID, p)
+				fresh := newRenderer(o, red)
+				want := fresh.context(runID, p)
+				if n := kept.redactions - before; n != fresh.redactions {
+					t.Errorf("tool calls %v, %s, prompt %d: %d redactions counted, want %d", o.KeepToolCalls, runID, i, n, fresh.redactions)
+				}
+				for k := range got {
+					got[k].encoded = nil
+				}
+				for k := range want {
+					want[k].encoded = nil
+				}
+				if gotJSON, wantJSON := encodingJSON(t, got), encodingJSON(t, want); !bytes.Equal(gotJSON, wantJSON) {
+					t.Errorf("tool calls %v, %s, prompt %d:\n got %s\nwant %s", o.KeepToolCalls, runID, i, gotJSON, wantJSON)
+				}
+			}
+		}
 	}
 }

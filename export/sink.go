@@ -2,7 +2,6 @@ package export
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,9 +69,10 @@ type row struct {
 	numCtx int
 	// reasoned is set when the trained draft carries its reasoning.
 	reasoned bool
-	// line is the row as the JSONL files hold it (jsonLine), set by the
-	// JSONL sink's encode.
-	line []byte
+	// line is the row as the JSONL files hold it (appendRowLine), and
+	// metaLine its meta.jsonl line, set by the JSONL sink's encode.
+	line     []byte
+	metaLine metaLine
 }
 
 // sink receives the rows of an export, split by split, and writes them.
@@ -151,7 +151,8 @@ type jsonlSink struct {
 	outs map[string]io.Writer
 	rows map[string]int
 	meta *atomicFile
-	menc *json.Encoder
+	// metaBuf holds the meta.jsonl line being written.
+	metaBuf []byte
 }
 
 func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
@@ -169,65 +170,34 @@ func newJSONLSink(dir string, splits []string, dpo bool) (*jsonlSink, error) {
 		s.abort()
 		return nil, err
 	}
-	s.meta, s.menc = f, newEncoder(f)
+	s.meta = f
 	return s, nil
 }
 
-func newEncoder(f io.Writer) *json.Encoder {
-	enc := json.NewEncoder(f)
-	enc.SetEscapeHTML(false) // code is full of < > &: keep it readable
-	return enc
-}
-
-// sftLine is a training row of the messages layout: the key every trainer
-// reads, and the tools with --keep-tool-calls (mlx-lm picks the format
-// from the first row's keys, so nothing else is ever added).
-type sftLine struct {
-	Messages []Message `json:"messages"`
-	Tools    []tool    `json:"tools,omitempty"`
-}
-
-// completionLine is a training row of the prompt-completion layout, TRL's
-// conversational prompt-completion, which it trains on the completion
-// alone.
-type completionLine struct {
-	Prompt     []Message `json:"prompt"`
-	Completion []Message `json:"completion"`
-	Tools      []tool    `json:"tools,omitempty"`
-}
-
-// dpoLine is a preference row in TRL DPOTrainer's conversational form.
-type dpoLine struct {
-	Prompt   []Message `json:"prompt"`
-	Chosen   []Message `json:"chosen"`
-	Rejected []Message `json:"rejected"`
-}
-
-// jsonLine encodes a row's training line as the JSONL files hold it,
-// newline included: a preference pair when dpo is set, else the
-// conversation in its layout.
-func jsonLine(r *row, dpo bool) ([]byte, error) {
-	var line any
-	switch {
-	case dpo:
-		line = dpoLine{Prompt: r.prompt, Chosen: r.chosen, Rejected: r.rejected}
-	case r.messages != nil:
-		line = sftLine{Messages: r.messages, Tools: r.tools}
-	default:
-		line = completionLine{Prompt: r.prompt, Completion: r.completion, Tools: r.tools}
-	}
-	var b bytes.Buffer
-	if err := newEncoder(&b).Encode(line); err != nil {
-		return nil, fmt.Errorf("encode row: %w", err)
-	}
-	return b.Bytes(), nil
-}
-
-// encode encodes the row's training line (jsonLine).
+// encode encodes the row's training line and its meta.jsonl line, which
+// lacks only the row number and copy that write gives it.
 func (s *jsonlSink) encode(r *row) error {
-	var err error
-	r.line, err = jsonLine(r, s.dpo)
-	return err
+	line, err := appendRowLine(make([]byte, 0, lineSize(r)), r, s.dpo)
+	if err != nil {
+		return fmt.Errorf("encode row: %w", err)
+	}
+	r.line = line
+	if r.metaLine, err = newMetaLine(&r.meta); err != nil {
+		return fmt.Errorf("write row metadata: %w", err)
+	}
+	return nil
+}
+
+// lineSize is about the size of a row's training line: its texts and a
+// little for the keys around each message.
+func lineSize(r *row) int {
+	n := 64
+	for _, msgs := range [][]Message{r.messages, r.prompt, r.completion, r.chosen, r.rejected} {
+		for i := range msgs {
+			n += 64 + len(msgs[i].Content) + len(msgs[i].ReasoningContent)
+		}
+	}
+	return n + n/32
 }
 
 func (s *jsonlSink) write(r *row) error {
@@ -244,10 +214,9 @@ func (s *jsonlSink) write(r *row) error {
 		if _, err := out.Write(line); err != nil {
 			return fmt.Errorf("write row: %w", err)
 		}
-		m := r.meta
-		m.Row, m.Copy = s.rows[r.meta.Split], c
+		s.metaBuf = r.metaLine.appendRowCopy(s.metaBuf[:0], s.rows[r.meta.Split], c)
 		s.rows[r.meta.Split]++
-		if err := s.menc.Encode(m); err != nil {
+		if _, err := s.meta.Write(s.metaBuf); err != nil {
 			return fmt.Errorf("write row metadata: %w", err)
 		}
 	}
