@@ -143,18 +143,7 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 
 	// A trace edited to the same size: one letter of its first draft.
 	edited, _ := filepath.Glob(filepath.Join(in, "runs", "gen-000002-p1-*.jsonl"))
-	b, err := os.ReadFile(edited[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(`"reply":{"content":"`)) + len(`"reply":{"content":"`)
-	for b[at] < 'a' || b[at] > 'y' {
-		at++
-	}
-	b[at]++
-	if err := os.WriteFile(edited[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFirstDraft(t, edited[0])
 	check("a trace edited to the same size", n-1, nil)
 
 	// A trace moved to another case by an edit of the same size: ordered
@@ -164,7 +153,8 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 	if len(moved) != 1 {
 		t.Fatalf("want one first pass of case gen-000003, got %v", moved)
 	}
-	if b, err = os.ReadFile(moved[0]); err != nil {
+	b, err := os.ReadFile(moved[0])
+	if err != nil {
 		t.Fatal(err)
 	}
 	from, to := []byte(`"case_id":"gen-000003"`), []byte(`"case_id":"gen-000004"`)

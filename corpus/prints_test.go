@@ -92,22 +92,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("want one first pass of case gen-000001, got %v", runs)
 	}
-	b, err := os.ReadFile(runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(`"reply":{"content":"`))
-	if at < 0 {
-		t.Fatal("no reply in " + runs[0])
-	}
-	at += len(`"reply":{"content":"`)
-	for b[at] < 'a' || b[at] > 'y' {
-		at++
-	}
-	b[at]++
-	if err := os.WriteFile(runs[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFirstDraft(t, runs[0])
 	edited := check("a trace edited to the same size", n-1)
 	if jsonOf(t, edited) == jsonOf(t, grown) {
 		t.Fatal("the edit changed nothing dedupe reports: the test does not test the store")
@@ -122,7 +107,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	if len(moved) != 1 {
 		t.Fatalf("want one first pass of case gen-000002, got %v", moved)
 	}
-	b, err = os.ReadFile(moved[0])
+	b, err := os.ReadFile(moved[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +156,28 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 		}
 	}
 	check("packs cut short", 0)
+}
+
+// editFirstDraft edits the trace at path to the same size: the first
+// letter of its first draft that has a next one becomes that.
+func editFirstDraft(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"reply":{"content":"`))
+	if at < 0 {
+		t.Fatal("no reply in " + path)
+	}
+	at += len(`"reply":{"content":"`)
+	for b[at] < 'a' || b[at] > 'y' {
+		at++
+	}
+	b[at]++
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func jsonOf(t *testing.T, rep *dedupe.Report) string {

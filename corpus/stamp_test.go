@@ -1,7 +1,6 @@
 package corpus_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -83,18 +82,7 @@ func TestUnchangedTracesAreNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(edited[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(`"reply":{"content":"`)) + len(`"reply":{"content":"`)
-	for b[at] < 'a' || b[at] > 'y' {
-		at++
-	}
-	b[at]++
-	if err := os.WriteFile(edited[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFirstDraft(t, edited[0])
 	if err := os.Chtimes(edited[0], info.ModTime(), info.ModTime()); err != nil {
 		t.Fatal(err)
 	}
