@@ -14,3 +14,9 @@ func sysStamp(info fs.FileInfo) (ctime int64, ino, dev uint64, ok bool) {
 	}
 	return st.Ctim.Nano(), st.Ino, st.Dev, true
 }
+
+// stampOfStat is the stamp of the file st is the stat of (readWhole's
+// fstat), the same as stampOf of its FileInfo.
+func stampOfStat(st *syscall.Stat_t) Stamp {
+	return Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
+}

@@ -28,7 +28,7 @@ func readWhole(path string, b []byte) ([]byte, Stamp, error) {
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, Stamp{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	stamp := settled(Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}, now)
+	stamp := settled(stampOfStat(&st), now)
 	b = room(b, st.Size)
 	start := len(b)
 	for {
