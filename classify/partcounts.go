@@ -19,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/internal/runpack"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -573,98 +574,48 @@ func (g *storedGroup) merge(at []int) storedGroup {
 	return out
 }
 
-// countsDecoder reads a counts file; past the first bad number it reads
-// zeros and bad is set.
+// countsDecoder reads a counts file: runpack's Reader (past the first
+// number that does not read it reads zeros), the file's strings, and
+// whether a value was out of range.
 type countsDecoder struct {
-	b    []byte
-	strs []string
-	bad  bool
+	runpack.Reader
+	strs  []string
+	wrong bool
 }
 
-func (d *countsDecoder) uint() uint64 {
-	if len(d.b) > 0 && d.b[0] < 0x80 {
-		v := uint64(d.b[0])
-		d.b = d.b[1:]
-		return v
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *countsDecoder) int() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a number of things that take at least a byte each.
-func (d *countsDecoder) count() int {
-	n := d.uint()
-	if n > uint64(len(d.b)) {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	return int(n)
-}
+// bad reports whether the file was cut short or held a wrong value.
+func (d *countsDecoder) bad() bool { return d.wrong || d.Short() }
 
 func (d *countsDecoder) int32() int32 {
-	v := d.int()
+	v := d.Varint()
 	if int64(int32(v)) != v {
-		d.bad = true
+		d.wrong = true
 	}
 	return int32(v)
 }
 
 func (d *countsDecoder) str() string {
-	i := d.uint()
+	i := d.Uvarint()
 	if i >= uint64(len(d.strs)) {
-		d.bad = true
+		d.wrong = true
 		return ""
 	}
 	return d.strs[i]
 }
 
 func (d *countsDecoder) strList() []string {
-	l := make([]string, d.count())
+	l := make([]string, d.Count())
 	for i := range l {
 		l[i] = d.str()
 	}
 	return l
 }
 
-func (d *countsDecoder) bytes(n int) []byte {
-	if n > len(d.b) {
-		d.bad, d.b = true, nil
-		return nil
-	}
-	b := d.b[:n]
-	d.b = d.b[n:]
-	return b
-}
-
-// u64 reads 8 bytes, little-endian.
-func (d *countsDecoder) u64() uint64 {
-	b := d.bytes(8)
-	if d.bad {
-		return 0
-	}
-	return binary.LittleEndian.Uint64(b)
-}
-
 func (d *countsDecoder) runSummary() RunSummary {
 	r := RunSummary{RunID: d.str(), CaseID: d.str(), Tier: d.int32(), Pass: d.int32(),
-		Verdict: schemas.Verdict(d.str()), FailureClass: schemas.FailureClass(d.str()), ClaimedDone: d.uint() == 1,
+		Verdict: schemas.Verdict(d.str()), FailureClass: schemas.FailureClass(d.str()), ClaimedDone: d.Uvarint() == 1,
 		ModelSteps: d.int32(), Turns: d.int32()}
-	r.Writes = make([]Write, d.count()) // empty, not nil, as the column reader's
+	r.Writes = make([]Write, d.Count()) // empty, not nil, as the column reader's
 	for i := range r.Writes {
 		r.Writes[i] = Write{Path: d.str(), Added: d.int32(), Removed: d.int32()}
 	}
@@ -686,32 +637,32 @@ func openCounts(root, rel string) (*countsDecoder, bool) {
 	if xxhash.Sum64(body) != sum || string(body[:len(countsMagic)]) != countsMagic || body[len(countsMagic)] != countsVersion {
 		return nil, false
 	}
-	d := &countsDecoder{b: body[len(countsMagic)+1:]}
-	want := partID{size: int64(d.uint())}
-	want.footer = d.u64()
-	want.ranges = make([]byteRange, d.count())
+	d := &countsDecoder{Reader: *runpack.NewReader(body[len(countsMagic)+1:])}
+	want := partID{size: int64(d.Uvarint())}
+	want.footer = d.Uint64()
+	want.ranges = make([]byteRange, d.Count())
 	at := int64(0)
 	for i := range want.ranges {
-		off := at + int64(d.uint())
-		want.ranges[i] = byteRange{off: off, n: int64(d.uint())}
+		off := at + int64(d.Uvarint())
+		want.ranges[i] = byteRange{off: off, n: int64(d.Uvarint())}
 		at = off + want.ranges[i].n
 	}
-	want.data = d.u64()
-	if d.bad {
+	want.data = d.Uint64()
+	if d.bad() {
 		return nil, false
 	}
 	if id, err := readPartID(filepath.Join(root, filepath.FromSlash(rel)), want.ranges); err != nil || !id.equal(&want) {
 		return nil, false
 	}
 	// The strings share one allocation, as a dictionary's do (TurnCounts).
-	lens := make([]int, d.count())
+	lens := make([]int, d.Count())
 	total := 0
 	for i := range lens {
-		lens[i] = d.count()
+		lens[i] = d.Count()
 		total += lens[i]
 	}
-	all := string(d.bytes(total))
-	if d.bad {
+	all := string(d.Bytes(total))
+	if d.bad() {
 		return nil, false
 	}
 	d.strs = make([]string, len(lens))
@@ -729,12 +680,12 @@ func storedRowGroups[T any](root, rel string, cols []keyColumn[T]) ([]rowGroupCo
 		return nil, false
 	}
 	for range 2 {
-		sec := &countsDecoder{b: d.bytes(d.count()), strs: d.strs}
-		if d.bad {
+		sec := &countsDecoder{Reader: *runpack.NewReader(d.Bytes(d.Count())), strs: d.strs}
+		if d.bad() {
 			return nil, false
 		}
 		if groups, ok := readSection(sec, cols); ok {
-			return groups, !sec.bad
+			return groups, !sec.bad()
 		}
 	}
 	return nil, false
@@ -743,23 +694,23 @@ func storedRowGroups[T any](root, rel string, cols []keyColumn[T]) ([]rowGroupCo
 // readSection reads a section of a counts file if it counts by cols, and
 // reports false when it does not, or is damaged.
 func readSection[T any](d *countsDecoder, cols []keyColumn[T]) ([]rowGroupCounts[T], bool) {
-	if d.count() != len(cols) {
+	if d.Count() != len(cols) {
 		return nil, false
 	}
 	for _, c := range cols {
-		if string(d.bytes(d.count())) != c.path || keyKind(d.uint()) != c.kind {
+		if string(d.Bytes(d.Count())) != c.path || keyKind(d.Uvarint()) != c.kind {
 			return nil, false
 		}
 	}
 	ncols := len(cols)
-	groups := make([]rowGroupCounts[T], d.count())
+	groups := make([]rowGroupCounts[T], d.Count())
 	distinct := make([]int, ncols)
 	for gi := range groups {
 		rg := &groups[gi]
 		rg.values = make([]chunkValues, ncols)
 		for i, c := range cols {
 			vals := &rg.values[i]
-			n := d.count()
+			n := d.Count()
 			distinct[i] = n
 			switch c.kind {
 			case keyText:
@@ -779,30 +730,30 @@ func readSection[T any](d *countsDecoder, cols []keyColumn[T]) ([]rowGroupCounts
 				}
 			}
 		}
-		n := d.count()
+		n := d.Count()
 		rg.counts = make([]int32, n)
 		rg.keys = make([]int32, n*ncols)
 		prev := make([]int32, ncols)
 		for j := range n {
 			keys := rg.keys[j*ncols : (j+1)*ncols]
 			copy(keys, prev)
-			mask := d.uint()
+			mask := d.Uvarint()
 			if mask>>ncols != 0 {
 				return nil, false
 			}
 			for ; mask != 0; mask &= mask - 1 {
 				i := bits.TrailingZeros64(mask)
-				keys[i] = int32(d.uint())
+				keys[i] = int32(d.Uvarint())
 			}
 			for i, k := range keys {
 				if int(k) >= distinct[i] || k < 0 {
 					return nil, false
 				}
 			}
-			rg.counts[j] = int32(d.uint())
+			rg.counts[j] = int32(d.Uvarint())
 			prev = keys
 		}
-		if d.bad {
+		if d.bad() {
 			return nil, false
 		}
 	}
@@ -817,17 +768,17 @@ func storedClaimedDone(root, rel string) (*claimedDone, bool) {
 	if !ok {
 		return nil, false
 	}
-	d.bytes(d.count()) // the sections
-	d.bytes(d.count())
-	if d.uint() != 1 {
+	d.Bytes(d.Count()) // the sections
+	d.Bytes(d.Count())
+	if d.Uvarint() != 1 {
 		return nil, false
 	}
-	done := &claimedDone{all: d.uint() == 1}
-	done.runs = make([]RunSummary, d.count())
+	done := &claimedDone{all: d.Uvarint() == 1}
+	done.runs = make([]RunSummary, d.Count())
 	for i := range done.runs {
 		done.runs[i] = d.runSummary()
 	}
-	return done, !d.bad && len(d.b) == 0
+	return done, !d.bad() && d.Len() == 0
 }
 
 // ClaimedDoneRuns streams the runs of a dataset that failed claiming DONE,

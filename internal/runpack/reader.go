@@ -3,9 +3,10 @@ package runpack
 import "encoding/binary"
 
 // Reader reads the fields of an entry, varints and fixed-size
-// little-endian words, remembering when it ran out of bytes (and giving
-// zeros after that) so that the caller checks once, at the end: a damaged
-// entry is then an error, never a wrong value taken for a right one.
+// little-endian words, remembering when it ran out of bytes or met a
+// varint that does not read (and giving zeros after that) so that the
+// caller checks once, at the end: a damaged entry is then an error, never
+// a wrong value taken for a right one.
 type Reader struct {
 	b     []byte
 	short bool
@@ -20,10 +21,13 @@ func (r *Reader) Short() bool { return r.short }
 // Len is the number of bytes not read yet.
 func (r *Reader) Len() int { return len(r.b) }
 
+// stop makes r short: nothing after is read.
+func (r *Reader) stop() { r.short, r.b = true, nil }
+
 // Bytes takes the next n bytes, without copying them.
 func (r *Reader) Bytes(n int) []byte {
 	if r.short || n < 0 || len(r.b) < n {
-		r.short = true
+		r.stop()
 		return nil
 	}
 	out := r.b[:n:n]
@@ -31,15 +35,19 @@ func (r *Reader) Bytes(n int) []byte {
 	return out
 }
 
-// Text takes a length (a uvarint) and that many bytes.
-func (r *Reader) Text() string {
+// Count takes a number (a uvarint) of things that take at least a byte
+// each: one larger than the bytes left makes r short.
+func (r *Reader) Count() int {
 	n := r.Uvarint()
 	if n > uint64(len(r.b)) {
-		r.short = true
-		return ""
+		r.stop()
+		return 0
 	}
-	return string(r.Bytes(int(n)))
+	return int(n)
 }
+
+// Text takes a length (a uvarint) and that many bytes.
+func (r *Reader) Text() string { return string(r.Bytes(r.Count())) }
 
 // Byte takes one byte.
 func (r *Reader) Byte() byte {
@@ -65,11 +73,17 @@ func (r *Reader) Uint64() uint64 {
 	return 0
 }
 
-// Uvarint takes an unsigned varint.
+// Uvarint takes an unsigned varint; one of a byte, the most common,
+// without a call.
 func (r *Reader) Uvarint() uint64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 {
+		v := uint64(r.b[0])
+		r.b = r.b[1:]
+		return v
+	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.short = true
+		r.stop()
 		return 0
 	}
 	r.b = r.b[n:]
@@ -80,7 +94,7 @@ func (r *Reader) Uvarint() uint64 {
 func (r *Reader) Varint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
-		r.short = true
+		r.stop()
 		return 0
 	}
 	r.b = r.b[n:]
