@@ -17,8 +17,8 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/internal/loop"
 	"github.com/pyharness/pyharness/internal/rawtext"
+	"github.com/pyharness/pyharness/loop"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/schemas"
 )

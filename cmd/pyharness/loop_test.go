@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/internal/gguf"
-	"github.com/pyharness/pyharness/internal/loop"
 	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/loop"
 )
 
 // standInTrain is the train command of the loop's tests, a trainer that
