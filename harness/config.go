@@ -53,6 +53,10 @@ type Config struct {
 
 	// MaxSteps is the step budget (20 when 0).
 	MaxSteps int
+	// StuckAfter stops the run (stop_reason stuck) when the same draft is
+	// refused with the same code this many times in a row; 0 is
+	// DefaultStuckAfter, and a negative value turns the rule off.
+	StuckAfter int
 	// Model is recorded on run_start; its Options are sent with every call.
 	Model       schemas.Model
 	NativeTools bool

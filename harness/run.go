@@ -87,6 +87,7 @@ type runner struct {
 	truncWarned bool
 	fullWarned  bool
 	turnCodes   map[schemas.Code]int
+	stuck       stuckCount
 }
 
 // Run drives the model through the task, recording every turn, and returns
@@ -99,6 +100,9 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.StuckAfter == 0 {
+		cfg.StuckAfter = DefaultStuckAfter
 	}
 	if cfg.Source == "" {
 		cfg.Source = schemas.SourceAdhoc
@@ -305,6 +309,10 @@ func (r *runner) loop(ctx context.Context) error {
 		r.steps = append(r.steps, StepSummary{Step: step, Verb: turn.Action.Verb, Path: turn.Action.Path, Status: turn.Outcome.Status, Code: turn.Outcome.Code})
 		r.logf("step %2d  %-6s %-28s %s %s", step, turn.Action.Verb, turn.Action.Path+r.readWindow, turn.Outcome.Status, turn.Outcome.Code)
 		r.readWindow = ""
+		if r.stopReason == "" && r.cfg.StuckAfter > 0 && r.stuck.see(turn) >= r.cfg.StuckAfter {
+			r.stopReason = schemas.StopStuck
+			r.logf("stopped: stuck, the same draft refused %s %d times in a row", r.stuck.code, r.stuck.times)
+		}
 		if r.stopReason != "" {
 			return nil
 		}

@@ -20,6 +20,9 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 		Steps: len(r.steps), ModelSteps: r.modelSteps, SuiteBefore: r.suiteBefore.Counts,
 		Warnings: r.warnings, Error: r.modelErr,
 	}
+	if r.stopReason == schemas.StopStuck {
+		end.Stuck = r.stuck.record()
+	}
 	// A cancelled run still records what it changed, with a fresh context:
 	// the caller's is done.
 	fctx := ctx
@@ -92,7 +95,7 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 		if r.claimedDone {
 			reason += ", and claimed DONE"
 		} else {
-			reason += fmt.Sprintf(" (stopped: %s)", end.StopReason)
+			reason += fmt.Sprintf(" (stopped: %s)", stopText(end))
 		}
 		return schemas.VerdictFailed, schemas.FailWroteNothing, reason
 	}
@@ -126,11 +129,20 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 	case len(named) > 0:
 		reason = fmt.Sprintf("%s failed before the task and still fails, and the task names it", strings.Join(named, ", "))
 	case !r.claimedDone:
-		reason = fmt.Sprintf("did not claim DONE (stopped: %s)", end.StopReason)
+		reason = fmt.Sprintf("did not claim DONE (stopped: %s)", stopText(end))
 	default:
 		reason = "the change did not do what was asked"
 	}
 	return schemas.VerdictFailed, schemas.FailDidNotDoTheJob, reason
+}
+
+// stopText is a run's stop reason as a failure's reason says it: a stuck
+// run says which refusal repeated.
+func stopText(end *schemas.RunEnd) string {
+	if s := end.Stuck; s != nil {
+		return fmt.Sprintf("%s, %s %d times in a row", end.StopReason, s.Code, s.Times)
+	}
+	return string(end.StopReason)
 }
 
 // oneLine is the first line of s, cut to a width a summary line can hold.

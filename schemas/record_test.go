@@ -40,7 +40,8 @@ func sampleLines(t testing.TB) []string {
 	end := &RunEnd{RunID: "r1", Verdict: VerdictFailed, FailureClass: FailWroteNothing,
 		Checks: Checks{Ran: true, FirstFailure: "AssertionError"}, StopReason: StopBudget, Steps: 1, ModelSteps: 1,
 		Writes: []Write{{Path: "a.py", Added: 1, Removed: 2}}, SuiteAfter: SuiteCounts{Ran: 3, Failed: 1, TimedOut: true},
-		Patch: "--- a\n+++ b\n", DurationMS: 2000, Error: "e", EndedAt: t0.Add(2 * time.Second)}
+		Patch: "--- a\n+++ b\n", DurationMS: 2000, Error: "e", Stuck: &Stuck{Code: CodeQuoteRequired, Times: 3, FromStep: 1, Draft: "DONE «ok»"},
+		EndedAt: t0.Add(2 * time.Second)}
 	var lines []string
 	for _, r := range []Record{{RunStart: start}, {Turn: turn}, {RunEnd: end}} {
 		b, err := EncodeRecord(r)

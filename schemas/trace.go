@@ -22,7 +22,10 @@ const schemaMajor = 1
 // read apart from its answer, whether the server sent it in a field of its
 // own or the model wrote it inline; and Options.Think, whether the model
 // was asked to think.
-const SchemaMinor = 2
+//
+// Minor 3 added the stop reason stuck and the refusal that repeated
+// (RunEnd.Stuck).
+const SchemaMinor = 3
 
 // Record types, the value of the "type" field.
 const (
@@ -328,7 +331,7 @@ type RunEnd struct {
 	FailureClass FailureClass `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
 	Checks       Checks       `json:"checks"`
 	ClaimedDone  bool         `json:"claimed_done"`
-	StopReason   StopReason   `json:"stop_reason" jsonschema:"enum=done,enum=budget,enum=broke-suite,enum=repeat-patch,enum=model-error,enum=cancelled,enum=no-model-steps"`
+	StopReason   StopReason   `json:"stop_reason" jsonschema:"enum=done,enum=budget,enum=broke-suite,enum=repeat-patch,enum=stuck,enum=model-error,enum=cancelled,enum=no-model-steps"`
 	Steps        int          `json:"steps"`
 	ModelSteps   int          `json:"model_steps"`
 	Writes       []Write      `json:"writes"`
@@ -341,9 +344,22 @@ type RunEnd struct {
 	// before it"), for every place the verdict is shown (minor 2).
 	Reason string `json:"reason,omitempty"`
 	// Error is the model server's message when the run ended model-error.
-	Error    string    `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Stuck says which refusal repeated when the run stopped stuck.
+	Stuck    *Stuck    `json:"stuck,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 	EndedAt  time.Time `json:"ended_at"`
+}
+
+// Stuck is the refusal that repeated until a run stopped stuck: the same
+// draft, as the parser normalises it, refused with the same code Times
+// times in a row from FromStep.
+type Stuck struct {
+	Code     Code `json:"code"`
+	Times    int  `json:"times" jsonschema:"minimum=1"`
+	FromStep int  `json:"from_step" jsonschema:"minimum=1"`
+	// Draft is the first line of the repeated draft's answer, cut short.
+	Draft string `json:"draft"`
 }
 
 // Checks are the hidden (benchmark) or manifest checks of a run.

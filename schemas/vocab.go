@@ -123,4 +123,7 @@ const (
 	StopModelError   StopReason = "model-error"
 	StopCancelled    StopReason = "cancelled"
 	StopNoModelSteps StopReason = "no-model-steps"
+	// StopStuck: the same draft refused with the same code several times
+	// in a row (RunEnd.Stuck says which).
+	StopStuck StopReason = "stuck"
 )

@@ -847,6 +847,17 @@ func decodeRunEndLine(line []byte) (*RunEnd, bool) {
 	if s.opt(`,"error":`) {
 		e.Error = s.str()
 	}
+	if s.opt(`,"stuck":{"code":`) {
+		st := &Stuck{Code: Code(s.str())}
+		s.lit(`,"times":`)
+		st.Times = int(s.integer())
+		s.lit(`,"from_step":`)
+		st.FromStep = int(s.integer())
+		s.lit(`,"draft":`)
+		st.Draft = s.str()
+		s.lit(`}`)
+		e.Stuck = st
+	}
 	if s.opt(`,"warnings":`) {
 		e.Warnings = s.strs()
 	}
