@@ -18,11 +18,14 @@ const schemaMajor = 1
 // wrote 0), the server's cache and evaluation counts, and the estimate and
 // message count of every attempt.
 //
+// Minor 3 added the verdict unjudged (a suite that ran no test judged
+// nothing) and SuiteCounts.ExitStatusOnly.
+//
 // Minor 2 added the turn's reasoning (Turn.Reasoning): the model's thinking,
 // read apart from its answer, whether the server sent it in a field of its
 // own or the model wrote it inline; and Options.Think, whether the model
 // was asked to think.
-const SchemaMinor = 2
+const SchemaMinor = 3
 
 // Record types, the value of the "type" field.
 const (
@@ -324,7 +327,7 @@ type Attempt struct {
 type RunEnd struct {
 	Type         string       `json:"type" jsonschema:"enum=run_end"`
 	RunID        string       `json:"run_id" jsonschema:"minLength=1"`
-	Verdict      Verdict      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=error,enum=cancelled"`
+	Verdict      Verdict      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=unjudged,enum=error,enum=cancelled"`
 	FailureClass FailureClass `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
 	Checks       Checks       `json:"checks"`
 	ClaimedDone  bool         `json:"claimed_done"`
@@ -371,4 +374,8 @@ type SuiteCounts struct {
 	NoTests     bool   `json:"no_tests,omitempty"`
 	TimedOut    bool   `json:"timed_out,omitempty"`
 	ExitCode    int    `json:"exit_code,omitempty"`
+	// ExitStatusOnly is set when the suite's runner could not be told
+	// from its command and its output held no runner's report: the run
+	// was read from its exit status alone, and the counts are zero.
+	ExitStatusOnly bool `json:"exit_status_only,omitempty"`
 }
