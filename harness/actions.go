@@ -478,6 +478,10 @@ func suiteReport(res *suite.Result) string {
 	c := res.Counts
 	var b strings.Builder
 	switch {
+	case c.ExitStatusOnly && res.Passed():
+		b.WriteString("Tests: the suite exited 0 (its runner is not known: only its exit status is read).")
+	case c.ExitStatusOnly:
+		fmt.Fprintf(&b, "Tests: %s (its runner is not known: only its exit status is read).", res.FirstFailure())
 	case res.Passed():
 		fmt.Fprintf(&b, "Tests: %d ran, all passed.", c.Ran)
 	case c.TimedOut:

@@ -19,6 +19,10 @@ var errOutsideScope = errors.New("outside scope")
 type scope struct {
 	root  string // the workspace, symlinks resolved
 	globs []string
+	// outRel is the run's output directory relative to the workspace
+	// when the repository holds it (run --repo . writes pyharness-out/
+	// there): never read, listed or written.
+	outRel string
 }
 
 // newScope takes globs checked by schemas.TaskSpec.Validate.
@@ -60,6 +64,11 @@ func (s *scope) resolve(name string) (string, error) {
 	}
 	if err := s.checkLinks(rel); err != nil {
 		return "", err
+	}
+	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
+		if hiddenDir(s.root, dir, s.outRel) {
+			return "", fmt.Errorf("%w: %s is in %s, which is the harness's output or a tool's cache, not the repository's code", errOutsideScope, rel, dir)
+		}
 	}
 	if !s.inGlobs(rel) {
 		return "", fmt.Errorf("%w: %s is not within --scope %s", errOutsideScope, rel, strings.Join(s.globs, ", "))

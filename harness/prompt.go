@@ -60,6 +60,10 @@ func suiteBaselineLine(r *runner) string {
 	res := r.suiteBefore
 	command := shownSuiteCommand(res.Command, r.suite.Python, r.suiteCommand())
 	switch {
+	case res.Counts.ExitStatusOnly && res.Passed():
+		return fmt.Sprintf("the suite (%s) exits 0 now (only its exit status is read).", command)
+	case res.Counts.ExitStatusOnly:
+		return fmt.Sprintf("the suite (%s) does not pass now: %s (only its exit status is read)", command, res.FirstFailure())
 	case res.Passed():
 		return fmt.Sprintf("the suite (%s) passes now: %d tests.", command, res.Counts.Ran)
 	case res.Counts.NoTests:

@@ -27,13 +27,17 @@ func listFiles(root string, sc *scope) []string {
 		if rel == "." {
 			return nil
 		}
-		if d.Name() == ".git" || d.Name() == ".pyharness-git" || isNoise(rel) || d.Name() == "node_modules" || d.Name() == ".venv" || d.Name() == "venv" {
-			if d.IsDir() {
+		if d.IsDir() {
+			outRel := ""
+			if sc != nil {
+				outRel = sc.outRel
+			}
+			if hiddenDir(root, rel, outRel) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() {
+		if d.Name() == ".git" || isNoise(rel) {
 			return nil
 		}
 		if !d.Type().IsRegular() && !linkToRegularInside(root, p) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/pyharness/pyharness/draft"
@@ -120,7 +119,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	started := cfg.Now()
-	ws, err := newWorkspace(ctx, cfg.Repo, cfg.InPlace)
+	ws, err := newWorkspace(ctx, cfg.Repo, cfg.InPlace, cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +128,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc.outRel = ws.outRel
 	window, source := cfg.Model.Options.NumCtx, "num_ctx"
 	if c := cfg.Model.Context; c != nil && c.Effective > 0 {
 		window, source = c.Effective, "the effective context ("+c.Source+")"
@@ -154,16 +154,20 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	for _, f := range listFiles(ws.dir, nil) {
 		r.baseline[f] = true
 	}
-	r.suite = suite.Runner{Command: cfg.Suite, Python: cfg.Python, Timeout: cfg.SuiteTimeout}
-	if cfg.Suite == "" {
-		r.suite.Kind = suite.Detect(ws.dir)
-	}
+	// The runner is the one the suite's command starts, whatever the
+	// repository looks like; with no command, the one Detect picks.
+	r.suite = suite.Runner{Kind: suite.KindOf(cfg.Suite, ws.dir), Command: cfg.Suite, Python: cfg.Python, Timeout: cfg.SuiteTimeout}
 	if r.suite.Kind != suite.GoTest {
-		py, err := suite.FindPython(ctx, cfg.Python, strings.Contains(cfg.Suite, "pytest") || r.suite.Kind == suite.Pytest)
+		py, err := suite.FindPython(ctx, cfg.Python, r.suite.Kind == suite.Pytest)
 		if err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
 		r.suite.Python = py
+	}
+	// A suite that cannot start is said before anything is recorded: no
+	// trace of one record that validate and export call incomplete.
+	if err := r.suite.Check(ctx, ws.dir); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	r.py = newPyParser(r.suite.Python, func(ctx context.Context) (string, error) { return suite.FindPython(ctx, cfg.Python, false) })
 
@@ -191,6 +195,12 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		return nil, err
 	}
 	r.suiteLatest = r.suiteBefore
+	if r.suiteBefore.Counts.ExitStatusOnly {
+		w := fmt.Sprintf("the suite's runner cannot be told from its command (%s) nor from its output: the run is judged by the suite's exit status alone, with no test counted or named",
+			shownSuiteCommand(r.suiteBefore.Command, r.suite.Python, r.suiteCommand()))
+		r.logf("warning: %s", w)
+		r.warnings = append(r.warnings, w)
+	}
 	settled, err := r.settledAtBaseline(ctx)
 	if err != nil {
 		return nil, err
@@ -389,6 +399,7 @@ func messageEqual(a, b schemas.Message) bool {
 func (r *runner) beforeModel() []string {
 	var out []string
 	if all, err := newScope(r.ws.dir, nil); err == nil && len(r.cfg.Scope) > 0 {
+		all.outRel = r.ws.outRel
 		files := listFiles(r.ws.dir, all)
 		for _, g := range r.cfg.Scope {
 			sc, err := newScope(r.ws.dir, []string{g})

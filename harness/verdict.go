@@ -88,6 +88,9 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 		worked = r.claimedDone && len(end.Writes) > 0 && len(missing) == 0 && broken == "" && len(named) == 0
 	}
 	if worked {
+		if why := r.unjudged(end, after); why != "" {
+			return schemas.VerdictUnjudged, "", why
+		}
 		return schemas.VerdictWorked, "", ""
 	}
 	if len(end.Writes) == 0 {
@@ -145,6 +148,27 @@ func stopText(end *schemas.RunEnd) string {
 	return string(end.StopReason)
 }
 
+// unjudged says why a run that did everything else right is judged on
+// nothing, or "": its suite ran no test, before the change or after it,
+// and no check of the harness's own judged it instead. A suite read from its
+// exit status alone is not one of these: it judged by its exit status.
+func (r *runner) unjudged(end *schemas.RunEnd, after *suite.Result) string {
+	if r.cfg.Checks != nil && end.Checks.Ran {
+		return ""
+	}
+	command := shownSuiteCommand(after.Command, r.suite.Python, r.suiteCommand())
+	before := r.suiteBefore.RanNoTest()
+	switch {
+	case before && after.RanNoTest():
+		return fmt.Sprintf("the suite (%s) ran no test before the run or after it: nothing judged the change", command)
+	case before:
+		return fmt.Sprintf("the suite (%s) ran no test before the run: the only tests that judged the change are the ones it ran after it, %d of them", command, after.Counts.Ran)
+	case after.RanNoTest():
+		return fmt.Sprintf("the suite (%s) ran no test after the run: nothing judged the change", command)
+	}
+	return ""
+}
+
 // oneLine is the first line of s, cut to a width a summary line can hold.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
@@ -159,6 +183,14 @@ func oneLine(s string) string {
 // not must not have gained a failing test (by name, where the runner names
 // them), lost passing tests, or stopped importing.
 func suiteBroken(before, after *suite.Result) string {
+	if after.Counts.ExitStatusOnly && !after.Passed() {
+		// No test is named and no count read: a suite that still fails
+		// is all that can be said, and it is not a pass.
+		if before.Passed() {
+			return "the suite passed before the run and fails after it: " + oneLine(after.FirstFailure())
+		}
+		return "the suite fails after the run (read from its exit status alone): " + oneLine(after.FirstFailure())
+	}
 	if before.Passed() {
 		if after.Passed() {
 			return ""
@@ -277,8 +309,16 @@ func (r *runner) targetImportFails(ctx context.Context) bool {
 		// Importing runs the model's code: in the suite's sandbox (isolated
 		// too when ctx asks for it, see suite.WithIsolation).
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, r.ws.dir,
-			[]string{r.suite.Python, "-c", "import importlib, sys; sys.path.insert(0, '.'); importlib.import_module(sys.argv[1])", moduleName(t)})
+		// A src layout's module is imported by its own name, from src/,
+		// as its tests import it.
+		env, mod := []string{"PYTHONDONTWRITEBYTECODE=1"}, moduleName(t)
+		for _, p := range suite.ImportPath(r.ws.dir) {
+			if rest, ok := strings.CutPrefix(t, p+"/"); ok {
+				env, mod = append(env, "PYTHONPATH="+p), moduleName(rest)
+			}
+		}
+		cmd, done, err := suite.Sandbox{Env: env}.Command(cctx, r.ws.dir,
+			[]string{r.suite.Python, "-c", "import importlib, sys; sys.path.insert(0, '.'); importlib.import_module(sys.argv[1])", mod})
 		if err != nil {
 			cancel()
 			continue // no sandbox, no verdict on the import

@@ -45,11 +45,18 @@ type workspace struct {
 	// that cleans its working directory cannot take the run's patch with it,
 	// and --in-place writes nothing of the harness's into the user's tree.
 	gitDir string
+	// outRel is the run's output directory inside the source, or "".
+	outRel string
 }
 
 // newWorkspace copies src into a new temporary directory (never writing
 // src), or, with inPlace, works in src itself.
-func newWorkspace(ctx context.Context, src string, inPlace bool) (*workspace, error) {
+//
+// outDir is the run's output directory: inside src (run --repo . writes
+// pyharness-out/ there), it is neither copied nor, in place, part of the
+// patch; no output directory of pyharness is ever copied (see
+// harnessOutput).
+func newWorkspace(ctx context.Context, src string, inPlace bool, outDir string) (*workspace, error) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
@@ -61,7 +68,7 @@ func newWorkspace(ctx context.Context, src string, inPlace bool) (*workspace, er
 	if !st.IsDir() {
 		return nil, fmt.Errorf("open repository: %s is not a directory", src)
 	}
-	ws := &workspace{source: abs, inPlace: inPlace}
+	ws := &workspace{source: abs, inPlace: inPlace, outRel: outsideRel(abs, outDir)}
 	if out, err := gitOutput(ctx, abs, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		ws.commit = strings.TrimSpace(out)
 	}
@@ -82,7 +89,7 @@ func newWorkspace(ctx context.Context, src string, inPlace bool) (*workspace, er
 		return nil, fmt.Errorf("create workspace: %w", err)
 	}
 	ws.dir = dir
-	if err := copyTree(abs, dir); err != nil {
+	if err := copyTree(abs, dir, ws.outRel); err != nil {
 		ws.close()
 		return nil, fmt.Errorf("copy repository into workspace: %w", err)
 	}
@@ -106,6 +113,9 @@ func (w *workspace) snapshot(ctx context.Context) error {
 		return fmt.Errorf("snapshot workspace: %w", err)
 	}
 	exclude := ".pyharness-git/\n.git/\n" + strings.Join(noise, "\n") + "\n"
+	if w.outRel != "" {
+		exclude += "/" + w.outRel + "/\n"
+	}
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), []byte(exclude), 0o644); err != nil {
 		return fmt.Errorf("snapshot workspace: %w", err)
 	}
@@ -174,7 +184,7 @@ func gitOutput(ctx context.Context, dir string, args ...string) (string, error) 
 // copyTree copies a repository's files, keeping symlinks as links (so that a
 // link pointing out of the tree stays one the scope guard refuses), and
 // leaving out .git and interpreter litter.
-func copyTree(src, dst string) error {
+func copyTree(src, dst, outRel string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -189,6 +199,12 @@ func copyTree(src, dst string) error {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		// The harness's own output is never the model's input. A
+		// virtualenv and the tools' caches are copied: a suite may need
+		// them, and the map and reads leave them out.
+		if d.IsDir() && ((outRel != "" && slashed == outRel) || harnessOutput(path)) {
+			return filepath.SkipDir
 		}
 		target := filepath.Join(dst, rel)
 		switch {
@@ -230,4 +246,4 @@ func copyFile(src, dst string) error {
 
 // CopyRepo copies a repository's working tree as a run's workspace would
 // hold it (no .git, no interpreter litter, links kept as links).
-func CopyRepo(src, dst string) error { return copyTree(src, dst) }
+func CopyRepo(src, dst string) error { return copyTree(src, dst, "") }

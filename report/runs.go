@@ -199,7 +199,7 @@ func (p *RunPages) writeLists(ctx context.Context, dir string, o PagesOptions, b
 		case e.Verdict == schemas.VerdictFailed:
 			add(listModel(e.Model, partFailed), "Runs of "+orNone(e.Model)+" that failed", e)
 		case !e.Verdict.Judged():
-			add(listModel(e.Model, partNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, incomplete)", e)
+			add(listModel(e.Model, partNotJudged), "Runs of "+orNone(e.Model)+" not judged (error, cancelled, unjudged, incomplete)", e)
 		}
 		if e.Verdict == schemas.VerdictFailed && schemas.LabelHandWritten(e.Model) != models {
 			add(listClass(string(e.FailureClass)), "Failed runs of class "+orNone(string(e.FailureClass)), e)

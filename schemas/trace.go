@@ -23,8 +23,9 @@ const schemaMajor = 1
 // own or the model wrote it inline; and Options.Think, whether the model
 // was asked to think.
 //
-// Minor 3 added the stop reason stuck and the refusal that repeated
-// (RunEnd.Stuck).
+// Minor 3 added the verdict unjudged (a suite that ran no test judged
+// nothing), SuiteCounts.ExitStatusOnly, and the stop reason stuck with
+// the refusal that repeated (RunEnd.Stuck).
 const SchemaMinor = 3
 
 // Record types, the value of the "type" field.
@@ -327,7 +328,7 @@ type Attempt struct {
 type RunEnd struct {
 	Type         string       `json:"type" jsonschema:"enum=run_end"`
 	RunID        string       `json:"run_id" jsonschema:"minLength=1"`
-	Verdict      Verdict      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=error,enum=cancelled"`
+	Verdict      Verdict      `json:"verdict" jsonschema:"enum=worked,enum=failed,enum=unjudged,enum=error,enum=cancelled"`
 	FailureClass FailureClass `json:"failure_class" jsonschema:"enum=,enum=wrote-nothing,enum=wrong-thing,enum=did-not-do-the-job"`
 	Checks       Checks       `json:"checks"`
 	ClaimedDone  bool         `json:"claimed_done"`
@@ -387,4 +388,8 @@ type SuiteCounts struct {
 	NoTests     bool   `json:"no_tests,omitempty"`
 	TimedOut    bool   `json:"timed_out,omitempty"`
 	ExitCode    int    `json:"exit_code,omitempty"`
+	// ExitStatusOnly is set when the suite's runner could not be told
+	// from its command and its output held no runner's report: the run
+	// was read from its exit status alone, and the counts are zero.
+	ExitStatusOnly bool `json:"exit_status_only,omitempty"`
 }

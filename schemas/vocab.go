@@ -99,6 +99,10 @@ const (
 	VerdictFailed    Verdict = "failed"
 	VerdictError     Verdict = "error"
 	VerdictCancelled Verdict = "cancelled"
+	// VerdictUnjudged is a run its suite could not judge: the suite ran no
+	// test, before or after the change (RunEnd.Reason says which). It is
+	// not a score's (Verdict.Judged) and never a training target.
+	VerdictUnjudged Verdict = "unjudged"
 )
 
 // FailureClass says how a failed run failed (RunEnd.FailureClass).

@@ -916,6 +916,9 @@ func (s *turnScanner) suiteCounts(c *SuiteCounts) {
 	if s.opt(`,"exit_code":`) {
 		c.ExitCode = int(s.integer())
 	}
+	if s.opt(`,"exit_status_only":`) {
+		c.ExitStatusOnly = s.boolean()
+	}
 	s.lit("}")
 }
 

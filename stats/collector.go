@@ -117,6 +117,9 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 	case schemas.VerdictCancelled:
 		s.Cancelled += n
 		m.Cancelled += n
+	case schemas.VerdictUnjudged:
+		s.Unjudged += n
+		m.Unjudged += n
 	case schemas.VerdictWorked, schemas.VerdictFailed:
 	default:
 		s.Incomplete += n

@@ -178,3 +178,39 @@ func TestActionForm(t *testing.T) {
 		})
 	}
 }
+
+// A run whose suite ran no test is unjudged: in no score, counted apart
+// from the errors and cancellations, from traces and from a dataset alike.
+func TestUnjudgedCountedApart(t *testing.T) {
+	dir := t.TempDir()
+	m := schemas.Model{Backend: "ollama", Name: "llama3.1:8b"}
+	writeRun(t, dir, "worked", m, schemas.VerdictWorked, turnSpec{"READ initials.py", "canonical", ""})
+	writeRun(t, dir, "failed", m, schemas.VerdictFailed, turnSpec{"READ initials.py", "canonical", ""})
+	writeRun(t, dir, "no-tests-1", m, schemas.VerdictUnjudged, turnSpec{"READ initials.py", "canonical", ""})
+	writeRun(t, dir, "no-tests-2", m, schemas.VerdictUnjudged, turnSpec{"READ initials.py", "canonical", ""})
+	ctx := context.Background()
+	dataset := t.TempDir()
+	if _, err := classify.Update(ctx, dir, dataset); err != nil {
+		t.Fatal(err)
+	}
+	want := []ModelRuns{{Model: "ollama:llama3.1:8b", Runs: 4, Judged: 2, Worked: 1, Failed: 1, NotJudged: 2, Unjudged: 2, FailedShare: 0.5}}
+	for _, in := range []string{dir, dataset} {
+		s, err := Load(ctx, in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(s.Models, want) {
+			t.Errorf("%s: models %+v, want %+v", s.Kind, s.Models, want)
+		}
+		if s.Runs.Unjudged != 2 || s.Runs.Incomplete != 0 || s.Runs.Judged != 2 {
+			t.Errorf("%s: runs %+v, want 2 unjudged, 2 judged, none incomplete", s.Kind, s.Runs)
+		}
+		var b bytes.Buffer
+		if err := s.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "2 (2 unjudged)") {
+			t.Errorf("%s: the text does not say the two runs were unjudged:\n%s", s.Kind, b.String())
+		}
+	}
+}

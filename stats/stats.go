@@ -93,11 +93,12 @@ type RunCounts struct {
 	Judged   int `json:"judged"`
 	Worked   int `json:"worked"`
 	Failed   int `json:"failed"`
-	// NotJudged counts runs in no score: error, cancelled, and incomplete
-	// (no run_end).
+	// NotJudged counts runs in no score: error, cancelled, unjudged (a
+	// suite that ran no test) and incomplete (no run_end).
 	NotJudged  int `json:"not_judged"`
 	Error      int `json:"error"`
 	Cancelled  int `json:"cancelled"`
+	Unjudged   int `json:"unjudged"`
 	Incomplete int `json:"incomplete"`
 	// FailedShare is Failed / Judged.
 	FailedShare float64 `json:"failed_share"`
@@ -117,6 +118,7 @@ type ModelRuns struct {
 	NotJudged  int  `json:"not_judged"`
 	Error      int  `json:"error"`
 	Cancelled  int  `json:"cancelled"`
+	Unjudged   int  `json:"unjudged"`
 	Incomplete int  `json:"incomplete"`
 	// FailedShare is Failed / Judged.
 	FailedShare float64 `json:"failed_share"`

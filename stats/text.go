@@ -253,7 +253,7 @@ func (s *Summary) writeHeadline(w io.Writer) {
 		fmt.Fprintln(w, "\nScripted and replayed runs: drafts written in advance, which test the harness, not a model; in no model's figures")
 		rows("backend", scripted)
 	}
-	fmt.Fprint(w, "\nRuns not judged (error, cancelled, incomplete) are in no score.")
+	fmt.Fprint(w, "\nRuns not judged (error, cancelled, unjudged: a suite that ran no test, incomplete) are in no score.")
 	if s.Mixed {
 		fmt.Fprintf(w, " The score tables below (failures, tiers, passes) count the runs of models only; the turn tables count all %d runs read.", s.Runs.Read)
 	}
@@ -269,7 +269,7 @@ func notJudged(m ModelRuns) string {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{m.Error, "error"}, {m.Cancelled, "cancelled"}, {m.Incomplete, "incomplete"}} {
+	}{{m.Error, "error"}, {m.Cancelled, "cancelled"}, {m.Unjudged, "unjudged"}, {m.Incomplete, "incomplete"}} {
 		if c.n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -14,9 +16,11 @@ const junitMaxBytes = 64 << 20
 // junitCase is one <testcase> of pytest's JUnit XML report (its junitxml
 // plugin): a result element per phase that did not pass.
 type junitCase struct {
-	Failures []junitResult `xml:"failure"`
-	Errors   []junitResult `xml:"error"`
-	Skipped  []junitResult `xml:"skipped"`
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failures  []junitResult `xml:"failure"`
+	Errors    []junitResult `xml:"error"`
+	Skipped   []junitResult `xml:"skipped"`
 }
 
 type junitResult struct {
@@ -74,6 +78,14 @@ func readJUnit(r io.Reader) (reading, error) {
 				callPassed = false
 			}
 		}
+		for _, f := range c.Failures {
+			rd.named = append(rd.named, junitFailure{classname: c.Classname, name: c.Name, message: f.Message})
+		}
+		for _, e := range c.Errors {
+			if e.Message != junitCollectionFailure {
+				rd.named = append(rd.named, junitFailure{classname: c.Classname, name: c.Name, message: e.Message})
+			}
+		}
 		switch {
 		case len(c.Failures) > 0:
 			rd.failed++
@@ -85,4 +97,36 @@ func readJUnit(r io.Reader) (reading, error) {
 	}
 	rd.ran = rd.passed + rd.failed + rd.skipped + rd.errors - collection
 	return rd, nil
+}
+
+// junitFailure is a failing or erroring <testcase> as the report names it:
+// its classname ("tests.test_calc", "tests.test_calc.TestK") and name.
+type junitFailure struct {
+	classname, name, message string
+}
+
+// nodeID is the pytest node id of the test ("tests/test_calc.py::TestK::
+// test_k"): the longest leading part of the classname that is a Python file
+// under one of roots is the module, the rest its classes. Without one, the
+// dotted name is kept as it is.
+func (f junitFailure) nodeID(roots []string) string {
+	parts := strings.Split(f.classname, ".")
+	for n := len(parts); n > 0; n-- {
+		file := strings.Join(parts[:n], "/") + ".py"
+		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(file))); err == nil {
+				return strings.Join(append(append([]string{file}, parts[n:]...), f.name), "::")
+			}
+		}
+	}
+	if f.classname == "" {
+		return f.name
+	}
+	return f.classname + "::" + f.name
+}
+
+// firstLine is the message's first line.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(s)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,11 +19,15 @@ type reading struct {
 	skipped      int
 	importErrors []string // one per module or package that did not load
 	failures     []Failure
+	named        []junitFailure // the failing tests a JUnit report names
 }
 
-// read parses the output of a finished (or killed) run into res. The
-// counts come from structured, the runner's own report, when there is one;
-// the failures' files and messages always come from the text.
+// read parses the output of a finished (or killed) run into res, by the
+// runner that ran (kind). The counts come from structured, the runner's own
+// report, when there is one; the failures' files and messages always come
+// from the text. The output of a command whose runner is Unknown is read
+// by the runner report it holds, or not at all: then only its exit status
+// is (Counts.ExitStatusOnly).
 func read(kind Kind, res *Result, dir string, structured *reading) {
 	text := normalizeOutput(res.Output)
 	rp := newRepoPaths(dir)
@@ -35,10 +40,30 @@ func read(kind Kind, res *Result, dir string, structured *reading) {
 		rd = readPytest(text, rp)
 	case GoTest:
 		rd = readGoTest(text, rp, modulePath(dir))
+	case Unknown:
+		// The command did not say what it runs; a runner's own closing
+		// report in its output does ("Ran 3 tests" and "OK", "1 failed,
+		// 2 passed"). Without one, the exit status is all there is.
+		if rd = readPytest(text, rp); !rd.summary {
+			rd = readUnittest(text, rp, finished)
+		}
+		if !rd.summary && structured == nil {
+			res.Counts.ExitStatusOnly = true
+			res.CountsFrom = fromExitStatus
+			return
+		}
 	}
 	if structured != nil {
 		rd.summary = structured.summary
 		rd.ran, rd.passed, rd.failed, rd.errors, rd.skipped = structured.ran, structured.passed, structured.failed, structured.errors, structured.skipped
+		// A quiet run (-qq, --tb=no, -rN) prints no failure to read: the
+		// report still names each one.
+		for _, f := range structured.named {
+			id := f.nodeID(rp.roots)
+			if !slices.ContainsFunc(rd.failures, func(g Failure) bool { return g.Test == id }) {
+				rd.failures = append(rd.failures, Failure{Test: id, Message: rp.clean(firstLine(f.message))})
+			}
+		}
 	}
 	c := &res.Counts
 	c.Ran, c.Passed, c.Failed, c.Errors, c.Skipped = rd.ran, max(rd.passed, 0), rd.failed, rd.errors, rd.skipped

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Where a Result's counts were read from (Result.CountsFrom).
@@ -13,6 +14,7 @@ const (
 	fromOutput     = "output"       // the runner's text output
 	fromJUnitXML   = "junit-xml"    // pytest's --junitxml report
 	fromGoTestJSON = "go-test-json" // go test -json events
+	fromExitStatus = "exit-status"  // nothing but the exit status
 )
 
 // structuredReport is a runner's own account of a run, asked for next to
@@ -31,22 +33,23 @@ type structuredReport interface {
 	close()
 }
 
-// structured returns the report the default command of kind offers, or
-// nil.
-func (r Runner) structured(kind Kind) (structuredReport, error) {
-	if r.Command != "" {
+// structured returns the report the runner plan starts can write, or nil:
+// pytest's JUnit XML file wherever pytest runs, go test's -json events
+// wherever go test runs, whatever the command around them.
+func structured(plan invocation) (structuredReport, error) {
+	if plan.at < 0 {
 		return nil, nil
 	}
-	switch kind {
+	switch plan.kind {
 	case Pytest:
 		// Outside the workspace: the suite's files are the model's.
 		dir, err := os.MkdirTemp("", "pyharness-junit-")
 		if err != nil {
 			return nil, fmt.Errorf("create junit report dir: %w", err)
 		}
-		return &junitReport{dir: dir, path: filepath.Join(dir, "report.xml")}, nil
+		return &junitReport{dir: dir, path: filepath.Join(dir, "report.xml"), at: plan.at}, nil
 	case GoTest:
-		return &goJSONReport{}, nil
+		return &goJSONReport{at: plan.at}, nil
 	}
 	return nil, nil
 }
@@ -59,10 +62,31 @@ var (
 // junitReport is pytest's --junitxml file.
 type junitReport struct {
 	dir, path string
+	at        int // the index of pytest's word in argv
 }
 
+// command asks for the report right after pytest's own word, before any
+// argument of the user's: an option after "--" would be read as a path, and
+// the command line's --junitxml comes after an addopts one, so it wins.
+// A --junitxml the command has already is dropped: pytest writes one
+// report, the last asked for, and the harness reads it from its own
+// directory rather than from the model's workspace.
 func (j *junitReport) command(argv []string) []string {
-	return append(slices.Clone(argv), "--junitxml="+j.path)
+	out := slices.Clone(argv[:j.at+1])
+	out = append(out, "--junitxml="+j.path)
+	for i := j.at + 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+			return append(out, argv[i:]...)
+		case a == "--junitxml" || a == "--junit-xml":
+			i++ // and its value
+		case strings.HasPrefix(a, "--junitxml=") || strings.HasPrefix(a, "--junit-xml="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (j *junitReport) output(out *cappedOutput) io.Writer { return out }
@@ -84,15 +108,12 @@ func (j *junitReport) close() { os.RemoveAll(j.dir) }
 // goJSONReport is go test -json's event stream, read as it comes.
 type goJSONReport struct {
 	events *goEvents
+	at     int // the index of "test" in argv
 }
 
 func (g *goJSONReport) command(argv []string) []string {
 	// go test's flags come before the packages: right after "test".
-	out := slices.Clone(argv)
-	if i := slices.Index(out, "test"); i >= 0 {
-		return slices.Insert(out, i+1, "-json")
-	}
-	return out
+	return slices.Insert(slices.Clone(argv), g.at+1, "-json")
 }
 
 func (g *goJSONReport) output(out *cappedOutput) io.Writer {

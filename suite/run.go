@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,10 +25,13 @@ const waitDelay = 3 * time.Second
 
 // Runner runs one repository's test suite.
 type Runner struct {
-	// Kind is the runner; empty means Detect.
+	// Kind is the runner; empty means Detect. With a Command, the runner
+	// is the one the command starts (see KindOf), and Kind only says how
+	// to read a command whose words do not tell.
 	Kind Kind
 	// Command is an explicit command line, split like a shell splits words
-	// (quotes, backslashes; no expansion) and run without a shell; every
+	// (quotes, backslashes; no expansion) and run without a shell; leading
+	// VAR=value words set variables for it, as a shell's do, and every
 	// "{python}" in it is replaced by the interpreter. Empty means the
 	// default command for Kind.
 	Command string
@@ -54,14 +58,11 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
-	kind := r.Kind
-	if kind == "" {
-		kind = Detect(dir)
-	}
-	argv, err := r.command(ctx, kind, dir)
+	plan, err := r.plan(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
+	kind, argv := plan.kind, plan.argv
 	timeout := orDefault(r.Timeout, defaultTimeout)
 	capacity := orDefault(r.OutputCap, defaultOutputCap)
 
@@ -74,7 +75,7 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	report, err := r.structured(kind)
+	report, err := structured(plan)
 	if err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
@@ -86,7 +87,7 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 		runArgv = report.command(argv)
 		w = report.output(out)
 	}
-	cmd, cleanup, err := Sandbox{Env: r.environ(kind), Isolate: r.Isolate}.Command(runCtx, dir, runArgv)
+	cmd, cleanup, err := Sandbox{Env: r.environ(kind, dir, plan.env), Isolate: r.Isolate}.Command(runCtx, dir, runArgv)
 	if err != nil {
 		return nil, fmt.Errorf("run suite: %w", err)
 	}
@@ -110,8 +111,9 @@ func (r Runner) Run(ctx context.Context, dir string) (*Result, error) {
 		Output:      out.String(),
 		OutputBytes: out.Total(),
 		Duration:    duration,
-		Command:     argv,
+		Command:     append(slices.Clone(plan.env), argv...),
 		Timeout:     timeout,
+		Kind:        kind,
 	}
 	res.Counts.ExitCode = exitCode(cmd, waitErr)
 	if runCtx.Err() != nil {
@@ -154,46 +156,84 @@ func exitCode(cmd *exec.Cmd, waitErr error) int {
 	return 0
 }
 
-// command builds the argument vector: the explicit Command with {python}
-// replaced, or the runner's default.
-func (r Runner) command(ctx context.Context, kind Kind, dir string) ([]string, error) {
+// plan is what Run runs: the runner, the argument vector with {python}
+// replaced, the variables the command's leading assignments set, and where
+// in argv the runner's own arguments begin.
+func (r Runner) plan(ctx context.Context, dir string) (invocation, error) {
 	if r.Command != "" {
-		argv, err := splitCommand(r.Command)
+		inv, err := parseInvocation(r.Command)
 		if err != nil {
-			return nil, fmt.Errorf("command %q: %w", r.Command, err)
+			return invocation{}, fmt.Errorf("command %q: %w", r.Command, err)
+		}
+		if inv.kind == Unknown && r.Kind != "" {
+			// The caller knows what its own command runs ("python
+			// tests/test_x.py" under unittest.main): read it so, with no
+			// report asked for, as where to ask is not known.
+			inv.kind = r.Kind
 		}
 		if !strings.Contains(r.Command, "{python}") {
-			return argv, nil
+			return inv, nil
 		}
-		py, err := FindPython(ctx, r.Python, kind == Pytest)
+		py, err := FindPython(ctx, r.Python, inv.kind == Pytest)
 		if err != nil {
-			return nil, err
+			return invocation{}, err
 		}
-		for i, a := range argv {
-			argv[i] = strings.ReplaceAll(a, "{python}", py)
+		for i, a := range inv.argv {
+			inv.argv[i] = strings.ReplaceAll(a, "{python}", py)
 		}
-		return argv, nil
+		for i, a := range inv.env {
+			inv.env[i] = strings.ReplaceAll(a, "{python}", py)
+		}
+		return inv, nil
+	}
+	kind := r.Kind
+	if kind == "" {
+		kind = Detect(dir)
 	}
 	switch kind {
 	case GoTest:
-		return []string{"go", "test", "-v", "-count=1", "./..."}, nil
+		return invocation{kind: kind, argv: []string{"go", "test", "-v", "-count=1", "./..."}, at: 1}, nil
 	case Pytest:
 		py, err := FindPython(ctx, r.Python, true)
 		if err != nil {
-			return nil, err
+			return invocation{}, err
 		}
 		// -q keeps the one-line summary, -rfE lists every failure and error
 		// with its node id, and the cache provider would write into the
 		// repository.
-		return []string{py, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"}, nil
+		return invocation{kind: kind, argv: []string{py, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"}, at: 2}, nil
 	case Unittest:
 		py, err := FindPython(ctx, r.Python, false)
 		if err != nil {
-			return nil, err
+			return invocation{}, err
 		}
-		return append([]string{py, "-m", "unittest", "discover"}, unittestStart(dir)...), nil
+		return invocation{kind: kind, argv: append([]string{py, "-m", "unittest", "discover"}, unittestStart(dir)...), at: 2}, nil
 	}
-	return nil, fmt.Errorf("unknown suite kind %q", kind)
+	return invocation{}, fmt.Errorf("unknown suite kind %q", kind)
+}
+
+// Check says, before anything is recorded, whether the suite can be
+// started at all: its command splits, and the program it names exists.
+// A suite that starts and then fails is a Result of Run, not an error here.
+func (r Runner) Check(ctx context.Context, dir string) error {
+	plan, err := r.plan(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("suite: %w", err)
+	}
+	prog := plan.argv[0]
+	if !strings.ContainsRune(prog, filepath.Separator) {
+		if _, err := exec.LookPath(prog); err != nil {
+			return fmt.Errorf("suite %q: %s is not a program on PATH", r.Command, prog)
+		}
+		return nil
+	}
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(dir, prog)
+	}
+	if fi, err := os.Stat(prog); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("suite %q: %s is not an executable file", r.Command, plan.argv[0])
+	}
+	return nil
 }
 
 // unittestStart picks discover's start directory: the repository itself
@@ -214,14 +254,21 @@ func unittestStart(dir string) []string {
 }
 
 // environ is what the Runner adds to the sandbox's environment: its own
-// Env, with bytecode writing off (workspace noise) and Python's stdout
-// unbuffered, so that a test's prints and the runner's stderr summary arrive
-// in the order made.
-func (r Runner) environ(kind Kind) []string {
+// Env, the variables the command's leading assignments set, a src layout's
+// src/ first on PYTHONPATH (see ImportPath), bytecode writing off
+// (workspace noise) and Python's stdout unbuffered, so that a test's prints
+// and the runner's stderr summary arrive in the order made.
+func (r Runner) environ(kind Kind, dir string, assigned []string) []string {
 	var env []string
 	if kind != GoTest {
 		env = append(env, "PYTHONUNBUFFERED=1")
 	}
 	env = append(env, r.Env...)
+	env = append(env, assigned...)
+	if kind != GoTest {
+		if p := withImportPath(dir, env); p != "" {
+			env = append(env, p)
+		}
+	}
 	return append(env, "PYTHONDONTWRITEBYTECODE=1")
 }

@@ -25,7 +25,7 @@ func newStatsCmd(a *app) *cobra.Command {
 		Short: "Print what worked, what failed and why, and what the model is told, from traces or a classified dataset",
 		Long: `Reads a trace directory or a classified dataset (it says which) and prints:
 runs worked and failed for each model, and how many were not judged (error,
-cancelled, incomplete), with the scripted and replayed runs in a section of
+cancelled, unjudged: a suite that ran no test, incomplete), with the scripted and replayed runs in a section of
 their own, never totalled with a model's; why runs failed, by failure class;
 failures by tier, and by tag when runs have tags (a dogfood manifest entry's);
 worked per pass (these count the runs of models when there are any, and say
