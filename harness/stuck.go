@@ -32,12 +32,12 @@ func (s *stuckCount) see(t *schemas.Turn) int {
 		*s = stuckCount{}
 		return 0
 	}
-	key := draftKey(t)
+	answer, _ := draft.ReadReasoning(t.Reply)
+	key := draftKey(t, answer)
 	if s.times > 0 && key == s.key && t.Outcome.Code == s.code {
 		s.times++
 		return s.times
 	}
-	answer, _ := draft.ReadReasoning(t.Reply)
 	*s = stuckCount{key: key, code: t.Outcome.Code, times: 1, from: t.Step, draft: firstLine(answer, t.Reply)}
 	return 1
 }
@@ -51,8 +51,7 @@ func (s *stuckCount) record() *schemas.Stuck {
 // read from it (whatever format it was written in, with the path the
 // harness resolved), or, for a draft that held no action, its answer with
 // the whitespace collapsed. The code is compared apart.
-func draftKey(t *schemas.Turn) string {
-	answer, _ := draft.ReadReasoning(t.Reply)
+func draftKey(t *schemas.Turn, answer string) string {
 	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
 	if err != nil || t.Action.Shape == "none" {
 		calls, _ := json.Marshal(t.Reply.ToolCalls)
