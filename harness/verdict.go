@@ -187,15 +187,15 @@ func suiteBroken(before, after *suite.Result) string {
 		// No test is named and no count read: a suite that still fails
 		// is all that can be said, and it is not a pass.
 		if before.Passed() {
-			return "the suite passed before the run and fails after it: " + oneLine(after.FirstFailure())
+			return "the suite passed before the run and fails after it: " + namedFailure(after)
 		}
-		return "the suite fails after the run (read from its exit status alone): " + oneLine(after.FirstFailure())
+		return "the suite fails after the run (read from its exit status alone): " + namedFailure(after)
 	}
 	if before.Passed() {
 		if after.Passed() {
 			return ""
 		}
-		return "the suite passed before the run and fails after it: " + oneLine(after.FirstFailure())
+		return "the suite passed before the run and fails after it: " + namedFailure(after)
 	}
 	b, a := before.Counts, after.Counts
 	switch {
@@ -216,6 +216,45 @@ func suiteBroken(before, after *suite.Result) string {
 		return fmt.Sprintf("the suite is worse after the run: %d passed, %d failing, where %d passed and %d failed before", a.Passed, a.Failed+a.Errors, b.Passed, b.Failed+b.Errors)
 	}
 	return ""
+}
+
+// namedFailure says in one line why the suite fails, naming the failing
+// test where the runner names it: "tests/test_a.py::test_x: AssertionError:
+// ... (and 2 more failing)". An import error, a timeout or a cancel comes
+// first, as in suite.Result.FirstFailure: every failure after it is its
+// consequence.
+func namedFailure(res *suite.Result) string {
+	c := res.Counts
+	first := res.FirstFailure()
+	if c.ImportError != "" || c.TimedOut || res.Cancelled {
+		return oneLine(first)
+	}
+	var named []suite.Failure
+	for _, f := range res.Failures {
+		if f.Test != "" && !slices.ContainsFunc(named, func(g suite.Failure) bool { return g.Test == f.Test }) {
+			named = append(named, f)
+		}
+	}
+	if len(named) == 0 {
+		return oneLine(first)
+	}
+	// The first named failure that says why, as FirstFailure picks it.
+	pick := named[0]
+	for _, f := range named {
+		if f.Message != "" {
+			pick = f
+			break
+		}
+	}
+	line := pick.Test + " failed"
+	if pick.Message != "" {
+		line = pick.Test + ": " + pick.Message
+	}
+	line = oneLine(line)
+	if len(named) > 1 {
+		line += fmt.Sprintf(" (and %d more failing)", len(named)-1)
+	}
+	return line
 }
 
 // newFailures are the tests that fail after the run and did not before.

@@ -16,6 +16,7 @@ import (
 	"github.com/pyharness/pyharness/internal/browser"
 	"github.com/pyharness/pyharness/internal/needs"
 	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/suite"
 )
 
 // sftValidator is the standard-library checker of the trainers' rules that
@@ -29,6 +30,19 @@ func havePython() (bool, error) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		if needs.Strict() {
 			return false, fmt.Errorf("no python3 on PATH (apt-get install -y python3), and %s is set", needs.NoSkipEnv)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// havePytest is the [pytest] condition: a Python 3 that imports pytest, as
+// the suite finds one. Without it a script skips, or fails when
+// PYHARNESS_NO_SKIP is set.
+func havePytest() (bool, error) {
+	if _, err := suite.FindPython(context.Background(), "", true); err != nil {
+		if needs.Strict() {
+			return false, fmt.Errorf("%v (apt-get install -y python3-pytest), and %s is set", err, needs.NoSkipEnv)
 		}
 		return false, nil
 	}
@@ -68,6 +82,8 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "python":
 				return havePython()
+			case "pytest":
+				return havePytest()
 			case "chromium":
 				return haveChromium()
 			}
