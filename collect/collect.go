@@ -141,6 +141,9 @@ type Summary struct {
 	Failed    int
 	Errors    int
 	Cancelled int
+	// Unjudged counts the runs whose suite ran no test: complete, but
+	// judged on nothing, so neither worked nor failed.
+	Unjudged int
 	// Incomplete counts the planned runs that are not complete when Run
 	// returns: ended in a model error, cancelled, or never started.
 	Incomplete int
@@ -282,6 +285,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			sum.Errors++
 		case schemas.VerdictCancelled:
 			sum.Cancelled++
+		case schemas.VerdictUnjudged:
+			sum.Unjudged++
 		}
 		if r.Result.End.StopReason == schemas.StopBrokeSuite {
 			p := r.Run

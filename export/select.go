@@ -21,6 +21,7 @@ const (
 	whyTag         = "no tag in --tag"
 	whyModel       = "model not in --model"
 	whyScripted    = "scripted or replay backend: drafts written by hand, not by a model, would teach nothing true (--include-scripted takes them)"
+	whyUnjudged    = "unjudged: its suite ran no test, so nothing judged the change"
 	whyNotJudged   = "not judged: ended error or cancelled"
 	whyFailed      = "failed run (--include-failed-runs takes its applied drafts)"
 	whyNoModel     = "settled without the model: no draft"
@@ -33,7 +34,7 @@ const (
 	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
 )
 
-var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyNotJudged, whyFailed}
+var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyUnjudged, whyNotJudged, whyFailed}
 
 var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNoCanonical, whyNeither}
 
@@ -89,6 +90,8 @@ func (o Options) runWhy(s *schemas.RunStart, end *schemas.RunEnd, forDPO bool) s
 		return whyModel
 	case s.Model.HandWritten() && !o.IncludeScripted:
 		return whyScripted
+	case end.Verdict == schemas.VerdictUnjudged:
+		return whyUnjudged
 	case !end.Verdict.Judged():
 		return whyNotJudged
 	case end.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:

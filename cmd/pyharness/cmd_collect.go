@@ -173,8 +173,12 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions, spec mode
 	if s.Ran == 0 && s.Skipped == s.Planned {
 		fmt.Fprintf(w, "Nothing to do: all %d planned runs are complete in %s.\n", s.Planned, o.out)
 	} else {
-		fmt.Fprintf(w, "collect: %d planned, %d already complete, %d run: %d worked, %d failed, %d error, %d cancelled\n",
-			s.Planned, s.Skipped, s.Ran, s.Worked, s.Failed, s.Errors, s.Cancelled)
+		unjudged := ""
+		if s.Unjudged > 0 {
+			unjudged = fmt.Sprintf(", %d unjudged (the suite ran no test: neither worked nor failed)", s.Unjudged)
+		}
+		fmt.Fprintf(w, "collect: %d planned, %d already complete, %d run: %d worked, %d failed, %d error, %d cancelled%s\n",
+			s.Planned, s.Skipped, s.Ran, s.Worked, s.Failed, s.Errors, s.Cancelled, unjudged)
 	}
 	if s.Incomplete > 0 {
 		fmt.Fprintf(w, "%d run(s) are not complete: run the same command with --resume to redo them (earlier attempts are kept).\n", s.Incomplete)
