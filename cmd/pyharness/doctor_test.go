@@ -69,11 +69,13 @@ func TestParseModelSpec(t *testing.T) {
 		{"llama3:8b", "ollama", "llama3:8b", ""},
 		{"llama:latest", "ollama", "llama:latest", ""},
 		{"hf.co/bartowski/qwen:Q4_K_M", "ollama", "hf.co/bartowski/qwen:Q4_K_M", ""},
-		{"scriptd:s.jsonl", "", "", `unknown backend "scriptd"`},
+		{"scriptd:s.jsonl", "", "", `unknown backend "scriptd"; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (did you mean scripted:s.jsonl?)`},
 		{"olama:foo", "", "", "the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE"},
-		{"opanai:gpt", "", "", `unknown backend "opanai"`},
-		{"replya:out", "", "", "write ollama:replya:out"},
-		{"drafts:my/drafts.jsonl", "", "", `unknown backend "drafts"`},
+		{"olama:llama3.1:8b", "", "", `unknown backend "olama"; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (did you mean ollama:llama3.1:8b?)`},
+		{"opanai:gpt", "", "", `unknown backend "opanai"; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (did you mean openai:gpt?)`},
+		{"replya:out", "", "", "(did you mean replay:out?)"},
+		{"drafts:my/drafts.jsonl", "", "", `unknown backend "drafts"; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (for a script of drafts, write scripted:my/drafts.jsonl)`},
+		{"docs:a/b", "", "", "(for an Ollama model of that name, write ollama:docs:a/b)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -306,6 +306,11 @@ func TestConfigurationErrorsExitUsage(t *testing.T) {
 		{"loop", []string{"loop"}, "--base is required"},
 		{"loop", []string{"loop", "--base", "tiny", "--teacher", nowhere, "--student", "s", "--train", "train {data} {base} {out}"}, "--base-file must say what it is"},
 		{"version", []string{"version", "extra"}, "unknown command"},
+		// A mistyped command is named before its flags are read.
+		{"pyharness", []string{"colect", "--passes", "2"}, `unknown command "colect" for "pyharness"; did you mean collect?`},
+		{"pyharness", []string{"exprt", "--in", nowhere}, "did you mean export?"},
+		{"pyharness", []string{"frobnicate", "--x"}, `unknown command "frobnicate" for "pyharness"`},
+		{"run", runArgs("--model", "olama:llama3.1:8b"), "(did you mean ollama:llama3.1:8b?)"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -29,7 +29,10 @@ func main() {
 func run(ctx context.Context, a *app, args []string) int {
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := checkCommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return exitOK
 	}

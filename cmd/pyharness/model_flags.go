@@ -98,7 +98,14 @@ func parseModelSpec(s string) (modelSpec, error) {
 		return modelSpec{backend: backend, arg: arg}, nil
 	}
 	if ok && looksLikeBackend(backend, arg) {
-		return modelSpec{}, fmt.Errorf("--model %s: unknown backend %q; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (for an Ollama model of that name, write ollama:%s)", s, backend, s)
+		hint := "for an Ollama model of that name, write ollama:" + s
+		switch near := nearestBackend(backend); {
+		case near != "":
+			hint = "did you mean " + near + ":" + arg + "?"
+		case strings.HasSuffix(arg, ".jsonl"):
+			hint = "for a script of drafts, write scripted:" + arg
+		}
+		return modelSpec{}, fmt.Errorf("--model %s: unknown backend %q; the backends are ollama:NAME, openai:NAME, scripted:FILE and replay:TRACE (%s)", s, backend, hint)
 	}
 	return modelSpec{backend: schemas.BackendOllama, arg: s}, nil
 }
@@ -130,6 +137,18 @@ func looksLikeBackend(prefix, arg string) bool {
 		}
 	}
 	return false
+}
+
+// nearestBackend is the backend a mistyped prefix is closest to, within
+// two edits and starting with the same letter ("olama" is ollama), or "".
+func nearestBackend(prefix string) string {
+	best, bestD := "", 3
+	for _, b := range knownBackends {
+		if d := editDistance(prefix, b); prefix[0] == b[0] && d < bestD {
+			best, bestD = b, d
+		}
+	}
+	return best
 }
 
 // editDistance is the Levenshtein distance between two short ASCII words.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -19,11 +21,13 @@ func newRootCmd(a *app) *cobra.Command {
 		// root's arguments cannot be given an exit code).
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+				return unknownCommand(cmd, args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		// A mistyped command within two edits of one is suggested.
+		SuggestionsMinimumDistance: 2,
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -48,6 +52,33 @@ func newRootCmd(a *app) *cobra.Command {
 	)
 	usageErrors(root)
 	return root
+}
+
+// checkCommand refuses a command line whose first word is no command,
+// before any flag is read: "colect --passes 2" is a mistyped command, not
+// an unknown flag of the root.
+func checkCommand(root *cobra.Command, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return nil
+	}
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == args[0] || c.HasAlias(args[0]) {
+			return nil
+		}
+	}
+	return &exitError{code: exitUsage, msg: unknownCommand(root, args[0]).Error()}
+}
+
+// unknownCommand says a word is no command of root, and which it may have
+// meant (cobra's suggestions: a prefix of one, or within two edits).
+func unknownCommand(root *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, root.CommandPath())
+	if near := root.SuggestionsFor(word); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return errors.New(msg)
 }
 
 // usageErrors makes cobra's own refusals of a command line (an unknown
