@@ -55,10 +55,22 @@ type Options struct {
 	FixedSeed bool
 	Python    string
 	MaxSteps  int
-	// Progress is called after each run with the runs done (complete ones
-	// counted), the runs planned, and those that worked in this call.
-	Progress func(done, total, worked int)
+	// Progress is called after each run with how the plan stands.
+	Progress func(Tally)
 	Now      func() time.Time
+}
+
+// Tally is how a plan stands after one of its runs ended.
+type Tally struct {
+	// Done counts the complete runs of the plan, those complete before
+	// this call included; Total the runs planned.
+	Done, Total int
+	// Worked counts the runs of this call that worked.
+	Worked int
+	// Cancelled and Errors count the runs of this call that ended
+	// cancelled or in a model error: ended, but not done (a --resume
+	// runs them again).
+	Cancelled, Errors int
 }
 
 // RunStatus is where a planned run stands, as the plan file records it.
@@ -318,7 +330,8 @@ type Ran struct {
 
 // RunPlanned runs every run of plan that is not complete, Jobs at a time, and
 // calls done after each, never two at once, with the run's status already
-// updated. Progress counts the complete runs of the plan as done. A run
+// updated. Progress counts the complete runs of the plan as done, and
+// those that ended cancelled or in a model error apart. A run
 // that fails to start (not a model failure, which the run records) stops
 // the others; so does an error from done.
 func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
@@ -328,7 +341,7 @@ func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) 
 			todo = append(todo, p)
 		}
 	}
-	finished, worked := len(plan)-len(todo), 0
+	tally := Tally{Done: len(plan) - len(todo), Total: len(plan)}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(o.Jobs, 1))
@@ -343,14 +356,21 @@ func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			finished++
 			p.Attempts++
 			p.setEnd(&res.End)
+			switch {
+			case res.End.StopReason == schemas.StopCancelled:
+				tally.Cancelled++
+			case res.End.StopReason == schemas.StopModelError:
+				tally.Errors++
+			default:
+				tally.Done++
+			}
 			if res.End.Verdict == schemas.VerdictWorked {
-				worked++
+				tally.Worked++
 			}
 			if o.Progress != nil {
-				o.Progress(finished, len(plan), worked)
+				o.Progress(tally)
 			}
 			return done(Ran{Run: p, Result: res, Chat: chat})
 		})

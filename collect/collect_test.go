@@ -231,7 +231,9 @@ func TestCtrlCThenResume(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls atomic.Int32
+	var tallies []Tally
 	o := Options{Cases: someCases(t, "initials", "fix-offbyone"), Passes: 1, Jobs: 1, OutDir: out,
+		Progress: func(t Tally) { tallies = append(tallies, t) },
 		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
 			c, m, err := caseScripts(ctx, it, pass, opts, slot)
 			if calls.Add(1) > 2 && it.ID == "initials" { // after planning, while running
@@ -242,6 +244,13 @@ func TestCtrlCThenResume(t *testing.T) {
 	sum, err := Run(ctx, o)
 	if err == nil || sum.Cancelled != 1 {
 		t.Fatalf("err %v, summary %+v: want one run cancelled", err, sum)
+	}
+	// The progress counts the cancelled run apart, not as done.
+	if len(tallies) == 0 {
+		t.Fatal("no progress was reported")
+	}
+	if last := tallies[len(tallies)-1]; last.Cancelled != 1 || last.Done != sum.Ran-1 || last.Total != 2 {
+		t.Errorf("the last progress is %+v, want 1 cancelled apart from the %d done of 2", last, sum.Ran-1)
 	}
 	plan, _ := Plan(context.Background(), Options{Cases: o.Cases, Passes: 1, Model: caseScripts})
 	readStatus(t.Context(), out, plan)

@@ -49,7 +49,7 @@ func faultChild(out string) {
 	jobs, _ := strconv.Atoi(os.Getenv(faultChildJobs))
 	cases := casesByID(strings.Split(os.Getenv(faultChildCases), ","))
 	o := Options{Cases: cases, Passes: 1, Jobs: max(jobs, 1), OutDir: out, Resume: os.Getenv(faultChildResume) == "1",
-		Progress: func(done, total, worked int) { fmt.Printf("event progress %d/%d\n", done, total) },
+		Progress: func(t Tally) { fmt.Printf("event progress %d/%d\n", t.Done, t.Total) },
 		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
 			c, m, err := caseScripts(ctx, it, pass, opts, slot)
 			return announceEvent{c, it.ID}, m, err

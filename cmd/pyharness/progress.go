@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/pyharness/pyharness/collect"
 	"golang.org/x/term"
 )
 
@@ -20,6 +22,9 @@ type progress struct {
 	start time.Time
 	now   func() time.Time
 	shown int
+	// cancelled is the count of cancelled runs last shown: a cancel is
+	// shown when it happens, whatever the share of the way.
+	cancelled int
 }
 
 func newProgress(a *app, name string) *progress {
@@ -32,18 +37,28 @@ func newProgress(a *app, name string) *progress {
 	return p
 }
 
-// update reports runs done of total, and how many worked so far.
-func (p *progress) update(done, total, worked int) {
+// update reports the runs done of those planned, how many worked so far,
+// and the runs that ended cancelled or in a model error apart: they are
+// not done (a --resume runs them again).
+func (p *progress) update(t collect.Tally) {
 	elapsed := p.now().Sub(p.start).Round(time.Second)
+	var apart string
+	if t.Cancelled > 0 {
+		apart += fmt.Sprintf(", %d cancelled", t.Cancelled)
+	}
+	if t.Errors > 0 {
+		apart += fmt.Sprintf(", %d model error", t.Errors)
+	}
 	if p.bar != nil {
-		p.bar.ChangeMax(total)
-		p.bar.Describe(fmt.Sprintf("%s (%d worked, %s)", p.name, worked, elapsed))
-		p.bar.Set(done)
+		p.bar.ChangeMax(t.Total)
+		p.bar.Describe(fmt.Sprintf("%s (%d worked%s, %s)", p.name, t.Worked, apart, elapsed))
+		p.bar.Set(t.Done)
 		return
 	}
-	if tenth := done * 10 / max(total, 1); tenth > p.shown || done == total {
-		p.shown = tenth
-		fmt.Fprintf(p.w, "%s: %d/%d runs, %d worked, %s\n", p.name, done, total, worked, elapsed)
+	ended := t.Done + t.Cancelled + t.Errors
+	if tenth := ended * 10 / max(t.Total, 1); tenth > p.shown || ended == t.Total || t.Cancelled > p.cancelled {
+		p.shown, p.cancelled = tenth, t.Cancelled
+		fmt.Fprintf(p.w, "%s: %d/%d runs, %d worked%s, %s\n", p.name, t.Done, t.Total, t.Worked, apart, elapsed)
 	}
 }
 
