@@ -152,6 +152,14 @@ func (s *Summary) writeText(w io.Writer) error {
 	if sc := s.Splits[SplitValidation]; sc.Groups == 0 {
 		fmt.Fprintf(&b, "no validation split: splits are by group and the export has %d group(s)\n", len(s.Groups))
 	}
+	for _, sp := range []struct {
+		name  string
+		asked float64
+	}{{SplitValidation, s.opts.Valid}, {splitTest, s.opts.Test}} {
+		if w := s.wholeGroupWarning(sp.name, sp.asked); w != "" {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+	}
 	if s.ZeroCopies > 0 {
 		fmt.Fprintf(&b, "%d training pair(s) drew no row (weight below 1; --seed draws)\n", s.ZeroCopies)
 	}
@@ -174,6 +182,28 @@ func (s *Summary) writeText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wholeGroupWarning says when a held-out split took far more of the pairs
+// than the share asked for, as it does when there are few groups: splits
+// are by group (a case, a task), so with two tasks one whole task is held
+// out. "" when the split is near its share.
+func (s *Summary) wholeGroupWarning(split string, asked float64) string {
+	total, in := 0, 0
+	var names []string
+	for _, g := range s.Groups {
+		total += g.Pairs
+		if g.Split == split {
+			in += g.Pairs
+			names = append(names, fmt.Sprintf("%s: %d pairs", g.Group, g.Pairs))
+		}
+	}
+	share := float64(in) / float64(max(total, 1))
+	if asked <= 0 || in == 0 || share <= 2*asked {
+		return ""
+	}
+	return fmt.Sprintf("the %s split is %d whole group(s) of the %d (%s), %d of %d pairs (%.0f%%), where %.0f%% was asked: splits are by group, never by pair, so that no case is in two splits; collect on more cases or repositories for a closer share, or give --%s 0 to train on them all",
+		split, len(names), len(s.Groups), strings.Join(names, "; "), in, total, 100*share, 100*asked, map[string]string{SplitValidation: "valid", splitTest: "test"}[split])
 }
 
 func groupNames(gs []GroupRow) []string {
