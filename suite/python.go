@@ -86,12 +86,12 @@ func FindPython(ctx context.Context, preferred string, needPytest bool) (string,
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("find python: %w", err)
 	}
-	want := "a Python 3 interpreter"
+	want := "Python 3 interpreter"
 	if needPytest {
-		want = "a Python 3 interpreter that can import pytest"
+		want = "Python 3 interpreter that can import pytest"
 	}
 	if len(tried) == 0 {
-		return "", fmt.Errorf("find python: no %s, %s or %s on this machine", pythonCandidates[0], pythonCandidates[1], pythonCandidates[2])
+		return "", fmt.Errorf("find python: none of %s is on this machine", strings.Join(pythonCandidates, ", "))
 	}
 	return "", fmt.Errorf("find python: no %s among %s", want, strings.Join(tried, ", "))
 }

@@ -2,7 +2,9 @@ package suite
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -232,6 +234,37 @@ func TestFindPython(t *testing.T) {
 			again, err := FindPython(ctx, tt.preferred, tt.needPytest)
 			if err != nil || again != path {
 				t.Errorf("second FindPython = %q, %v; want %q, nil", again, err, path)
+			}
+		})
+	}
+}
+
+// With no interpreter that will do, FindPython names each one it tried and
+// what it lacked, in a sentence that reads.
+func TestFindPythonSaysWhatItTried(t *testing.T) {
+	dir := t.TempDir()
+	noPytest := filepath.Join(dir, "python3")
+	if err := os.WriteFile(noPytest, []byte("#!/bin/sh\necho "+noPytest+"; echo 3.11.2; echo no pytest\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := pythonCandidates
+	t.Cleanup(func() { pythonCandidates = old })
+	for _, tt := range []struct {
+		name       string
+		candidates []string
+		needPytest bool
+		want       string
+	}{
+		{"none has pytest", []string{noPytest}, true,
+			"find python: no Python 3 interpreter that can import pytest among " + noPytest + " (Python 3.11.2, no pytest)"},
+		{"none is there", []string{filepath.Join(dir, "nothing"), filepath.Join(dir, "nothing2")}, false,
+			"find python: none of " + filepath.Join(dir, "nothing") + ", " + filepath.Join(dir, "nothing2") + " is on this machine"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pythonCandidates = tt.candidates
+			_, err := FindPython(context.Background(), "", tt.needPytest)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("FindPython: %v\nwant %s", err, tt.want)
 			}
 		})
 	}
