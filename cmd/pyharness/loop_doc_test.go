@@ -169,9 +169,19 @@ func TestReadmeTourMatchesScript(t *testing.T) {
 	}
 	var ran []string
 	for _, line := range strings.Split(string(script), "\n") {
-		if rest, ok := strings.CutPrefix(line, "exec "); ok {
-			ran = append(ran, strings.Join(strings.Fields(rest), " "))
+		rest, ok := strings.CutPrefix(line, "exec ")
+		if !ok {
+			continue
 		}
+		// A line a shell must run (export PATH=...) is run by sh -c,
+		// joined to the lines that check it by &&.
+		if inner, ok := strings.CutPrefix(rest, "sh -c '"); ok && strings.HasSuffix(inner, "'") {
+			for _, part := range strings.Split(strings.TrimSuffix(inner, "'"), " && ") {
+				ran = append(ran, strings.Join(strings.Fields(part), " "))
+			}
+			continue
+		}
+		ran = append(ran, strings.Join(strings.Fields(rest), " "))
 	}
 	next := 0
 	for _, cmd := range want {
