@@ -33,7 +33,12 @@ func (c commandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 	defer cancel()
 	// The check runs the model's code: in the suite's sandbox (scrubbed
 	// environment, its own HOME and process group, isolated when ctx says).
-	cmd, done, err := suite.Sandbox{Env: []string{"PYTHONDONTWRITEBYTECODE=1"}}.Command(cctx, workspace, []string{"sh", "-c", c.command})
+	// A src layout's package imports by its own name, as in the suite.
+	env := []string{"PYTHONDONTWRITEBYTECODE=1"}
+	if p := suite.ImportPathEnv(workspace, nil); p != "" {
+		env = append(env, p)
+	}
+	cmd, done, err := suite.Sandbox{Env: env}.Command(cctx, workspace, []string{"sh", "-c", c.command})
 	if err != nil {
 		return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.command, err)
 	}

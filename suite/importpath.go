@@ -31,6 +31,11 @@ func ImportPath(dir string) []string {
 	return nil
 }
 
+// ImportPathEnv is the PYTHONPATH assignment that puts the repository's
+// ImportPath first, for a command run in dir with env besides the
+// sandbox's own (a check of the task); "" when there is nothing to add.
+func ImportPathEnv(dir string, env []string) string { return withImportPath(dir, env) }
+
 // withImportPath is the PYTHONPATH assignment that puts the repository's
 // ImportPath first, before what env (later entries winning) or the
 // harness's own environment set; "" when there is nothing to add, or the
