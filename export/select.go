@@ -23,6 +23,7 @@ const (
 	whyScripted    = "scripted or replay backend: drafts written by hand, not by a model, would teach nothing true (--include-scripted takes them)"
 	whyNotJudged   = "not judged: ended error or cancelled"
 	whyFailed      = "failed run (--include-failed-runs takes its applied drafts)"
+	whyStuck       = "stopped stuck: the model repeated a refused draft it could not leave; its drafts are DPO rejected examples, never SFT targets"
 	whyNoModel     = "settled without the model: no draft"
 	whyNotRebuilt  = "prompt did not rebuild to its prompt_hash"
 	whyKind        = "kind not in --kind"
@@ -33,7 +34,7 @@ const (
 	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
 )
 
-var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyNotJudged, whyFailed}
+var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyNotJudged, whyStuck, whyFailed}
 
 var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNoCanonical, whyNeither}
 
@@ -91,6 +92,8 @@ func (o Options) runWhy(s *schemas.RunStart, end *schemas.RunEnd, forDPO bool) s
 		return whyScripted
 	case !end.Verdict.Judged():
 		return whyNotJudged
+	case end.StopReason == schemas.StopStuck && !forDPO:
+		return whyStuck
 	case end.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
 		return whyFailed
 	}
@@ -137,8 +140,11 @@ const (
 )
 
 // dpoSide says which side of a preference pair turn i can be, or why none.
+// A stuck run is never the chosen side, even one its checks judged
+// worked: it ended repeating a refused draft.
 func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 	t := r.Turns[i]
+	stuck := r.End.StopReason == schemas.StopStuck
 	switch {
 	case !t.ModelStep:
 		return sideNone, whyNoModel
@@ -148,9 +154,9 @@ func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation
-	case r.Worked() && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t, &parsedDraft{})):
+	case r.Worked() && !stuck && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t, &parsedDraft{})):
 		return sideChosen, ""
-	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed:
+	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed || stuck:
 		return sideRejected, ""
 	}
 	return sideNone, whyNeither

@@ -217,11 +217,15 @@ func terminalAsker(in io.Reader, out io.Writer) harness.Asker {
 }
 
 // printSummary prints the one-screen summary of a run. A broken suite is
-// its first line: it is the worst thing a run can do to a repository.
+// its first line: it is the worst thing a run can do to a repository; a
+// stuck run's first line says which refusal repeated.
 func printSummary(w io.Writer, res *harness.Result) {
 	e := res.End
 	if e.StopReason == schemas.StopBrokeSuite {
 		fmt.Fprintf(w, "SUITE BROKEN: the suite passed before the run and fails after it; %s broke it, and the run stopped.\n", res.BrokeSuite)
+	}
+	if e.Stuck != nil {
+		fmt.Fprintln(w, e.Stuck.Line())
 	}
 	verdict := string(e.Verdict)
 	if e.FailureClass != "" {
