@@ -52,7 +52,7 @@ func ReadOutcomes(ctx context.Context, dir string) ([]Outcome, error) {
 		if run.Start == nil || run.Start.Source != schemas.SourceBench {
 			continue
 		}
-		out = append(out, outcomeOf(run.Start, run.End))
+		out = append(out, outcomeOf(run.Start, run.Turns, run.End))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("read benchmark: no benchmark runs in %s", dir)

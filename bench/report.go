@@ -12,6 +12,7 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -42,6 +43,8 @@ type Report struct {
 	Context         *schemas.ContextSizes `json:"context,omitempty"`
 	ContextWarnings []string              `json:"context_warnings,omitempty"`
 	Limits          ContextLimits         `json:"context_limits"`
+	// Cost is what the runs' model calls cost, by model.
+	Cost []runcost.ModelCost `json:"cost"`
 }
 
 // ContextLimits counts the turns, and the runs they are in, that the
@@ -164,6 +167,12 @@ func NewReport(runs []Outcome, cases int, passes int) *Report {
 			}
 		}
 	}
+	cost := runcost.Tally{}
+	for _, o := range runs {
+		m := schemas.Model{Backend: o.Backend, Name: o.Model}
+		cost.Add(m.Label(), m.HandWritten(), o.Cost)
+	}
+	r.Cost = cost.Models()
 	r.Resolution = resolution(runs, cases, passes)
 	return r
 }
@@ -350,6 +359,8 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 	}
+	fmt.Fprintf(w, "\n%s\n", runcost.Heading)
+	runcost.WriteTable(w, r.Cost)
 	res := r.Resolution
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, res.Statement)

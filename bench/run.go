@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
 // Outcome is one run of the benchmark, as the report reads it.
@@ -36,6 +38,8 @@ type Outcome struct {
 	ContextFull      int `json:"context_full"`
 	ContextTruncated int `json:"context_truncated"`
 	ContextOverflow  int `json:"context_overflow"`
+	// Cost is what the run's model calls cost, read from its trace.
+	Cost runcost.Cost `json:"cost"`
 }
 
 // Judged reports whether the run counts in scores: error and cancelled
@@ -61,7 +65,11 @@ func Run(ctx context.Context, o collect.Options) ([]Outcome, error) {
 	out := make([]*Outcome, len(plan))
 	err = collect.RunPlanned(ctx, o, plan, func(r collect.Ran) error {
 		res := r.Result
-		oc := outcomeOf(&res.Start, &res.End)
+		run, err := trace.ReadRun(trace.File{RunID: res.Start.RunID, Path: res.TracePath})
+		if run == nil {
+			return fmt.Errorf("read the trace of %s: %w", res.Start.RunID, err)
+		}
+		oc := outcomeOf(&res.Start, run.Turns, &res.End)
 		oc.ContextFull = res.TurnWarnings[schemas.CodeContextFull]
 		oc.ContextTruncated = res.TurnWarnings[schemas.CodeContextTruncated]
 		oc.ContextOverflow = res.TurnWarnings[schemas.CodeContextOverflow]
@@ -80,10 +88,11 @@ func Run(ctx context.Context, o collect.Options) ([]Outcome, error) {
 	return res, err
 }
 
-// outcomeOf reads an outcome from a run's first and last records.
-func outcomeOf(start *schemas.RunStart, end *schemas.RunEnd) Outcome {
+// outcomeOf reads an outcome from a run's records.
+func outcomeOf(start *schemas.RunStart, turns []*schemas.Turn, end *schemas.RunEnd) Outcome {
 	o := Outcome{RunID: start.RunID, Case: start.CaseID, Tier: start.Tier, Pass: start.Pass,
-		Backend: start.Model.Backend, Model: start.Model.Name, Context: start.Model.Context}
+		Backend: start.Model.Backend, Model: start.Model.Name, Context: start.Model.Context,
+		Cost: runcost.Of(start, turns, end)}
 	if end == nil {
 		o.Verdict, o.StopReason, o.Why = schemas.VerdictCancelled, schemas.StopCancelled, "the run has no run_end (cut off)"
 		return o
@@ -99,14 +108,20 @@ func outcomeOf(start *schemas.RunStart, end *schemas.RunEnd) Outcome {
 		o.Why = end.Error
 	case end.StopReason == schemas.StopBrokeSuite:
 		o.Why = "broke the suite: " + firstLine(suiteWhy(end.SuiteAfter))
+	case end.StopReason == schemas.StopStuck && len(end.Writes) == 0:
+		// The refusal the model could not leave says more than the
+		// checks a run that wrote nothing fails.
+		o.Why = "wrote nothing (stop: " + end.StopText() + ")"
+	case end.StopReason == schemas.StopStuck:
+		o.Why = "stop: " + end.StopText()
 	case end.Checks.Ran && !end.Checks.Passed:
 		o.Why = firstLine(end.Checks.FirstFailure)
 	case end.SuiteAfter.ImportError != "":
 		o.Why = firstLine(end.SuiteAfter.ImportError)
 	case len(end.Writes) == 0:
-		o.Why = "wrote nothing (stop: " + string(end.StopReason) + ")"
+		o.Why = "wrote nothing (stop: " + end.StopText() + ")"
 	default:
-		o.Why = "stop: " + string(end.StopReason)
+		o.Why = "stop: " + end.StopText()
 	}
 	return o
 }

@@ -91,6 +91,7 @@ var runSummaryColumns = []column[RunSummary]{
 	text("verdict", func(r *RunSummary) *schemas.Verdict { return &r.Verdict }),
 	text("failure_class", func(r *RunSummary) *schemas.FailureClass { return &r.FailureClass }),
 	bools("claimed_done", func(r *RunSummary) *bool { return &r.ClaimedDone }),
+	text("stop_reason", func(r *RunSummary) *schemas.StopReason { return &r.StopReason }),
 	int32s("model_steps", func(r *RunSummary) *int32 { return &r.ModelSteps }),
 	int32s("turns", func(r *RunSummary) *int32 { return &r.Turns }),
 	{path: "writes.list.element.path", kind: parquet.ByteArray, elem: func(r *RunSummary, i int, v parquet.Value) {

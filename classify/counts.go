@@ -58,6 +58,7 @@ type RunTally struct {
 	Verdict      schemas.Verdict
 	FailureClass schemas.FailureClass
 	ClaimedDone  bool
+	StopReason   schemas.StopReason
 	ModelSteps   int32
 	Turns        int32
 	// Writes is how many files the run wrote.
@@ -69,7 +70,7 @@ type RunTally struct {
 func (r *RunSummary) Tally() RunTally {
 	return RunTally{
 		CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass, Verdict: r.Verdict, FailureClass: r.FailureClass,
-		ClaimedDone: r.ClaimedDone, ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: int32(len(r.Writes)), Tags: r.Tags,
+		ClaimedDone: r.ClaimedDone, StopReason: r.StopReason, ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: int32(len(r.Writes)), Tags: r.Tags,
 	}
 }
 
@@ -217,6 +218,7 @@ var runKeyColumns = []keyColumn[RunTally]{
 	int32Key("pass", func(r *RunTally) *int32 { return &r.Pass }),
 	textKey("failure_class", func(r *RunTally) *schemas.FailureClass { return &r.FailureClass }),
 	boolKey("claimed_done", func(r *RunTally) *bool { return &r.ClaimedDone }),
+	textKey("stop_reason", func(r *RunTally) *schemas.StopReason { return &r.StopReason }),
 	int32Key("model_steps", func(r *RunTally) *int32 { return &r.ModelSteps }),
 	int32Key("turns", func(r *RunTally) *int32 { return &r.Turns }),
 	// The number of writes from the levels of their added lines, numbers

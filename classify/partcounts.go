@@ -49,7 +49,7 @@ const countsDir = "counts"
 const countsMagic = "pyharness-counts"
 
 // countsVersion is the layout of a counts file this build reads and writes.
-const countsVersion = 1
+const countsVersion = 2
 
 // keptClaimedDone is how many of a runs part file's failures that claimed
 // DONE its counts list (ClaimedDoneRuns), at most.
@@ -526,6 +526,7 @@ func (e *countsEncoder) runSummary(r *RunSummary) {
 	e.str(string(r.Verdict))
 	e.str(string(r.FailureClass))
 	e.uint(uint64(boolIndex(r.ClaimedDone)))
+	e.str(string(r.StopReason))
 	e.int(int64(r.ModelSteps))
 	e.int(int64(r.Turns))
 	e.uint(uint64(len(r.Writes)))
@@ -614,7 +615,7 @@ func (d *countsDecoder) strList() []string {
 func (d *countsDecoder) runSummary() RunSummary {
 	r := RunSummary{RunID: d.str(), CaseID: d.str(), Tier: d.int32(), Pass: d.int32(),
 		Verdict: schemas.Verdict(d.str()), FailureClass: schemas.FailureClass(d.str()), ClaimedDone: d.Uvarint() == 1,
-		ModelSteps: d.int32(), Turns: d.int32()}
+		StopReason: schemas.StopReason(d.str()), ModelSteps: d.int32(), Turns: d.int32()}
 	r.Writes = make([]Write, d.Count()) // empty, not nil, as the column reader's
 	for i := range r.Writes {
 		r.Writes[i] = Write{Path: d.str(), Added: d.int32(), Removed: d.int32()}

@@ -54,6 +54,7 @@ type RunSummary struct {
 	Verdict      schemas.Verdict      `parquet:"verdict,dict"`
 	FailureClass schemas.FailureClass `parquet:"failure_class,dict"`
 	ClaimedDone  bool                 `parquet:"claimed_done"`
+	StopReason   schemas.StopReason   `parquet:"stop_reason,dict"`
 	ModelSteps   int32                `parquet:"model_steps"`
 	Turns        int32                `parquet:"turns"`
 	// Writes are read for their number.
@@ -66,7 +67,7 @@ type RunSummary struct {
 func (r *RunRow) Summary() RunSummary {
 	return RunSummary{
 		RunID: r.RunID, CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
-		Verdict: r.Verdict, FailureClass: r.FailureClass, ClaimedDone: r.ClaimedDone,
+		Verdict: r.Verdict, FailureClass: r.FailureClass, ClaimedDone: r.ClaimedDone, StopReason: r.StopReason,
 		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure, Tags: r.Tags,
 	}
 }

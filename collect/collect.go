@@ -55,6 +55,9 @@ type Options struct {
 	FixedSeed bool
 	Python    string
 	MaxSteps  int
+	// StuckAfter is each run's stuck limit as harness.Config takes it: 0
+	// the default, a negative value off.
+	StuckAfter int
 	// Progress is called after each run with how the plan stands.
 	Progress func(Tally)
 	Now      func() time.Time
@@ -424,7 +427,7 @@ func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Resu
 			cfg.SettleFirst = true // a task whose check already passes needs no model
 		}
 	}
-	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.Now
+	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.StuckAfter, o.Now
 	res, err := harness.Run(ctx, cfg, chat)
 	return res, chat, err
 }

@@ -113,14 +113,14 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	b.WriteString("## Selection\n\n")
 	if s.Format == FormatDPO {
 		b.WriteString("- chosen: a draft that parsed and was applied (or a DONE the harness accepted) in a run that worked;\n" +
-			"- rejected: a different draft for the same prompt that was refused, or came from a failed run;\n")
+			"- rejected: a different draft for the same prompt that was refused, or came from a failed run or one that stopped stuck (never chosen);\n")
 	} else {
 		b.WriteString("- a pair is the exact prompt a turn was sent (rebuilt from the trace and checked against its prompt hash) " +
 			"and the draft that answered it;\n- the draft parsed and was applied (or was a DONE the harness accepted)")
 		if o.IncludeFailedRuns {
-			b.WriteString(", in a run that worked or failed (`--include-failed-runs`);\n")
+			b.WriteString(", in a run that worked or failed (`--include-failed-runs`), never one that stopped stuck;\n")
 		} else {
-			b.WriteString(", in a run that worked;\n")
+			b.WriteString(", in a run that worked, never one that stopped stuck;\n")
 		}
 	}
 	fmt.Fprintf(&b, "- filters: %s;\n", filterText(o))

@@ -24,6 +24,7 @@ const (
 	whyUnjudged    = "unjudged: its suite ran no test, so nothing judged the change"
 	whyNotJudged   = "not judged: ended error or cancelled"
 	whyFailed      = "failed run (--include-failed-runs takes its applied drafts)"
+	whyStuck       = "stopped stuck: the model repeated a refused draft it could not leave; its drafts are DPO rejected examples, never SFT targets"
 	whyNoModel     = "settled without the model: no draft"
 	whyNotRebuilt  = "prompt did not rebuild to its prompt_hash"
 	whyKind        = "kind not in --kind"
@@ -34,7 +35,7 @@ const (
 	whyNeither     = "neither chosen (applied in a worked run) nor rejected (refused, or from a failed run)"
 )
 
-var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyUnjudged, whyNotJudged, whyFailed}
+var runWhys = []string{whyNoStart, whyIncomplete, whySource, whyCase, whyTier, whyTag, whyModel, whyScripted, whyUnjudged, whyNotJudged, whyStuck, whyFailed}
 
 var turnWhys = []string{whyNoModel, whyNotRebuilt, whyKind, whyNotParsed, whyNotApplied, whyAlternation, whyNoCanonical, whyNeither}
 
@@ -94,6 +95,8 @@ func (o Options) runWhy(s *schemas.RunStart, end *schemas.RunEnd, forDPO bool) s
 		return whyUnjudged
 	case !end.Verdict.Judged():
 		return whyNotJudged
+	case end.StopReason == schemas.StopStuck && !forDPO:
+		return whyStuck
 	case end.Verdict == schemas.VerdictFailed && !o.IncludeFailedRuns && !forDPO:
 		return whyFailed
 	}
@@ -140,8 +143,11 @@ const (
 )
 
 // dpoSide says which side of a preference pair turn i can be, or why none.
+// A stuck run is never the chosen side, even one its checks judged
+// worked: it ended repeating a refused draft.
 func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 	t := r.Turns[i]
+	stuck := r.End.StopReason == schemas.StopStuck
 	switch {
 	case !t.ModelStep:
 		return sideNone, whyNoModel
@@ -151,9 +157,9 @@ func (o Options) dpoSide(r *trace.RebuiltRun, i int) (side, string) {
 		return sideNone, whyKind
 	case !alternates(r.Prompts[i]):
 		return sideNone, whyAlternation
-	case r.Worked() && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t, &parsedDraft{})):
+	case r.Worked() && !stuck && parsed(t) && accepted(t) && (o.AsWritten || hasCanonical(t, &parsedDraft{})):
 		return sideChosen, ""
-	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed:
+	case t.Outcome.Status == schemas.StatusRefused || r.End.Verdict == schemas.VerdictFailed || stuck:
 		return sideRejected, ""
 	}
 	return sideNone, whyNeither

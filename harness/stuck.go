@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/pyharness/pyharness/draft"
@@ -95,11 +94,4 @@ func cutRunes(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// StuckLine says in one line which refusal repeated until a run stopped
-// stuck, for the run's summary and show's head.
-func StuckLine(s *schemas.Stuck) string {
-	return fmt.Sprintf("STUCK: the same draft (%q) was refused %s %d times in a row from step %d, and the run stopped.",
-		s.Draft, s.Code, s.Times, s.FromStep)
 }

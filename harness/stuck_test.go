@@ -89,7 +89,7 @@ func TestStuckOnTheSameRefusal(t *testing.T) {
 			if e.Verdict != schemas.VerdictFailed || !strings.Contains(e.Reason, "stuck, "+string(tt.code)) {
 				t.Errorf("verdict %s, reason %q: want failed, the reason naming the repeated refusal", e.Verdict, e.Reason)
 			}
-			if line := StuckLine(e.Stuck); !strings.HasPrefix(line, "STUCK:") || !strings.Contains(line, string(tt.code)) {
+			if line := e.Stuck.Line(); !strings.HasPrefix(line, "STUCK:") || !strings.Contains(line, string(tt.code)) {
 				t.Errorf("summary line %q", line)
 			}
 		})

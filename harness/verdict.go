@@ -142,10 +142,7 @@ func (r *runner) judge(ctx context.Context, end *schemas.RunEnd, after *suite.Re
 // stopText is a run's stop reason as a failure's reason says it: a stuck
 // run says which refusal repeated.
 func stopText(end *schemas.RunEnd) string {
-	if s := end.Stuck; s != nil {
-		return fmt.Sprintf("%s, %s %d times in a row", end.StopReason, s.Code, s.Times)
-	}
-	return string(end.StopReason)
+	return end.StopText()
 }
 
 // unjudged says why a run that did everything else right is judged on

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/stats"
 )
@@ -34,8 +35,19 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		return link(p.listHref(name), text)
 	},
 	"listClass": listClass,
-	"listModel": listModel,
-	"listTier":  listTier,
+	"total": func(cs []stats.Count) int {
+		n := 0
+		for _, c := range cs {
+			n += c.Count
+		}
+		return n
+	},
+	"perRunOf":   func(n int, runs int) string { return runcost.PerRun(float64(n), runs) },
+	"secondsPer": func(ms int64, runs int) string { return runcost.PerRun(float64(ms)/1000, runs) },
+	"seconds":    runcost.Seconds,
+	"percent":    tabletext.Percent,
+	"listModel":  listModel,
+	"listTier":   listTier,
 	"modelRuns": func(ms []stats.ModelRuns, scripted bool) []stats.ModelRuns {
 		var out []stats.ModelRuns
 		for _, m := range ms {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -37,6 +38,8 @@ type collector struct {
 		code  schemas.Code
 		count *nudgeCount
 	}
+	// cost is what each model's runs cost in calls, from traces only.
+	cost runcost.Tally
 }
 
 // scoreTally is the score tables of one kind of run.
@@ -51,11 +54,15 @@ type scoreTally struct {
 	// reasons counts the failed runs' one-line reasons (run_end.reason),
 	// read from traces only: the dataset has no column for them.
 	reasons map[string]int
+	// stops counts every run by its stop reason, judged or not; stuckOn
+	// the stuck ones by the code that repeated, from traces only.
+	stops   map[schemas.StopReason]int
+	stuckOn map[schemas.Code]int
 }
 
 func newScoreTally() *scoreTally {
 	return &scoreTally{classes: map[schemas.FailureClass]int{}, tiers: map[int]*TierFailures{}, tags: map[string]*TagFailures{}, passes: map[int]*PassScore{},
-		claimed: ClaimedDone{Examples: []ClaimedRun{}}, reasons: map[string]int{}}
+		claimed: ClaimedDone{Examples: []ClaimedRun{}}, reasons: map[string]int{}, stops: map[schemas.StopReason]int{}, stuckOn: map[schemas.Code]int{}}
 }
 
 type nudgeCount struct {
@@ -71,7 +78,7 @@ func newCollector(input, kind string, o Options) *collector {
 		scores: [2]*scoreTally{newScoreTally(), newScoreTally()},
 		kinds:  map[schemas.Kind]int{},
 		nudges: map[schemas.Code]*nudgeCount{}, perRun: map[int]int{}, groups: map[string]*Group{},
-		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{},
+		models: map[string]*ModelRuns{}, forms: map[string]map[string]int{}, cost: runcost.Tally{},
 	}
 }
 
@@ -110,6 +117,9 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 	}
 	m := c.model(p)
 	m.Runs += n
+	if r.StopReason != "" {
+		c.tally(m).stops[r.StopReason] += n
+	}
 	switch r.Verdict {
 	case schemas.VerdictError:
 		s.Error += n
@@ -384,6 +394,17 @@ func (c *collector) finish() *Summary {
 	s.Scored.Judged, s.Scored.Worked, s.Scored.Failed = sc.judged, sc.worked, sc.failed
 	s.ClaimedDone, s.NoModelSteps = sc.claimed, sc.noModel
 	s.Reasons = mostCommon(sc.reasons, sc.failed, maxReasons)
+	stopped := 0
+	for _, n := range sc.stops {
+		stopped += n
+	}
+	s.StopReasons = mostCommon(stopReasonNames(sc.stops), stopped, len(sc.stops))
+	stuck := map[string]int{}
+	for code, n := range sc.stuckOn {
+		stuck[string(code)] = n
+	}
+	s.StuckOn = mostCommon(stuck, sc.stops[schemas.StopStuck], len(stuck))
+	s.Cost = c.cost.Models()
 	slices.SortFunc(s.Models, func(a, b ModelRuns) int {
 		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
 	})
@@ -518,6 +539,24 @@ func tierTitle(tier int) string {
 		return "no tier (dogfood and ad hoc runs)"
 	}
 	return "tier " + strconv.Itoa(tier)
+}
+
+func stopReasonNames(stops map[schemas.StopReason]int) map[string]int {
+	out := make(map[string]int, len(stops))
+	for r, n := range stops {
+		out[string(r)] = n
+	}
+	return out
+}
+
+// traceRun counts what only a run's trace holds: the code a stuck run
+// repeated, and what its model calls cost.
+func (c *collector) traceRun(p classify.Partition, run *trace.Run) {
+	m := c.model(p)
+	if run.End != nil && run.End.Stuck != nil {
+		c.tally(m).stuckOn[run.End.Stuck.Code]++
+	}
+	c.cost.Add(p.Model, m.Scripted, runcost.Of(run.Start, run.Turns, run.End))
 }
 
 // reason counts a failed run's one-line reason under its model's score.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -74,6 +75,16 @@ type Summary struct {
 	// Reasons are the most common one-line reasons of the failed runs
 	// (run_end.reason), from traces; empty from a dataset.
 	Reasons []Count `json:"reasons"`
+	// StopReasons counts the runs of the score tables' kind (judged or
+	// not) by why they stopped, commonest first.
+	StopReasons []Count `json:"stop_reasons"`
+	// StuckOn counts the runs that stopped stuck by the code of the
+	// refusal that repeated (run_end.stuck), from traces; empty from a
+	// dataset.
+	StuckOn []Count `json:"stuck_on"`
+	// Cost is what each model's runs cost in model calls, from traces;
+	// empty from a dataset.
+	Cost []runcost.ModelCost `json:"cost"`
 	// TurnsPerRun is the histogram of turns per run: one bin per number of
 	// turns from the fewest to the most.
 	TurnsPerRun []TurnsPerRunBar `json:"turns_per_run"`
@@ -330,6 +341,7 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 			c.reason(part, run.End.Reason)
 		}
 		c.example(part, &rs)
+		c.traceRun(part, run)
 		for i := range turns {
 			c.addTurn(part, turns[i].Summary(), 1)
 		}

@@ -136,8 +136,10 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 			t.Fatalf("read as %s and %s", fromTraces.Kind, fromDataset.Kind)
 		}
 		// What only a trace directory knows: its file names and problems,
-		// and the earlier attempts classify left out.
+		// the earlier attempts classify left out, the code a stuck run
+		// repeated and what the model calls cost.
 		fromTraces.Input, fromTraces.Kind, fromTraces.Problems, fromTraces.Runs.SetAside = "", "", nil, 0
+		fromTraces.StuckOn, fromTraces.Cost = fromDataset.StuckOn, fromDataset.Cost
 		fromDataset.Input, fromDataset.Kind, fromDataset.Problems = "", "", nil
 		if !reflect.DeepEqual(fromTraces, fromDataset) {
 			a, _ := json.MarshalIndent(fromTraces, "", " ")

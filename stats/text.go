@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pyharness/pyharness/internal/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -170,6 +171,8 @@ func (s *Summary) writeText(w io.Writer) {
 
 	fmt.Fprintf(w, "\nRuns with no model steps%s: %d, of which correct: %d\n", ofRuns, s.NoModelSteps.Runs, s.NoModelSteps.Correct)
 
+	s.writeStops(w, ofRuns)
+
 	fmt.Fprintln(w, "\nHow the model wrote its actions (each turn with a reply, by the form its action was read in)")
 	if len(s.ActionForms) == 0 {
 		fmt.Fprintln(w, "  no turn with a reply")
@@ -206,6 +209,36 @@ func (s *Summary) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
+}
+
+// writeStops prints how runs stopped, which refusal the stuck ones
+// repeated, and what the runs cost in model calls.
+func (s *Summary) writeStops(w io.Writer, ofRuns string) {
+	fmt.Fprintf(w, "\nHow runs stopped%s, judged or not\n", ofRuns)
+	stopped := 0
+	for _, c := range s.StopReasons {
+		stopped += c.Count
+	}
+	tw := table(w)
+	fmt.Fprintln(tw, "stop reason\tshare\truns")
+	for _, c := range s.StopReasons {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", c.Name, tabletext.Share(c.Share, stopped), c.Count)
+	}
+	tw.Flush()
+	if len(s.StuckOn) > 0 {
+		var on []string
+		for _, c := range s.StuckOn {
+			on = append(on, fmt.Sprintf("%s %d", c.Name, c.Count))
+		}
+		fmt.Fprintf(w, "Stuck (the same draft refused with the same code again and again), by the refusal that repeated: %s\n", strings.Join(on, ", "))
+	}
+
+	fmt.Fprintf(w, "\n%s\n", runcost.Heading)
+	if s.Kind == inputDataset {
+		fmt.Fprintln(w, "  read from traces only: run stats on the trace directory for it")
+		return
+	}
+	runcost.WriteTable(w, s.Cost)
 }
 
 // ScoredLabel names the runs the score tables count when they are not

@@ -87,6 +87,9 @@ func (p *printer) head(r *Run) {
 	if r.File.Attempt > 1 {
 		title += fmt.Sprintf(" (attempt %d)", r.File.Attempt)
 	}
+	if r.End != nil && r.End.Stuck != nil {
+		p.printf("%s\n", p.paint(cWarn, r.End.Stuck.Line()))
+	}
 	p.printf("%s\n", p.paint(cBold, title))
 	p.field("", "trace", r.File.Path)
 	if r.EarlierAttempts > 0 {

@@ -28,6 +28,7 @@ type benchOptions struct {
 	fixedSeed bool
 	python    string
 	steps     int
+	stuck     int
 	model     modelFlags
 }
 
@@ -66,6 +67,7 @@ drafts and says where today's harness diverged.` + exitCodesHelp(),
 	fs.BoolVar(&opts.fixedSeed, "fixed-seed", false, "send the same seed in every pass (default: --seed + pass)")
 	fs.StringVar(&opts.python, "python", "", "the Python interpreter")
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
+	registerStuckAfter(cmd, &opts.stuck, "")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
 	opts.model.registerLabel(cmd)
@@ -104,6 +106,9 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	if o.repeat < 1 {
 		return &exitError{code: exitUsage, msg: "bench: --repeat must be at least 1"}
 	}
+	if err := checkStuckAfter(o.stuck); err != nil {
+		return &exitError{code: exitUsage, msg: "bench: " + err.Error()}
+	}
 	spec, err := parseModelSpec(o.model.spec)
 	if err == nil {
 		err = o.model.checkLabel(spec)
@@ -132,7 +137,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	bar := newProgress(a, "bench")
 	outcomes, err := bench.Run(ctx, collect.Options{
 		Cases: cases, Passes: o.repeat, Jobs: o.jobs, OutDir: o.out, Model: factory, Options: o.model.options(),
-		FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now,
+		FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, StuckAfter: stuckLimit(o.stuck), Now: a.now,
 		Progress: bar.update,
 	})
 	bar.finish()

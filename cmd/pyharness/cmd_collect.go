@@ -31,6 +31,7 @@ type collectOptions struct {
 	out         string
 	python      string
 	steps       int
+	stuck       int
 	fixedSeed   bool
 	ollamaHosts []string
 	tier        int
@@ -78,6 +79,7 @@ collect exits 0 only when every planned run of its shard is complete.` + exitCod
 	fs.StringVar(&opts.out, "out", defaultOut, "output directory")
 	fs.StringVar(&opts.python, "python", "", "the Python interpreter")
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
+	registerStuckAfter(cmd, &opts.stuck, "")
 	fs.BoolVar(&opts.fixedSeed, "fixed-seed", false, "send the same seed in every pass (default: --seed + pass)")
 	fs.IntVar(&opts.tier, "tier", 0, "collect on the benchmark cases of this tier only")
 	fs.StringArrayVar(&opts.cases, "case", nil, "collect on this benchmark case only (repeatable)")
@@ -113,8 +115,11 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if spec.backend == schemas.BackendReplay {
 		return &exitError{code: exitUsage, msg: "collect: --model replay is for bench; collect records new runs"}
 	}
+	if err := checkStuckAfter(o.stuck); err != nil {
+		return &exitError{code: exitUsage, msg: "collect: " + err.Error()}
+	}
 	opts := collect.Options{Passes: o.passes, Jobs: o.jobs, OutDir: o.out, ShardK: k, ShardN: n, Resume: o.resume,
-		Options: o.model.options(), FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, Now: a.now}
+		Options: o.model.options(), FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, StuckAfter: stuckLimit(o.stuck), Now: a.now}
 	if o.bench || o.manifest == "" {
 		all, err := datasets.Cases()
 		if err != nil {

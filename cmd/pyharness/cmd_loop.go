@@ -32,6 +32,7 @@ type loopOptions struct {
 	jobs    int
 	python  string
 	steps   int
+	stuck   int
 	model   modelFlags
 	teacher export.Options
 	seed    uint64
@@ -93,6 +94,7 @@ Example (llama.cpp's trainer on a small F32 model; docs/loop.md):
 	fs.IntVar(&o.jobs, "jobs", 1, "bench: runs at once")
 	fs.StringVar(&o.python, "python", "", "bench: the Python interpreter")
 	fs.IntVar(&o.steps, "steps", harness.DefaultMaxSteps, "bench: the step budget of each run")
+	registerStuckAfter(cmd, &o.stuck, "bench: ")
 	fs.StringArrayVar(&o.teacher.Models, "teacher-model", nil, "export: only the teacher runs of this model (repeatable)")
 	fs.StringArrayVar(&o.teacher.Sources, "teacher-source", nil, "export: only runs of this source: bench, dogfood, adhoc (repeatable)")
 	fs.StringArrayVar(&o.teacher.Tags, "teacher-tag", nil, "export: only runs carrying this tag (repeatable)")
@@ -147,6 +149,9 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 	if lo.repeat < 1 {
 		return &exitError{code: exitUsage, msg: "loop: --repeat must be at least 1"}
 	}
+	if err := checkStuckAfter(lo.stuck); err != nil {
+		return &exitError{code: exitUsage, msg: "loop: " + err.Error()}
+	}
 	if err := lo.model.check(); err != nil {
 		return &exitError{code: exitUsage, msg: "loop: " + err.Error()}
 	}
@@ -194,7 +199,7 @@ func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Cas
 	bar := newProgress(a, "bench "+name)
 	outcomes, err := bench.Run(ctx, collect.Options{
 		Cases: cases, Passes: lo.repeat, Jobs: lo.jobs, OutDir: out, Model: factory, Options: f.options(),
-		Python: lo.python, MaxSteps: lo.steps, Now: a.now, Progress: bar.update,
+		Python: lo.python, MaxSteps: lo.steps, StuckAfter: stuckLimit(lo.stuck), Now: a.now, Progress: bar.update,
 	})
 	bar.finish()
 	if err != nil {

@@ -91,7 +91,7 @@ model, one object per model call: {"content": "..."} is one reply (also
 	fs.StringVar(&opts.suite, "suite", "", "the suite command (default: detected: unittest, pytest or go test)")
 	fs.StringVar(&opts.python, "python", "", "the Python interpreter (default: python3, or one that has pytest when pytest is wanted)")
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget")
-	fs.IntVar(&opts.stuckAfter, "stuck-after", harness.DefaultStuckAfter, "stop the run (stuck) when the same draft is refused with the same code this many times in a row; 0 turns the rule off")
+	registerStuckAfter(cmd, &opts.stuckAfter, "")
 	fs.BoolVar(&opts.interactive, "interactive", false, "answer the model's ASK at the terminal")
 	fs.BoolVar(&opts.nativeTools, "native-tools", false, "offer the actions as native tool calls (falls back to text if the model cannot)")
 	fs.BoolVar(&opts.inPlace, "in-place", false, "work in the repository itself instead of a copy")
@@ -115,8 +115,9 @@ func validateRunOptions(o runOptions) error {
 		return fmt.Errorf("run: --task is required")
 	case o.steps < 1:
 		return fmt.Errorf("run: --steps must be at least 1")
-	case o.stuckAfter < 0:
-		return fmt.Errorf("run: --stuck-after must be 0 (off) or more")
+	}
+	if err := checkStuckAfter(o.stuckAfter); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
 		return fmt.Errorf("run: --repo %s: not a directory", o.repo)
@@ -216,11 +217,15 @@ func terminalAsker(in io.Reader, out io.Writer) harness.Asker {
 }
 
 // printSummary prints the one-screen summary of a run. A broken suite is
-// its first line: it is the worst thing a run can do to a repository.
+// its first line: it is the worst thing a run can do to a repository; a
+// stuck run's first line says which refusal repeated.
 func printSummary(w io.Writer, res *harness.Result) {
 	e := res.End
 	if e.StopReason == schemas.StopBrokeSuite {
 		fmt.Fprintf(w, "SUITE BROKEN: the suite passed before the run and fails after it; %s broke it, and the run stopped.\n", res.BrokeSuite)
+	}
+	if e.Stuck != nil {
+		fmt.Fprintln(w, e.Stuck.Line())
 	}
 	verdict := string(e.Verdict)
 	if e.FailureClass != "" {
@@ -282,13 +287,4 @@ func countsLine(c schemas.SuiteCounts) string {
 		return "no tests ran"
 	}
 	return fmt.Sprintf("%d/%d passed", c.Passed, c.Ran)
-}
-
-// stuckLimit is --stuck-after as harness.Config takes it: the flag's 0
-// (off) is the config's negative value, since a zero config is the default.
-func stuckLimit(flag int) int {
-	if flag == 0 {
-		return -1
-	}
-	return flag
 }

@@ -31,6 +31,14 @@
 // refused as the real server refused it. AnswerModel and PushModel answer
 // one model's chats apart from the shared queue.
 //
+// The Ollama server can also stand in for a server with parallel slots
+// (Slots, as OLLAMA_NUM_PARALLEL or llama-server's -np set them): requests
+// beyond the slots wait in a queue, each answer holds its slot for
+// ReplyDelay, HoldUntil holds replies until that many requests are in
+// flight at once, and Peak says the most in flight and answering at once.
+// Conversation gives every conversation its own script, by the replies it
+// already holds, so runs going at once each play it whole.
+//
 // The three servers: NewOllama (native API), NewOpenAI (Ollama's /v1,
 // with /api/show beside it; Window for its silent truncation) and
 // NewLlamaServer (llama-server: any model name, its window NCtx, its

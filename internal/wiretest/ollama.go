@@ -50,6 +50,18 @@ type Ollama struct {
 	// and output fill the window. 0 keeps the first recorded model (show,
 	// trained context 512) and no cap. Set it before the first request.
 	Trained int
+	// Slots, when positive, is how many chat requests the server answers
+	// at once, as OLLAMA_NUM_PARALLEL (llama-server's -np) sets it: a
+	// request beyond them waits for a free slot, as Ollama queues it.
+	// ReplyDelay is how long each answer holds its slot before the reply
+	// is sent, a model's generation time. HoldUntil, when positive, holds
+	// every chat request until that many have been in flight at once
+	// (then never again), so that a test sees a scheduler fill its slots
+	// whatever the machine's speed. Peak says what was counted. Set them
+	// before the first request.
+	Slots      int
+	ReplyDelay time.Duration
+	HoldUntil  int
 
 	models   map[string]bool
 	template api.ChatResponse // the recorded done:true chunk
@@ -62,6 +74,9 @@ type Ollama struct {
 	created  map[string]created
 	defaults map[string]Step
 	byModel  map[string][]Step
+	// conversation is the script of Conversation.
+	conversation []Step
+	slots        slotState
 }
 
 // Trained4096 is the trained context of the model recorded in show-tiny.
@@ -222,6 +237,11 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 		o.drop(w)
 		return
 	}
+	release, taken := o.takeSlot(r)
+	if !taken {
+		return
+	}
+	defer release()
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		o.fail(w, http.StatusBadRequest, err.Error(), nil)
@@ -231,6 +251,12 @@ func (o *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 	own, ownOK := o.modelStep(req.Model)
 	if ownOK {
 		st, ok = own, true
+	}
+	if !ok {
+		// A conversation's step is its own, not the shared queue's.
+		if st, ok = o.conversationStep(req.Messages); ok {
+			ownOK = true
+		}
 	}
 	if !ok || st.generates() {
 		// The server's own checks, in the order Ollama makes them.
