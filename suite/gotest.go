@@ -104,7 +104,7 @@ func readGoTest(text string, rp repoPaths, module string) reading {
 		}
 		if pkg.inPanic && pkg.panicFile == "" {
 			if m := goStackFrame.FindStringSubmatch(l); m != nil {
-				if rel, ok := rp.rel(m[1]); ok {
+				if rel, ok := goFrameFile(m[1], rp, module); ok {
 					pkg.panicFile, pkg.panicLine = rel, atoi(m[2])
 				}
 				continue
@@ -186,6 +186,26 @@ func (p *goPackage) hasFailingSubtest(name string) bool {
 		}
 	}
 	return false
+}
+
+// goFrameFile is a stack frame's file as a path in the repository, or
+// false when the frame is not the repository's. Frames name absolute
+// paths, except in a build with -trimpath (GOFLAGS can carry it into the
+// suite): there the module's files read as the module path and the file
+// ("example.com/calc/store/store.go") and the standard library's as a
+// package path ("testing/testing.go"), which is no file of the repository.
+func goFrameFile(frame string, rp repoPaths, module string) (string, bool) {
+	if filepath.IsAbs(frame) {
+		return rp.rel(frame)
+	}
+	if module == "" {
+		return "", false
+	}
+	rel, ok := strings.CutPrefix(frame, module+"/")
+	if !ok {
+		return "", false
+	}
+	return rp.rel(rel)
 }
 
 // modulePath is the module line of dir/go.mod, or "".

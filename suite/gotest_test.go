@@ -118,3 +118,39 @@ func TestRunGoTest(t *testing.T) {
 }
 
 func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+// A panic's frame names the repository's file whether or not the build
+// trims paths: GOFLAGS=-trimpath (a user's, or a build script's carried
+// into the suite) prints "example.com/calc/store/store.go" for the
+// module's file and "testing/testing.go" for the standard library's.
+func TestRunGoTestPanicFrameWithAndWithoutTrimpath(t *testing.T) {
+	requireGo(t)
+	panicCase := goTestRunCases[1]
+	if panicCase.name != "failures skips subtests and a panic in a subpackage" {
+		t.Fatalf("goTestRunCases[1] is %q: the panic case moved", panicCase.name)
+	}
+	want := Failure{Test: "TestPut", File: "store/store.go", Line: 5, Message: "panic: assignment to entry in nil map"}
+	for _, goflags := range []string{"", "-trimpath"} {
+		t.Run("GOFLAGS="+goflags, func(t *testing.T) {
+			t.Setenv("GOFLAGS", goflags)
+			dir := writeTree(t, panicCase.files)
+			res, err := Runner{}.Run(context.Background(), dir)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			logOnFailure(t, res)
+			var got *Failure
+			for i := range res.Failures {
+				if res.Failures[i].Test == want.Test {
+					got = &res.Failures[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no failure of %s in %+v", want.Test, res.Failures)
+			}
+			if got.File != want.File || got.Line != want.Line || !hasPrefix(got.Message, want.Message) {
+				t.Errorf("failure = %+v, want %+v", *got, want)
+			}
+		})
+	}
+}

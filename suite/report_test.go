@@ -48,8 +48,14 @@ func TestStructuredCountsAgreeWithText(t *testing.T) {
 	for _, c := range timeoutCases {
 		if c.kind != Unittest {
 			// go test's events come as they happen: a killed run has
-			// them up to the kill.
-			fixtures = append(fixtures, fixture{name: string(c.kind) + "/" + c.name, kind: c.kind, files: c.files, timeout: 3 * time.Second, report: c.kind == GoTest})
+			// them up to the kill, once the test binary started. Its
+			// compile and link come first, and on a loaded machine take
+			// more than the 3 s a Python suite is given.
+			timeout := 3 * time.Second
+			if c.kind == GoTest {
+				timeout = 30 * time.Second
+			}
+			fixtures = append(fixtures, fixture{name: string(c.kind) + "/" + c.name, kind: c.kind, files: c.files, timeout: timeout, report: c.kind == GoTest})
 		}
 	}
 	for _, f := range fixtures {
