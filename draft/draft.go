@@ -173,6 +173,9 @@ const (
 	shapeParameterTags = "parameter-tags"
 	shapeXMLTool       = "xml-tool"
 	shapePythonCall    = "python-call"
+	// shapeTemplateSyntax: read by the syntax learned from the model's
+	// own chat template (syntax.go).
+	shapeTemplateSyntax = "template-syntax"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -212,7 +215,7 @@ var shapeOrder = []string{
 	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
 	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
 	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
-	shapeXMLTool, shapePythonCall,
+	shapeXMLTool, shapePythonCall, shapeTemplateSyntax,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -226,6 +229,7 @@ var foreignShapes = map[string]bool{
 	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
 	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
 	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
+	shapeTemplateSyntax: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
