@@ -212,7 +212,7 @@ func rendersCalls(tp *chattemplate.Template) bool {
 }
 
 func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
-	var templates, learned, plain, total int
+	var templates, learned, plain, normalized, total int
 	var missPlain []string
 	for _, file := range templateFiles(t) {
 		tp, err := chattemplate.Load(file)
@@ -254,9 +254,16 @@ func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
 			} else {
 				missPlain = append(missPlain, name(file)+" "+c.Name)
 			}
+			// What a run's backend hands on (learn.Reader) reads the same.
+			norm, _ := syn.Normalize(text)
+			if got, err := draft.Parse(norm, nil); err == nil && same(got, want) {
+				normalized++
+			} else {
+				t.Errorf("%s: %s as a run reads it (normalized %q): %+v, %v", name(file), c.Name, norm, got, err)
+			}
 		}
 	}
-	t.Logf("tool calls through %d templates that render them: %d/%d read with the learned syntax, %d/%d with no template", templates, learned, total, plain, total)
+	t.Logf("tool calls through %d templates that render them: %d/%d read with the learned syntax, %d/%d with no template, %d/%d as a run's backend hands them on", templates, learned, total, plain, total, normalized, total)
 	if len(missPlain) > 0 {
 		t.Logf("read wrong or not at all with no template: %s", strings.Join(missPlain, ", "))
 	}
@@ -331,6 +338,10 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 		} else {
 			t.Errorf("%s: a reply cut inside its reasoning was not refused as cut with the learned syntax: %v\nreply: %q", name(file), err, cut)
 		}
+		norm, _ := syn.Normalize(cut)
+		if _, err := draft.Parse(norm, nil); !isCut(err) {
+			t.Errorf("%s: a reply cut inside its reasoning, as a run's backend hands it on (%q), was not refused as cut: %v", name(file), norm, err)
+		}
 		// With no template, a reply cut inside reasoning that the prompt
 		// opened holds no mark of it: only the rest can be asked.
 		if strings.Contains(cut, syn.Reasoning.Open) && syn.Reasoning.Open != "" {
@@ -344,6 +355,11 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 	}
 	t.Logf("reasoning through %d templates that render it: %d/%d answers read apart from it with the learned syntax, %d/%d with no template; cut inside it: %d/%d refused with the learned syntax, %d/%d (replies that show the open mark) with no template",
 		templates, learned, templates, plain, templates, cutLearned, cuts, cutPlain, cutPlainTotal)
+}
+
+func isCut(err error) bool {
+	e, ok := err.(*draft.Error)
+	return ok && e.Code == draft.CodeReasoningCut
 }
 
 func TestLearnedSyntaxGolden(t *testing.T) {
