@@ -96,6 +96,15 @@ type ReasoningSyntax struct {
 	AnswerOpen string `json:"answer_open,omitempty"`
 }
 
+// WithoutReasoning is the syntax for content a server already took the
+// reasoning out of.
+func (s *Syntax) WithoutReasoning() *Syntax {
+	if s == nil || s.Reasoning == nil {
+		return s
+	}
+	return &Syntax{Template: s.Template, Name: s.Name, Calls: s.Calls}
+}
+
 // Thinking is the syntax of a run that switches thinking on: the prompt
 // then opens the reasoning wherever the template opens it for thinking.
 func (s *Syntax) Thinking() *Syntax {

@@ -68,6 +68,7 @@ drafts and says where today's harness diverged.` + exitCodesHelp(),
 	fs.IntVar(&opts.steps, "steps", harness.DefaultMaxSteps, "the step budget of each run")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
+	opts.model.registerChatTemplate(cmd)
 	opts.model.registerLabel(cmd)
 	cmd.AddCommand(newBenchCompareCmd(a))
 	return cmd

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // Renderer renders a conversation as a chat template does: a Jinja
@@ -631,4 +632,36 @@ func Describe(s *draft.Syntax) string {
 		b.WriteString("reasoning: none (the template renders no reasoning)\n")
 	}
 	return b.String()
+}
+
+// Record is the syntax as run_start records it: the template's digest,
+// where it came from, and a line each for its calls and its reasoning.
+func Record(s *draft.Syntax, from string) *schemas.ChatSyntax {
+	r := &schemas.ChatSyntax{Template: s.Template, From: from}
+	if c := s.Calls; c != nil {
+		args := "ARGS"
+		if c.Args == draft.ArgsFields && c.Fields != nil {
+			f := c.Fields
+			args = f.Open + f.FieldOpen + "KEY" + f.KeyEnd + "VALUE" + f.FieldClose + f.Separator + "…" + f.Close
+		} else if c.Args == draft.ArgsJSONString {
+			args = "\"ARGS\""
+		}
+		call := c.CallOpen + "NAME" + c.Between + args + c.CallClose
+		if c.NameLast {
+			call = c.CallOpen + args + c.Between + "NAME" + c.CallClose
+		}
+		r.Calls = fmt.Sprintf("%q, arguments %s", c.Open+call+c.Separator+"…"+c.Close, c.Args)
+	}
+	if rs := s.Reasoning; rs != nil {
+		r.Reasoning = fmt.Sprintf("%q … %q", rs.Open, rs.Close)
+		if rs.PromptOpens {
+			r.Reasoning += ", opened by the generation prompt"
+		} else if rs.OpensWhenThinking {
+			r.Reasoning += ", opened by the generation prompt when thinking is on"
+		}
+	}
+	if r.Calls == "" && r.Reasoning == "" {
+		r.None = "the template writes neither tool calls nor reasoning"
+	}
+	return r
 }

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"strings"
 
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/model"
@@ -33,7 +34,14 @@ func (r Reader) Chat(ctx context.Context, req model.Request) (model.Reply, error
 	if err != nil || len(rep.ToolCalls) > 0 {
 		return rep, err
 	}
-	if out, changed := r.Syntax.Normalize(rep.Content); changed {
+	syn := r.Syntax
+	if rs := syn.Reasoning; rs != nil && (rep.Thinking != "" || rep.FinishReason != "length" && !strings.Contains(rep.Content, rs.Close) && (rs.Open == "" || !strings.Contains(rep.Content, rs.Open))) {
+		// The server took the reasoning apart (its field is set, or the
+		// reply shows none of the marks and was not cut short): the
+		// content is the answer.
+		syn = syn.WithoutReasoning()
+	}
+	if out, changed := syn.Normalize(rep.Content); changed {
 		rep.Content = out
 		rep.Warnings = append(rep.Warnings, WarnTemplateSyntax+": the reply was read with the syntax of the model's chat template "+r.Syntax.Template+" and is recorded in the forms the parser reads")
 	}
