@@ -77,25 +77,8 @@ func scanCalls(text string, d *doc) []callCand {
 		}
 		return false
 	}
-	// Byte offsets of the lines, and which lie in fences that hold code
-	// rather than calls.
 	offs := d.offsets()
-	lineAt := func(i int) int {
-		lo, hi := 0, len(d.lines)
-		for lo+1 < hi {
-			m := (lo + hi) / 2
-			if offs[m] <= i {
-				lo = m
-			} else {
-				hi = m
-			}
-		}
-		return lo
-	}
-	codeFence := func(i int) bool {
-		bi := d.in[lineAt(i)]
-		return bi >= 0 && !callFence(d.blocks[bi].fence.info)
-	}
+	codeFence := codeFenceAt(d)
 
 	// Tags and special tokens.
 	for _, tag := range callTags {
@@ -262,6 +245,48 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	sortCands(out)
 	return out
+}
+
+// allBad reports whether no call among cands can be read (true for none).
+func allBad(cands []callCand) bool {
+	for _, c := range cands {
+		if c.bad == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// anyHead reports whether a line of d is an action line.
+func (d *doc) anyHead() bool {
+	for i := range d.lines {
+		if _, ok := d.headAt(i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// codeFenceAt says whether a byte of d's text lies in a fence that holds
+// code rather than calls.
+func codeFenceAt(d *doc) func(int) bool {
+	offs := d.offsets()
+	lineAt := func(i int) int {
+		lo, hi := 0, len(d.lines)
+		for lo+1 < hi {
+			m := (lo + hi) / 2
+			if offs[m] <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	return func(i int) bool {
+		bi := d.in[lineAt(i)]
+		return bi >= 0 && !callFence(d.blocks[bi].fence.info)
+	}
 }
 
 // allMatches is re.FindAllStringSubmatchIndex(text, -1), or none
@@ -773,6 +798,13 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
 	cands := scanCalls(text, d)
+	if allBad(cands) && !d.anyHead() {
+		// No wrapper the reader knows, or one whose payload it cannot
+		// read, and no action line: the calls' structure.
+		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
+			cands = found
+		}
+	}
 	if len(cands) == 0 {
 		return Action{}, false, nil
 	}

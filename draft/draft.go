@@ -176,6 +176,9 @@ const (
 	// shapeTemplateSyntax: read by the syntax learned from the model's
 	// own chat template (syntax.go).
 	shapeTemplateSyntax = "template-syntax"
+	// shapeCallStructure: a call read by its structure, in a wrapper no
+	// reader knows (structure.go).
+	shapeCallStructure = "call-structure"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -215,7 +218,7 @@ var shapeOrder = []string{
 	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
 	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
 	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
-	shapeXMLTool, shapePythonCall, shapeTemplateSyntax,
+	shapeXMLTool, shapePythonCall, shapeTemplateSyntax, shapeCallStructure,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -229,7 +232,7 @@ var foreignShapes = map[string]bool{
 	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
 	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
 	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
-	shapeTemplateSyntax: true,
+	shapeTemplateSyntax: true, shapeCallStructure: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
