@@ -109,6 +109,8 @@ var foreignCases = []parseCase{
 	{name: "odd-task-complete-colon", draft: "TASK COMPLETE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeDoneAlias},
 	{name: "odd-done-after-chatter", draft: "Sure. DONE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeVerbAfterChatter},
 	{name: "fail-done-after-chatter-then-more", draft: "Sure. DONE: soon.\nFirst I will look at greet.py.", err: "no action verb found"},
+	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
+	{name: "plan-then-the-action", draft: "Plan:\n1. READ greet.py\n2. RUN tests\n\nI'll start with the first:\n\nREAD greet.py", verb: VerbRead, path: "greet.py"},
 	{name: "odd-path-among-words", draft: "READ the file greet.py", verb: VerbRead, path: "greet.py", shape: shapePathAmongWords},
 	{name: "odd-path-among-words-no-extension", draft: "READ the Makefile", verb: VerbRead, path: "the", shape: shapePathAmongWords},
 	{name: "odd-path-among-words-write", draft: "WRITE the new module initials.py\n" + f + "python\n" + initBody + f, verb: VerbWrite, path: "initials.py", shape: shapePathAmongWords},

@@ -253,9 +253,6 @@ func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
 				plain++
 			} else {
 				missPlain = append(missPlain, name(file)+" "+c.Name)
-				if os.Getenv("DBGMISS") != "" && strings.Contains(name(file), os.Getenv("DBGMISS")) {
-					t.Logf("MISS %s %s: %+v %v\n%q", name(file), c.Name, got, err, text)
-				}
 			}
 			// What a run's backend hands on (learn.Reader) reads the same.
 			norm, _ := syn.Normalize(text)
