@@ -179,6 +179,10 @@ const (
 	// shapeCallStructure: a call read by its structure, in a wrapper no
 	// reader knows (structure.go).
 	shapeCallStructure = "call-structure"
+	// shapePatchEnvelope: an agent CLI's edit envelope (*** Begin Patch,
+	// envelope.go); shapeArgBlocks: TOOL_NAME: / BEGIN_ARG: blocks.
+	shapePatchEnvelope = "patch-envelope"
+	shapeArgBlocks     = "arg-blocks"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -219,6 +223,7 @@ var shapeOrder = []string{
 	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
 	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
 	shapeXMLTool, shapePythonCall, shapeTemplateSyntax, shapeCallStructure,
+	shapePatchEnvelope, shapeArgBlocks,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -232,7 +237,7 @@ var foreignShapes = map[string]bool{
 	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
 	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
 	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
-	shapeTemplateSyntax: true, shapeCallStructure: true,
+	shapeTemplateSyntax: true, shapeCallStructure: true, shapePatchEnvelope: true, shapeArgBlocks: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a

@@ -44,6 +44,12 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		}
 		return false
 	}
+	// TOOL_NAME: / BEGIN_ARG: blocks.
+	for _, c := range argBlockCalls(text) {
+		if !skip(c.start) {
+			out = append(out, c)
+		}
+	}
 	// JSON that holds calls, wherever it starts.
 	for i := 0; i < len(text); i++ {
 		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {

@@ -159,8 +159,19 @@ func parseText(raw string) (Action, error) {
 		text = t
 		p.repair(repairStripSpecialTokens)
 	}
+	// An agent CLI's edit envelope, as the reply's own lines.
+	if envelopeLineRE.MatchString(text) {
+		a, err := p.envelope(text)
+		if err != nil {
+			return Action{}, err
+		}
+		return p.done(a), nil
+	}
 	return p.parseDoc(textDoc(text), false)
 }
+
+// envelopeLineRE finds an edit envelope's opening line.
+var envelopeLineRE = regexp.MustCompile(`(?m)^[ \t]*\*\*\* (?:Begin Patch|Add File:|Update File:)`)
 
 // parseDoc finds the action in d's lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
