@@ -2,9 +2,9 @@ package draft
 
 import (
 	"encoding/json"
-	"path"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
