@@ -55,13 +55,10 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
-		dec.UseNumber()
-		var v any
-		if dec.Decode(&v) != nil {
+		v, end, ok := anyJSON(text, i)
+		if !ok {
 			continue
 		}
-		end := i + int(dec.InputOffset())
 		cands := structJSON(v)
 		for k := range cands {
 			cands[k].start, cands[k].end = i, end
@@ -148,6 +145,20 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 		return c, false
 	}
 	return c, true
+}
+
+// anyJSON reads the JSON value, or the relaxed one (single quotes, bare
+// keys), that starts at i.
+func anyJSON(text string, i int) (any, int, bool) {
+	dec := json.NewDecoder(strings.NewReader(text[i:]))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		return v, i + int(dec.InputOffset()), true
+	}
+	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
+	v, ok := r.value(0)
+	return v, i + r.i, ok
 }
 
 // tokenBefore reports whether a tag or special token ends right before
