@@ -161,6 +161,14 @@ func (c callArgs) list(keys []string) ([]string, string) {
 	}
 	switch v := v.(type) {
 	case string:
+		// A list written as JSON inside a text argument (templates that
+		// print every value as text: <arg_value>["a"]</arg_value>).
+		if t := strings.TrimSpace(v); strings.HasPrefix(t, "[") {
+			var l []any
+			if json.Unmarshal([]byte(t), &l) == nil {
+				return callArgs{kw: map[string]any{"list": l}}.list([]string{"list"})
+			}
+		}
 		return strings.Fields(v), ""
 	case bareWord:
 		return strings.Fields(string(v)), ""

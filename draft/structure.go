@@ -3,6 +3,7 @@ package draft
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -55,11 +56,16 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {
 			continue
 		}
-		v, end, ok := anyJSON(text, i)
+		v, end, strict, ok := anyJSON(text, i)
 		if !ok {
 			continue
 		}
 		cands := structJSON(v)
+		if !strict {
+			// Relaxed notation is read only for a tool the lexicon knows:
+			// {name: "locate", args: […]} inside a call is its arguments.
+			cands = slices.DeleteFunc(cands, func(c callCand) bool { _, ok := lookupTool(c.name); return !ok })
+		}
 		for k := range cands {
 			cands[k].start, cands[k].end = i, end
 			cands[k].shapes = append(cands[k].shapes, shapeCallStructure)
@@ -149,16 +155,15 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 
 // anyJSON reads the JSON value, or the relaxed one (single quotes, bare
 // keys), that starts at i.
-func anyJSON(text string, i int) (any, int, bool) {
+func anyJSON(text string, i int) (v any, end int, strict, ok bool) {
 	dec := json.NewDecoder(strings.NewReader(text[i:]))
 	dec.UseNumber()
-	var v any
 	if dec.Decode(&v) == nil {
-		return v, i + int(dec.InputOffset()), true
+		return v, i + int(dec.InputOffset()), true, true
 	}
 	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
-	v, ok := r.value(0)
-	return v, i + r.i, ok
+	v, ok = r.value(0)
+	return v, i + r.i, false, ok
 }
 
 // tokenBefore reports whether a tag or special token ends right before
