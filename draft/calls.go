@@ -804,7 +804,27 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
 			cands = found
 		}
+		return p.readCands(d, text, cands)
 	}
+	before := *p
+	a, ok, err := p.readCands(d, text, cands)
+	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
+		// A wrapper the reader knows whose call does not read (to=NAME
+		// followed by elements, not JSON): the structure may.
+		after := *p
+		*p = before
+		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
+			if a2, ok2, err2 := p.readCands(d, text, found); err2 == nil {
+				return a2, ok2, nil
+			}
+		}
+		*p = after
+	}
+	return a, ok, err
+}
+
+// readCands reads the action from the calls found in a reply.
+func (p *parser) readCands(d *doc, text string, cands []callCand) (Action, bool, error) {
 	if len(cands) == 0 {
 		return Action{}, false, nil
 	}

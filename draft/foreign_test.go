@@ -128,6 +128,7 @@ var foreignCases = []parseCase{
 	{name: "structure-key-value-tags", draft: "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>greet.py</arg_value>\n<arg_key>content</arg_key>\n<arg_value>x = '</arg_value>'\n</arg_value>\n</tool_call>", verb: VerbWrite, path: "greet.py", shape: shapeCallStructure},
 	{name: "structure-quote-token", draft: `<|tool_call>call:read_file{path:<|"|>greet.py<|"|>}<tool_call|>`, verb: VerbRead, path: "greet.py", shape: shapeCallStructure},
 	{name: "structure-parameter-elements", draft: "<｜DSML｜invoke name=\"read_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">greet.py</｜DSML｜parameter>\n</｜DSML｜invoke>", verb: VerbRead, path: "greet.py", shape: shapeCallStructure},
+	{name: "structure-wrapped-elements", draft: "to=read_file<|message|><atem:function_calls>\n<atem:invoke name=\"read_file\">\n<atem:parameter name=\"path\">greet.py</atem:parameter>\n</atem:invoke>\n</atem:function_calls>", verb: VerbRead, path: "greet.py", shape: shapeCallStructure},
 	{name: "fail-structure-name-in-prose", draft: "I would read_file the module, then run_tests when it is fixed.", err: "no action verb found"},
 	{name: "odd-path-among-words", draft: "READ the file greet.py", verb: VerbRead, path: "greet.py", shape: shapePathAmongWords},
 	{name: "odd-path-among-words-no-extension", draft: "READ the Makefile", verb: VerbRead, path: "the", shape: shapePathAmongWords},

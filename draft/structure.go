@@ -413,8 +413,18 @@ func elementArgs(s string) (map[string]any, int, bool) {
 		if !ok {
 			break
 		}
-		args[key] = paramValue(val)
 		i = end
+		// An element that holds argument elements wraps them
+		// (<invoke name="read_file"><parameter name="path">…).
+		if t := strings.TrimSpace(val); strings.HasPrefix(t, "<") && keyTag == "" {
+			if inner, _, ok := elementArgs(t); ok {
+				for k, v := range inner {
+					args[k] = v
+				}
+				continue
+			}
+		}
+		args[key] = paramValue(val)
 	}
 	if len(args) == 0 {
 		return nil, 0, false
