@@ -432,13 +432,13 @@ func elementArgs(s string) (map[string]any, int, bool) {
 	return args, i, true
 }
 
-// elementValue finds where the value that starts at body ends: at a close
-// of tag after which another argument opens (next) or the call ends (only
-// closing tags and tokens before the end of the text); failing that, the
-// first close after which a tag follows.
+// elementValue finds where the value that starts at body ends: at the
+// first close of tag after which another argument opens (next), else at
+// the last after which only closing tags and tokens follow (the call's
+// end), else at the first after which a tag follows.
 func elementValue(s string, body int, tag string, next func(string) bool) (string, int, bool) {
 	closeTag := "</" + tag + ">"
-	var loose = -1
+	loose, last := -1, -1
 	for k := body; ; {
 		e := strings.Index(s[k:], closeTag)
 		if e < 0 {
@@ -446,16 +446,24 @@ func elementValue(s string, body int, tag string, next func(string) bool) (strin
 		}
 		e += k
 		rest := s[e+len(closeTag):]
-		if next(rest) || closingRunRE.FindString(rest) == rest {
+		if next(rest) {
 			return s[body:e], e + len(closeTag), true
+		}
+		// Only closing tags left: the call may end here, or the value
+		// may hold the closing tags itself; the last such close is the
+		// value's.
+		if closingRunRE.FindString(rest) == rest {
+			last = e
 		}
 		if loose < 0 && strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), "<") {
 			loose = e
 		}
 		k = e + 1
 	}
-	if loose >= 0 {
-		return s[body:loose], loose + len(closeTag), true
+	for _, e := range []int{last, loose} {
+		if e >= 0 {
+			return s[body:e], e + len(closeTag), true
+		}
 	}
 	return "", 0, false
 }

@@ -43,7 +43,12 @@ func serverSyntax(info model.Info) (syn *draft.Syntax, from string, err error) {
 
 // useSyntax reads the backend's replies with syn from now on and records
 // it, or why there is none, on the model's run_start.
-func (b *backend) useSyntax(syn *draft.Syntax, from, none string) {
+func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
+	if think {
+		// --think switches thinking on: where the template's prompt then
+		// opens the reasoning, a reply begins inside it.
+		syn = syn.Thinking()
+	}
 	if syn == nil {
 		b.info.ChatSyntax = &schemas.ChatSyntax{None: none}
 		return
@@ -66,10 +71,10 @@ func (b *backend) learnFromServer(f *modelFlags, info model.Info) {
 	syn, from, err := serverSyntax(info)
 	switch {
 	case err != nil:
-		b.useSyntax(nil, "", "the server's chat template does not compile: "+err.Error())
+		b.useSyntax(nil, "", "the server's chat template does not compile: "+err.Error(), false)
 	case syn == nil:
-		b.useSyntax(nil, "", "the server reported no chat template (give one with --chat-template)")
+		b.useSyntax(nil, "", "the server reported no chat template (give one with --chat-template)", false)
 	default:
-		b.useSyntax(syn, from, "")
+		b.useSyntax(syn, from, "", f.think)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,9 +42,11 @@ func TestDraftChatTemplate(t *testing.T) {
 			t.Errorf("draft --chat-template prints no %q:\n%s", want, out)
 		}
 	}
+	// Without the template the call is read by its structure, not by
+	// the template's syntax.
 	code, out, _ = runCLI(t, "draft", reply)
-	if code != 1 || !strings.Contains(out, "refused:") {
-		t.Errorf("without the template the GLM call should not read: exit %d\n%s", code, out)
+	if strings.Contains(out, "template-syntax") || strings.Contains(out, "learned from") {
+		t.Errorf("without --chat-template, draft says it used a template: exit %d\n%s", code, out)
 	}
 	code, _, stderr = runCLI(t, "draft", "--chat-template", filepath.Join(t.TempDir(), "missing.jinja"), reply)
 	if code != exitUsage || !strings.Contains(stderr, "missing.jinja") {
@@ -51,14 +54,36 @@ func TestDraftChatTemplate(t *testing.T) {
 	}
 }
 
+// kimiTemplate is Kimi K3's chat template: calls as <|open|>call
+// tool="NAME"… with one <|open|>argument key="KEY"… per argument, and
+// reasoning that the generation prompt opens, closed by <|close|>think.
+func kimiTemplate(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../draft/learn/testdata/templates/Kimi-K3.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestRunChatTemplate: with --chat-template, run reads the model's calls
-// the way its template writes them, and run_start records which template
-// the syntax was learned from.
+// and reasoning the way its template writes them, which no general reader
+// reads, and run_start records which template the syntax was learned from.
 func TestRunChatTemplate(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.jsonl")
+	const (
+		think = "<|close|>think<|sep|>"
+		call  = `<|open|>tools<|sep|><|open|>call tool="%s" index="1"<|sep|>%s<|close|>call<|sep|><|close|>tools`
+		arg   = `<|open|>argument key="%s" type="string"<|sep|>%s<|close|>argument<|sep|>`
+	)
+	body := "def greet(name):\n    return \"Hello, \" + name  # <|close|>call\n"
 	var lines []string
-	for _, content := range []string{glmWrite, "<think>The WRITE is done. I could look again:\nREAD test_greet.py\n</think>\n<tool_call>run_tests\n</tool_call>", "DONE greet kept; tests pass"} {
+	for _, content := range []string{
+		"I will write it." + think + fmt.Sprintf(call, "write_file", fmt.Sprintf(arg, "path", "greet.py")+fmt.Sprintf(arg, "content", body)),
+		"Maybe READ test_greet.py first." + think + fmt.Sprintf(call, "run_tests", ""),
+		"Done." + think + "<|open|>response<|sep|>DONE greet kept; tests pass",
+	} {
 		b, _ := json.Marshal(map[string]string{"content": content})
 		lines = append(lines, string(b))
 	}
@@ -68,7 +93,7 @@ func TestRunChatTemplate(t *testing.T) {
 	repo := filepath.Join(dir, "repo")
 	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n", "test_greet.py": greetTest})
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--chat-template", glmTemplate(t), "--in-place", "--out", out)
+	code, stdout, stderr := runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--chat-template", kimiTemplate(t), "--in-place", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -79,31 +104,47 @@ func TestRunChatTemplate(t *testing.T) {
 		}
 		runs++
 		cs := run.Start.Model.ChatSyntax
-		if cs == nil || !strings.HasPrefix(cs.Template, "sha256:") || cs.From != glmTemplate(t) || !strings.Contains(cs.Calls, "<arg_key>") {
-			t.Fatalf("run_start chat_syntax = %+v, want GLM's learned from the file", cs)
+		if cs == nil || !strings.HasPrefix(cs.Template, "sha256:") || cs.From != kimiTemplate(t) || !strings.Contains(cs.Calls, "argument key=") || !strings.Contains(cs.Reasoning, "opened by the generation prompt") {
+			t.Fatalf("run_start chat_syntax = %+v, want Kimi K3's learned from the file", cs)
 		}
 		if len(run.Turns) != 3 {
 			t.Fatalf("%d turns, want 3", len(run.Turns))
 		}
 		if a := run.Turns[0].Action; a.Verb != "WRITE" || a.Path != "greet.py" {
-			t.Errorf("turn 1 read as %+v, want the GLM call's WRITE greet.py", a)
+			t.Errorf("turn 1 read as %+v, want the call's WRITE greet.py", a)
 		}
 		if w := strings.Join(run.Turns[0].Warnings, "; "); !strings.Contains(w, "template-syntax: ") || !strings.Contains(w, cs.Template) {
 			t.Errorf("turn 1's warnings %q do not say the reply was read with the template's syntax", w)
 		}
-		if a := run.Turns[1].Action; a.Verb != "RUN" {
-			t.Errorf("turn 2 read as %+v, want RUN (the READ in the reasoning is not the action; the call is)", a)
+		if a, r := run.Turns[1].Action, run.Turns[1].Reasoning; a.Verb != "RUN" || r == nil || !strings.Contains(r.Text, "READ test_greet.py") {
+			t.Errorf("turn 2 read as %+v with reasoning %+v, want RUN, the READ kept in the reasoning", a, r)
+		}
+		if a := run.Turns[2].Action; a.Verb != "DONE" {
+			t.Errorf("turn 3 read as %+v, want DONE", a)
 		}
 	}
 	if runs != 1 {
 		t.Fatalf("%d runs", runs)
 	}
-	body, err := os.ReadFile(filepath.Join(repo, "greet.py"))
+	got, err := os.ReadFile(filepath.Join(repo, "greet.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "def greet(name):\n    return \"Hello, \" + name  # </arg_value></tool_call>\n"; string(body) != want {
-		t.Errorf("greet.py = %q, want %q", body, want)
+	if string(got) != body {
+		t.Errorf("greet.py = %q, want %q", got, body)
+	}
+
+	// Without the template the same replies do not read.
+	out = filepath.Join(dir, "out2")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n"})
+	runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--in-place", "--out", out)
+	for run, err := range trace.Runs(t.Context(), out) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Turns) == 0 || run.Turns[0].Action.Verb == "WRITE" {
+			t.Errorf("without --chat-template turn 1 read as %+v; the template's calls need its syntax", run.Turns[0].Action)
+		}
 	}
 }
 

@@ -259,7 +259,7 @@ func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*ba
 	if err != nil {
 		return nil, err
 	}
-	be.useSyntax(syn, f.chatTemplate, "")
+	be.useSyntax(syn, f.chatTemplate, "", f.think)
 	return be, nil
 }
 
