@@ -173,16 +173,12 @@ const (
 	shapeParameterTags = "parameter-tags"
 	shapeXMLTool       = "xml-tool"
 	shapePythonCall    = "python-call"
-	// shapeTemplateSyntax: read by the syntax learned from the model's
-	// own chat template (syntax.go).
-	shapeTemplateSyntax = "template-syntax"
-	// shapeCallStructure: a call read by its structure, in a wrapper no
-	// reader knows (structure.go).
-	shapeCallStructure = "call-structure"
-	// shapePatchEnvelope: an agent CLI's edit envelope (*** Begin Patch,
-	// envelope.go); shapeArgBlocks: TOOL_NAME: / BEGIN_ARG: blocks.
-	shapePatchEnvelope = "patch-envelope"
-	shapeArgBlocks     = "arg-blocks"
+	// ShapeTemplateSyntax is what ParseWith adds to the shape of a reply
+	// read by the syntax learned from the model's own chat template
+	// (syntax.go). It is no code of Parse's: a run's backend hands such a
+	// reply on in the forms Parse reads (Syntax.Normalize), so no trace
+	// records it.
+	ShapeTemplateSyntax = "template-syntax"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -222,8 +218,7 @@ var shapeOrder = []string{
 	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
 	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
 	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
-	shapeXMLTool, shapePythonCall, shapeTemplateSyntax, shapeCallStructure,
-	shapePatchEnvelope, shapeArgBlocks,
+	shapeXMLTool, shapePythonCall,
 }
 
 // foreignShapes are the shapes of formats other than this protocol's: an
@@ -237,7 +232,7 @@ var foreignShapes = map[string]bool{
 	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
 	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
 	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
-	shapeTemplateSyntax: true, shapeCallStructure: true, shapePatchEnvelope: true, shapeArgBlocks: true,
+	ShapeTemplateSyntax: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a

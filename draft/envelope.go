@@ -25,7 +25,7 @@ func hasEnvelope(text string) bool {
 
 // envelope reads the edit envelope text holds.
 func (p *parser) envelope(text string) (Action, *Error) {
-	p.shape(shapePatchEnvelope)
+	p.shape(ShapeUnifiedDiff)
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	type section struct {
 		op, path string
@@ -141,7 +141,7 @@ var (
 func argBlockCalls(text string) []callCand {
 	var out []callCand
 	for _, m := range toolNameLineRE.FindAllStringSubmatchIndex(text, -1) {
-		c := callCand{name: text[m[2]:m[3]], start: m[0], shapes: []string{shapeArgBlocks}}
+		c := callCand{name: text[m[2]:m[3]], start: m[0], shapes: []string{shapeCallTag}}
 		args := map[string]any{}
 		lines := strings.Split(text[m[1]:], "\n")
 		pos := m[1]

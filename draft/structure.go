@@ -68,7 +68,6 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		}
 		for k := range cands {
 			cands[k].start, cands[k].end = i, end
-			cands[k].shapes = append(cands[k].shapes, shapeCallStructure)
 		}
 		if len(cands) > 0 {
 			out = append(out, cands...)
@@ -122,7 +121,7 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 		if !ok {
 			return c, false
 		}
-		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeJSONCall, shapeCallStructure}
+		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeJSONCall}
 	case j == end && j < len(text) && text[j] == '(':
 		// A Python call only where a call opens (after a token, a
 		// bracket or a line's start): html.replace(…) in code is none.
@@ -133,20 +132,20 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 		if reason != "" {
 			return c, false
 		}
-		c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall, shapeCallStructure}
+		c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
 	case j < len(text) && text[j] == '<':
 		args, n, ok := elementArgs(text[j:])
 		if !ok {
 			return c, false
 		}
-		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeParameterTags, shapeCallStructure}
+		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeParameterTags}
 	case j > end && (strings.TrimSpace(text[j:]) == "" || closingRunRE.FindString(text[j:]) == text[j:]):
 		// A call without arguments at the end of the reply: the name
 		// alone between tokens (<tool_call>run_tests</tool_call>).
 		if !tokenBefore(text, start) {
 			return c, false
 		}
-		c.args, c.end, c.shapes = keyed(map[string]any{}), len(text), []string{shapeCallStructure}
+		c.args, c.end, c.shapes = keyed(map[string]any{}), len(text), []string{shapeCallTag}
 	default:
 		return c, false
 	}

@@ -654,7 +654,6 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 		}
 		return a, err
 	}
-	p.shape(shapeTemplateSyntax)
 	var acts []Action
 	seen := map[string]bool{}
 	var read []string
@@ -682,7 +681,17 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 		p.repair(repairExtraActionsIgnored)
 	}
 	p.verb = acts[0].Verb
-	return p.done(acts[0]), nil
+	a := p.done(acts[0])
+	a.Shape = withTemplateSyntax(a.Shape)
+	return a, nil
+}
+
+// withTemplateSyntax adds ShapeTemplateSyntax to a shape string.
+func withTemplateSyntax(shape string) string {
+	if shape == ShapeCanonical {
+		return ShapeTemplateSyntax
+	}
+	return shape + "+" + ShapeTemplateSyntax
 }
 
 // parseShapes turns a shape string back into the parser's bits.
