@@ -19,6 +19,17 @@ type Object struct {
 // newObject returns an empty object.
 func newObject() *Object { return &Object{vals: map[string]any{}} }
 
+// NewObject is an object of the given keys and values, in that order
+// (key, value, key, value, …), for callers that build the conversations
+// they render.
+func NewObject(kv ...any) *Object {
+	o := newObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
 // Get returns the value of key and whether it is there.
 func (o *Object) Get(key string) (any, bool) {
 	v, ok := o.vals[key]

@@ -56,6 +56,9 @@ type Conversation struct {
 	Messages            []any
 	Tools               []any
 	AddGenerationPrompt bool
+	// Vars are further variables apply_chat_template passes as keyword
+	// arguments (enable_thinking, thinking), nil for none.
+	Vars map[string]any
 }
 
 // Render renders a conversation as transformers' apply_chat_template does
@@ -85,6 +88,9 @@ func (t *Template) render(c Conversation) (string, error) {
 	}
 	for k, v := range t.Tokens {
 		data[k] = jinja.NewString(v)
+	}
+	for k, v := range c.Vars {
+		data[k] = toValue(v)
 	}
 	return t.tmpl.RenderValues(data)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -57,6 +58,58 @@ func (c callArgs) str(keys []string, pos int, text bool) (string, bool, string) 
 	return "", false, "argument " + keys[0] + " must be a string"
 }
 
+// shellNames are the shells whose "-c LINE" runs LINE.
+var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
+// envelopeArg is the edit envelope a string argument holds, at any depth
+// of a list.
+func (c callArgs) envelopeArg() (string, bool) {
+	var find func(v any) (string, bool)
+	find = func(v any) (string, bool) {
+		switch v := v.(type) {
+		case string:
+			return v, envelopeLineRE.MatchString(v)
+		case []any:
+			for _, x := range v {
+				if s, ok := find(x); ok {
+					return s, true
+				}
+			}
+		}
+		return "", false
+	}
+	for _, v := range c.kw {
+		if s, ok := find(v); ok {
+			return s, true
+		}
+	}
+	for _, v := range c.pos {
+		if s, ok := find(v); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// argv reads an argument given as a list of words (a command's argument
+// vector).
+func (c callArgs) argv(keys []string) ([]string, bool) {
+	v, ok := c.get(keys, -1)
+	list, isList := v.([]any)
+	if !ok || !isList || len(list) == 0 {
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
 // keyed builds call arguments from named ones, keyed by nameKey.
 func keyed(args map[string]any) callArgs {
 	c := callArgs{kw: make(map[string]any, len(args))}
@@ -108,6 +161,14 @@ func (c callArgs) list(keys []string) ([]string, string) {
 	}
 	switch v := v.(type) {
 	case string:
+		// A list written as JSON inside a text argument (templates that
+		// print every value as text: <arg_value>["a"]</arg_value>).
+		if t := strings.TrimSpace(v); strings.HasPrefix(t, "[") {
+			var l []any
+			if json.Unmarshal([]byte(t), &l) == nil {
+				return callArgs{kw: map[string]any{"list": l}}.list([]string{"list"})
+			}
+		}
 		return strings.Fields(v), ""
 	case bareWord:
 		return strings.Fields(string(v)), ""
@@ -371,9 +432,23 @@ func (p *parser) fromCall(name string, c callArgs) (a Action, needBody, needBloc
 	if !ok {
 		return a, false, false, p.fail("unknown tool " + quote(name) + "; the tools are read_file, write_file, patch_file, run_tests, skill, ask and done")
 	}
+	// An edit envelope given to any tool (apply_patch, a shell's
+	// argument) is read as the envelope.
+	if env, ok := c.envelopeArg(); ok {
+		a, err := p.envelope(env)
+		return a, false, false, err
+	}
 	switch t.kind {
 	case kindShell:
 		cmd, ok, bad := c.str(argCommand, -1, false)
+		if argv, isList := c.argv(argCommand); bad != "" && isList {
+			// An argument vector is the command a shell would run; a
+			// shell given a command line runs that line.
+			cmd, ok, bad = shellJoin(argv), true, ""
+			if len(argv) == 3 && shellNames[path.Base(argv[0])] && strings.HasPrefix(argv[1], "-") && strings.HasSuffix(argv[1], "c") {
+				cmd = argv[2]
+			}
+		}
 		if bad != "" {
 			return a, false, false, p.fail(name + ": " + bad)
 		}

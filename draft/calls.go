@@ -77,25 +77,8 @@ func scanCalls(text string, d *doc) []callCand {
 		}
 		return false
 	}
-	// Byte offsets of the lines, and which lie in fences that hold code
-	// rather than calls.
 	offs := d.offsets()
-	lineAt := func(i int) int {
-		lo, hi := 0, len(d.lines)
-		for lo+1 < hi {
-			m := (lo + hi) / 2
-			if offs[m] <= i {
-				lo = m
-			} else {
-				hi = m
-			}
-		}
-		return lo
-	}
-	codeFence := func(i int) bool {
-		bi := d.in[lineAt(i)]
-		return bi >= 0 && !callFence(d.blocks[bi].fence.info)
-	}
+	codeFence := codeFenceAt(d)
 
 	// Tags and special tokens.
 	for _, tag := range callTags {
@@ -262,6 +245,48 @@ func scanCalls(text string, d *doc) []callCand {
 	}
 	sortCands(out)
 	return out
+}
+
+// allBad reports whether no call among cands can be read (true for none).
+func allBad(cands []callCand) bool {
+	for _, c := range cands {
+		if c.bad == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// anyHead reports whether a line of d is an action line.
+func (d *doc) anyHead() bool {
+	for i := range d.lines {
+		if _, ok := d.headAt(i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// codeFenceAt says whether a byte of d's text lies in a fence that holds
+// code rather than calls.
+func codeFenceAt(d *doc) func(int) bool {
+	offs := d.offsets()
+	lineAt := func(i int) int {
+		lo, hi := 0, len(d.lines)
+		for lo+1 < hi {
+			m := (lo + hi) / 2
+			if offs[m] <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	return func(i int) bool {
+		bi := d.in[lineAt(i)]
+		return bi >= 0 && !callFence(d.blocks[bi].fence.info)
+	}
 }
 
 // allMatches is re.FindAllStringSubmatchIndex(text, -1), or none
@@ -773,6 +798,33 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
 	cands := scanCalls(text, d)
+	if allBad(cands) && !d.anyHead() {
+		// No wrapper the reader knows, or one whose payload it cannot
+		// read, and no action line: the calls' structure.
+		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
+			cands = found
+		}
+		return p.readCands(d, text, cands)
+	}
+	before := *p
+	a, ok, err := p.readCands(d, text, cands)
+	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
+		// A wrapper the reader knows whose call does not read (to=NAME
+		// followed by elements, not JSON): the structure may.
+		after := *p
+		*p = before
+		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
+			if a2, ok2, err2 := p.readCands(d, text, found); err2 == nil {
+				return a2, ok2, nil
+			}
+		}
+		*p = after
+	}
+	return a, ok, err
+}
+
+// readCands reads the action from the calls found in a reply.
+func (p *parser) readCands(d *doc, text string, cands []callCand) (Action, bool, error) {
 	if len(cands) == 0 {
 		return Action{}, false, nil
 	}

@@ -173,6 +173,12 @@ const (
 	shapeParameterTags = "parameter-tags"
 	shapeXMLTool       = "xml-tool"
 	shapePythonCall    = "python-call"
+	// ShapeTemplateSyntax is what ParseWith adds to the shape of a reply
+	// read by the syntax learned from the model's own chat template
+	// (syntax.go). It is no code of Parse's: a run's backend hands such a
+	// reply on in the forms Parse reads (Syntax.Normalize), so no trace
+	// records it.
+	ShapeTemplateSyntax = "template-syntax"
 )
 
 // Repair codes, in the order they are listed in Action.Repairs.
@@ -226,6 +232,7 @@ var foreignShapes = map[string]bool{
 	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
 	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
 	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
+	ShapeTemplateSyntax: true,
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a

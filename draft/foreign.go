@@ -115,7 +115,7 @@ func (p *parser) finish(d *doc, a Action) Action {
 var (
 	bracketLineRE = regexp.MustCompile(`^\s*\[\s*(.+?)\s*\]\s*$`)
 	afterChatRE   = regexp.MustCompile(`(?:[:.!?;]|\s[-–—])\s+((?:READ|WRITE|PATCH|RUN|SKILL|ASK|DONE)\b.*)$`)
-	doneAliasRE   = regexp.MustCompile(`(?i)^[\s*#>_-]*(?:the\s+)?task\s+(?:is\s+)?(?:now\s+)?(?:complete|completed|finished|done)[.!]?[\s*_]*$`)
+	doneAliasRE   = regexp.MustCompile(`(?i)^[\s*#>_-]*(?:the\s+)?task\s+(?:is\s+)?(?:now\s+)?(?:complete|completed|finished|done)(?:[.!]|\s*(?:[:—–]|\s-)\s*(.*?))?[\s*_]*$`)
 )
 
 // oddVerb reads a verb the protocol does not put there, when no line opens
@@ -136,7 +136,9 @@ func (p *parser) oddVerb(d *doc) (Action, bool, error) {
 			}
 		}
 		if m := afterChatRE.FindStringSubmatch(l); m != nil {
-			if h, ok := matchHead(m[1]); ok && h.word == h.verb && !h.call && plausible(h) {
+			// DONE with its summary after chatter ("Sure. DONE: …") ends
+			// the reply: only on its last line is it the action.
+			if h, ok := matchHead(m[1]); ok && h.word == h.verb && !h.call && (plausible(h) || h.verb == VerbDone && lastLine(d, i)) {
 				p.shape(shapeVerbAfterChatter)
 				a, err := p.action(d, i, h)
 				return a, true, err
@@ -146,6 +148,16 @@ func (p *parser) oddVerb(d *doc) (Action, bool, error) {
 	return Action{}, false, nil
 }
 
+// lastLine reports whether line i is the last with text in it.
+func lastLine(d *doc, i int) bool {
+	for _, l := range d.lines[i+1:] {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // doneAlias reads "TASK COMPLETE" as the last line of a reply as DONE, the
 // summary being the text before it.
 func (p *parser) doneAlias(d *doc) (Action, bool) {
@@ -153,12 +165,19 @@ func (p *parser) doneAlias(d *doc) (Action, bool) {
 	for last >= 0 && strings.TrimSpace(d.lines[last]) == "" {
 		last--
 	}
-	if last < 0 || d.in[last] >= 0 || !doneAliasRE.MatchString(d.lines[last]) {
+	if last < 0 || d.in[last] >= 0 {
+		return Action{}, false
+	}
+	m := matchIf(true, doneAliasRE, d.lines[last])
+	if m == nil {
 		return Action{}, false
 	}
 	p.verb = VerbDone
 	p.shape(shapeDoneAlias)
-	return p.done(Action{Verb: VerbDone, Text: strings.TrimSpace(strings.Join(d.lines[:last], "\n"))}), true
+	// The summary: the text before the line, and what follows the
+	// colon of "TASK COMPLETE: …".
+	text := strings.TrimSpace(strings.Join(d.lines[:last], "\n") + "\n" + m[1])
+	return p.done(Action{Verb: VerbDone, Text: text}), true
 }
 
 // candidates handles a target whose first word is not a file name ("READ

@@ -42,7 +42,7 @@ var toolTable = []struct {
 }{
 	{VerbRead, kindVerb, []string{"read", "read_file", "view", "view_file", "open", "open_file", "cat", "show_file", "get_file", "read_file_content", "get_file_contents"}},
 	{VerbWrite, kindVerb, []string{"write", "write_file", "create", "create_file", "write_to_file", "new_file", "save_file", "overwrite_file"}},
-	{VerbPatch, kindVerb, []string{"patch", "patch_file", "edit", "edit_file", "str_replace", "replace_in_file", "apply_diff", "search_replace", "replace", "modify_file"}},
+	{VerbPatch, kindVerb, []string{"patch", "patch_file", "edit", "edit_file", "str_replace", "replace_in_file", "apply_diff", "search_replace", "replace", "modify_file", "apply_patch"}},
 	{VerbRun, kindVerb, []string{"run_tests", "run_test", "test", "tests", "pytest"}},
 	{"", kindShell, []string{"run", "execute", "bash", "shell", "execute_command", "execute_bash", "run_command", "run_shell", "run_terminal_cmd", "terminal", "cmd"}},
 	{"", kindEditor, []string{"str_replace_editor", "str_replace_based_edit_tool", "text_editor", "file_editor", "editor"}},

@@ -53,8 +53,30 @@ func Read(content string) Reading {
 	return rd
 }
 
+// ReadWith parses one text draft as ParseWith does, with the syntax
+// learned from the model's chat template tried first, and says how it is
+// read. A nil syntax is Read.
+func ReadWith(syn *Syntax, content string) Reading {
+	if syn == nil {
+		return Read(content)
+	}
+	a, err := ParseWith(syn, content, nil)
+	rd := reading(a, err)
+	text := strings.ReplaceAll(content, "\r\n", "\n")
+	if s, ok := syn.Reasoning.split(text); ok {
+		rd.Reasoning = &Reasoning{Source: s.Source + " (the template's " + syn.Reasoning.Open + "…" + syn.Reasoning.Close + ")", Cut: s.Cut, Text: s.Reasoning}
+	} else if s := splitReasoning(text); s.Source != "" {
+		rd.Reasoning = &Reasoning{Source: s.Source, Cut: s.Cut, Text: s.Reasoning}
+	}
+	return rd
+}
+
 func read(content string) Reading {
 	a, err := Parse(content, nil)
+	return reading(a, err)
+}
+
+func reading(a Action, err error) Reading {
 	if err != nil {
 		r := &Refusal{Code: CodeParseFailed, Reason: err.Error(), Shape: "none", Message: err.Error()}
 		if pe, ok := err.(*Error); ok {

@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -49,7 +50,119 @@ func splitReasoning(content string) split {
 			return s
 		}
 	}
+	if s, ok := splitAnyMark(content); ok {
+		return s
+	}
 	return split{Answer: content}
+}
+
+// markTokenRE is a token a reasoning block may be marked with, in any
+// bracket style: <…>, <|…|>, [<…>], [ … ], ◁…▷.
+var markTokenRE = regexp.MustCompile(`<\|[^<>\n]{1,40}\|>|<｜[^<>\n]{1,40}｜>|<[^<>\s]{1,40}>|<\|[^<>\s]{1,40}>|<[^<>\s]{1,40}\|>|\[/?[A-Za-z_ ]{1,30}\]|◁[^◁▷\n]{1,30}▷`)
+
+// thinkWordRE names thinking in a mark.
+var thinkWordRE = regexp.MustCompile(`(?i)think|thought|reason|analysis`)
+
+// closeWordRE says a mark closes its block.
+var closeWordRE = regexp.MustCompile(`(?i)^(?:<\|?/|\[/|◁/)|end|close|done|finish`)
+
+// splitAnyMark reads a reasoning block under a mark no list names: a
+// token that names thinking (thinking, thought, reasoning, analysis) in
+// any bracket style opening the reply, closed by the next token naming
+// the same that closes (</…>, END_…, close…), or never closed: a reply
+// cut inside it. A closing mark with no opening one before it closes a
+// block the prompt opened.
+func splitAnyMark(content string) (split, bool) {
+	t := strings.TrimLeft(content, " \t\r\n")
+	if loc := markTokenRE.FindStringIndex(t); loc != nil && loc[0] == 0 && !closeWordRE.MatchString(t[:loc[1]]) {
+		open, body := t[:loc[1]], t[loc[1]:]
+		named := thinkWordRE.MatchString(open)
+		if !named {
+			// The word after the token names the channel
+			// (<|channel>thought).
+			if w := leadWordRE.FindString(body); w != "" && thinkWordRE.MatchString(w) {
+				named, body = true, body[len(w):]
+			}
+		}
+		if named {
+			source := markSource(open)
+			for _, m := range mirrors(open) {
+				if k := strings.Index(body, m); k >= 0 {
+					return split{Answer: strings.TrimLeft(body[k+len(m):], " \t\r\n"), Reasoning: strings.TrimSpace(body[:k]), Source: source}, true
+				}
+			}
+			for _, m := range markTokenRE.FindAllStringIndex(body, -1) {
+				tok := body[m[0]:m[1]]
+				if thinkWordRE.MatchString(tok) && closeWordRE.MatchString(tok) {
+					return split{Answer: strings.TrimLeft(body[m[1]:], " \t\r\n"), Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
+				}
+			}
+			return split{Reasoning: strings.TrimSpace(body), Source: source, Cut: true}, true
+		}
+	}
+	// A close with no open before it: the prompt opened the block.
+	for _, m := range markTokenRE.FindAllStringIndex(t, -1) {
+		tok := t[m[0]:m[1]]
+		if !thinkWordRE.MatchString(tok) {
+			continue
+		}
+		if !closeWordRE.MatchString(tok) || insideFence(t[:m[0]]) {
+			break
+		}
+		return split{Answer: strings.TrimLeft(t[m[1]:], " \t\r\n"), Reasoning: strings.TrimSpace(t[:m[0]]), Source: markSource(tok)}, true
+	}
+	return split{}, false
+}
+
+var leadWordRE = regexp.MustCompile(`^[A-Za-z_]+`)
+
+// mirrors are the marks that close a block opened by open: the slash
+// form (</x>, [/x], ◁/x▷), the bar moved (<|x> and <x|>), and START,
+// begin or open turned into END, end or close.
+func mirrors(open string) []string {
+	var out []string
+	inner := func(s string) string {
+		r := strings.NewReplacer("START", "END", "Start", "End", "start", "end", "BEGIN", "END", "Begin", "End", "begin", "end", "OPEN", "CLOSE", "open", "close")
+		return r.Replace(s)
+	}
+	switch {
+	case strings.HasPrefix(open, "<|") && strings.HasSuffix(open, "|>"):
+		x := open[2 : len(open)-2]
+		out = append(out, "<|/"+x+"|>", "<|"+inner(x)+"|>", "</"+x+"|>")
+	case strings.HasPrefix(open, "<|") && strings.HasSuffix(open, ">"):
+		x := open[2 : len(open)-1]
+		out = append(out, "<"+x+"|>", "</"+x+">")
+	case strings.HasPrefix(open, "<｜"):
+		x := strings.TrimSuffix(strings.TrimPrefix(open, "<｜"), "｜>")
+		out = append(out, "<｜/"+x+"｜>", "<｜"+inner(x)+"｜>")
+	case strings.HasPrefix(open, "<"):
+		x := open[1 : len(open)-1]
+		out = append(out, "</"+x+">", "<"+inner(x)+">")
+	case strings.HasPrefix(open, "["):
+		x := open[1 : len(open)-1]
+		out = append(out, "[/"+x+"]", "["+inner(x)+"]")
+	case strings.HasPrefix(open, "◁"):
+		x := strings.TrimSuffix(strings.TrimPrefix(open, "◁"), "▷")
+		out = append(out, "◁/"+x+"▷")
+	}
+	var keep []string
+	for _, m := range out {
+		if m != open {
+			keep = append(keep, m)
+		}
+	}
+	return keep
+}
+
+// markSource is the trace's name for the family of a mark.
+func markSource(tok string) string {
+	switch {
+	case strings.HasPrefix(tok, "["):
+		return schemas.ReasoningThinkBracket
+	case strings.Contains(strings.ToLower(tok), "reason"):
+		return schemas.ReasoningTag
+	}
+	return schemas.ReasoningThinkTag
 }
 
 // splitMarked takes the reasoning blocks that lead content: each runs from

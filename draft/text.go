@@ -2,6 +2,8 @@ package draft
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -89,6 +91,35 @@ func (d *doc) headAt(j int) (head, bool) {
 	return matchHead(d.lines[j])
 }
 
+// futureRE is a sentence that says what the writer will do.
+var futureRE = regexp.MustCompile(`(?i)\b(?:I'll|I will|I'm going to|I am going to|let me|let's|we'll|we will|I shall|I'd)\s+(?:\w+\s+){0,3}?(?:start|begin|first|do|go|proceed|take|then|next|follow)\b|\b(?:start|begin)\s+with\s+step\b`)
+
+// plan reports whether d is a plan rather than an action: two or more
+// list items that open with verbs, every action line among them, and a
+// sentence outside them that says what will be done ("I'll start with
+// step 1"). It returns the steps as written.
+func (d *doc) plan() ([]string, bool) {
+	var steps []string
+	future := false
+	for j, l := range d.lines {
+		if d.in[j] >= 0 {
+			continue
+		}
+		h, ok := d.headAt(j)
+		if !ok {
+			if futureRE.MatchString(l) {
+				future = true
+			}
+			continue
+		}
+		if !slices.Contains(h.shapes, shapeListMarker) {
+			return nil, false
+		}
+		steps = append(steps, strings.TrimSpace(listRE.ReplaceAllString(strings.TrimSpace(l), "")))
+	}
+	return steps, future && len(steps) >= 2
+}
+
 // nextHead is the first action line after line i, or len(lines).
 func (d *doc) nextHead(i int) int {
 	for j := i + 1; j < len(d.lines); j++ {
@@ -128,8 +159,19 @@ func parseText(raw string) (Action, error) {
 		text = t
 		p.repair(repairStripSpecialTokens)
 	}
+	// An agent CLI's edit envelope, as the reply's own lines.
+	if envelopeLineRE.MatchString(text) {
+		a, err := p.envelope(text)
+		if err != nil {
+			return Action{}, err
+		}
+		return p.done(a), nil
+	}
 	return p.parseDoc(textDoc(text), false)
 }
+
+// envelopeLineRE finds an edit envelope's opening line.
+var envelopeLineRE = regexp.MustCompile(`(?m)^[ \t]*\*\*\* (?:Begin Patch|Add File:|Update File:)`)
 
 // parseDoc finds the action in d's lines. nested is set when lines are the
 // inside of a fence, so that a fence is unwrapped at most once.
@@ -148,6 +190,10 @@ func (p *parser) parseDoc(d *doc, nested bool) (Action, error) {
 	}
 	for i := range lines {
 		if h, ok := d.headAt(i); ok {
+			if steps, ok := d.plan(); ok {
+				p.verb = h.verb
+				return Action{}, p.refuse(CodeAmbiguous, "it is a plan of "+strconv.Itoa(len(steps))+" steps ("+strings.Join(steps, "; ")+") that says what you will do, not the one action you are taking now; send that step alone on its own line, e.g. "+steps[0])
+			}
 			return p.action(d, i, h)
 		}
 	}

@@ -43,11 +43,16 @@ type Reply struct {
 // Info describes the model a backend talks to, for the run record and the
 // pre-flight check.
 type Info struct {
-	Backend  string
-	Name     string
-	Digest   string
+	Backend string
+	Name    string
+	Digest  string
+	// Template is the model's Go template as Ollama's /api/show gives it.
 	Template string
-	Host     string
+	// ChatTemplate is the model's Jinja chat template as llama-server's
+	// /props gives it, with the BOS and EOS tokens it passes to it.
+	ChatTemplate string
+	BOS, EOS     string
+	Host         string
 	// ContextLength is the model's trained context as the server reports it
 	// (Ollama's /api/show, llama-server's n_ctx_train), 0 when unknown.
 	ContextLength int

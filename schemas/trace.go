@@ -26,7 +26,11 @@ const schemaMajor = 1
 // Minor 3 added the verdict unjudged (a suite that ran no test judged
 // nothing), SuiteCounts.ExitStatusOnly, and the stop reason stuck with
 // the refusal that repeated (RunEnd.Stuck).
-const SchemaMinor = 3
+//
+// Minor 4 added Model.ChatSyntax: the call and reasoning syntax learned
+// from the model's chat template, and which template (its digest), or why
+// none was.
+const SchemaMinor = 4
 
 // Record types, the value of the "type" field.
 const (
@@ -84,6 +88,27 @@ type Model struct {
 	// Context is the context window asked for, the one the server says is
 	// in force, and the one the harness budgeted against (minor 1).
 	Context *ContextSizes `json:"context,omitempty"`
+	// ChatSyntax is the syntax learned from the model's chat template, or
+	// why none was (minor 4); nil for a backend that has no template.
+	ChatSyntax *ChatSyntax `json:"chat_syntax,omitempty"`
+}
+
+// ChatSyntax says how the harness reads a model's calls and reasoning as
+// its own chat template writes them (minor 4).
+type ChatSyntax struct {
+	// Template is the digest of the template's source ("sha256:…"), empty
+	// when none was found.
+	Template string `json:"template,omitempty"`
+	// From says where the template came from: a file (--chat-template), a
+	// llama-server's /props, Ollama's /api/show.
+	From string `json:"from,omitempty"`
+	// Calls and Reasoning sum up what was learned, empty when the
+	// template writes no calls or no reasoning.
+	Calls     string `json:"calls,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// None says why no syntax was learned (no template found, or one
+	// that writes neither calls nor reasoning).
+	None string `json:"none,omitempty"`
 }
 
 // ContextSizes says which context window a run had and where each figure

@@ -757,6 +757,20 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 		s.lit(`}`)
 		m.Context = c
 	}
+	if s.opt(`,"chat_syntax":{`) {
+		cs := new(ChatSyntax)
+		sep := ""
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"template", &cs.Template}, {"from", &cs.From}, {"calls", &cs.Calls}, {"reasoning", &cs.Reasoning}, {"none", &cs.None}} {
+			if s.opt(sep + `"` + f.key + `":`) {
+				*f.dst, sep = s.str(), ","
+			}
+		}
+		s.lit(`}`)
+		m.ChatSyntax = cs
+	}
 	s.lit(`},"harness":{"version":`)
 	r.Harness.Version = s.str()
 	s.lit(`,"commit":`)

@@ -70,6 +70,7 @@ drafts and says where today's harness diverged.` + exitCodesHelp(),
 	registerStuckAfter(cmd, &opts.stuck, "")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
+	opts.model.registerChatTemplate(cmd)
 	opts.model.registerLabel(cmd)
 	cmd.AddCommand(newBenchCompareCmd(a))
 	return cmd

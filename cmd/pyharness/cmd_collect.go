@@ -86,6 +86,7 @@ collect exits 0 only when every planned run of its shard is complete.` + exitCod
 	fs.StringArrayVar(&opts.ollamaHosts, "ollama-host", nil, "an Ollama server to spread runs over (repeatable)")
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	opts.model.register(cmd)
+	opts.model.registerChatTemplate(cmd)
 	opts.model.registerLabel(cmd)
 	return cmd
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/spf13/cobra"
@@ -36,6 +38,7 @@ code of run, bench and collect.` + exitCodesHelp(doctorExitCodes...),
 	cmd.Flags().StringVar(&opts.python, "python", "", "the Python interpreter to check")
 	cmd.Flags().StringVar(&opts.out, "out", defaultOut, "output directory whose disk is checked")
 	opts.model.register(cmd)
+	opts.model.registerChatTemplate(cmd)
 	return cmd
 }
 
@@ -57,8 +60,27 @@ func runDoctor(ctx context.Context, a *app, o doctorOptions) error {
 	}
 	res := be.preflight(ctx, &o.model, o.python, o.out)
 	res.Write(a.stdout)
+	writeChatSyntax(a.stdout, be.info.ChatSyntax)
 	if res.Failed() {
 		return &exitError{code: exitPreflight, msg: "doctor: a check failed; fix it before a long job"}
 	}
 	return nil
+}
+
+// writeChatSyntax says which syntax replies are read with: the one
+// learned from the model's chat template, or why there is none.
+func writeChatSyntax(w io.Writer, cs *schemas.ChatSyntax) {
+	if cs == nil {
+		return
+	}
+	if cs.Template == "" {
+		fmt.Fprintf(w, "chat syntax: none learned: %s\n", cs.None)
+		return
+	}
+	fmt.Fprintf(w, "chat syntax: learned from the chat template of %s (%s)\n", cs.From, cs.Template)
+	for _, l := range [][2]string{{"calls", cs.Calls}, {"reasoning", cs.Reasoning}, {"none", cs.None}} {
+		if l[1] != "" {
+			fmt.Fprintf(w, "  %-10s %s\n", l[0]+":", l[1])
+		}
+	}
 }

@@ -185,6 +185,8 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Case, name, out string) error {
 	f := lo.model
 	f.spec = schemas.Model{Backend: schemas.BackendOllama, Name: name}.Spec()
+	// The student's template is the base's: its calls are read with it.
+	f.chatTemplate = lo.chatTemplate
 	spec := modelSpec{backend: schemas.BackendOllama, arg: name}
 	factory, pre, err := benchModel(ctx, a, spec, &f, lo.python, out)
 	if err != nil {

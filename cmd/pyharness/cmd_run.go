@@ -98,6 +98,7 @@ model, one object per model call: {"content": "..."} is one reply (also
 	fs.BoolVar(&isolate, "isolate", false, isolateUsage)
 	fs.StringVar(&opts.out, "out", defaultOut, "output directory")
 	opts.model.register(cmd)
+	opts.model.registerChatTemplate(cmd)
 	return cmd
 }
 

@@ -41,6 +41,8 @@ type modelFlags struct {
 	numPredict  int
 	contextSize int
 	think       bool
+	// chatTemplate is the model's chat template file (--chat-template).
+	chatTemplate string
 	// label names the model a scripted run stands in for (bench and
 	// collect only).
 	label string
@@ -57,6 +59,13 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.numPredict, "num-predict", harness.DefaultNumPredict, "most tokens a reply may take")
 	fs.BoolVar(&f.think, "think", false, "ask the model to think before it answers (Ollama: think: true, refused for a model without the thinking capability); its thinking is recorded apart from the answer and never acted on")
 	fs.IntVar(&f.contextSize, "context-size", 0, "the context window an OpenAI-compatible server applies, for one that does not say (llama-server and Ollama say; vLLM, LM Studio may not)")
+}
+
+// registerChatTemplate adds --chat-template, for the commands whose
+// --model is the one the template belongs to (loop has its own, for the
+// student, and hands it on).
+func (f *modelFlags) registerChatTemplate(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.chatTemplate, "chat-template", "", "the model's chat template (a .jinja file, a tokenizer_config.json or a GGUF): calls and reasoning written the way it writes them are read with the syntax learned from it (default: the template the server reports, llama-server's /props or Ollama's /api/show)")
 }
 
 // check is the rule on the context flags that run, bench, collect and
@@ -224,6 +233,7 @@ func (b *backend) preflight(ctx context.Context, f *modelFlags, python, out stri
 	if res.Info.ContextLength > 0 {
 		b.info.ContextLength = res.Info.ContextLength
 	}
+	b.learnFromServer(f, res.Info)
 	if res.Context == nil {
 		return res
 	}
@@ -257,9 +267,24 @@ func openBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*b
 	return be, nil
 }
 
-// newBackend builds the backend a spec names; the choice of
-// implementation is made here, in one switch.
+// newBackend builds the backend a spec names, reading its replies with the
+// syntax of --chat-template when one is given.
 func newBackend(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
+	be, err := backendFor(ctx, a, spec, f)
+	if err != nil || f.chatTemplate == "" {
+		return be, err
+	}
+	syn, err := loadChatTemplate(f.chatTemplate)
+	if err != nil {
+		return nil, err
+	}
+	be.useSyntax(syn, f.chatTemplate, "", f.think)
+	return be, nil
+}
+
+// backendFor builds the backend a spec names; the choice of
+// implementation is made here, in one switch.
+func backendFor(ctx context.Context, a *app, spec modelSpec, f *modelFlags) (*backend, error) {
 	info := schemas.Model{Backend: spec.backend, Name: spec.arg, Options: f.options()}
 	switch spec.backend {
 	case schemas.BackendOllama:

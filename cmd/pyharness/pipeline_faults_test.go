@@ -8,13 +8,15 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // damagedTraces is a trace directory of 100 runs (four recorded runs, each
 // copied 25 times under new run ids) damaged the ways a real collection
 // gets damaged: 1% of the lines cut in half (never a file's first or last
 // line, so each is an error in the middle of a file), ten runs written by a
-// later minor version of the schema (schema_minor 4, fields this build does
+// later minor version of the schema (schema_minor one above this build's, fields this build does
 // not know), one run without its run_end, and one run id recorded twice —
 // attempt 1 by one shard, attempt 2 by another. It returns the directory
 // and the "file:line" of every cut line.
@@ -56,9 +58,9 @@ func damagedTraces(t *testing.T) (string, []string) {
 					if err := json.Unmarshal([]byte(l), &rec); err != nil {
 						t.Fatal(err)
 					}
-					rec["added_in_minor_4"] = map[string]any{"note": "a field this build does not know"}
+					rec["added_in_a_later_minor"] = map[string]any{"note": "a field this build does not know"}
 					if i == 0 {
-						rec["schema_minor"] = 4
+						rec["schema_minor"] = schemas.SchemaMinor + 1
 					}
 					b, _ := json.Marshal(rec)
 					f.lines[i] = string(b)

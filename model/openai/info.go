@@ -50,6 +50,7 @@ func (c *Client) Info(ctx context.Context) (model.Info, error) {
 	if st, _, err := c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props); err == nil && st == http.StatusOK && props.Settings.NCtx > 0 {
 		info.Server = model.ServerLlama
 		info.ContextInForce = props.Settings.NCtx
+		info.ChatTemplate, info.BOS, info.EOS = props.ChatTemplate, props.BOS, props.EOS
 		if !found && len(list.Data) == 1 {
 			// llama-server serves one model whatever name is asked for.
 			entry, found = list.Data[0], true
@@ -161,8 +162,11 @@ type llamaProps struct {
 	Settings struct {
 		NCtx int `json:"n_ctx"`
 	} `json:"default_generation_settings"`
-	ModelPath string `json:"model_path"`
-	BuildInfo string `json:"build_info"`
+	ModelPath    string `json:"model_path"`
+	BuildInfo    string `json:"build_info"`
+	ChatTemplate string `json:"chat_template"`
+	BOS          string `json:"bos_token"`
+	EOS          string `json:"eos_token"`
 }
 
 // ollamaShow is the part of Ollama's POST /api/show read here.

@@ -325,6 +325,19 @@ func TestInfo(t *testing.T) {
 				json.Unmarshal(show.Body, &s)
 				tt.want.Template = s.Template
 			}
+			if tt.want.Server == model.ServerLlama {
+				// /props gives the chat template and its special tokens.
+				var p struct {
+					ChatTemplate string `json:"chat_template"`
+					BOS          string `json:"bos_token"`
+					EOS          string `json:"eos_token"`
+				}
+				json.Unmarshal(wiretest.MustLoad("llama-server/props").Body, &p)
+				if p.ChatTemplate == "" {
+					t.Fatal("the recorded /props has no chat_template")
+				}
+				tt.want.ChatTemplate, tt.want.BOS, tt.want.EOS = p.ChatTemplate, p.BOS, p.EOS
+			}
 			notes := info.Notes
 			info.Notes = nil
 			if !reflect.DeepEqual(info, tt.want) {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/draft/learn"
+	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// loadChatTemplate learns the syntax of the template a --chat-template
+// file holds (a .jinja file, a tokenizer_config.json or a GGUF).
+func loadChatTemplate(path string) (*draft.Syntax, error) {
+	t, err := chattemplate.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--chat-template %s: %w", path, err)
+	}
+	return learn.Template(t), nil
+}
+
+// serverSyntax learns the syntax of the template the server reported: a
+// llama-server's Jinja template from /props, or Ollama's Go template from
+// /api/show. from says which; err is a template that does not compile.
+func serverSyntax(info model.Info) (syn *draft.Syntax, from string, err error) {
+	switch {
+	case info.ChatTemplate != "":
+		t, err := chattemplate.Parse("/props", info.ChatTemplate, map[string]string{"bos_token": info.BOS, "eos_token": info.EOS})
+		if err != nil {
+			return nil, "", err
+		}
+		return learn.Template(t), "llama-server /props", nil
+	case info.Template != "":
+		t, err := learn.ParseOllama("/api/show", info.Template)
+		if err != nil {
+			return nil, "", err
+		}
+		return learn.Cached(learn.Digest(info.Template), t.Name, t), "Ollama /api/show", nil
+	}
+	return nil, "", nil
+}
+
+// useSyntax reads the backend's replies with syn from now on and records
+// it, or why there is none, on the model's run_start.
+func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
+	if think {
+		// --think switches thinking on: where the template's prompt then
+		// opens the reasoning, a reply begins inside it.
+		syn = syn.Thinking()
+	}
+	if syn == nil {
+		b.info.ChatSyntax = &schemas.ChatSyntax{None: none}
+		return
+	}
+	b.info.ChatSyntax = learn.Record(syn, from)
+	if syn.Calls == nil && syn.Reasoning == nil {
+		return
+	}
+	if _, ok := b.chat.(learn.Reader); !ok {
+		b.chat = learn.Reader{Backend: b.chat, Syntax: syn}
+	}
+}
+
+// learnFromServer learns from what the pre-flight heard of the model,
+// unless --chat-template named the template.
+func (b *backend) learnFromServer(f *modelFlags, info model.Info) {
+	if f.chatTemplate != "" || b.info.Backend == schemas.BackendScripted || b.info.Backend == schemas.BackendReplay {
+		return
+	}
+	syn, from, err := serverSyntax(info)
+	switch {
+	case err != nil:
+		b.useSyntax(nil, "", "the server's chat template does not compile: "+err.Error(), false)
+	case syn == nil:
+		b.useSyntax(nil, "", "the server reported no chat template (give one with --chat-template)", false)
+	default:
+		b.useSyntax(syn, from, "", f.think)
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/trace"
+)
+
+// glmTemplate is GLM-4.6's published chat template: it writes a call as
+// the name after <tool_call>, then each argument as <arg_key> and
+// <arg_value> tags, which no general reader reads.
+func glmTemplate(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../draft/learn/testdata/templates/GLM-4.6.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// glmWrite is a GLM call writing greet.py, its body holding the tags that
+// close the call.
+const glmWrite = "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>greet.py</arg_value>\n<arg_key>content</arg_key>\n<arg_value>def greet(name):\n    return \"Hello, \" + name  # </arg_value></tool_call>\n</arg_value>\n</tool_call>"
+
+func TestDraftChatTemplate(t *testing.T) {
+	reply := filepath.Join(t.TempDir(), "reply.txt")
+	if err := os.WriteFile(reply, []byte(glmWrite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "draft", "--chat-template", glmTemplate(t), reply)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"learned from the chat template:", `"<tool_call>" NAME`, `"\n<arg_key>" KEY`, "verb:       WRITE", "path:       greet.py", "shape:      template-syntax", `reasoning: "<think>" … "</think>"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("draft --chat-template prints no %q:\n%s", want, out)
+		}
+	}
+	// Without the template the call is read by its structure, not by
+	// the template's syntax.
+	code, out, _ = runCLI(t, "draft", reply)
+	if strings.Contains(out, "template-syntax") || strings.Contains(out, "learned from") {
+		t.Errorf("without --chat-template, draft says it used a template: exit %d\n%s", code, out)
+	}
+	code, _, stderr = runCLI(t, "draft", "--chat-template", filepath.Join(t.TempDir(), "missing.jinja"), reply)
+	if code != exitUsage || !strings.Contains(stderr, "missing.jinja") {
+		t.Errorf("a missing template: exit %d, want %d naming the file\n%s", code, exitUsage, stderr)
+	}
+}
+
+// kimiTemplate is Kimi K3's chat template: calls as <|open|>call
+// tool="NAME"… with one <|open|>argument key="KEY"… per argument, and
+// reasoning that the generation prompt opens, closed by <|close|>think.
+func kimiTemplate(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../draft/learn/testdata/templates/Kimi-K3.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunChatTemplate: with --chat-template, run reads the model's calls
+// and reasoning the way its template writes them, which no general reader
+// reads, and run_start records which template the syntax was learned from.
+func TestRunChatTemplate(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "script.jsonl")
+	const (
+		think = "<|close|>think<|sep|>"
+		call  = `<|open|>tools<|sep|><|open|>call tool="%s" index="1"<|sep|>%s<|close|>call<|sep|><|close|>tools`
+		arg   = `<|open|>argument key="%s" type="string"<|sep|>%s<|close|>argument<|sep|>`
+	)
+	body := "def greet(name):\n    return \"Hello, \" + name  # <|close|>call\n"
+	var lines []string
+	for _, content := range []string{
+		"I will write it." + think + fmt.Sprintf(call, "write_file", fmt.Sprintf(arg, "path", "greet.py")+fmt.Sprintf(arg, "content", body)),
+		"Maybe READ test_greet.py first." + think + fmt.Sprintf(call, "run_tests", ""),
+		"Done." + think + "<|open|>response<|sep|>DONE greet kept; tests pass",
+	} {
+		b, _ := json.Marshal(map[string]string{"content": content})
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(script, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(dir, "repo")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n", "test_greet.py": greetTest})
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--chat-template", kimiTemplate(t), "--in-place", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	runs := 0
+	for run, err := range trace.Runs(t.Context(), out) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		cs := run.Start.Model.ChatSyntax
+		if cs == nil || !strings.HasPrefix(cs.Template, "sha256:") || cs.From != kimiTemplate(t) || !strings.Contains(cs.Calls, "argument key=") || !strings.Contains(cs.Reasoning, "opened by the generation prompt") {
+			t.Fatalf("run_start chat_syntax = %+v, want Kimi K3's learned from the file", cs)
+		}
+		if len(run.Turns) != 3 {
+			t.Fatalf("%d turns, want 3", len(run.Turns))
+		}
+		if a := run.Turns[0].Action; a.Verb != "WRITE" || a.Path != "greet.py" {
+			t.Errorf("turn 1 read as %+v, want the call's WRITE greet.py", a)
+		}
+		if w := strings.Join(run.Turns[0].Warnings, "; "); !strings.Contains(w, "template-syntax: ") || !strings.Contains(w, cs.Template) {
+			t.Errorf("turn 1's warnings %q do not say the reply was read with the template's syntax", w)
+		}
+		if a, r := run.Turns[1].Action, run.Turns[1].Reasoning; a.Verb != "RUN" || r == nil || !strings.Contains(r.Text, "READ test_greet.py") {
+			t.Errorf("turn 2 read as %+v with reasoning %+v, want RUN, the READ kept in the reasoning", a, r)
+		}
+		if a := run.Turns[2].Action; a.Verb != "DONE" {
+			t.Errorf("turn 3 read as %+v, want DONE", a)
+		}
+	}
+	if runs != 1 {
+		t.Fatalf("%d runs", runs)
+	}
+	got, err := os.ReadFile(filepath.Join(repo, "greet.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != body {
+		t.Errorf("greet.py = %q, want %q", got, body)
+	}
+
+	// Without the template the same replies do not read.
+	out = filepath.Join(dir, "out2")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n"})
+	runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--in-place", "--out", out)
+	for run, err := range trace.Runs(t.Context(), out) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Turns) == 0 || run.Turns[0].Action.Verb == "WRITE" {
+			t.Errorf("without --chat-template turn 1 read as %+v; the template's calls need its syntax", run.Turns[0].Action)
+		}
+	}
+}
+
+// TestRunLearnsServerTemplate: with no --chat-template, run learns the
+// syntax from the template the server reports (the recorded llama-server's
+// /props, the recorded Ollama's /api/show) and records it, or that there
+// is none to learn.
+func TestRunLearnsServerTemplate(t *testing.T) {
+	const done = "DONE nothing to change: `return \"Hello, \" + name` is right"
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n", "test_greet.py": greetTest})
+	cases := []struct {
+		name      string
+		args      func() []string
+		from      string
+		calls     string
+		reasoning string
+		none      string
+	}{
+		{"llama-server", func() []string {
+			srv := wiretest.NewLlamaServer(t)
+			srv.Push(wiretest.Text("READ greet.py"), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "openai:tiny", "--base-url", srv.URL, "--num-ctx", "2048"}
+		}, "llama-server /props", `\"parameters\": ARGS`, "", ""},
+		{"ollama thinking", func() []string {
+			srv := wiretest.NewOllama(t)
+			srv.Thinking, srv.Trained = true, wiretest.Trained4096
+			srv.Push(wiretest.Text("READ greet.py"), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
+		}, "Ollama /api/show", "", `"<think>" … "</think>", opened by the generation prompt when thinking is on`, ""},
+		{"ollama plain", func() []string {
+			srv := wiretest.NewOllama(t)
+			srv.Trained = wiretest.Trained4096
+			srv.Push(wiretest.Text("READ greet.py"), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
+		}, "Ollama /api/show", "", "", "the template writes neither tool calls nor reasoning"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--repo", repo, "--task", "Check greet", "--out", out}, tc.args()...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			for run, err := range trace.Runs(t.Context(), out) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs := run.Start.Model.ChatSyntax
+				if cs == nil {
+					t.Fatal("run_start records no chat_syntax")
+				}
+				if cs.From != tc.from || !strings.HasPrefix(cs.Template, "sha256:") || !strings.Contains(cs.Calls, tc.calls) || cs.Reasoning != tc.reasoning && tc.reasoning != "" || cs.None != tc.none {
+					t.Errorf("chat_syntax = %+v, want from %s, calls with %q, reasoning %q, none %q", cs, tc.from, tc.calls, tc.reasoning, tc.none)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,468 @@
+package draft
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Reading calls by their structure, for a reply in a wrapper no reader
+// knows (a model whose template pyharness was not given). A call is a
+// tool name of the lexicon followed, with nothing but tokens, tags and
+// punctuation between, by its arguments in one of the encodings models
+// write: a JSON object (or a relaxed one: single quotes, bare keys, a
+// template's own quote token), a Python call's keywords, or elements, one
+// per argument (<parameter name="k">v</…>, <parameter=k>v</…>, or
+// alternating key and value tags). A JSON value anywhere in the reply
+// that holds calls counts too ([{"NAME": {…}}], {"tool": {…}}). Nothing
+// here is a list of wrappers: the wrapper is whatever lies around.
+
+var (
+	// siteRE finds names where a call's name may stand.
+	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
+	// betweenRE is one piece of what may stand between a name and its
+	// arguments: whitespace, punctuation, an index, a special token, a tag.
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\])`)
+	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
+	// or a bare <TAG>.
+	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
+	// quoteTokenRE is a special token that stands for a quote (<|"|>).
+	quoteTokenRE = regexp.MustCompile(`<\|["'][^<>]*\|>|<\|[^<>]*["']\|>`)
+	// closingRunRE is a run of closing tags and special tokens.
+	closingRunRE = regexp.MustCompile(`^(?:\s+|</[^<>]*>|<\|[^<>]*\|>|<｜[^<>]*｜>|<[^<>\s]*\|>|\[/?[A-Z_]+\])*`)
+)
+
+// structureCalls reads the calls text holds by structure. skip says
+// whether a byte lies in a fence of code.
+func structureCalls(text string, skip func(int) bool) []callCand {
+	var out []callCand
+	covered := func(i int) bool {
+		for _, c := range out {
+			if i >= c.start && i < c.end {
+				return true
+			}
+		}
+		return false
+	}
+	// TOOL_NAME: / BEGIN_ARG: blocks.
+	for _, c := range argBlockCalls(text) {
+		if !skip(c.start) {
+			out = append(out, c)
+		}
+	}
+	// JSON that holds calls, wherever it starts.
+	for i := 0; i < len(text); i++ {
+		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {
+			continue
+		}
+		v, end, strict, ok := anyJSON(text, i)
+		if !ok {
+			continue
+		}
+		cands := structJSON(v)
+		if !strict {
+			// Relaxed notation is read only for a tool the lexicon knows:
+			// {name: "locate", args: […]} inside a call is its arguments.
+			cands = slices.DeleteFunc(cands, func(c callCand) bool { _, ok := lookupTool(c.name); return !ok })
+		}
+		for k := range cands {
+			cands[k].start, cands[k].end = i, end
+		}
+		if len(cands) > 0 {
+			out = append(out, cands...)
+			i = end - 1
+		}
+	}
+	// A tool's name, then its arguments.
+	for _, m := range siteRE.FindAllStringIndex(text, -1) {
+		if covered(m[0]) || skip(m[0]) {
+			continue
+		}
+		name := text[m[0]:m[1]]
+		if _, ok := lookupTool(name); !ok {
+			continue
+		}
+		// The arguments open with a bracket or a tag, after nothing but
+		// tokens and punctuation; a name followed by words is prose.
+		c, ok := callAfter(text, name, m[0], m[1])
+		if !ok {
+			continue
+		}
+		out = append(out, c)
+	}
+	sortCands(out)
+	return out
+}
+
+// callAfter reads the arguments of the call named at start..end: at the
+// end of the name or after any of the tokens that follow it.
+func callAfter(text, name string, start, end int) (callCand, bool) {
+	j := end
+	for {
+		if c, ok := argsAt(text, name, start, end, j); ok {
+			return c, true
+		}
+		n := len(betweenRE.FindString(text[j:]))
+		if n == 0 {
+			return callCand{}, false
+		}
+		j += n
+	}
+}
+
+// argsAt reads the arguments of the call named at start..end as they
+// open at j.
+func argsAt(text, name string, start, end, j int) (callCand, bool) {
+	c := callCand{name: name, start: start}
+	switch {
+	case j < len(text) && text[j] == '{':
+		args, n, ok := relaxedObject(text[j:])
+		if !ok {
+			return c, false
+		}
+		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeJSONCall}
+	case j == end && j < len(text) && text[j] == '(':
+		// A Python call only where a call opens (after a token, a
+		// bracket or a line's start): html.replace(…) in code is none.
+		if before := strings.TrimRight(text[:start], " \t"); before != "" && !strings.HasSuffix(before, "\n") && !tokenBefore(text, start) && !strings.HasSuffix(before, "[") {
+			return c, false
+		}
+		args, n, reason := parseCall(text[j:])
+		if reason != "" {
+			return c, false
+		}
+		c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
+	case j < len(text) && text[j] == '<':
+		args, n, ok := elementArgs(text[j:])
+		if !ok {
+			return c, false
+		}
+		c.args, c.end, c.shapes = keyed(args), j+n, []string{shapeParameterTags}
+	case j > end && (strings.TrimSpace(text[j:]) == "" || closingRunRE.FindString(text[j:]) == text[j:]):
+		// A call without arguments at the end of the reply: the name
+		// alone between tokens (<tool_call>run_tests</tool_call>).
+		if !tokenBefore(text, start) {
+			return c, false
+		}
+		c.args, c.end, c.shapes = keyed(map[string]any{}), len(text), []string{shapeCallTag}
+	default:
+		return c, false
+	}
+	return c, true
+}
+
+// anyJSON reads the JSON value, or the relaxed one (single quotes, bare
+// keys), that starts at i.
+func anyJSON(text string, i int) (v any, end int, strict, ok bool) {
+	dec := json.NewDecoder(strings.NewReader(text[i:]))
+	dec.UseNumber()
+	if dec.Decode(&v) == nil {
+		return v, i + int(dec.InputOffset()), true, true
+	}
+	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
+	v, ok = r.value(0)
+	return v, i + r.i, false, ok
+}
+
+// tokenBefore reports whether a tag or special token ends right before
+// i (spaces aside).
+func tokenBefore(text string, i int) bool {
+	t := strings.TrimRight(text[:i], " \t\r\n")
+	return strings.HasSuffix(t, ">") || strings.HasSuffix(t, "]")
+}
+
+// structJSON reads the calls a JSON value holds: what jsonCalls reads,
+// the tool's name as the key of its arguments ([{"read_file": {…}}]), and
+// a call under a "tool" or "function_call" key.
+func structJSON(v any) []callCand {
+	switch v := v.(type) {
+	case []any:
+		var out []callCand
+		for _, x := range v {
+			out = append(out, structJSON(x)...)
+		}
+		return out
+	case map[string]any:
+		if c := jsonCalls(v); len(c) > 0 {
+			return c
+		}
+		for _, k := range []string{"tool", "function_call", "call", "tool_call"} {
+			if inner, ok := v[k].(map[string]any); ok {
+				return structJSON(inner)
+			}
+		}
+		if len(v) == 1 {
+			for k, x := range v {
+				args, ok := x.(map[string]any)
+				if _, known := lookupTool(k); ok && known {
+					return []callCand{{name: k, args: keyed(args), shapes: []string{shapeJSONCall}}}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// relaxedObject reads an object in JSON or in the relaxed notations
+// models and templates write: keys bare or in single quotes, strings in
+// single quotes, or between a template's own quote token (<|"|>), whose
+// content is raw. It returns the object and how many bytes it took.
+func relaxedObject(s string) (map[string]any, int, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var raw json.RawMessage
+	if dec.Decode(&raw) == nil {
+		args, ok := decodeArgs(raw)
+		return args, int(dec.InputOffset()), ok
+	}
+	quote := quoteTokenRE.FindString(s)
+	r := relaxed{s: s, quote: quote}
+	v, ok := r.value(0)
+	m, isObj := v.(map[string]any)
+	return m, r.i, ok && isObj
+}
+
+type relaxed struct {
+	s     string
+	i     int
+	quote string
+}
+
+func (r *relaxed) space() {
+	for r.i < len(r.s) && strings.IndexByte(" \t\r\n", r.s[r.i]) >= 0 {
+		r.i++
+	}
+}
+
+func (r *relaxed) value(depth int) (any, bool) {
+	r.space()
+	if depth > 8 || r.i >= len(r.s) {
+		return nil, false
+	}
+	switch c := r.s[r.i]; {
+	case c == '{':
+		r.i++
+		obj := map[string]any{}
+		for {
+			r.space()
+			if r.i < len(r.s) && r.s[r.i] == '}' {
+				r.i++
+				return obj, true
+			}
+			k, ok := r.key()
+			if !ok {
+				return nil, false
+			}
+			r.space()
+			if r.i >= len(r.s) || (r.s[r.i] != ':' && r.s[r.i] != '=') {
+				return nil, false
+			}
+			r.i++
+			v, ok := r.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			obj[k] = v
+			r.space()
+			if r.i < len(r.s) && r.s[r.i] == ',' {
+				r.i++
+			}
+		}
+	case c == '[':
+		r.i++
+		var list []any
+		for {
+			r.space()
+			if r.i < len(r.s) && r.s[r.i] == ']' {
+				r.i++
+				return list, true
+			}
+			v, ok := r.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			list = append(list, v)
+			r.space()
+			if r.i < len(r.s) && r.s[r.i] == ',' {
+				r.i++
+			}
+		}
+	case r.quote != "" && strings.HasPrefix(r.s[r.i:], r.quote):
+		start := r.i + len(r.quote)
+		end := strings.Index(r.s[start:], r.quote)
+		if end < 0 {
+			return nil, false
+		}
+		r.i = start + end + len(r.quote)
+		return r.s[start : start+end], true
+	case c == '"' || c == '\'':
+		v, next, reason := parseString(r.s, r.i, false)
+		if reason != "" {
+			return nil, false
+		}
+		r.i = next
+		return v, true
+	}
+	// A number, true, false, null or a bare word.
+	k := r.i
+	for k < len(r.s) && strings.IndexByte(",}] \t\r\n", r.s[k]) < 0 {
+		k++
+	}
+	w := r.s[r.i:k]
+	r.i = k
+	switch w {
+	case "":
+		return nil, false
+	case "true", "True":
+		return true, true
+	case "false", "False":
+		return false, true
+	case "null", "None":
+		return nil, true
+	}
+	if n := json.Number(w); n.String() != "" {
+		if _, err := n.Float64(); err == nil {
+			return n, true
+		}
+	}
+	return w, true
+}
+
+func (r *relaxed) key() (string, bool) {
+	r.space()
+	if r.i >= len(r.s) {
+		return "", false
+	}
+	if r.quote != "" && strings.HasPrefix(r.s[r.i:], r.quote) {
+		v, ok := r.value(1)
+		s, isStr := v.(string)
+		return s, ok && isStr
+	}
+	if c := r.s[r.i]; c == '"' || c == '\'' {
+		v, next, reason := parseString(r.s, r.i, false)
+		s, _ := v.(string)
+		r.i = next
+		return s, reason == ""
+	}
+	k := identEnd(r.s, r.i)
+	if k == r.i {
+		return "", false
+	}
+	key := r.s[r.i:k]
+	r.i = k
+	return key, true
+}
+
+// elementArgs reads arguments written as elements, one per argument: the
+// key in the open tag (<parameter name="k">, <parameter=k>) or in an
+// element of its own before the value's (<arg_key>k</arg_key>
+// <arg_value>v</arg_value>). A value runs to the first close of its tag
+// after which the next argument opens or the call ends.
+func elementArgs(s string) (map[string]any, int, bool) {
+	args := map[string]any{}
+	i := 0
+	keyTag, valTag := "", ""
+	for {
+		k := skipSpace(s, i)
+		m := elemOpenRE.FindStringSubmatchIndex(s[k:])
+		if m == nil {
+			break
+		}
+		tag := s[k+m[2] : k+m[3]]
+		key := ""
+		switch {
+		case m[4] >= 0:
+			key = s[k+m[4] : k+m[5]]
+		case m[6] >= 0:
+			key = s[k+m[6] : k+m[7]]
+		}
+		body := k + m[1]
+		if key == "" {
+			// A key element, then its value's element.
+			if keyTag != "" && tag != keyTag {
+				break
+			}
+			closeTag := "</" + tag + ">"
+			e := strings.Index(s[body:], closeTag)
+			if e < 0 || !keyRE.MatchString(s[body:body+e]) || len(keyRE.FindString(s[body:body+e])) != e {
+				break
+			}
+			key = s[body : body+e]
+			v := skipSpace(s, body+e+len(closeTag))
+			vm := elemOpenRE.FindStringSubmatchIndex(s[v:])
+			if vm == nil || vm[4] >= 0 || vm[6] >= 0 || s[v+vm[2]:v+vm[3]] == tag {
+				break
+			}
+			keyTag, valTag = tag, s[v+vm[2]:v+vm[3]]
+			tag, body = valTag, v+vm[1]
+		} else if keyTag != "" {
+			break
+		}
+		val, end, ok := elementValue(s, body, tag, func(rest string) bool {
+			o := elemOpenRE.FindStringSubmatch(strings.TrimLeft(rest, " \t\r\n"))
+			if o == nil {
+				return false
+			}
+			if keyTag != "" {
+				return o[1] == keyTag
+			}
+			return o[1] == tag && (o[2] != "" || o[3] != "")
+		})
+		if !ok {
+			break
+		}
+		i = end
+		// An element that holds argument elements wraps them
+		// (<invoke name="read_file"><parameter name="path">…).
+		if t := strings.TrimSpace(val); strings.HasPrefix(t, "<") && keyTag == "" {
+			if inner, _, ok := elementArgs(t); ok {
+				for k, v := range inner {
+					args[k] = v
+				}
+				continue
+			}
+		}
+		args[key] = paramValue(val)
+	}
+	if len(args) == 0 {
+		return nil, 0, false
+	}
+	return args, i, true
+}
+
+// elementValue finds where the value that starts at body ends: at the
+// first close of tag after which another argument opens (next), else at
+// the last after which only closing tags and tokens follow (the call's
+// end), else at the first after which a tag follows.
+func elementValue(s string, body int, tag string, next func(string) bool) (string, int, bool) {
+	closeTag := "</" + tag + ">"
+	loose, last := -1, -1
+	for k := body; ; {
+		e := strings.Index(s[k:], closeTag)
+		if e < 0 {
+			break
+		}
+		e += k
+		rest := s[e+len(closeTag):]
+		if next(rest) {
+			return s[body:e], e + len(closeTag), true
+		}
+		// Only closing tags left: the call may end here, or the value
+		// may hold the closing tags itself; the last such close is the
+		// value's.
+		if closingRunRE.FindString(rest) == rest {
+			last = e
+		}
+		if loose < 0 && strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), "<") {
+			loose = e
+		}
+		k = e + 1
+	}
+	for _, e := range []int{last, loose} {
+		if e >= 0 {
+			return s[body:e], e + len(closeTag), true
+		}
+	}
+	return "", 0, false
+}
