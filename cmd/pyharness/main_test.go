@@ -148,22 +148,24 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptEnv gives the scripts $REPO, the checkout's root (readme.txtar
-// installs the command from it), and the go command's own directories,
-// which testscript's fresh environment lacks.
+// installs the command from it), and the go command's own directories and
+// build settings, which testscript's fresh environment lacks: with the
+// settings the tests were built with (scripts/goenv.sh), the install reuses
+// their compiled packages.
 func scriptEnv(env *testscript.Env) error {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		return err
 	}
 	env.Setenv("REPO", root)
-	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN"} {
+	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN", "CGO_ENABLED", "GOFLAGS"} {
 		out, err := exec.Command("go", "env", name).Output()
 		if err != nil {
 			return fmt.Errorf("go env %s: %w", name, err)
 		}
 		env.Setenv(name, strings.TrimSpace(string(out)))
 	}
-	env.Setenv("GOFLAGS", "-mod=mod")
+	env.Setenv("GOFLAGS", strings.TrimSpace(env.Getenv("GOFLAGS")+" -mod=mod"))
 	env.Setenv("GOPROXY", "off")
 	return nil
 }
