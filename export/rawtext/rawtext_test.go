@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/rawtext"
+	"github.com/pyharness/pyharness/export/rawtext"
 	"github.com/pyharness/pyharness/internal/wiretest"
 )
 
