@@ -13,9 +13,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/pyharness/pyharness/internal/browser"
-	"github.com/pyharness/pyharness/internal/needs"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/browser"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // sftValidator is the standard-library checker of the trainers' rules that
