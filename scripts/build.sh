@@ -14,4 +14,4 @@ if [ -n "${2:-}" ]; then
 fi
 # Static and -trimpath, the settings the tests build with (scripts/goenv.sh).
 . scripts/goenv.sh
-go build -ldflags "$ldflags" -o "$out" ./cmd/pyharness
+go build "${goflags[@]}" -ldflags "$ldflags" -o "$out" ./cmd/pyharness

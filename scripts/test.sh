@@ -24,12 +24,12 @@ bin="$(mktemp -d)/pyharness"
 # bench's play whole runs through real Python suites).
 count=()
 [ -n "${PYHARNESS_NO_SKIP:-}" ] && count=(-count=1)
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout 20m "${count[@]}" ./... || failed+=("go test ./...")
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- "${goflags[@]}" -timeout 20m "${count[@]}" ./... || failed+=("go test ./...")
 
 # deploy/ is a module of its own (the Kubernetes and BuildKit packages stay
 # out of pyharness's): the manifests, decoded strictly, and the Dockerfile.
 if deploy_touched; then
-  (cd deploy && go test "${count[@]}" ./...) || failed+=("go test ./... in deploy/")
+  (cd deploy && go test "${goflags[@]}" "${count[@]}" ./...) || failed+=("go test ./... in deploy/")
 else
   echo "deploy/: not tested, the change did not touch what its tests read ($changes_why)"
 fi
@@ -47,7 +47,7 @@ while read -r file; do
     targets=$((targets + 1))
     package_touched "$pkg" || continue
     explored=$((explored + 1))
-    go test "$pkg" -run='^$' -fuzz="^${target}\$" -fuzztime="${FUZZTIME:-100000x}" </dev/null || failed+=("fuzz $pkg $target")
+    go test "${goflags[@]}" "$pkg" -run='^$' -fuzz="^${target}\$" -fuzztime="${FUZZTIME:-100000x}" </dev/null || failed+=("fuzz $pkg $target")
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' . | sort)
 echo "fuzz: explored $explored of $targets targets ($changes_why); every target's seeds and corpus ran in go test"
