@@ -21,10 +21,12 @@ bin="$(mktemp -d)/pyharness"
 # gotestsum (a tool of this module: go.mod's tool line) runs go test and ends
 # with the skipped tests and the counts. A package's tests may take longer
 # than go test's default ten minutes on a loaded machine (the harness's and
-# bench's play whole runs through real Python suites).
+# bench's play whole runs through real Python suites). It runs as the binary
+# `go tool -n` names, since `go tool` exits 0 when the tool it ran is killed
+# by a signal (Go 1.26), which would pass a run that never finished.
 count=()
 [ -n "${PYHARNESS_NO_SKIP:-}" ] && count=(-count=1)
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- "${goflags[@]}" -timeout 20m "${count[@]}" ./... || failed+=("go test ./...")
+gotestsum="$(go tool -n gotestsum)" && "$gotestsum" --format pkgname-and-test-fails --format-hide-empty-pkg -- "${goflags[@]}" -timeout 20m "${count[@]}" ./... || failed+=("go test ./...")
 
 # deploy/ is a module of its own (the Kubernetes and BuildKit packages stay
 # out of pyharness's): the manifests, decoded strictly, and the Dockerfile.
