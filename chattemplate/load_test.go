@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/internal/gguf"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // ggufKV is one metadata key/value of a GGUF file written by a test.

@@ -9,15 +9,10 @@ import (
 
 // snappyCodec compresses every page classify writes with s2's standard
 // snappy encoder: plain snappy blocks, which any Parquet reader decodes.
-//
-// It replaced two codecs: zstd at its fastest for the small columns and
-// parquet-go's snappy, which encodes with s2's "better" snappy, for the
-// messages' content and the draft. On the pages of a 30,000-turn classify
-// (callgrind), zstd took 32 instructions a byte where this takes 6, and
-// the better snappy twice this one's. Writing those turns took 0.66 to
-// 0.68 of the instructions, for a table 1.24 times the bytes; stats
-// decompresses no page (it takes its counts from classify's counts
-// files), and the content and draft were snappy pages already.
+// It is much cheaper a byte than zstd or s2's "better" snappy for a
+// somewhat larger table, and nothing of ours decompresses the pages on
+// the hot path (stats reads classify's counts files); docs/performance.md
+// has the figures.
 type snappyCodec struct {
 	decode pqsnappy.Codec
 }

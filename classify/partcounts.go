@@ -19,7 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/internal/runpack"
+	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -271,7 +271,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if sum.Skipped > 0 && !o.Resume {
 		return sum, fmt.Errorf("collect: %s already holds %d complete run(s) of this plan: use --resume to finish it, or another --out: %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
 	}
-	pf := &planFile{Harness: version.Harness(), Passes: o.Passes, Runs: plan}
+	pf := &planFile{Harness: schemas.Harness(version.Harness()), Passes: o.Passes, Runs: plan}
 	if len(plan) > 0 {
 		pf.Model = plan[0].model
 		pf.Model.Options = o.Options

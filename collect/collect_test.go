@@ -17,7 +17,7 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/model/scripted"

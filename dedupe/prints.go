@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pyharness/pyharness/internal/runpack"
+	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/trace"
 )
 

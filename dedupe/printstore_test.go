@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/runpack"
+	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/trace"
 )
 

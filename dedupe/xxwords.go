@@ -5,9 +5,8 @@ import "math/bits"
 // xxhash64's primes (seed 0), for the hashes below that compute
 // xxhash.Sum64 of little-endian words straight from the words: a shingle
 // hashes its five token hashes, a band its number and eight signature
-// rows. Laying the words out as bytes and calling xxhash.Sum64 per shingle
-// was a tenth of fingerprinting a turn. TestWordHashesAreXXHash holds them
-// to xxhash.Sum64.
+// rows, without laying the words out as bytes first. TestWordHashesAreXXHash
+// holds them to xxhash.Sum64.
 const (
 	xxPrime1 uint64 = 11400714785074694791
 	xxPrime2 uint64 = 14029467366897019727

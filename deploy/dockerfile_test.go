@@ -201,7 +201,7 @@ func TestDockerignore(t *testing.T) {
 			t.Errorf(".dockerignore keeps %s in the build context", p)
 		}
 	}
-	needed := []string{"go.mod", "go.sum", "scripts/build.sh"}
+	needed := []string{"go.mod", "go.sum", "scripts/build.sh", "scripts/goenv.sh"}
 	out, err := goCmd(t, "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", "./cmd/pyharness")
 	if err != nil {
 		t.Fatal(err)

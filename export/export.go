@@ -17,7 +17,7 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/internal/runpack"
+	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"

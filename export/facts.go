@@ -12,7 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/internal/runpack"
+	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 )
 
 // validator is the stdlib-only checker of the trainers' documented rules.

@@ -8,7 +8,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -128,7 +127,7 @@ func patchBlocks(a draft.Action) (find, replace string, ok bool) {
 }
 
 // canonicalCall is an action as the native tool call the harness offers for
-// it (harness.NativeTools), with the documented argument names. Call it
+// it (draft.NativeTools), with the documented argument names. Call it
 // only on an action canonicalText can write.
 func canonicalCall(a draft.Action) schemas.ToolCall {
 	args := map[string]any{}
@@ -184,7 +183,7 @@ type ToolFunction struct {
 // "name in parameters.required", which a null would break.
 func harnessTools() []tool {
 	var out []tool
-	for _, t := range harness.NativeTools() {
+	for _, t := range draft.NativeTools() {
 		params := maps.Clone(t.Parameters)
 		if req, ok := params["required"].([]string); ok && req == nil {
 			params["required"] = []string{}

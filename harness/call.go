@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -72,7 +73,7 @@ const maxRefits = 4
 func (r *runner) ask(ctx context.Context, t *schemas.Turn, prompt []schemas.Message) (model.Reply, []schemas.Message, string, error) {
 	req := model.Request{Messages: prompt, Options: r.cfg.Model.Options}
 	if r.nativeTools {
-		req.Tools = NativeTools()
+		req.Tools = draft.NativeTools()
 	}
 	reply, err := r.call(ctx, t, req)
 	var merr *model.Error

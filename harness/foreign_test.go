@@ -273,10 +273,3 @@ func intact(t *testing.T, repo string, files map[string]string) {
 		t.Errorf("files appeared after a refused draft: %v", extra)
 	}
 }
-
-// pyharness draft reports the codes the loop records.
-func TestDraftCodesMatchGuardCodes(t *testing.T) {
-	if draft.CodeParseFailed != schemas.CodeParseFailed || draft.CodeShellCommand != schemas.CodeShellCommand || draft.CodeAmbiguous != schemas.CodeAmbiguousDraft {
-		t.Errorf("draft codes %q %q %q differ from the guard codes", draft.CodeParseFailed, draft.CodeShellCommand, draft.CodeAmbiguous)
-	}
-}

@@ -181,7 +181,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	res.Start = schemas.RunStart{
 		Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: cfg.RunID, Attempt: w.Attempt(),
 		Source: cfg.Source, CaseID: cfg.CaseID, Tier: cfg.Tier, Pass: cfg.Pass, Model: cfg.Model,
-		Harness: version.Harness(), Task: cfg.Task, Targets: cfg.Targets, Names: cfg.Names, Subject: cfg.Subject,
+		Harness: schemas.Harness(version.Harness()), Task: cfg.Task, Targets: cfg.Targets, Names: cfg.Names, Subject: cfg.Subject,
 		Scope: cfg.Scope, Suite: r.suiteCommand(), Python: r.suite.Python,
 		Repo: schemas.Repo{Path: cmp.Or(cfg.RepoLabel, ws.source), Commit: ws.commit, URL: cfg.RepoURL}, MaxSteps: cfg.MaxSteps,
 		NativeTools: cfg.NativeTools, Interactive: cfg.Ask != nil, Tags: cfg.Tags, StartedAt: started.UTC(),

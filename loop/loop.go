@@ -15,7 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/internal/rawtext"
+	"github.com/pyharness/pyharness/export/rawtext"
 )
 
 // The stages, in the order they run.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/model/openai"

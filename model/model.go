@@ -17,12 +17,7 @@ type Request struct {
 }
 
 // Tool is a native tool definition offered to the model.
-type Tool struct {
-	Name        string
-	Description string
-	// Parameters is the JSON Schema of the tool's arguments.
-	Parameters map[string]any
-}
+type Tool = schemas.Tool
 
 // Reply is a model's whole answer to one Request, gathered across every
 // chunk of the stream, with what it cost and how many attempts it took.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/internal/browser"
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/browser"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/stats"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/transcript"

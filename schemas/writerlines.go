@@ -21,9 +21,8 @@ import (
 // decoder's after it, so this decoder only ever decides successes, as
 // FuzzDecodeRecord checks.
 //
-// Turns are nearly all of a trace's bytes, and sonic spends about as much
-// on copying each string, hashing each key and allocating each figure as on
-// scanning; here the keys are compared where they must be, each string is
+// Turns are nearly all of a trace's bytes, so this path is the one worth
+// making cheap: the keys are compared where they must be, each string is
 // scanned eight bytes at a time and copied once, a word of the trace's
 // vocabulary is the constant, and a turn's metrics share one allocation.
 func decodeTurnLine(line []byte) (*Turn, bool) {
@@ -229,8 +228,7 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 	i := s.i + 1
 	for {
 		// Eight bytes at a time while none is a quote, a backslash, a
-		// control character or non-ASCII (an unaligned load is one
-		// instruction where sonic runs natively).
+		// control character or non-ASCII.
 		for ; i+8 <= len(b); i += 8 {
 			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
@@ -436,8 +434,7 @@ func vocabulary(b []byte) (string, bool) {
 //
 // The arrays of records are read by loops of this one's shape, one per
 // element type: a generic reader taking each element's reader as a func
-// value made the scanner and every element escape to the heap (13,000
-// more allocations a pass).
+// value would make the scanner and every element escape to the heap.
 func (s *turnScanner) strs() []string {
 	s.lit("[")
 	if s.opt("]") {
@@ -486,9 +483,9 @@ func (s *turnScanner) messages() []Message {
 
 // lastSystemPrompt is the system prompt decoded last, as it is in the line
 // and as decoded. Every run's first turn sends one, the same for every run
-// a build of the harness records, and it is a tenth of a generated
-// corpus's bytes: met again, it is compared, not scanned, and shared, not
-// copied (a string is never changed, so sharing it is invisible).
+// a build of the harness records, and it is a large share of a corpus's
+// bytes: met again, it is compared, not scanned, and shared, not copied
+// (a string is never changed, so sharing it is invisible).
 var lastSystemPrompt atomic.Pointer[quotedString]
 
 type quotedString struct {

@@ -12,5 +12,6 @@ ldflags=""
 if [ -n "${2:-}" ]; then
   ldflags="-X github.com/pyharness/pyharness/internal/version.Commit=$2"
 fi
-# Static: the runtime image has no Go toolchain and needs no libc match.
-CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out" ./cmd/pyharness
+# Static and -trimpath, the settings the tests build with (scripts/goenv.sh).
+. scripts/goenv.sh
+go build "${goflags[@]}" -ldflags "$ldflags" -o "$out" ./cmd/pyharness

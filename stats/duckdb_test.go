@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/classify"
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 )
 
 // writeTree writes files (slash-separated names → contents) into a new

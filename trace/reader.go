@@ -135,8 +135,7 @@ func (l line) decode() (schemas.Record, error) {
 
 // lines streams the non-blank lines of a trace, checking each is UTF-8. A
 // line's body is valid until the next line is asked for: it is the read
-// buffer itself, not a copy (decoding copies what it keeps), which took
-// about a third off what a pass over a corpus allocated.
+// buffer itself, not a copy, since decoding copies what it keeps.
 func lines(r io.Reader, name string, size int) iter.Seq[line] {
 	return func(yield func(line) bool) {
 		var br *bufio.Reader
@@ -219,11 +218,9 @@ func invalidUTF8Offset(b []byte) int {
 }
 
 // readBufferSize is the read buffer of Read and of the validator. Such
-// buffers are pooled, not allocated per file: a buffer per file, even one
-// fitted to the file's size, was half of what decoding a corpus allocated
-// (a trace is read once, so its buffer is as large as the file), and so
-// set how often the collector ran: callgrind counted 733 M instructions for
-// three passes of BenchmarkTraceRead/decode with it, 521 M without.
+// buffers are pooled, not allocated per file: a trace is read once, so a
+// buffer per file would be garbage as large as the corpus, and the
+// collector's work would follow it.
 const readBufferSize = 64 << 10
 
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}

@@ -14,8 +14,8 @@ import (
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/internal/preflight"
 	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )

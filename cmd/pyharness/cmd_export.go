@@ -16,7 +16,7 @@ import (
 
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/internal/rawtext"
+	"github.com/pyharness/pyharness/export/rawtext"
 )
 
 type exportOptions struct {

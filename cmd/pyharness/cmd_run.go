@@ -16,7 +16,7 @@ import (
 
 	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/internal/preflight"
+	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/suite"
 )

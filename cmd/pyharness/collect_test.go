@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // Runs are spread over several Ollama hosts.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {

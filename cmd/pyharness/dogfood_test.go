@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/schemas"
 )
 

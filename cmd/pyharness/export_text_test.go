@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 )
 
 // debianPython has python3-jinja2, the engine transformers renders chat

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // runCLIEnv runs the command line in-process with the real environment,

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/internal/gguf"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/loop"
 )
 

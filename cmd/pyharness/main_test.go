@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,9 +14,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/pyharness/pyharness/internal/browser"
-	"github.com/pyharness/pyharness/internal/needs"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/browser"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/suite"
 )
 
@@ -165,21 +166,35 @@ func TestScripts(t *testing.T) {
 
 // scriptEnv gives the scripts $REPO, the checkout's root (readme.txtar
 // installs the command from it), and the go command's own directories,
-// which testscript's fresh environment lacks.
+// which testscript's fresh environment lacks. The go command builds with
+// the settings this test binary was built with (scripts/goenv.sh's in CI),
+// so that readme.txtar's install reuses the packages compiled for the
+// tests rather than compiling them all again.
 func scriptEnv(env *testscript.Env) error {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		return err
 	}
 	env.Setenv("REPO", root)
-	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN"} {
+	for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTOOLCHAIN", "CGO_ENABLED"} {
 		out, err := exec.Command("go", "env", name).Output()
 		if err != nil {
 			return fmt.Errorf("go env %s: %w", name, err)
 		}
 		env.Setenv(name, strings.TrimSpace(string(out)))
 	}
-	env.Setenv("GOFLAGS", "-mod=mod")
+	goflags := "-mod=mod"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "CGO_ENABLED":
+				env.Setenv("CGO_ENABLED", s.Value)
+			case s.Key == "-trimpath" && s.Value == "true":
+				goflags += " -trimpath"
+			}
+		}
+	}
+	env.Setenv("GOFLAGS", goflags)
 	env.Setenv("GOPROXY", "off")
 	return nil
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/internal/preflight"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/model/openai"
 	"github.com/pyharness/pyharness/model/replay"
 	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/preflight"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )

@@ -80,13 +80,11 @@ func writeHeapProfile(path string) error {
 }
 
 // pipelineGCPercent is the GOGC the data pipeline's commands (classify,
-// dedupe, export, stats) run with unless GOGC is set. They keep a live
-// heap of some ten megabytes while allocating gigabytes (a decoded record
-// per trace line), so at Go's default of 100 the collector ran every 70
-// ms, about 350 times in a dedupe of 100,000 turns, and was a sixth of its
-// instructions (callgrind: dedupe and export 15-17% fewer at 400). The
-// price is a peak heap about twice as high, still a few hundred MB at a
-// million turns (docs/performance.md).
+// dedupe, export, stats) run with unless GOGC is set. They keep a small
+// live heap while allocating a decoded record per trace line, so at Go's
+// default of 100 the collector runs very often; 400 trades a peak heap
+// about twice as high for much less collecting (docs/performance.md has
+// the figures).
 const pipelineGCPercent = 400
 
 // tunePipelineGC sets pipelineGCPercent when the environment does not set

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // slotsScript is each conversation's script in the slots test and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/trace"
 )
 

@@ -13,7 +13,6 @@ import (
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -63,7 +62,7 @@ func harnessCalls() []schemas.ToolCall {
 
 func harnessTools() []any {
 	var out []any
-	for _, tl := range harness.NativeTools() {
+	for _, tl := range draft.NativeTools() {
 		params, _ := json.Marshal(tl.Parameters)
 		var p map[string]any
 		_ = json.Unmarshal(params, &p)

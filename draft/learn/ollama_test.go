@@ -6,7 +6,7 @@ import (
 
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/model/ollama"
 )
 

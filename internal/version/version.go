@@ -3,8 +3,6 @@ package version
 import (
 	"runtime/debug"
 	"sync"
-
-	"github.com/pyharness/pyharness/schemas"
 )
 
 // Version is the release of this build; set with -ldflags "-X" at release.
@@ -14,8 +12,17 @@ var Version = "0.1.0-dev"
 // build's VCS stamp when there is one.
 var Commit = ""
 
-var info = sync.OnceValue(func() schemas.Harness {
-	h := schemas.Harness{Version: Version, Commit: Commit}
+// Build is a build of pyharness: its release, its commit, and whether the
+// tree it was built from held changes not committed. It has the fields of
+// schemas.Harness, the block run_start records it as, and converts to it.
+type Build struct {
+	Version string
+	Commit  string
+	Dirty   bool
+}
+
+var info = sync.OnceValue(func() Build {
+	h := Build{Version: Version, Commit: Commit}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -34,5 +41,5 @@ var info = sync.OnceValue(func() schemas.Harness {
 	return h
 })
 
-// Harness returns the version block recorded on run_start.
-func Harness() schemas.Harness { return info() }
+// Harness returns the build that is running.
+func Harness() Build { return info() }

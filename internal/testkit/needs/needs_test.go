@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/needs"
+	"github.com/pyharness/pyharness/internal/testkit/needs"
 )
 
 // TestMissingFailsWhenStrict runs a test that calls Missing in a child

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/internal/rawtext"
-	"github.com/pyharness/pyharness/internal/wiretest"
+	"github.com/pyharness/pyharness/export/rawtext"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
 // tinyTemplate is the template and first stop string of the model Ollama
