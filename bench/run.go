@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pyharness/pyharness/collect"
-	"github.com/pyharness/pyharness/internal/runcost"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )

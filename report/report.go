@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/pyharness/pyharness/internal/runcost"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/stats"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/internal/runcost"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/internal/runcost"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )

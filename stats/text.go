@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pyharness/pyharness/internal/runcost"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 )
