@@ -45,6 +45,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newShowCmd(a),
 		newGenCorpusCmd(a),
 		newLoopCmd(a),
+		newGenModelCmd(a),
 	)
 	usageErrors(root)
 	return root
