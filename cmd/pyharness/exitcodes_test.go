@@ -300,6 +300,8 @@ func TestConfigurationErrorsExitUsage(t *testing.T) {
 		{"export", []string{"export", "--in", at("empty"), "--format", "jsnl"}, `format "jsnl": want jsonl, parquet, dpo or text`},
 		{"export", []string{"export", "--in", nowhere}, "export: --in " + nowhere},
 		{"gen-corpus", []string{"gen-corpus", "--turns", "0", "--out", at("out-gen")}, "gen-corpus"},
+		{"gen-model", []string{"gen-model", "--vocab", nowhere, "--out", at("m.gguf"), "--layers", "0"}, "layers is 0"},
+		{"gen-model", []string{"gen-model", "--vocab", nowhere, "--out", at("m.gguf"), "--embd", "64", "--heads", "5"}, "not a multiple of the 5 heads"},
 		{"draft", []string{"draft", nowhere}, "draft: open " + nowhere},
 		{"validate", []string{"validate", nowhere}, "validate: stat " + nowhere},
 		{"validate", []string{"validate", at("empty")}, "no trace files"},
