@@ -46,6 +46,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newGenCorpusCmd(a),
 		newLoopCmd(a),
 		newGenModelCmd(a),
+		newTokenizeCmd(a),
 	)
 	usageErrors(root)
 	return root
