@@ -302,6 +302,7 @@ func TestConfigurationErrorsExitUsage(t *testing.T) {
 		{"gen-corpus", []string{"gen-corpus", "--turns", "0", "--out", at("out-gen")}, "gen-corpus"},
 		{"gen-model", []string{"gen-model", "--vocab", nowhere, "--out", at("m.gguf"), "--layers", "0"}, "layers is 0"},
 		{"gen-model", []string{"gen-model", "--vocab", nowhere, "--out", at("m.gguf"), "--embd", "64", "--heads", "5"}, "not a multiple of the 5 heads"},
+		{"tokenize", []string{"tokenize", "--model", nowhere, "--in", nowhere, "--out", at("tok"), "--mode", "every"}, `mode "every": want completion or assistant`},
 		{"draft", []string{"draft", nowhere}, "draft: open " + nowhere},
 		{"validate", []string{"validate", nowhere}, "validate: stat " + nowhere},
 		{"validate", []string{"validate", at("empty")}, "no trace files"},
