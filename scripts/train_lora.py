@@ -301,14 +301,29 @@ def read_rows(path):
     return rows
 
 
-def evaluate(model, rows):
+def evaluate(model, rows, prompt_sample=0, seed=0):
     """Mean cross-entropy per token on the trained ids (completion) and on
-    every other id after the first (prompt), over all rows."""
+    the other ids after the first (prompt), over all rows. With
+    prompt_sample > 0 the prompt's loss is read at that many positions
+    drawn with seed (the same for every call), not at all of them: each
+    costs a product with the whole output matrix."""
     sums = {"completion": [0.0, 0], "prompt": [0.0, 0]}
+    others = []
+    for r in rows:
+        trained = set(positions(r, False))
+        others.append([i for i in range(1, len(r["ids"])) if i not in trained])
+    total = sum(len(o) for o in others)
+    if 0 < prompt_sample < total:
+        gen = torch.Generator().manual_seed(seed)
+        keep = set(torch.randperm(total, generator=gen)[:prompt_sample].tolist())
+        k, picked = 0, []
+        for o in others:
+            picked.append([i for j, i in enumerate(o, k) if j in keep])
+            k += len(o)
+        others = picked
     with torch.no_grad():
-        for r in rows:
+        for r, other in zip(rows, others):
             trained = set(positions(r, False))
-            other = [i for i in range(1, len(r["ids"])) if i not in trained]
             for part, tg in (("completion", sorted(trained)), ("prompt", other)):
                 l, n = loss_at(model, r, tg)
                 if n:
@@ -336,7 +351,9 @@ def cmd_train(args):
     valid = read_rows(valid_path) if os.path.exists(valid_path) else []
     report = {"base": args.base, "rows": len(train), "valid_rows": len(valid), "masked": not args.unmasked,
               "lr": args.lr, "epochs": args.epochs, "rank": args.rank, "alpha": args.alpha, "modules": modules,
-              "seed": args.seed, "before": {"train": evaluate(model, train), "valid": evaluate(model, valid) if valid else None}}
+              "seed": args.seed, "prompt_sample": args.prompt_sample}
+    ev = lambda rows: evaluate(model, rows, args.prompt_sample) if rows else None
+    report["before"] = {"train": ev(train), "valid": ev(valid)}
     log = lambda s: print(s, file=sys.stderr, flush=True)
     log(f"before: train {report['before']['train']}")
     opt = torch.optim.AdamW(model.params(), lr=args.lr, weight_decay=args.weight_decay)
@@ -358,7 +375,7 @@ def cmd_train(args):
         log(f"epoch {epoch + 1}: {step} steps, mean loss {run / max(runn, 1):.4f}, {time.time() - start:.0f} s")
     report["steps"] = step
     report["seconds"] = round(time.time() - start, 1)
-    report["after"] = {"train": evaluate(model, train), "valid": evaluate(model, valid) if valid else None}
+    report["after"] = {"train": ev(train), "valid": ev(valid)}
     log(f"after: train {report['after']['train']}")
     write_adapter(args.out, model.arch, args.alpha, model.lora)
     if args.report:
@@ -369,13 +386,27 @@ def cmd_train(args):
     print()
 
 
+def cmd_init(args):
+    """An adapter with A and B both drawn at --std: a nonzero change of
+    every adapted weight, for checking another program's forward or
+    gradients against this one's."""
+    model = load(args)
+    model.add_lora(args.modules.split(","), args.rank, args.alpha, args.seed)
+    g = torch.Generator().manual_seed(args.seed + 1)
+    with torch.no_grad():
+        for a, b in model.lora.values():
+            a.copy_(torch.randn(a.shape, generator=g) * args.std)
+            b.copy_(torch.randn(b.shape, generator=g) * args.std)
+    write_adapter(args.out, model.arch, args.alpha, model.lora)
+
+
 def cmd_loss(args):
     model = load(args)
     out = {}
     for split in ("train", "valid"):
         p = os.path.join(args.data, split + ".jsonl")
         if os.path.exists(p):
-            out[split] = evaluate(model, read_rows(p))
+            out[split] = evaluate(model, read_rows(p), args.prompt_sample)
     json.dump(out, sys.stdout, indent=1)
     print()
 
@@ -412,12 +443,23 @@ def main(argv=None):
     t.add_argument("--modules", default=",".join(MODULES), help="comma-separated: " + ", ".join(MODULES))
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--prompt-sample", type=int, default=4096, help="read the prompt's loss at this many positions (0: all)")
     t.add_argument("--threads", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     t.set_defaults(fn=cmd_train)
+    i = sub.add_parser("init", help="write an adapter drawn at random, B nonzero too")
+    i.add_argument("--base", required=True)
+    i.add_argument("--out", required=True)
+    i.add_argument("--rank", type=int, default=4)
+    i.add_argument("--alpha", type=float, default=8)
+    i.add_argument("--std", type=float, default=0.05)
+    i.add_argument("--modules", default=",".join(MODULES))
+    i.add_argument("--seed", type=int, default=1)
+    i.set_defaults(fn=cmd_init)
     l = sub.add_parser("loss", help="the loss on the trained and the other ids")
     l.add_argument("--base", required=True)
     l.add_argument("--data", required=True)
     l.add_argument("--adapter")
+    l.add_argument("--prompt-sample", type=int, default=4096, help="read the prompt's loss at this many positions (0: all)")
     l.set_defaults(fn=cmd_loss)
     g = sub.add_parser("logits", help="the logits after each of a list of ids")
     g.add_argument("--base", required=True)
