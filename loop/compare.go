@@ -30,11 +30,11 @@ type side struct {
 	// them in canonical form.
 	Teacher          int `json:"teacher"`
 	TeacherCanonical int `json:"teacher_canonical"`
-	Worked        int `json:"worked"`
-	Judged        int `json:"judged"`
-	NotJudged     int `json:"not_judged"`
-	PromptTokens  int `json:"prompt_tokens"`
-	OutputTokens  int `json:"output_tokens"`
+	Worked           int `json:"worked"`
+	Judged           int `json:"judged"`
+	NotJudged        int `json:"not_judged"`
+	PromptTokens     int `json:"prompt_tokens"`
+	OutputTokens     int `json:"output_tokens"`
 	// Seconds is the bench stage's wall time.
 	Seconds float64 `json:"seconds"`
 	// FirstActions says, for each judged run by "case pass N", whether
