@@ -271,12 +271,14 @@ def positions(row, unmasked):
     return [i for s, e in row["trained"] for i in range(max(s, 1), e)]
 
 
-def loss_at(model, row, targets, chunk=512):
-    """Mean cross-entropy of the ids at targets, and their count."""
+def loss_at(model, row, targets, chunk=512, h=None):
+    """Mean cross-entropy of the ids at targets, and their count; h is the
+    row's hidden states when they were computed already."""
     if not targets:
         return None, 0
     ids = torch.as_tensor(row["ids"], dtype=torch.long)
-    h = model.hidden(ids)
+    if h is None:
+        h = model.hidden(ids)
     tgt = torch.as_tensor(targets, dtype=torch.long)
     total = 0.0
     for i in range(0, len(targets), chunk):
@@ -324,8 +326,9 @@ def evaluate(model, rows, prompt_sample=0, seed=0):
     with torch.no_grad():
         for r, other in zip(rows, others):
             trained = set(positions(r, False))
+            h = model.hidden(r["ids"])
             for part, tg in (("completion", sorted(trained)), ("prompt", other)):
-                l, n = loss_at(model, r, tg)
+                l, n = loss_at(model, r, tg, h=h)
                 if n:
                     sums[part][0] += float(l) * n
                     sums[part][1] += n
@@ -372,6 +375,8 @@ def cmd_train(args):
             opt.step()
             step += 1
             run, runn = run + float(loss), runn + 1
+            if step % 10 == 0:
+                log(f"step {step}: loss {float(loss):.4f}, {time.time() - start:.0f} s")
         log(f"epoch {epoch + 1}: {step} steps, mean loss {run / max(runn, 1):.4f}, {time.time() - start:.0f} s")
     report["steps"] = step
     report["seconds"] = round(time.time() - start, 1)
@@ -444,7 +449,7 @@ def main(argv=None):
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--prompt-sample", type=int, default=4096, help="read the prompt's loss at this many positions (0: all)")
-    t.add_argument("--threads", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    t.add_argument("--threads", type=int, default=1, help="torch's threads (more than the free cores only spin)")
     t.set_defaults(fn=cmd_train)
     i = sub.add_parser("init", help="write an adapter drawn at random, B nonzero too")
     i.add_argument("--base", required=True)
