@@ -271,9 +271,10 @@ def positions(row, unmasked):
     return [i for s, e in row["trained"] for i in range(max(s, 1), e)]
 
 
-def loss_at(model, row, targets, chunk=512, h=None):
+def loss_at(model, row, targets, chunk=512, h=None, hits=None):
     """Mean cross-entropy of the ids at targets, and their count; h is the
-    row's hidden states when they were computed already."""
+    row's hidden states when they were computed already. hits, a list,
+    gets whether each target is the most likely id there."""
     if not targets:
         return None, 0
     ids = torch.as_tensor(row["ids"], dtype=torch.long)
@@ -283,7 +284,10 @@ def loss_at(model, row, targets, chunk=512, h=None):
     total = 0.0
     for i in range(0, len(targets), chunk):
         t = tgt[i:i + chunk]
-        total = total + torch.nn.functional.cross_entropy(model.logits(h[t - 1]), ids[t], reduction="sum")
+        logits = model.logits(h[t - 1])
+        total = total + torch.nn.functional.cross_entropy(logits, ids[t], reduction="sum")
+        if hits is not None:
+            hits.extend((logits.argmax(-1) == ids[t]).tolist())
     return total / len(targets), len(targets)
 
 
@@ -310,6 +314,7 @@ def evaluate(model, rows, prompt_sample=0, seed=0):
     drawn with seed (the same for every call), not at all of them: each
     costs a product with the whole output matrix."""
     sums = {"completion": [0.0, 0], "prompt": [0.0, 0]}
+    right, exact = 0, 0
     others = []
     for r in rows:
         trained = set(positions(r, False))
@@ -328,11 +333,20 @@ def evaluate(model, rows, prompt_sample=0, seed=0):
             trained = set(positions(r, False))
             h = model.hidden(r["ids"])
             for part, tg in (("completion", sorted(trained)), ("prompt", other)):
-                l, n = loss_at(model, r, tg, h=h)
+                hits = [] if part == "completion" else None
+                l, n = loss_at(model, r, tg, h=h, hits=hits)
                 if n:
                     sums[part][0] += float(l) * n
                     sums[part][1] += n
-    return {k: (s / n if n else None) for k, (s, n) in sums.items()} | {k + "_tokens": n for k, (s, n) in sums.items()}
+                if hits is not None:
+                    right += sum(hits)
+                    # Every trained id the most likely one: greedy decoding
+                    # from the prompt writes the row's completion exactly.
+                    exact += bool(hits) and all(hits)
+    out = {k: (s / n if n else None) for k, (s, n) in sums.items()} | {k + "_tokens": n for k, (s, n) in sums.items()}
+    out["completion_top1"] = right / sums["completion"][1] if sums["completion"][1] else None
+    out["rows_exact"] = exact
+    return out
 
 
 def load(args):
