@@ -208,3 +208,17 @@ func decodeValue(d *json.Decoder) (any, error) {
 	}
 	return tok, nil
 }
+
+// DecodeRow reads a JSONL row as a trainer reads it: a JSON object whose
+// objects keep their key order.
+func DecodeRow(line []byte) (*Object, error) {
+	v, err := decodeJSON(line)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(*Object)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	return o, nil
+}

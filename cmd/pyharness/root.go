@@ -49,6 +49,8 @@ func newRootCmd(a *app) *cobra.Command {
 		newShowCmd(a),
 		newGenCorpusCmd(a),
 		newLoopCmd(a),
+		newGenModelCmd(a),
+		newTokenizeCmd(a),
 	)
 	usageErrors(root)
 	return root
