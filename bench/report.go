@@ -12,8 +12,8 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/internal/tabletext"
+	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
 )
 
