@@ -138,14 +138,7 @@ def main():
             eps = 1e-5
             for k in pick.tolist():
                 idx = (k // p.shape[1], k % p.shape[1])
-                with torch.no_grad():
-                    old = p[idx].item()
-                    p[idx] = old + eps
-                    up, _ = train_lora.loss_at(model, row, targets)
-                    p[idx] = old - eps
-                    down, _ = train_lora.loss_at(model, row, targets)
-                    p[idx] = old
-                fd = (float(up) - float(down)) / (2 * eps)
+                fd = train_lora.finite_difference(model, row, targets, p, idx, eps)
                 fd_agree += int((delta[idx] < 0) == (fd > 0))
             report["tensors"][key] = {"moved": int(moved.sum()), "checked": n, "agree_autograd": agree,
                                       "sampled": len(pick), "agree_finite_differences": fd_agree}

@@ -291,6 +291,19 @@ def loss_at(model, row, targets, chunk=512, h=None, hits=None):
     return total / len(targets), len(targets)
 
 
+
+def finite_difference(model, row, targets, p, idx, eps):
+    """The loss's derivative in one weight p[idx] by central differences,
+    the weight put back as it was."""
+    with torch.no_grad():
+        old = p[idx].item()
+        p[idx] = old + eps
+        up, _ = loss_at(model, row, targets)
+        p[idx] = old - eps
+        down, _ = loss_at(model, row, targets)
+        p[idx] = old
+    return (float(up) - float(down)) / (2 * eps)
+
 def read_rows(path):
     rows = []
     with open(path) as f:
