@@ -55,6 +55,7 @@ func TestPythonValidatorAcceptsExports(t *testing.T) {
 	}{
 		{"prompt-completion", export.FormatJSONL, export.LayoutPromptCompletion, false, nil},
 		{"messages", export.FormatJSONL, export.LayoutMessages, false, nil},
+		{"assistant-only", export.FormatJSONL, export.LayoutAssistantOnly, false, nil},
 		{"prompt-completion with kept tool calls", export.FormatJSONL, export.LayoutPromptCompletion, true, []string{"--tool-calls"}},
 		{"messages with kept tool calls", export.FormatJSONL, export.LayoutMessages, true, []string{"--tool-calls"}},
 		{"dpo", export.FormatDPO, export.LayoutPromptCompletion, false, []string{"--dpo"}},
