@@ -307,14 +307,14 @@ func rowsText(s *Summary) string {
 	case o.Layout == LayoutAssistantOnly && s.Format == FormatParquet:
 		return "Columns: `messages` (list of struct role, content, reasoning_content, weight), then the provenance: `weight` (the " +
 			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
-			"`cluster_turns`, `as_written`. " + assistantOnlyRows
+			"`cluster_turns`, `as_written`. " + assistantOnlyRows + "\n"
 	case s.Format == FormatParquet:
 		return "Columns: `prompt` and `completion` (lists of struct role, content, reasoning_content)" + tools + ", then the provenance: " +
 			"`weight` (the pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, " +
 			"`multiplicity`, `cluster_turns`, `as_written`. The completion is the one draft to learn; the prompt holds the context it " +
 			"answered, refused drafts among it, never trained.\n"
 	case o.Layout == LayoutAssistantOnly:
-		return "Rows are `{\"messages\": [system, user, assistant]}`. " + assistantOnlyRows + "`meta.jsonl` has one line per row, in order.\n"
+		return "Rows are `{\"messages\": [system, user, assistant]}`. " + assistantOnlyRows + " `meta.jsonl` has one line per row, in order.\n"
 	case o.Layout == LayoutMessages:
 		return "Rows are `{\"messages\": [...]}`" + tools + ": the system prompt first, then user and assistant alternating, the last " +
 			"message the draft to learn, with `\"weight\": 1`; every earlier assistant message has `\"weight\": 0` (the earlier drafts " +
@@ -332,7 +332,7 @@ const assistantOnlyRows = "The assistant message is the draft to learn (`weight`
 	"earlier drafts as written (refused ones among them) and the harness's answers, is one user message, a transcript in which " +
 	"each earlier draft follows a line `" + foldedDraft + "` and each answer a line `" + foldedAnswer + "`. No earlier draft is an " +
 	"assistant message, so none is trained, in its row or in a later one. The cost: past a run's first step, the context is not " +
-	"laid out as the harness sends it (there each earlier draft is an assistant turn of its own).\n"
+	"laid out as the harness sends it (there each earlier draft is an assistant turn of its own)."
 
 // writeLoading writes the lines each trainer needs, per format and
 // layout, as the trainers document them (docs/export.md cites where), and
