@@ -304,11 +304,17 @@ func rowsText(s *Summary) string {
 			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
 			"`cluster_turns`, `as_written`. The last message is the draft to learn, its `weight` 1; every earlier message has " +
 			"`weight` 0: the earlier drafts of the context, refused ones among them, are never trained.\n"
+	case o.Layout == LayoutAssistantOnly && s.Format == FormatParquet:
+		return "Columns: `messages` (list of struct role, content, reasoning_content, weight), then the provenance: `weight` (the " +
+			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
+			"`cluster_turns`, `as_written`. " + assistantOnlyRows + "\n"
 	case s.Format == FormatParquet:
 		return "Columns: `prompt` and `completion` (lists of struct role, content, reasoning_content)" + tools + ", then the provenance: " +
 			"`weight` (the pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, " +
 			"`multiplicity`, `cluster_turns`, `as_written`. The completion is the one draft to learn; the prompt holds the context it " +
 			"answered, refused drafts among it, never trained.\n"
+	case o.Layout == LayoutAssistantOnly:
+		return "Rows are `{\"messages\": [system, user, assistant]}`. " + assistantOnlyRows + " `meta.jsonl` has one line per row, in order.\n"
 	case o.Layout == LayoutMessages:
 		return "Rows are `{\"messages\": [...]}`" + tools + ": the system prompt first, then user and assistant alternating, the last " +
 			"message the draft to learn, with `\"weight\": 1`; every earlier assistant message has `\"weight\": 0` (the earlier drafts " +
@@ -318,6 +324,15 @@ func rowsText(s *Summary) string {
 		"prompt is what the harness sent (system prompt first), the completion the one draft to learn. Earlier drafts, refused ones " +
 		"among them, are in the prompt and never trained. `meta.jsonl` has one line per row, in order.\n"
 }
+
+// assistantOnlyRows says what a row of the assistant-only layout holds,
+// and what it costs.
+const assistantOnlyRows = "The assistant message is the draft to learn (`weight` 1), the row's only one, so a trainer that trains " +
+	"every assistant message trains it alone. The system prompt is what the harness sent; everything after it, the task, the " +
+	"earlier drafts as written (refused ones among them) and the harness's answers, is one user message, a transcript in which " +
+	"each earlier draft follows a line `" + foldedDraft + "` and each answer a line `" + foldedAnswer + "`. No earlier draft is an " +
+	"assistant message, so none is trained, in its row or in a later one. The cost: past a run's first step, the context is not " +
+	"laid out as the harness sends it (there each earlier draft is an assistant turn of its own)."
 
 // writeLoading writes the lines each trainer needs, per format and
 // layout, as the trainers document them (docs/export.md cites where), and
@@ -344,6 +359,10 @@ func writeLoading(b *strings.Builder, s *Summary, files []string) {
 			b.WriteString("The `tools` column and each message's `tool_calls` are JSON strings: `json.loads` them where the row is given to " +
 				"the chat template.\n\n")
 		}
+		return
+	}
+	if o.Layout == LayoutAssistantOnly {
+		writeAssistantOnlyLoading(b, s, files)
 		return
 	}
 	if s.Format == FormatJSONL {
@@ -385,6 +404,35 @@ func writeLoading(b *strings.Builder, s *Summary, files []string) {
 	}
 	b.WriteString("Do **not** train this layout with TRL's `assistant_only_loss` or Unsloth's `train_on_responses_only`: both train every " +
 		"assistant message and ignore the weights, refused drafts among them. Export with `--layout prompt-completion` for them.\n\n")
+}
+
+// writeAssistantOnlyLoading writes the trainer lines of the
+// assistant-only layout: the trainers that train every assistant message.
+func writeAssistantOnlyLoading(b *strings.Builder, s *Summary, files []string) {
+	load, qvac, axolotl := "`load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`",
+		"- **QVAC Fabric** `llama-finetune-lora --assistant-loss-only` on `train.jsonl` (it finds the assistant turns by their ChatML "+
+			"or Gemma markers).\n",
+		"{path: DIR/train.jsonl, ds_type: json, type: chat_template, field_messages: messages}"
+	if s.Format == FormatParquet {
+		load, qvac = "`load_dataset(\"DIR\")`", ""
+		var train []string
+		for _, f := range files {
+			if strings.HasPrefix(f, "data/"+SplitTrain+"-") {
+				train = append(train, "{path: DIR/"+f+", ds_type: parquet, type: chat_template, field_messages: messages}")
+			}
+		}
+		axolotl = strings.Join(train, ", ")
+	}
+	b.WriteString("For trainers that train every assistant message of a row, each trains the draft alone here:\n\n" +
+		"- **TRL** `SFTTrainer` with `assistant_only_loss=True`: " + load + "; the chat template needs its `{% generation %}` markers.\n" +
+		"- **Unsloth**: `train_on_responses_only` with the template's user and assistant headers as `instruction_part` and " +
+		"`response_part`.\n" + qvac +
+		"- **Axolotl**: `datasets: [" + axolotl + "]`, its default `roles_to_train: [assistant]`.\n" +
+		"- **torchtune**: the OpenAI-style chat dataset with its default `masking_strategy: train_on_assistant`.\n" +
+		"- **mlx-lm** (JSONL): `mlx_lm.lora --train --data DIR --mask-prompt`.\n\n" +
+		"Where a trainer can train the completion alone (TRL without `assistant_only_loss`) or reads a per-message flag (Axolotl's " +
+		"`message_field_training`, mlx-lm's `--mask-prompt`), `--layout prompt-completion` or `--layout messages` keep the context as " +
+		"the harness sends it.\n\n")
 }
 
 // axolotlEntries is one Axolotl dataset entry per training shard.

@@ -841,6 +841,9 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 			}
 		}
 		out.messages[len(out.messages)-1].Weight = &trained
+	case e.opts.Layout == LayoutAssistantOnly:
+		out.messages = append(foldHistory(context), target)
+		out.messages[len(out.messages)-1].Weight = &trained
 	default:
 		out.prompt, out.completion = context, []Message{target}
 	}

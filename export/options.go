@@ -28,7 +28,19 @@ const (
 	// per-message weight on every assistant message: 1 on the draft, 0 on
 	// the earlier drafts of the context.
 	LayoutMessages = "messages"
+	// LayoutAssistantOnly is {"messages": [system, user, draft]}, for
+	// trainers that train every assistant message of a row (TRL's
+	// assistant_only_loss, Unsloth's train_on_responses_only, QVAC
+	// Fabric's --assistant-loss-only): the draft is the row's one
+	// assistant message, and the conversation before it, earlier drafts
+	// and the harness's answers, is folded into one user message as a
+	// transcript (foldHistory), so no earlier draft is trained, in its
+	// own row or any later one.
+	LayoutAssistantOnly = "assistant-only"
 )
+
+// Layouts are the SFT row layouts, as --layout names them.
+var Layouts = []string{LayoutPromptCompletion, LayoutMessages, LayoutAssistantOnly}
 
 // What --reasoning does with a draft's reasoning.
 const (
@@ -67,8 +79,8 @@ type Options struct {
 	// KeepToolCalls keeps native tool calls as OpenAI-style tool_calls and
 	// tool messages instead of rendering them in the text protocol.
 	KeepToolCalls bool
-	// Layout is the shape of an SFT row: LayoutPromptCompletion or
-	// LayoutMessages. Preference rows are always prompt, chosen, rejected.
+	// Layout is the shape of an SFT row: LayoutPromptCompletion,
+	// LayoutMessages or LayoutAssistantOnly. Preference rows are always prompt, chosen, rejected.
 	Layout string
 	// AsWritten trains each draft as the model wrote it, where by default
 	// it is written in the protocol's canonical form (the model's own text
@@ -130,8 +142,11 @@ func (o Options) Validate() error {
 	if !slices.Contains([]string{FormatJSONL, FormatParquet, FormatDPO}, o.Format) {
 		errs = append(errs, fmt.Errorf("format %q: want jsonl, parquet or dpo", o.Format))
 	}
-	if !slices.Contains([]string{LayoutPromptCompletion, LayoutMessages}, o.Layout) {
-		errs = append(errs, fmt.Errorf("layout %q: want prompt-completion or messages", o.Layout))
+	if !slices.Contains(Layouts, o.Layout) {
+		errs = append(errs, fmt.Errorf("layout %q: want prompt-completion, messages or assistant-only", o.Layout))
+	}
+	if o.Layout == LayoutAssistantOnly && o.KeepToolCalls && o.Format != FormatDPO {
+		errs = append(errs, errors.New("layout assistant-only folds the earlier drafts into text, and --keep-tool-calls keeps them as calls: export one or the other"))
 	}
 	if !slices.Contains([]string{ReasoningKeep, ReasoningDrop}, o.Reasoning) {
 		errs = append(errs, fmt.Errorf("reasoning %q: want keep or drop", o.Reasoning))

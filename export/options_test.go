@@ -36,6 +36,12 @@ func TestValidate(t *testing.T) {
 		{"no shard rows", func(o *export.Options) { o.ShardRows = 0 }, "shard rows 0"},
 		{"messages layout", func(o *export.Options) { o.Layout = "messages" }, ""},
 		{"unknown layout", func(o *export.Options) { o.Layout = "chatml" }, `layout "chatml"`},
+		{"assistant-only layout", func(o *export.Options) { o.Layout = export.LayoutAssistantOnly }, ""},
+		{"assistant-only layout with kept tool calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = export.LayoutAssistantOnly, true },
+			"--keep-tool-calls"},
+		{"preference pairs with the assistant-only layout and kept tool calls", func(o *export.Options) {
+			o.Format, o.Layout, o.KeepToolCalls = export.FormatDPO, export.LayoutAssistantOnly, true
+		}, ""},
 		{"reasoning drop", func(o *export.Options) { o.Reasoning = "drop" }, ""},
 		{"unknown reasoning", func(o *export.Options) { o.Reasoning = "inline" }, `reasoning "inline"`},
 		{"two problems", func(o *export.Options) { o.Format, o.Cap = "x", 0 }, "cap 0"},

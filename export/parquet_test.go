@@ -34,6 +34,9 @@ var wantColumns = map[string][]column{
 	export.LayoutMessages: append([]column{
 		{"messages", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8, weight: int64>>"}},
 		provenanceColumns...),
+	export.LayoutAssistantOnly: append([]column{
+		{"messages", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8, weight: int64>>"}},
+		provenanceColumns...),
 }
 
 var provenanceColumns = []column{
@@ -119,11 +122,11 @@ func readParquet(t *testing.T, path string) (*arrow.Schema, []parquetRow) {
 }
 
 // Parquet shards read back with arrow-go under the declared schema, one
-// schema across shards, and their messages are the JSONL rows, in both
-// layouts.
+// schema across shards, and their messages are the JSONL rows, in every
+// layout.
 func TestParquetRoundTrip(t *testing.T) {
 	in := writeFixture(t)
-	for _, layout := range []string{export.LayoutPromptCompletion, export.LayoutMessages} {
+	for _, layout := range export.Layouts {
 		t.Run(layout, func(t *testing.T) { parquetRoundTrip(t, in, layout) })
 	}
 }

@@ -55,6 +55,7 @@ func TestPythonValidatorAcceptsExports(t *testing.T) {
 	}{
 		{"prompt-completion", export.FormatJSONL, export.LayoutPromptCompletion, false, nil},
 		{"messages", export.FormatJSONL, export.LayoutMessages, false, nil},
+		{"assistant-only", export.FormatJSONL, export.LayoutAssistantOnly, false, []string{"--assistant-only"}},
 		{"prompt-completion with kept tool calls", export.FormatJSONL, export.LayoutPromptCompletion, true, []string{"--tool-calls"}},
 		{"messages with kept tool calls", export.FormatJSONL, export.LayoutMessages, true, []string{"--tool-calls"}},
 		{"dpo", export.FormatDPO, export.LayoutPromptCompletion, false, []string{"--dpo"}},
@@ -117,6 +118,8 @@ func TestPythonValidatorRejects(t *testing.T) {
 		{"tool message without its call id (tool calls)", row(sys, user, `{"role":"assistant","content":"","weight":0,"tool_calls":[{"id":"a1b2c3d4e","type":"function","function":{"name":"read_file","arguments":{"path":"a.py"}}}]}`, `{"role":"tool","content":"x"}`, asst) + "\n", good + "\n", nil, "tool-calls"},
 		{"tools a string (tool calls)", `{"messages":[` + sys + `,` + user + `,` + asst + `],"tools":"[]"}` + "\n", good + "\n", nil, "tools-column"},
 		{"card counts off", good + "\n" + good + "\n", good + "\n", func(int, int) string { return card(1, 1) }, "card-counts"},
+		{"an earlier draft an assistant message (assistant-only)", row(sys, user, old, user, asst) + "\n", good + "\n", nil, "one-assistant"},
+		{"an earlier draft in the prompt (assistant-only)", pc(`{"role":"assistant","content":"a"}`, sys, user, `{"role":"assistant","content":"b"}`, user) + "\n", goodPC + "\n", nil, "one-assistant"},
 	}
 	dirs := make([]string, len(tests))
 	for i, tt := range tests {
@@ -144,20 +147,24 @@ func TestPythonValidatorRejects(t *testing.T) {
 	}
 	// One run of the validator over every directory: it checks each apart;
 	// the exports with tool calls in another, with --tool-calls.
-	var plain, tools []string
+	var plain, tools, single []string
 	for i, tt := range tests {
-		if strings.Contains(tt.name, "(tool calls)") {
+		switch {
+		case strings.Contains(tt.name, "(tool calls)"):
 			tools = append(tools, dirs[i])
-		} else {
+		case strings.Contains(tt.name, "(assistant-only)"):
+			single = append(single, dirs[i])
+		default:
 			plain = append(plain, dirs[i])
 		}
 	}
 	out, err := validate(t, plain...)
 	outTools, errTools := validate(t, append([]string{"--tool-calls"}, tools...)...)
-	if err == nil || errTools == nil {
-		t.Fatalf("accepted:\n%s\n%s", out, outTools)
+	outSingle, errSingle := validate(t, append([]string{"--assistant-only"}, single...)...)
+	if err == nil || errTools == nil || errSingle == nil {
+		t.Fatalf("accepted:\n%s\n%s\n%s", out, outTools, outSingle)
 	}
-	out += outTools
+	out += outTools + outSingle
 	for i, tt := range tests {
 		found := false
 		for line := range strings.Lines(out) {

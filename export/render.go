@@ -16,7 +16,8 @@ import (
 // in the shape Hugging Face chat templates take (arguments a JSON object).
 // Weight is set on the assistant messages of the messages layout: 1 on
 // the draft to learn, 0 on the earlier drafts of its context (Axolotl's
-// message_field_training, OpenAI's per-message weight).
+// message_field_training, OpenAI's per-message weight); in the
+// assistant-only layout, 1 on its one assistant message, the draft.
 type Message struct {
 	Role             string     `json:"role"`
 	Content          string     `json:"content"`
@@ -159,6 +160,47 @@ func (rd *renderer) context(runID string, prompt []schemas.Message) []Message {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// The labels of the transcript foldHistory writes: each earlier draft
+// and each answer of the harness after the task, on a line of its own
+// before the text. They name no chat role, so no trainer that finds
+// assistant turns by their markers (Unsloth, QVAC Fabric) takes one for a
+// turn.
+const (
+	foldedDraft  = "[you]"
+	foldedAnswer = "[harness]"
+)
+
+// foldHistory is the assistant-only layout's context: the system messages
+// as they are, then the rest of the conversation, from the task to the
+// harness's last answer, as one user message: the task, then each earlier
+// draft as written and each answer after it, each under its label
+// (foldedDraft, foldedAnswer), separated by blank lines. The draft that
+// follows is then the row's only assistant message, so a trainer that
+// trains every assistant message trains it alone. A context of one user
+// message is kept as it is.
+func foldHistory(context []Message) []Message {
+	first := 0
+	for first < len(context) && context[first].Role == "system" {
+		first++
+	}
+	if len(context)-first <= 1 {
+		return context
+	}
+	var b strings.Builder
+	for i, m := range context[first:] {
+		if i > 0 {
+			label := foldedAnswer
+			if m.Role == "assistant" {
+				label = foldedDraft
+			}
+			b.WriteString("\n\n" + label + "\n")
+		}
+		b.WriteString(m.Content)
+	}
+	out := append(make([]Message, 0, first+1), context[:first]...)
+	return append(out, Message{Role: "user", Content: b.String()})
 }
 
 // target renders the selected draft of turn t as the assistant message to

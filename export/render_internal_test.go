@@ -185,3 +185,37 @@ func TestContextRendersAsAFreshRenderer(t *testing.T) {
 		}
 	}
 }
+
+// foldHistory leaves the system prompt as it is and makes the rest one
+// user message: the task, then each earlier draft and each answer under
+// its label, in order, so that no assistant message is left.
+func TestFoldHistory(t *testing.T) {
+	m := func(role, content string) Message { return Message{Role: role, Content: content} }
+	tests := []struct {
+		name    string
+		context []Message
+		want    []Message
+	}{
+		{"opening", []Message{m("system", "S"), m("user", "task")}, []Message{m("system", "S"), m("user", "task")}},
+		{"no system", []Message{m("user", "task")}, []Message{m("user", "task")}},
+		{"later turn", []Message{m("system", "S"), m("user", "task"), m("assistant", "READ a.py"), m("user", "a.py (lines 1-2 of 2)")},
+			[]Message{m("system", "S"), m("user", "task\n\n[you]\nREAD a.py\n\n[harness]\na.py (lines 1-2 of 2)")}},
+		{"a refused draft", []Message{m("system", "S"), m("user", "task"), m("assistant", "DONE early"), m("user", "REFUSED (run-tests-first)"),
+			m("assistant", "RUN tests"), m("user", "Tests: 1 ran, all passed.")},
+			[]Message{m("system", "S"), m("user", "task\n\n[you]\nDONE early\n\n[harness]\nREFUSED (run-tests-first)\n\n[you]\nRUN tests\n\n[harness]\nTests: 1 ran, all passed.")}},
+		{"no system, later turn", []Message{m("user", "task"), m("assistant", "RUN tests"), m("user", "ok")},
+			[]Message{m("user", "task\n\n[you]\nRUN tests\n\n[harness]\nok")}},
+	}
+	for _, tt := range tests {
+		got := foldHistory(tt.context)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %d messages %+v, want %+v", tt.name, len(got), got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i].Role != tt.want[i].Role || got[i].Content != tt.want[i].Content || got[i].Weight != nil {
+				t.Errorf("%s: message %d is %s %q, want %s %q", tt.name, i, got[i].Role, got[i].Content, tt.want[i].Role, tt.want[i].Content)
+			}
+		}
+	}
+}

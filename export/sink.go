@@ -383,7 +383,7 @@ func newParquetRows(o Options, counts map[string]int) sink {
 		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesToolsRow {
 			return parquetMessagesToolsRow{Messages: convert(r.messages, weightedToolMessage), Tools: toolsJSON(r.tools), parquetProvenance: provenance(r.meta)}
 		})
-	case o.Layout == LayoutMessages:
+	case o.Layout == LayoutMessages || o.Layout == LayoutAssistantOnly:
 		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesRow[parquetWeightedMessage] {
 			return parquetMessagesRow[parquetWeightedMessage]{Messages: convert(r.messages, weightedMessage), parquetProvenance: provenance(r.meta)}
 		})

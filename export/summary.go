@@ -225,6 +225,8 @@ func trainedText(s *Summary) string {
 		what, context = "the chosen draft against the rejected one", ""
 	case o.Layout == LayoutMessages:
 		what, context = "the last message of each row (weight 1)", "; the earlier drafts of its context have weight 0"
+	case o.Layout == LayoutAssistantOnly:
+		what, context = "the one assistant message of each row", "; the earlier drafts of its context are folded into its user message, untrained"
 	}
 	form := fmt.Sprintf("in canonical form (%d pair(s) rewritten, the model's text in as_written)", s.Rewritten)
 	if o.AsWritten {

@@ -179,6 +179,8 @@ func TestExportUnderRealTemplates(t *testing.T) {
 		{"dpo", func(o *export.Options) { o.Format = export.FormatDPO }},
 		{"messages", func(o *export.Options) { o.Layout = export.LayoutMessages }},
 		{"messages-keep-tool-calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = export.LayoutMessages, true }},
+		{"assistant-only", func(o *export.Options) { o.Layout = export.LayoutAssistantOnly }},
+		{"assistant-only-include-failed-runs", func(o *export.Options) { o.Layout, o.IncludeFailedRuns = export.LayoutAssistantOnly, true }},
 	}
 	for _, f := range names {
 		name := strings.TrimSuffix(filepath.Base(f), ".jinja")

@@ -4,6 +4,7 @@
     python3 scripts/validate_sft.py DIR...          # SFT exports (--format jsonl), either layout
     python3 scripts/validate_sft.py --dpo DIR...    # preference exports (--format dpo)
     python3 scripts/validate_sft.py --tool-calls DIR  # an export with --keep-tool-calls
+    python3 scripts/validate_sft.py --assistant-only DIR  # for a trainer of every assistant message
 
 The layout is read from the first row, as mlx-lm reads it: prompt and
 completion (TRL's conversational prompt-completion, the default), or
@@ -59,6 +60,14 @@ RULES = {
         "(refused ones among them) are never trained",
         "axolotl/prompt_strategies/chat_template.py message_field_training "
         "(a falsy value leaves the turn untrained)",
+    ),
+    "one-assistant": (
+        "with --assistant-only, every row has exactly one assistant message, "
+        "the last: a trainer that trains every assistant message trains the "
+        "draft alone (export --layout assistant-only)",
+        "TRL SFTConfig assistant_only_loss (the template's generation spans); "
+        "Unsloth train_on_responses_only; QVAC Fabric llama-finetune-lora "
+        "--assistant-loss-only; torchtune masking_strategy train_on_assistant",
     ),
     "known-role": (
         "roles are system, user, assistant (or tool)",
@@ -140,8 +149,9 @@ def layout_of(row):
 
 
 class Checker:
-    def __init__(self, tool_calls):
+    def __init__(self, tool_calls, assistant_only=False):
         self.tool_calls = tool_calls
+        self.assistant_only = assistant_only
         self.problems = []
         self.layout = None
 
@@ -244,6 +254,8 @@ class Checker:
                 sorted(row), self.layout))
             return
         self.tools(where, row)
+        if self.assistant_only:
+            self.one_assistant(where, row)
         if layout == "messages":
             msgs = row["messages"]
             roles = self.conversation(where, msgs, weighted=True)
@@ -257,6 +269,17 @@ class Checker:
             return
         if self.message(where, 0, completion[0]) != "assistant":
             self.fail(where, "completion-one", "the completion is not an assistant message")
+
+    def one_assistant(self, where, row):
+        msgs = row.get("messages")
+        if msgs is None:
+            msgs = list(row.get("prompt") or []) + list(row.get("completion") or [])
+        if not isinstance(msgs, list):
+            return
+        at = [i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"]
+        if at != [len(msgs) - 1]:
+            self.fail(where, "one-assistant", "assistant messages at %s of %d: a trainer of every assistant "
+                      "message would train %d" % (at, len(msgs), len(at)))
 
     def weights(self, where, msgs, roles):
         last = max(i for i, r in enumerate(roles) if r == "assistant") if "assistant" in roles else -1
@@ -338,16 +361,19 @@ def main(argv):
     ap.add_argument("--dpo", action="store_true", help="preference pairs (export --format dpo)")
     ap.add_argument("--tool-calls", action="store_true",
                     help="allow tool_calls, tool_call_id and the tools column (export --keep-tool-calls)")
+    ap.add_argument("--assistant-only", action="store_true",
+                    help="every row's one assistant message is the last, for a trainer of every assistant message "
+                         "(export --layout assistant-only)")
     args = ap.parse_args(argv)
     status = 0
     for d in args.dirs:
-        status |= check_dir(d, args.dpo, args.tool_calls)
+        status |= check_dir(d, args.dpo, args.tool_calls, args.assistant_only)
     return status
 
 
-def check_dir(directory, dpo, tool_calls):
+def check_dir(directory, dpo, tool_calls, assistant_only=False):
     """Check one export directory; print its verdict; return the exit status."""
-    ck = Checker(tool_calls)
+    ck = Checker(tool_calls, assistant_only)
     counts = {}
     for split, name in SPLIT_FILES.items():
         path = os.path.join(directory, name)

@@ -19,7 +19,9 @@ const (
 	Completion Mode = "completion"
 	// Assistant trains every assistant message of the row, as an
 	// assistant-only trainer does (TRL's assistant_only_loss, QVAC
-	// Fabric's --assistant-loss-only): the prompt's earlier drafts too.
+	// Fabric's --assistant-loss-only): the prompt's earlier drafts too,
+	// but for the export's assistant-only layout, whose one assistant
+	// message is the draft.
 	Assistant Mode = "assistant"
 )
 

@@ -58,6 +58,13 @@ context, refused ones among them, are not:
                               it and 0 on every earlier assistant message
                               (mlx-lm --mask-prompt, Axolotl
                               message_field_training: weight)
+  --layout assistant-only     {"messages": [system, user, draft]}: the draft
+                              the one assistant message, the task, earlier
+                              drafts and the harness's answers one user
+                              message, for trainers that train every
+                              assistant message (TRL assistant_only_loss,
+                              Unsloth train_on_responses_only, QVAC
+                              --assistant-loss-only)
 
 The trained draft is written in the protocol's canonical form (the form the
 harness shows as "Read as:"), the model's own text kept in the provenance
@@ -107,7 +114,7 @@ the runs they consider). The files written are the same either way.`,
 	fs.BoolVar(&opts.IncludeFailedRuns, "include-failed-runs", false, "take applied drafts from failed runs too")
 	fs.BoolVar(&opts.IncludeScripted, "include-scripted", false, "take runs of the scripted and replay backends (drafts written by hand)")
 	fs.BoolVar(&opts.KeepToolCalls, "keep-tool-calls", false, "keep native tool calls as tool_calls (and a tools column) instead of the text protocol")
-	fs.StringVar(&opts.Layout, "layout", opts.Layout, "SFT row layout: prompt-completion or messages")
+	fs.StringVar(&opts.Layout, "layout", opts.Layout, "SFT row layout: prompt-completion, messages or assistant-only")
 	fs.BoolVar(&opts.AsWritten, "as-written", false, "train each draft as the model wrote it, not in the protocol's canonical form")
 	fs.StringVar(&opts.Reasoning, "reasoning", opts.Reasoning, "a draft's reasoning: keep (in reasoning_content) or drop")
 	fs.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "variety exponent: a group of K clusters weighs K^alpha")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,7 +99,7 @@ Example (llama.cpp's trainer on a small F32 model; docs/loop.md):
 	fs.StringArrayVar(&o.teacher.Models, "teacher-model", nil, "export: only the teacher runs of this model (repeatable)")
 	fs.StringArrayVar(&o.teacher.Sources, "teacher-source", nil, "export: only runs of this source: bench, dogfood, adhoc (repeatable)")
 	fs.StringArrayVar(&o.teacher.Tags, "teacher-tag", nil, "export: only runs carrying this tag (repeatable)")
-	fs.StringVar(&o.teacher.Layout, "layout", o.teacher.Layout, "export: the rows of --data jsonl, prompt-completion (TRL, Unsloth) or messages (mlx-lm --mask-prompt, Axolotl)")
+	fs.StringVar(&o.teacher.Layout, "layout", o.teacher.Layout, "export: the rows of --data jsonl, prompt-completion (TRL, Unsloth), messages (mlx-lm --mask-prompt, Axolotl) or assistant-only (trainers of every assistant message: TRL assistant_only_loss, Unsloth train_on_responses_only, QVAC --assistant-loss-only)")
 	fs.BoolVar(&o.teacher.IncludeFailedRuns, "include-failed-runs", false, "export: take applied drafts from failed runs too")
 	fs.BoolVar(&o.teacher.IncludeScripted, "include-scripted", false, "export: take runs of the scripted and replay backends (drafts written by hand)")
 	fs.Uint64Var(&o.seed, "export-seed", 0, "export: seed of the splits and the fractional copies")
@@ -143,8 +144,8 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 	if err := o.Validate(); err != nil {
 		return &exitError{code: exitUsage, msg: "loop: " + err.Error()}
 	}
-	if l := o.Export.Layout; l != export.LayoutPromptCompletion && l != export.LayoutMessages {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("loop: --layout %q: want prompt-completion or messages", l)}
+	if l := o.Export.Layout; !slices.Contains(export.Layouts, l) {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("loop: --layout %q: want prompt-completion, messages or assistant-only", l)}
 	}
 	if lo.repeat < 1 {
 		return &exitError{code: exitUsage, msg: "loop: --repeat must be at least 1"}

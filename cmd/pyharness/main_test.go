@@ -91,7 +91,7 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// validate-sft [--dpo|--tool-calls] DIR... runs
+			// validate-sft [--dpo|--tool-calls|--assistant-only] DIR... runs
 			// scripts/validate_sft.py on exports; guard it with [python].
 			"validate-sft": func(ts *testscript.TestScript, neg bool, args []string) {
 				var argv []string
