@@ -277,7 +277,22 @@ func appendText(parts []string, s string) []string {
 // content holds inline. It returns nil when the reply has no reasoning.
 // Tokens is left for the caller, which owns the estimate.
 func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
-	s := splitReasoning(reply.Content)
+	return readReasoning(reply, splitReasoning(reply.Content))
+}
+
+// ReadReasoningWith is ReadReasoning that reads the content's reasoning
+// under the marks learned from the model's own template first (syn, for
+// this reply: Syntax.ForReply). A nil syntax is ReadReasoning.
+func ReadReasoningWith(syn *Syntax, reply schemas.Reply) (answer string, r *schemas.Reasoning) {
+	if syn != nil {
+		if s, ok := syn.Reasoning.split(strings.ReplaceAll(reply.Content, "\r\n", "\n")); ok {
+			return readReasoning(reply, s)
+		}
+	}
+	return ReadReasoning(reply)
+}
+
+func readReasoning(reply schemas.Reply, s split) (answer string, r *schemas.Reasoning) {
 	thinking := strings.TrimSpace(reply.Thinking)
 	if thinking == "" && s.Source == "" {
 		return reply.Content, nil

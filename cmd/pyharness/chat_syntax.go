@@ -6,6 +6,7 @@ import (
 	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -41,8 +42,8 @@ func serverSyntax(info model.Info) (syn *draft.Syntax, from string, err error) {
 	return nil, "", nil
 }
 
-// useSyntax reads the backend's replies with syn from now on and records
-// it, or why there is none, on the model's run_start.
+// useSyntax has the runs read the backend's replies with syn from now on
+// and records it, or why there is none, on the model's run_start.
 func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	if think {
 		// --think switches thinking on: where the template's prompt then
@@ -57,9 +58,10 @@ func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	if syn.Calls == nil && syn.Reasoning == nil {
 		return
 	}
-	if _, ok := b.chat.(learn.Reader); !ok {
-		b.chat = learn.Reader{Backend: b.chat, Syntax: syn}
-	}
+	// The run reads each reply with it (harness.Config.Syntax) and keeps
+	// the reply as the model wrote it.
+	b.syntax = syn
+	b.chat = harness.WithSyntax(b.chat, syn)
 }
 
 // learnFromServer learns from what the pre-flight heard of the model,

@@ -113,8 +113,11 @@ func TestRunChatTemplate(t *testing.T) {
 		if a := run.Turns[0].Action; a.Verb != "WRITE" || a.Path != "greet.py" {
 			t.Errorf("turn 1 read as %+v, want the call's WRITE greet.py", a)
 		}
-		if w := strings.Join(run.Turns[0].Warnings, "; "); !strings.Contains(w, "template-syntax: ") || !strings.Contains(w, cs.Template) {
-			t.Errorf("turn 1's warnings %q do not say the reply was read with the template's syntax", w)
+		if r := run.Turns[0].Reply.Content; !strings.HasPrefix(r, "I will write it."+think) || !strings.Contains(r, `<|open|>argument key="content"`) {
+			t.Errorf("turn 1 does not keep the reply as the model wrote it: %q", r)
+		}
+		if sh := run.Turns[0].Action.Shape; !strings.Contains(sh, "template-syntax") {
+			t.Errorf("turn 1's shape %q does not say the reply was read with the template's syntax", sh)
 		}
 		if a, r := run.Turns[1].Action, run.Turns[1].Reasoning; a.Verb != "RUN" || r == nil || !strings.Contains(r.Text, "READ test_greet.py") {
 			t.Errorf("turn 2 read as %+v with reasoning %+v, want RUN, the READ kept in the reasoning", a, r)

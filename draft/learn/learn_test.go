@@ -211,7 +211,7 @@ func rendersCalls(tp *chattemplate.Template) bool {
 }
 
 func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
-	var templates, learned, plain, normalized, total int
+	var templates, learned, plain, asRun, total int
 	var missPlain []string
 	for _, file := range templateFiles(t) {
 		tp, err := chattemplate.Load(file)
@@ -253,16 +253,16 @@ func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
 			} else {
 				missPlain = append(missPlain, name(file)+" "+c.Name)
 			}
-			// What a run's backend hands on (learn.Reader) reads the same.
-			norm, _ := syn.Normalize(text)
-			if got, err := draft.Parse(norm, nil); err == nil && same(got, want) {
-				normalized++
+			// A run reads it with the syntax for the reply as the server
+			// handed it on (Syntax.ForReply), the reasoning in the content.
+			if got, err := draft.ParseWith(syn.ForReply(schemas.Reply{Content: text, FinishReason: "stop"}), text, nil); err == nil && same(got, want) {
+				asRun++
 			} else {
-				t.Errorf("%s: %s as a run reads it (normalized %q): %+v, %v", name(file), c.Name, norm, got, err)
+				t.Errorf("%s: %s as a run reads it: %+v, %v", name(file), c.Name, got, err)
 			}
 		}
 	}
-	t.Logf("tool calls through %d templates that render them: %d/%d read with the learned syntax, %d/%d with no template, %d/%d as a run's backend hands them on", templates, learned, total, plain, total, normalized, total)
+	t.Logf("tool calls through %d templates that render them: %d/%d read with the learned syntax, %d/%d with no template, %d/%d as a run reads them", templates, learned, total, plain, total, asRun, total)
 	if len(missPlain) > 0 {
 		t.Logf("read wrong or not at all with no template: %s", strings.Join(missPlain, ", "))
 	}
@@ -337,9 +337,8 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 		} else {
 			t.Errorf("%s: a reply cut inside its reasoning was not refused as cut with the learned syntax: %v\nreply: %q", name(file), err, cut)
 		}
-		norm, _ := syn.Normalize(cut)
-		if _, err := draft.Parse(norm, nil); !isCut(err) {
-			t.Errorf("%s: a reply cut inside its reasoning, as a run's backend hands it on (%q), was not refused as cut: %v", name(file), norm, err)
+		if _, err := draft.ParseWith(syn.ForReply(schemas.Reply{Content: cut, FinishReason: "length"}), cut, nil); !isCut(err) {
+			t.Errorf("%s: a reply cut inside its reasoning, as a run reads it, was not refused as cut: %v", name(file), err)
 		}
 		// With no template, a reply cut inside reasoning that the prompt
 		// opened holds no mark of it: only the rest can be asked.
