@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
 	"github.com/pyharness/pyharness/harness"
@@ -56,6 +58,7 @@ func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	}
 	b.info.ChatSyntax = learn.Record(syn, from)
 	if syn.Calls == nil && syn.Reasoning == nil {
+		b.syntax, b.chat = nil, harness.WithSyntax(b.chat, nil)
 		return
 	}
 	// The run reads each reply with it (harness.Config.Syntax) and keeps
@@ -78,5 +81,29 @@ func (b *backend) learnFromServer(f *modelFlags, info model.Info) {
 		b.useSyntax(nil, "", "the server reported no chat template (give one with --chat-template)", false)
 	default:
 		b.useSyntax(syn, from, "", f.think)
+	}
+}
+
+// withChatTemplates reads each collected run's replies with the syntax of
+// its chat template: --chat-template (flag) for every run, or else a
+// manifest entry's chat_template, which wins over the server's. A backend
+// the flag's syntax is already on (openBackend) is left as it is.
+func withChatTemplates(m collect.Model, flag string, think bool) collect.Model {
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		chat, info, err := m(ctx, it, pass, opts, slot)
+		path := flag
+		if path == "" && it.Entry != nil {
+			path = it.Entry.ChatTemplate
+		}
+		if err != nil || path == "" || flag != "" && info.ChatSyntax != nil {
+			return chat, info, err
+		}
+		syn, err := loadChatTemplate(path)
+		if err != nil {
+			return nil, info, err
+		}
+		b := backend{chat: chat, info: info}
+		b.useSyntax(syn, path, "", think)
+		return b.chat, b.info, nil
 	}
 }

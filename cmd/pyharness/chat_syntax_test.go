@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -206,5 +207,81 @@ func TestRunLearnsServerTemplate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCollectManifestChatTemplate: a manifest entry's chat_template, a
+// path relative to the manifest, is the template its runs' replies are
+// read with and run_start records; without it the same replies do not
+// read.
+func TestCollectManifestChatTemplate(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n", "test_greet.py": greetTest})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	src, err := os.ReadFile(kimiTemplate(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		think = "<|close|>think<|sep|>"
+		call  = `<|open|>tools<|sep|><|open|>call tool="run_tests" index="1"<|sep|><|close|>call<|sep|><|close|>tools`
+	)
+	var lines []string
+	for _, content := range []string{"Maybe READ greet.py first." + think + call, "READ greet.py", "Done." + think + "<|open|>response<|sep|>DONE greet kept; `return \"Hello, \" + name` is right"} {
+		b, _ := json.Marshal(map[string]string{"content": content})
+		lines = append(lines, string(b))
+	}
+	entry := "entries:\n  - id: greet\n    repo: repo\n    task: Check greet\n    script: drafts.jsonl\n"
+	writeFiles(t, dir, map[string]string{
+		"drafts.jsonl":       strings.Join(lines, "\n") + "\n",
+		"templates/k3.jinja": string(src),
+		"with.yaml":          entry + "    chat_template: templates/k3.jinja\n",
+		"without.yaml":       entry,
+		"missing.yaml":       entry + "    chat_template: templates/none.jinja\n",
+	})
+	for _, tc := range []struct {
+		manifest string
+		learned  bool
+	}{{"with.yaml", true}, {"without.yaml", false}} {
+		out := filepath.Join(dir, "out-"+tc.manifest)
+		code, stdout, stderr := runCLI(t, "collect", "--model", "scripted", "--manifest", filepath.Join(dir, tc.manifest), "--passes", "1", "--out", out)
+		// Without the syntax the script runs out before its DONE reads.
+		if code != 0 && tc.learned {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.manifest, code, stdout, stderr)
+		}
+		runs := 0
+		for run, err := range trace.Runs(t.Context(), out) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs++
+			cs := run.Start.Model.ChatSyntax
+			if len(run.Turns) == 0 {
+				t.Fatalf("%s: no turns", tc.manifest)
+			}
+			a, r := run.Turns[0].Action, run.Turns[0].Reasoning
+			if tc.learned {
+				if cs == nil || cs.From != filepath.Join(dir, "templates", "k3.jinja") || !strings.Contains(cs.Calls, "argument key=") {
+					t.Errorf("run_start chat_syntax = %+v, want Kimi K3's, from the entry's template", cs)
+				}
+				if a.Verb != "RUN" || !strings.Contains(a.Shape, "template-syntax") || r == nil || !strings.Contains(r.Text, "READ greet.py") {
+					t.Errorf("turn 1 read as %+v with reasoning %+v, want RUN by the template's syntax, the READ kept in the reasoning", a, r)
+				}
+			} else if cs != nil || a.Verb == "RUN" && strings.Contains(a.Shape, "template-syntax") {
+				t.Errorf("without chat_template: chat_syntax %+v, turn 1 %+v", cs, a)
+			}
+		}
+		if runs != 1 {
+			t.Fatalf("%s: %d runs", tc.manifest, runs)
+		}
+	}
+	code, _, stderr := runCLI(t, "collect", "--model", "scripted", "--manifest", filepath.Join(dir, "missing.yaml"), "--passes", "1", "--out", filepath.Join(dir, "out-missing"))
+	if code != exitUsage || !strings.Contains(stderr, "chat_template") || !strings.Contains(stderr, "none.jinja") {
+		t.Errorf("a chat_template that is not there: exit %d, want %d naming it\n%s", code, exitUsage, stderr)
 	}
 }
