@@ -681,6 +681,10 @@ func tagCalls(text string) []callCand {
 func paramValue(v string) string {
 	v = strings.TrimPrefix(v, "\n")
 	v = strings.TrimSuffix(v, "\n")
+	// A value in a CDATA section is its content, read raw.
+	if t := strings.TrimSpace(v); strings.HasPrefix(t, "<![CDATA[") && strings.HasSuffix(t, "]]>") && !strings.Contains(t[9:len(t)-3], "]]>") {
+		return t[9 : len(t)-3]
+	}
 	return v
 }
 
@@ -801,8 +805,8 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	if allBad(cands) && !d.anyHead() {
 		// No wrapper the reader knows, or one whose payload it cannot
 		// read, and no action line: the calls' structure.
-		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
-			cands = found
+		if nt, found := detokenedCalls(text, d); len(found) > 0 {
+			text, cands = nt, found
 		}
 		return p.readCands(d, text, cands)
 	}
@@ -813,8 +817,8 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		// followed by elements, not JSON): the structure may.
 		after := *p
 		*p = before
-		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
-			if a2, ok2, err2 := p.readCands(d, text, found); err2 == nil {
+		if nt, found := detokenedCalls(text, d); len(found) > 0 {
+			if a2, ok2, err2 := p.readCands(d, nt, found); err2 == nil {
 				return a2, ok2, nil
 			}
 		}

@@ -23,7 +23,8 @@ var (
 	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
 	// betweenRE is one piece of what may stand between a name and its
 	// arguments: whitespace, punctuation, an index, a special token, a tag.
-	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\])`)
+	// An attribute of the tag the name stands in (index="1") is one too.
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\]|[A-Za-z_][\w-]*="[^"<>]*")`)
 	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
 	// or a bare <TAG>.
 	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
@@ -51,6 +52,25 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			out = append(out, c)
 		}
 	}
+	// A tool's name, then its arguments: first, so that an object of
+	// arguments after its tool's name ({"name": "locate"} of skill) is
+	// read as the arguments, not as a call of its own.
+	for _, m := range siteRE.FindAllStringIndex(text, -1) {
+		if covered(m[0]) || skip(m[0]) {
+			continue
+		}
+		name := text[m[0]:m[1]]
+		if _, ok := lookupTool(name); !ok {
+			continue
+		}
+		// The arguments open with a bracket or a tag, after nothing but
+		// tokens and punctuation; a name followed by words is prose.
+		c, ok := callAfter(text, name, m[0], m[1])
+		if !ok {
+			continue
+		}
+		out = append(out, c)
+	}
 	// JSON that holds calls, wherever it starts.
 	for i := 0; i < len(text); i++ {
 		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {
@@ -73,23 +93,6 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			out = append(out, cands...)
 			i = end - 1
 		}
-	}
-	// A tool's name, then its arguments.
-	for _, m := range siteRE.FindAllStringIndex(text, -1) {
-		if covered(m[0]) || skip(m[0]) {
-			continue
-		}
-		name := text[m[0]:m[1]]
-		if _, ok := lookupTool(name); !ok {
-			continue
-		}
-		// The arguments open with a bracket or a tag, after nothing but
-		// tokens and punctuation; a name followed by words is prose.
-		c, ok := callAfter(text, name, m[0], m[1])
-		if !ok {
-			continue
-		}
-		out = append(out, c)
 	}
 	sortCands(out)
 	return out
@@ -142,7 +145,7 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 	case j > end && (strings.TrimSpace(text[j:]) == "" || closingRunRE.FindString(text[j:]) == text[j:]):
 		// A call without arguments at the end of the reply: the name
 		// alone between tokens (<tool_call>run_tests</tool_call>).
-		if !tokenBefore(text, start) {
+		if !tokenBefore(text, start) && !inAttribute(text, start) {
 			return c, false
 		}
 		c.args, c.end, c.shapes = keyed(map[string]any{}), len(text), []string{shapeCallTag}
@@ -163,6 +166,17 @@ func anyJSON(text string, i int) (v any, end int, strict, ok bool) {
 	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
 	v, ok = r.value(0)
 	return v, i + r.i, false, ok
+}
+
+// inAttribute reports whether the name at i is an attribute's value in
+// an open tag (<invoke name="run_tests">).
+func inAttribute(text string, i int) bool {
+	t := text[:i]
+	if !strings.HasSuffix(t, "=\"") {
+		return false
+	}
+	lt := strings.LastIndexByte(t, '<')
+	return lt >= 0 && lt > strings.LastIndexByte(t, '>') && !strings.Contains(t[lt:], "\n")
 }
 
 // tokenBefore reports whether a tag or special token ends right before
