@@ -101,6 +101,9 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 // callAfter reads the arguments of the call named at start..end: at the
 // end of the name or after any of the tokens that follow it.
 func callAfter(text, name string, start, end int) (callCand, bool) {
+	if c, ok := emptyElement(text, name, start, end); ok {
+		return c, true
+	}
 	j := end
 	for {
 		if c, ok := argsAt(text, name, start, end, j); ok {
@@ -166,6 +169,26 @@ func anyJSON(text string, i int) (v any, end int, strict, ok bool) {
 	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
 	v, ok = r.value(0)
 	return v, i + r.i, false, ok
+}
+
+// emptyElement reads a call whose name is an attribute of an element
+// that closes at once (<call tool="run_tests" index="1"></call>): a call
+// without arguments.
+func emptyElement(text, name string, start, end int) (callCand, bool) {
+	if !inAttribute(text, start) {
+		return callCand{}, false
+	}
+	lt := strings.LastIndexByte(text[:start], '<')
+	tag := text[lt+1 : lt+identEnd(text[lt+1:], 0)+1]
+	gt := strings.IndexByte(text[end:], '>')
+	if tag == "" || gt < 0 || strings.ContainsAny(text[end:end+gt], "<\n") {
+		return callCand{}, false
+	}
+	k := skipSpace(text, end+gt+1)
+	if !strings.HasPrefix(text[k:], "</"+tag+">") {
+		return callCand{}, false
+	}
+	return callCand{name: name, args: keyed(map[string]any{}), start: start, end: k + len(tag) + 3, shapes: []string{shapeCallTag}}, true
 }
 
 // inAttribute reports whether the name at i is an attribute's value in
@@ -377,6 +400,9 @@ func elementArgs(s string) (map[string]any, int, bool) {
 	args := map[string]any{}
 	i := 0
 	keyTag, valTag := "", ""
+	// bare is set for arguments as elements named for them
+	// (<path>x</path>), which only the lexicon's argument names make.
+	bare := false
 	for {
 		k := skipSpace(s, i)
 		m := elemOpenRE.FindStringSubmatchIndex(s[k:])
@@ -392,7 +418,14 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			key = s[k+m[6] : k+m[7]]
 		}
 		body := k + m[1]
-		if key == "" {
+		if key == "" && keyTag == "" && (bare || len(args) == 0) && knownArg(tag) && !strings.Contains(s[k:k+m[1]], " ") {
+			key, bare = tag, true
+		} else if bare {
+			break
+		}
+		if bare {
+			// The key is the tag.
+		} else if key == "" {
 			// A key element, then its value's element.
 			if keyTag != "" && tag != keyTag {
 				break
@@ -421,6 +454,9 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			if keyTag != "" {
 				return o[1] == keyTag
 			}
+			if bare {
+				return knownArg(o[1]) && o[2] == "" && o[3] == ""
+			}
 			return o[1] == tag && (o[2] != "" || o[3] != "")
 		})
 		if !ok {
@@ -430,6 +466,10 @@ func elementArgs(s string) (map[string]any, int, bool) {
 		// An element that holds argument elements wraps them
 		// (<invoke name="read_file"><parameter name="path">…).
 		if t := strings.TrimSpace(val); strings.HasPrefix(t, "<") && keyTag == "" {
+			if items, ok := elementList(t); ok && bare {
+				args[key] = items
+				continue
+			}
 			if inner, _, ok := elementArgs(t); ok {
 				for k, v := range inner {
 					args[k] = v
@@ -443,6 +483,28 @@ func elementArgs(s string) (map[string]any, int, bool) {
 		return nil, 0, false
 	}
 	return args, i, true
+}
+
+// elementList reads a value written as elements of one name, one an
+// item (<item>a</item><item>b</item>).
+func elementList(s string) ([]any, bool) {
+	var out []any
+	tag := ""
+	rest := s
+	for strings.TrimSpace(rest) != "" {
+		m := childOpenRE.FindStringSubmatchIndex(rest)
+		if m == nil || tag != "" && rest[m[2]:m[3]] != tag {
+			return nil, false
+		}
+		tag = rest[m[2]:m[3]]
+		e := strings.Index(rest[m[1]:], "</"+tag+">")
+		if e < 0 {
+			return nil, false
+		}
+		out = append(out, rest[m[1]:m[1]+e])
+		rest = rest[m[1]+e+len(tag)+3:]
+	}
+	return out, len(out) > 0
 }
 
 // elementValue finds where the value that starts at body ends: at the
