@@ -11,8 +11,8 @@ import (
 //
 //   - A namespace of tokens inside a tag's bracket (<｜NS｜invoke …>,
 //     </｜NS｜invoke>) is the tag (<invoke …>, </invoke>).
-//   - A run of bytes that stands before tag after tag, always the same
-//     and no tag itself (]<]ns[>[<invoke …>…]<]ns[>[</invoke>), is a token
+//   - A run of bytes that stands before tag after tag (half of them at
+//     least), always the same and no tag itself (]<]ns[>[<invoke …>…]<]ns[>[</invoke>), is a token
 //     that opens the tags: it is taken off.
 //   - Tags whose brackets are special tokens, <|A|>NAME attrs<|B|> opening
 //     and <|C|>NAME<|B|> closing the same NAME, are <NAME attrs> and
@@ -74,7 +74,8 @@ func replaceMapped(s string, from []int, re *regexp.Regexp, repl func(m []int, s
 
 // tagPrefix is the run of bytes that stands before every tag of text but
 // is no tag itself, when there is one: the longest that precedes the most
-// tags, at least three of them and all of them but one.
+// tags, at least three of them and half of them (the others are a value's
+// text).
 func tagPrefix(text string) string {
 	starts := tagStartRE.FindAllStringIndex(text, -1)
 	if len(starts) < 3 {
@@ -100,7 +101,7 @@ func tagPrefix(text string) string {
 			best, n = p, c
 		}
 	}
-	if n < 3 || n < len(starts)-1 {
+	if n < 3 || 2*n < len(starts) {
 		return ""
 	}
 	return best

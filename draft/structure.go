@@ -136,6 +136,12 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 		}
 		args, n, reason := parseCall(text[j:])
 		if reason != "" {
+			// A call whose strings hold their quotes unescaped, as a
+			// template that prints values raw writes them.
+			if args, n, ok := unescapedCall(text[j:]); ok {
+				c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
+				return c, true
+			}
 			return c, false
 		}
 		c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
@@ -256,6 +262,12 @@ func relaxedObject(s string) (map[string]any, int, bool) {
 	quote := quoteTokenRE.FindString(s)
 	r := relaxed{s: s, quote: quote}
 	v, ok := r.value(0)
+	if !ok {
+		// Strings that hold their quotes unescaped: a template that
+		// prints values raw wrote the object, so every string is raw.
+		r = relaxed{s: s, quote: quote, raw: true}
+		v, ok = r.value(0)
+	}
 	m, isObj := v.(map[string]any)
 	return m, r.i, ok && isObj
 }
@@ -264,6 +276,66 @@ type relaxed struct {
 	s     string
 	i     int
 	quote string
+	// raw reads strings as written, each to the quote after which the
+	// notation goes on (unescapedString).
+	raw bool
+}
+
+// structuralAfterRE is what may follow the quote that ends a string
+// written raw: the next key of an object or a call, or the closing
+// brackets and nothing more but a token or a line's end.
+var structuralAfterRE = regexp.MustCompile(`^[ \t]*(?:,[ \t\r\n]*['"]?[A-Za-z_]\w*['"]?[ \t]*[:=]|[}\])][\s}\])]*(?:<|$))`)
+
+// unescapedString reads the string whose quote is at s[i] as written, no
+// escape decoded, to the first same quote that structuralAfterRE follows.
+func unescapedString(s string, i int) (string, int, bool) {
+	q := s[i]
+	for k := i + 1; k < len(s); k++ {
+		if s[k] == q && structuralAfterRE.MatchString(s[k+1:]) {
+			return s[i+1 : k], k + 1, true
+		}
+	}
+	return "", 0, false
+}
+
+// unescapedCall reads a Python call's keyword arguments, their strings
+// written raw (unescapedString): (key='…', key2='…').
+func unescapedCall(s string) (callArgs, int, bool) {
+	c := callArgs{kw: map[string]any{}}
+	i := 1
+	for {
+		i = skipSpace(s, i)
+		if i < len(s) && s[i] == ')' {
+			return c, i + 1, len(c.kw) > 0
+		}
+		k := identEnd(s, i)
+		j := skipSpace(s, k)
+		if k == i || j >= len(s) || s[j] != '=' {
+			return c, 0, false
+		}
+		key := s[i:k]
+		j = skipSpace(s, j+1)
+		var v any
+		var next int
+		if j < len(s) && (s[j] == '\'' || s[j] == '"') {
+			str, n, ok := unescapedString(s, j)
+			if !ok {
+				return c, 0, false
+			}
+			v, next = str, n
+		} else {
+			x, n, reason := parseValue(s, j, 0)
+			if reason != "" {
+				return c, 0, false
+			}
+			v, next = x, n
+		}
+		c.kw[nameKey(key)] = v
+		i = skipSpace(s, next)
+		if i < len(s) && s[i] == ',' {
+			i++
+		}
+	}
 }
 
 func (r *relaxed) space() {
@@ -333,6 +405,13 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 		r.i = start + end + len(r.quote)
 		return r.s[start : start+end], true
+	case (c == '"' || c == '\'') && r.raw:
+		v, next, ok := unescapedString(r.s, r.i)
+		if !ok {
+			return nil, false
+		}
+		r.i = next
+		return v, true
 	case c == '"' || c == '\'':
 		v, next, reason := parseString(r.s, r.i, false)
 		if reason != "" {
