@@ -801,6 +801,9 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 // another way). Two different calls are refused as ambiguous.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
+	if c, ok := nameLineCall(text); ok {
+		return p.readCands(d, text, []callCand{c})
+	}
 	cands := scanCalls(text, d)
 	if allBad(cands) && !d.anyHead() {
 		// No wrapper the reader knows, or one whose payload it cannot
@@ -910,4 +913,30 @@ func knownArg(k string) bool {
 		}
 	}
 	return false
+}
+
+// nameLineCall reads a reply that is a tool's name on a line of its own
+// and then its arguments as one object, nothing else (functionary's
+// "NAME\n{…}"): the name line is no action line of its own then.
+func nameLineCall(text string) (callCand, bool) {
+	t := strings.TrimSpace(text)
+	name, rest, ok := strings.Cut(t, "\n")
+	name, rest = strings.TrimSpace(name), strings.TrimSpace(rest)
+	if !ok || !strings.HasPrefix(rest, "{") || identEnd(name, 0) != len(name) {
+		return callCand{}, false
+	}
+	if _, known := lookupTool(name); !known {
+		return callCand{}, false
+	}
+	args, n, ok := relaxedObject(rest)
+	if !ok || strings.TrimSpace(rest[n:]) != "" {
+		return callCand{}, false
+	}
+	for k := range args {
+		if !knownArg(k) {
+			return callCand{}, false
+		}
+	}
+	start := strings.Index(text, name)
+	return callCand{name: name, args: keyed(args), shapes: []string{shapeJSONCall}, start: start, end: len(text)}, true
 }
