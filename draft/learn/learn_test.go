@@ -264,7 +264,7 @@ func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
 	}
 	t.Logf("tool calls through %d templates that render them: %d/%d read with the learned syntax, %d/%d with no template, %d/%d as a run reads them", templates, learned, total, plain, total, asRun, total)
 	if len(missPlain) > 0 {
-		t.Logf("read wrong or not at all with no template: %s", strings.Join(missPlain, ", "))
+		t.Errorf("read wrong or not at all with no template: %s", strings.Join(missPlain, ", "))
 	}
 }
 
@@ -327,6 +327,8 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 		}
 		if got, err := draft.Parse(text, nil); err == nil && got.Verb == draft.VerbDone {
 			plain++
+		} else {
+			t.Errorf("%s: reasoning then DONE read with no template as %+v, %v\nreply: %q", name(file), got, err, text)
 		}
 		// Cut inside the reasoning, just after its drafted WRITE.
 		cut := text[:strings.Index(text, "print('draft')")]
@@ -347,8 +349,10 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 			if _, err := draft.Parse(cut, nil); err != nil {
 				if e, ok := err.(*draft.Error); ok && e.Code == draft.CodeReasoningCut {
 					cutPlain++
+					continue
 				}
 			}
+			t.Errorf("%s: a reply cut inside its reasoning, which shows the open mark, was not refused as cut with no template\nreply: %q", name(file), cut)
 		}
 	}
 	t.Logf("reasoning through %d templates that render it: %d/%d answers read apart from it with the learned syntax, %d/%d with no template; cut inside it: %d/%d refused with the learned syntax, %d/%d (replies that show the open mark) with no template",
