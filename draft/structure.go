@@ -538,6 +538,24 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			}
 			return o[1] == tag && (o[2] != "" || o[3] != "")
 		})
+		if bare && ok {
+			// An element named for its argument ends at its first close
+			// that a close of the call follows: what comes after is
+			// another call's.
+			closeTag := "</" + tag + ">"
+			for k := body; ; {
+				e := strings.Index(s[k:], closeTag)
+				if e < 0 || k+e+len(closeTag) >= end {
+					break
+				}
+				e += k
+				if strings.HasPrefix(strings.TrimLeft(s[e+len(closeTag):], " \t\r\n"), "</") {
+					val, end = s[body:e], e+len(closeTag)
+					break
+				}
+				k = e + 1
+			}
+		}
 		if !ok {
 			break
 		}
