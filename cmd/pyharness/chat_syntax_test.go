@@ -179,6 +179,12 @@ func TestRunLearnsServerTemplate(t *testing.T) {
 			srv.Push(wiretest.Text("READ greet.py"), wiretest.Text("RUN tests"), wiretest.Text(done))
 			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
 		}, "Ollama /api/show", "", `"<think>" … "</think>", opened by the generation prompt when thinking is on`, ""},
+		{"ollama tools", func() []string {
+			srv := wiretest.NewOllama(t)
+			srv.Show, srv.Trained = "show-tools", wiretest.Trained4096
+			srv.Push(wiretest.Text(`[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "greet.py"}}]`), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
+		}, "Ollama /api/show", `[TOOL_CALLS] [{\"name\": \"NAME\", \"arguments\": ARGS}`, "", ""},
 		{"ollama plain", func() []string {
 			srv := wiretest.NewOllama(t)
 			srv.Trained = wiretest.Trained4096

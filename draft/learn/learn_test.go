@@ -116,7 +116,7 @@ func toCall(c schemas.ToolCall, id string) *chattemplate.Object {
 // reply is what a model writes for an assistant message: the rendering of
 // the conversation with it, after the generation prompt and before what
 // the template writes after every answer.
-func reply(t *testing.T, tp *chattemplate.Template, vars map[string]any, assistant *chattemplate.Object) (string, bool) {
+func reply(t *testing.T, tp learn.Renderer, vars map[string]any, assistant *chattemplate.Object) (string, bool) {
 	user := obj("role", "user", "content", "Fix greet.")
 	tools := harnessTools()
 	conv := func(msgs ...any) chattemplate.Conversation {
@@ -176,7 +176,7 @@ func prefixLen(a, b string) int {
 // it calls: the call comes after reasoning the template renders, or,
 // for a template that drops reasoning from its history, after the
 // reasoning's close.
-func callReply(t *testing.T, tp *chattemplate.Template, syn *draft.Syntax, c *chattemplate.Object) (string, bool) {
+func callReply(t *testing.T, tp learn.Renderer, syn *draft.Syntax, c *chattemplate.Object) (string, bool) {
 	var vars map[string]any
 	msg := func(kv ...any) *chattemplate.Object {
 		return obj(append([]any{"role", "assistant"}, kv...)...)
