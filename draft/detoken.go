@@ -124,16 +124,23 @@ func tokenTags(s string, from []int) (string, []int) {
 		}
 		names[p][m[2]] = true
 	}
+	// The pair that shares the most names, the first in byte order on a
+	// tie, so that a reply is always read the same way.
 	var opener, closer string
+	most := 0
 	for p, ns := range names {
 		for q, qs := range names {
 			if p.sep != q.sep || p.open == q.open || !closes(q.open) || closes(p.open) {
 				continue
 			}
+			shared := 0
 			for n := range qs {
 				if ns[n] {
-					opener, closer = p.open, q.open
+					shared++
 				}
+			}
+			if shared > most || shared == most && shared > 0 && p.open+q.open < opener+closer {
+				opener, closer, most = p.open, q.open, shared
 			}
 		}
 	}

@@ -15,8 +15,9 @@ import (
 
 // A run given the syntax learned from the model's chat template reads the
 // replies with it and records them as the model wrote them: MiniMax-M3
-// writes its calls in key/value tags under its own tokens and reasons in
-// <mm:think>, neither of which the general parser reads.
+// writes its calls in elements under its own token and reasons in
+// <mm:think>; the action is read by the syntax (shape template-syntax),
+// which only a run given it reads with.
 func TestRunReadsRepliesWithTheLearnedSyntax(t *testing.T) {
 	tp, err := chattemplate.Load(filepath.Join("..", "draft", "learn", "testdata", "templates", "MiniMax-M3.jinja"))
 	if err != nil {
@@ -29,9 +30,6 @@ func TestRunReadsRepliesWithTheLearnedSyntax(t *testing.T) {
 	const tok = "]<]minimax[>[<"
 	call := tok + "tool_call>\n" + tok + `invoke name="write_file">` + tok + "path>greet.py" + tok + "/path>" + tok + "content>def greet(name):\n    return f\"hi {name}\"\n" + tok + "/content>" + tok + "/invoke>\n" + tok + "/tool_call>"
 	write := "<mm:think>\nI could RUN tests first, but the fix is plain.\n</mm:think>\n\n" + call
-	if a, err := draft.Parse(write, nil); err == nil && a.Verb == draft.VerbWrite {
-		t.Fatalf("the general parser reads the call too (%+v): the test shows nothing", a)
-	}
 	cut := "<mm:think>\nFirst the file:\n" + call
 	files := map[string]string{"greet.py": "def greet(name):\n    return 1\n", "tests/__init__.py": "", "tests/test_ok.py": "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        pass\n"}
 	lines := []string{}

@@ -68,8 +68,8 @@ func kimiTemplate(t *testing.T) string {
 }
 
 // TestRunChatTemplate: with --chat-template, run reads the model's calls
-// and reasoning the way its template writes them, which no general reader
-// reads, and run_start records which template the syntax was learned from.
+// and reasoning the way its template writes them (shape template-syntax),
+// and run_start records which template the syntax was learned from.
 func TestRunChatTemplate(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.jsonl")
@@ -138,7 +138,8 @@ func TestRunChatTemplate(t *testing.T) {
 		t.Errorf("greet.py = %q, want %q", got, body)
 	}
 
-	// Without the template the same replies do not read.
+	// Without the template the same replies are read by their structure
+	// alone, and run_start records no syntax.
 	out = filepath.Join(dir, "out2")
 	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n"})
 	runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--in-place", "--out", out)
@@ -146,8 +147,8 @@ func TestRunChatTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(run.Turns) == 0 || run.Turns[0].Action.Verb == "WRITE" {
-			t.Errorf("without --chat-template turn 1 read as %+v; the template's calls need its syntax", run.Turns[0].Action)
+		if len(run.Turns) == 0 || strings.Contains(run.Turns[0].Action.Shape, "template-syntax") || run.Start.Model.ChatSyntax != nil {
+			t.Errorf("without --chat-template: chat_syntax %+v, turn 1 read as %+v; want no syntax", run.Start.Model.ChatSyntax, run.Turns[0].Action)
 		}
 	}
 }
