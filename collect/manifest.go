@@ -32,6 +32,11 @@ type Entry struct {
 	// the manifest), used with --model scripted.
 	Script string   `yaml:"script"`
 	Tags   []string `yaml:"tags"`
+	// ChatTemplate is the model's chat template for this entry's runs (a
+	// .jinja file, a tokenizer_config.json or a GGUF, relative to the
+	// manifest), what --chat-template names; the flag wins over it, and
+	// it over the template the server reports.
+	ChatTemplate string `yaml:"chat_template"`
 
 	// Line is where the entry starts in the manifest.
 	Line int `yaml:"-"`
@@ -67,7 +72,7 @@ func (e *ManifestError) Error() string {
 	return b.String()
 }
 
-var entryKeys = []string{"id", "repo", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags"}
+var entryKeys = []string{"id", "repo", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
 
 // ParseManifest reads a manifest: a YAML list of entries (or a mapping
 // with an `entries` list). It checks the shape of every entry — keys,
@@ -238,6 +243,14 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 	}
 	if e.Script != "" && !filepath.IsAbs(e.Script) {
 		e.Script = filepath.Join(base, e.Script)
+	}
+	if e.ChatTemplate != "" {
+		if !filepath.IsAbs(e.ChatTemplate) {
+			e.ChatTemplate = filepath.Join(base, e.ChatTemplate)
+		}
+		if _, err := os.Stat(e.ChatTemplate); err != nil {
+			return fmt.Errorf("chat_template: %w", err)
+		}
 	}
 	if len(e.Scope) > 0 {
 		out, err := gitCmd(ctx, e.Dir, "ls-files")

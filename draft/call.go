@@ -168,6 +168,13 @@ func (c callArgs) list(keys []string) ([]string, string) {
 			if json.Unmarshal([]byte(t), &l) == nil {
 				return callArgs{kw: map[string]any{"list": l}}.list([]string{"list"})
 			}
+			// Or in Python's notation (['a', 'b']), the whole value.
+			r := relaxed{s: t}
+			if v, ok := r.value(0); ok && r.i == len(t) {
+				if l, isList := v.([]any); isList {
+					return callArgs{kw: map[string]any{"list": l}}.list([]string{"list"})
+				}
+			}
 		}
 		return strings.Fields(v), ""
 	case bareWord:

@@ -681,6 +681,10 @@ func tagCalls(text string) []callCand {
 func paramValue(v string) string {
 	v = strings.TrimPrefix(v, "\n")
 	v = strings.TrimSuffix(v, "\n")
+	// A value in a CDATA section is its content, read raw.
+	if t := strings.TrimSpace(v); strings.HasPrefix(t, "<![CDATA[") && strings.HasSuffix(t, "]]>") && !strings.Contains(t[9:len(t)-3], "]]>") {
+		return t[9 : len(t)-3]
+	}
 	return v
 }
 
@@ -797,12 +801,15 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 // another way). Two different calls are refused as ambiguous.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
+	if c, ok := nameLineCall(text); ok {
+		return p.readCands(d, text, []callCand{c})
+	}
 	cands := scanCalls(text, d)
 	if allBad(cands) && !d.anyHead() {
 		// No wrapper the reader knows, or one whose payload it cannot
 		// read, and no action line: the calls' structure.
-		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
-			cands = found
+		if nt, found := detokenedCalls(text, d); len(found) > 0 {
+			text, cands = nt, found
 		}
 		return p.readCands(d, text, cands)
 	}
@@ -813,8 +820,8 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		// followed by elements, not JSON): the structure may.
 		after := *p
 		*p = before
-		if found := structureCalls(text, codeFenceAt(d)); len(found) > 0 {
-			if a2, ok2, err2 := p.readCands(d, text, found); err2 == nil {
+		if nt, found := detokenedCalls(text, d); len(found) > 0 {
+			if a2, ok2, err2 := p.readCands(d, nt, found); err2 == nil {
 				return a2, ok2, nil
 			}
 		}
@@ -906,4 +913,30 @@ func knownArg(k string) bool {
 		}
 	}
 	return false
+}
+
+// nameLineCall reads a reply that is a tool's name on a line of its own
+// and then its arguments as one object, nothing else (functionary's
+// "NAME\n{…}"): the name line is no action line of its own then.
+func nameLineCall(text string) (callCand, bool) {
+	t := strings.TrimSpace(text)
+	name, rest, ok := strings.Cut(t, "\n")
+	name, rest = strings.TrimSpace(name), strings.TrimSpace(rest)
+	if !ok || !strings.HasPrefix(rest, "{") || identEnd(name, 0) != len(name) {
+		return callCand{}, false
+	}
+	if _, known := lookupTool(name); !known {
+		return callCand{}, false
+	}
+	args, n, ok := relaxedObject(rest)
+	if !ok || strings.TrimSpace(rest[n:]) != "" {
+		return callCand{}, false
+	}
+	for k := range args {
+		if !knownArg(k) {
+			return callCand{}, false
+		}
+	}
+	start := strings.Index(text, name)
+	return callCand{name: name, args: keyed(args), shapes: []string{shapeJSONCall}, start: start, end: len(text)}, true
 }

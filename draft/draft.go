@@ -175,9 +175,8 @@ const (
 	shapePythonCall    = "python-call"
 	// ShapeTemplateSyntax is what ParseWith adds to the shape of a reply
 	// read by the syntax learned from the model's own chat template
-	// (syntax.go). It is no code of Parse's: a run's backend hands such a
-	// reply on in the forms Parse reads (Syntax.Normalize), so no trace
-	// records it.
+	// (syntax.go). It is no code of Parse's (ShapeCodes leaves it out); a
+	// run given the syntax (harness.Config.Syntax) records it.
 	ShapeTemplateSyntax = "template-syntax"
 )
 

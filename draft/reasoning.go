@@ -51,9 +51,115 @@ func splitReasoning(content string) split {
 		}
 	}
 	if s, ok := splitAnyMark(content); ok {
+		s.Answer = answerStart(s.Answer)
+		return s
+	}
+	if s, ok := splitRecipients(content); ok {
+		return s
+	}
+	if s, ok := splitAnswerMark(content); ok {
 		return s
 	}
 	return split{Answer: content}
+}
+
+// specialTokenRE is a special token: <|…|> or <｜…｜>.
+var specialTokenRE = regexp.MustCompile(`^(?:<\|[^<>\n]{1,40}\|>|<｜[^<>\n]{1,40}｜>)`)
+
+// answerStart takes off the tokens that open an answer after its
+// reasoning (<|START_TEXT|>, <|begin|>assistant<|content|>), a word
+// between two of them included, so that its first line is its own.
+func answerStart(a string) string {
+	t := strings.TrimLeft(a, " \t\r\n")
+	took := false
+	for {
+		if m := specialTokenRE.FindString(t); m != "" {
+			// A token that opens a tag of tokens with attributes
+			// (<|open|>call tool="…") is the call's, not the answer's.
+			r := t[len(m):]
+			if w := leadWordRE.FindString(r); w != "" && attrStartRE.MatchString(r[len(w):]) {
+				break
+			}
+			t, took = r, true
+			continue
+		}
+		if w := leadWordRE.FindString(t); took && w != "" && specialTokenRE.MatchString(t[len(w):]) {
+			t = t[len(w):]
+			continue
+		}
+		break
+	}
+	if !took {
+		return a
+	}
+	return strings.TrimLeft(t, " \t\r\n")
+}
+
+var attrStartRE = regexp.MustCompile(`^\s+[A-Za-z_][\w-]*="`)
+
+// messageEndRE is a special token that ends a message (<|end|>, <|eom|>,
+// <|eot_id|>, <|im_end|>).
+var messageEndRE = regexp.MustCompile(`(?i)<[|｜][^<>\n]{0,20}(?:end|eom|eot)[^<>\n]{0,20}[|｜]>`)
+
+// recipientRE opens a message addressed to someone: to=NAME, tokens
+// maybe, then <|message|>.
+var recipientRE = regexp.MustCompile(`to=([\w.-]+)\s*(?:<\|[^<>\n]{1,40}\|>)*?<\|message\|>`)
+
+// splitRecipients reads messages addressed by recipient (to=NAME
+// <|message|>…): where one is addressed to the user, it is the answer, and
+// what the model addressed to anyone else but a tool is its reasoning.
+func splitRecipients(content string) (split, bool) {
+	ms := recipientRE.FindAllStringSubmatchIndex(content, -1)
+	user := -1
+	for i, m := range ms {
+		if content[m[2]:m[3]] == "user" {
+			user = i
+		}
+	}
+	if user < 0 {
+		return split{}, false
+	}
+	var thoughts []string
+	body := func(i int) string {
+		b := content[ms[i][1]:]
+		if i+1 < len(ms) {
+			b = b[:ms[i+1][0]-ms[i][1]]
+		}
+		if e := messageEndRE.FindStringIndex(b); e != nil {
+			b = b[:e[0]]
+		}
+		return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(b), harmonyStart+"assistant"))
+	}
+	for i := range ms {
+		if r := content[ms[i][2]:ms[i][3]]; i != user && !strings.HasPrefix(r, "functions.") {
+			thoughts = appendText(thoughts, body(i))
+		}
+	}
+	if strings.HasPrefix(content[ms[user][2]:ms[user][3]], "functions.") || len(thoughts) == 0 {
+		return split{}, false
+	}
+	return split{Answer: body(user), Reasoning: strings.Join(thoughts, "\n\n"), Source: schemas.ReasoningThinkTag}, true
+}
+
+// answerMarkRE is a mark that opens the final answer ([BEGIN FINAL
+// RESPONSE], <|final_answer|>).
+var answerMarkRE = regexp.MustCompile(`(?i)^(?:\[(?:begin |start )?final (?:response|answer)\]|<[|｜](?:begin_|start_)?final_?(?:response|answer)[|｜]>)`)
+
+// splitAnswerMark reads a reply whose answer opens with a mark that says
+// so, the reasoning before it with no mark of its own (the prompt opened
+// it): what comes before the mark is never read for an action.
+func splitAnswerMark(content string) (split, bool) {
+	for _, m := range markTokenRE.FindAllStringIndex(content, -1) {
+		if !answerMarkRE.MatchString(content[m[0]:m[1]]) || insideFence(content[:m[0]]) {
+			continue
+		}
+		before := strings.TrimSpace(content[:m[0]])
+		if before == "" {
+			return split{}, false
+		}
+		return split{Answer: strings.TrimLeft(content[m[1]:], " \t\r\n"), Reasoning: before, Source: markSource(content[m[0]:m[1]])}, true
+	}
+	return split{}, false
 }
 
 // markTokenRE is a token a reasoning block may be marked with, in any
@@ -96,6 +202,16 @@ func splitAnyMark(content string) (split, bool) {
 				if thinkWordRE.MatchString(tok) && closeWordRE.MatchString(tok) {
 					return split{Answer: strings.TrimLeft(body[m[1]:], " \t\r\n"), Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
 				}
+				if closeWordRE.MatchString(tok) && specialTokenRE.MatchString(tok) {
+					if w := leadWordRE.FindString(body[m[1]:]); w != "" && thinkWordRE.MatchString(w) {
+						return split{Answer: body[m[1]+len(w):], Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
+					}
+				}
+			}
+			// A token that ends the message ends the reasoning too
+			// (<|think|>…<|end|>), outside a fence.
+			if e := messageEndRE.FindStringIndex(body); e != nil && !insideFence(body[:e[0]]) {
+				return split{Answer: body[e[1]:], Reasoning: strings.TrimSpace(body[:e[0]]), Source: source}, true
 			}
 			return split{Reasoning: strings.TrimSpace(body), Source: source, Cut: true}, true
 		}
@@ -104,6 +220,11 @@ func splitAnyMark(content string) (split, bool) {
 	for _, m := range markTokenRE.FindAllStringIndex(t, -1) {
 		tok := t[m[0]:m[1]]
 		if !thinkWordRE.MatchString(tok) {
+			// A closing token, then the word that names thinking
+			// (<|close|>think<|sep|>).
+			if w := leadWordRE.FindString(t[m[1]:]); w != "" && thinkWordRE.MatchString(w) && specialTokenRE.MatchString(tok) && closeWordRE.MatchString(tok) && !insideFence(t[:m[0]]) {
+				return split{Answer: t[m[1]+len(w):], Reasoning: strings.TrimSpace(t[:m[0]]), Source: markSource(w)}, true
+			}
 			continue
 		}
 		if !closeWordRE.MatchString(tok) || insideFence(t[:m[0]]) {
@@ -277,7 +398,22 @@ func appendText(parts []string, s string) []string {
 // content holds inline. It returns nil when the reply has no reasoning.
 // Tokens is left for the caller, which owns the estimate.
 func ReadReasoning(reply schemas.Reply) (answer string, r *schemas.Reasoning) {
-	s := splitReasoning(reply.Content)
+	return readReasoning(reply, splitReasoning(reply.Content))
+}
+
+// ReadReasoningWith is ReadReasoning that reads the content's reasoning
+// under the marks learned from the model's own template first (syn, for
+// this reply: Syntax.ForReply). A nil syntax is ReadReasoning.
+func ReadReasoningWith(syn *Syntax, reply schemas.Reply) (answer string, r *schemas.Reasoning) {
+	if syn != nil {
+		if s, ok := syn.Reasoning.split(strings.ReplaceAll(reply.Content, "\r\n", "\n")); ok {
+			return readReasoning(reply, s)
+		}
+	}
+	return ReadReasoning(reply)
+}
+
+func readReasoning(reply schemas.Reply, s split) (answer string, r *schemas.Reasoning) {
 	thinking := strings.TrimSpace(reply.Thinking)
 	if thinking == "" && s.Source == "" {
 		return reply.Content, nil

@@ -23,7 +23,8 @@ var (
 	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
 	// betweenRE is one piece of what may stand between a name and its
 	// arguments: whitespace, punctuation, an index, a special token, a tag.
-	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\])`)
+	// An attribute of the tag the name stands in (index="1") is one too.
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\]|[A-Za-z_][\w-]*="[^"<>]*")`)
 	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
 	// or a bare <TAG>.
 	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
@@ -51,6 +52,25 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			out = append(out, c)
 		}
 	}
+	// A tool's name, then its arguments: first, so that an object of
+	// arguments after its tool's name ({"name": "locate"} of skill) is
+	// read as the arguments, not as a call of its own.
+	for _, m := range siteRE.FindAllStringIndex(text, -1) {
+		if covered(m[0]) || skip(m[0]) {
+			continue
+		}
+		name := text[m[0]:m[1]]
+		if _, ok := lookupTool(name); !ok {
+			continue
+		}
+		// The arguments open with a bracket or a tag, after nothing but
+		// tokens and punctuation; a name followed by words is prose.
+		c, ok := callAfter(text, name, m[0], m[1])
+		if !ok {
+			continue
+		}
+		out = append(out, c)
+	}
 	// JSON that holds calls, wherever it starts.
 	for i := 0; i < len(text); i++ {
 		if (text[i] != '{' && text[i] != '[') || covered(i) || skip(i) {
@@ -74,23 +94,6 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			i = end - 1
 		}
 	}
-	// A tool's name, then its arguments.
-	for _, m := range siteRE.FindAllStringIndex(text, -1) {
-		if covered(m[0]) || skip(m[0]) {
-			continue
-		}
-		name := text[m[0]:m[1]]
-		if _, ok := lookupTool(name); !ok {
-			continue
-		}
-		// The arguments open with a bracket or a tag, after nothing but
-		// tokens and punctuation; a name followed by words is prose.
-		c, ok := callAfter(text, name, m[0], m[1])
-		if !ok {
-			continue
-		}
-		out = append(out, c)
-	}
 	sortCands(out)
 	return out
 }
@@ -98,6 +101,9 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 // callAfter reads the arguments of the call named at start..end: at the
 // end of the name or after any of the tokens that follow it.
 func callAfter(text, name string, start, end int) (callCand, bool) {
+	if c, ok := emptyElement(text, name, start, end); ok {
+		return c, true
+	}
 	j := end
 	for {
 		if c, ok := argsAt(text, name, start, end, j); ok {
@@ -130,6 +136,12 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 		}
 		args, n, reason := parseCall(text[j:])
 		if reason != "" {
+			// A call whose strings hold their quotes unescaped, as a
+			// template that prints values raw writes them.
+			if args, n, ok := unescapedCall(text[j:]); ok {
+				c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
+				return c, true
+			}
 			return c, false
 		}
 		c.args, c.end, c.shapes = args, j+n, []string{shapePythonCall}
@@ -142,7 +154,7 @@ func argsAt(text, name string, start, end, j int) (callCand, bool) {
 	case j > end && (strings.TrimSpace(text[j:]) == "" || closingRunRE.FindString(text[j:]) == text[j:]):
 		// A call without arguments at the end of the reply: the name
 		// alone between tokens (<tool_call>run_tests</tool_call>).
-		if !tokenBefore(text, start) {
+		if !tokenBefore(text, start) && !inAttribute(text, start) {
 			return c, false
 		}
 		c.args, c.end, c.shapes = keyed(map[string]any{}), len(text), []string{shapeCallTag}
@@ -163,6 +175,37 @@ func anyJSON(text string, i int) (v any, end int, strict, ok bool) {
 	r := relaxed{s: text[i:], quote: quoteTokenRE.FindString(text[i:])}
 	v, ok = r.value(0)
 	return v, i + r.i, false, ok
+}
+
+// emptyElement reads a call whose name is an attribute of an element
+// that closes at once (<call tool="run_tests" index="1"></call>): a call
+// without arguments.
+func emptyElement(text, name string, start, end int) (callCand, bool) {
+	if !inAttribute(text, start) {
+		return callCand{}, false
+	}
+	lt := strings.LastIndexByte(text[:start], '<')
+	tag := text[lt+1 : lt+identEnd(text[lt+1:], 0)+1]
+	gt := strings.IndexByte(text[end:], '>')
+	if tag == "" || gt < 0 || strings.ContainsAny(text[end:end+gt], "<\n") {
+		return callCand{}, false
+	}
+	k := skipSpace(text, end+gt+1)
+	if !strings.HasPrefix(text[k:], "</"+tag+">") {
+		return callCand{}, false
+	}
+	return callCand{name: name, args: keyed(map[string]any{}), start: start, end: k + len(tag) + 3, shapes: []string{shapeCallTag}}, true
+}
+
+// inAttribute reports whether the name at i is an attribute's value in
+// an open tag (<invoke name="run_tests">).
+func inAttribute(text string, i int) bool {
+	t := text[:i]
+	if !strings.HasSuffix(t, "=\"") {
+		return false
+	}
+	lt := strings.LastIndexByte(t, '<')
+	return lt >= 0 && lt > strings.LastIndexByte(t, '>') && !strings.Contains(t[lt:], "\n")
 }
 
 // tokenBefore reports whether a tag or special token ends right before
@@ -219,6 +262,12 @@ func relaxedObject(s string) (map[string]any, int, bool) {
 	quote := quoteTokenRE.FindString(s)
 	r := relaxed{s: s, quote: quote}
 	v, ok := r.value(0)
+	if !ok {
+		// Strings that hold their quotes unescaped: a template that
+		// prints values raw wrote the object, so every string is raw.
+		r = relaxed{s: s, quote: quote, raw: true}
+		v, ok = r.value(0)
+	}
 	m, isObj := v.(map[string]any)
 	return m, r.i, ok && isObj
 }
@@ -227,6 +276,66 @@ type relaxed struct {
 	s     string
 	i     int
 	quote string
+	// raw reads strings as written, each to the quote after which the
+	// notation goes on (unescapedString).
+	raw bool
+}
+
+// structuralAfterRE is what may follow the quote that ends a string
+// written raw: the next key of an object or a call, or the closing
+// brackets and nothing more but a token or a line's end.
+var structuralAfterRE = regexp.MustCompile(`^[ \t]*(?:,[ \t\r\n]*['"]?[A-Za-z_]\w*['"]?[ \t]*[:=]|[}\])][\s}\])]*(?:<|$))`)
+
+// unescapedString reads the string whose quote is at s[i] as written, no
+// escape decoded, to the first same quote that structuralAfterRE follows.
+func unescapedString(s string, i int) (string, int, bool) {
+	q := s[i]
+	for k := i + 1; k < len(s); k++ {
+		if s[k] == q && structuralAfterRE.MatchString(s[k+1:]) {
+			return s[i+1 : k], k + 1, true
+		}
+	}
+	return "", 0, false
+}
+
+// unescapedCall reads a Python call's keyword arguments, their strings
+// written raw (unescapedString): (key='…', key2='…').
+func unescapedCall(s string) (callArgs, int, bool) {
+	c := callArgs{kw: map[string]any{}}
+	i := 1
+	for {
+		i = skipSpace(s, i)
+		if i < len(s) && s[i] == ')' {
+			return c, i + 1, len(c.kw) > 0
+		}
+		k := identEnd(s, i)
+		j := skipSpace(s, k)
+		if k == i || j >= len(s) || s[j] != '=' {
+			return c, 0, false
+		}
+		key := s[i:k]
+		j = skipSpace(s, j+1)
+		var v any
+		var next int
+		if j < len(s) && (s[j] == '\'' || s[j] == '"') {
+			str, n, ok := unescapedString(s, j)
+			if !ok {
+				return c, 0, false
+			}
+			v, next = str, n
+		} else {
+			x, n, reason := parseValue(s, j, 0)
+			if reason != "" {
+				return c, 0, false
+			}
+			v, next = x, n
+		}
+		c.kw[nameKey(key)] = v
+		i = skipSpace(s, next)
+		if i < len(s) && s[i] == ',' {
+			i++
+		}
+	}
 }
 
 func (r *relaxed) space() {
@@ -296,6 +405,13 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 		r.i = start + end + len(r.quote)
 		return r.s[start : start+end], true
+	case (c == '"' || c == '\'') && r.raw:
+		v, next, ok := unescapedString(r.s, r.i)
+		if !ok {
+			return nil, false
+		}
+		r.i = next
+		return v, true
 	case c == '"' || c == '\'':
 		v, next, reason := parseString(r.s, r.i, false)
 		if reason != "" {
@@ -363,6 +479,9 @@ func elementArgs(s string) (map[string]any, int, bool) {
 	args := map[string]any{}
 	i := 0
 	keyTag, valTag := "", ""
+	// bare is set for arguments as elements named for them
+	// (<path>x</path>), which only the lexicon's argument names make.
+	bare := false
 	for {
 		k := skipSpace(s, i)
 		m := elemOpenRE.FindStringSubmatchIndex(s[k:])
@@ -378,7 +497,14 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			key = s[k+m[6] : k+m[7]]
 		}
 		body := k + m[1]
-		if key == "" {
+		if key == "" && keyTag == "" && (bare || len(args) == 0) && knownArg(tag) && !strings.Contains(s[k:k+m[1]], " ") {
+			key, bare = tag, true
+		} else if bare {
+			break
+		}
+		if bare {
+			// The key is the tag.
+		} else if key == "" {
 			// A key element, then its value's element.
 			if keyTag != "" && tag != keyTag {
 				break
@@ -407,8 +533,29 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			if keyTag != "" {
 				return o[1] == keyTag
 			}
+			if bare {
+				return knownArg(o[1]) && o[2] == "" && o[3] == ""
+			}
 			return o[1] == tag && (o[2] != "" || o[3] != "")
 		})
+		if bare && ok {
+			// An element named for its argument ends at its first close
+			// that a close of the call follows: what comes after is
+			// another call's.
+			closeTag := "</" + tag + ">"
+			for k := body; ; {
+				e := strings.Index(s[k:], closeTag)
+				if e < 0 || k+e+len(closeTag) >= end {
+					break
+				}
+				e += k
+				if strings.HasPrefix(strings.TrimLeft(s[e+len(closeTag):], " \t\r\n"), "</") {
+					val, end = s[body:e], e+len(closeTag)
+					break
+				}
+				k = e + 1
+			}
+		}
 		if !ok {
 			break
 		}
@@ -416,6 +563,10 @@ func elementArgs(s string) (map[string]any, int, bool) {
 		// An element that holds argument elements wraps them
 		// (<invoke name="read_file"><parameter name="path">…).
 		if t := strings.TrimSpace(val); strings.HasPrefix(t, "<") && keyTag == "" {
+			if items, ok := elementList(t); ok && bare {
+				args[key] = items
+				continue
+			}
 			if inner, _, ok := elementArgs(t); ok {
 				for k, v := range inner {
 					args[k] = v
@@ -429,6 +580,28 @@ func elementArgs(s string) (map[string]any, int, bool) {
 		return nil, 0, false
 	}
 	return args, i, true
+}
+
+// elementList reads a value written as elements of one name, one an
+// item (<item>a</item><item>b</item>).
+func elementList(s string) ([]any, bool) {
+	var out []any
+	tag := ""
+	rest := s
+	for strings.TrimSpace(rest) != "" {
+		m := childOpenRE.FindStringSubmatchIndex(rest)
+		if m == nil || tag != "" && rest[m[2]:m[3]] != tag {
+			return nil, false
+		}
+		tag = rest[m[2]:m[3]]
+		e := strings.Index(rest[m[1]:], "</"+tag+">")
+		if e < 0 {
+			return nil, false
+		}
+		out = append(out, rest[m[1]:m[1]+e])
+		rest = rest[m[1]+e+len(tag)+3:]
+	}
+	return out, len(out) > 0
 }
 
 // elementValue finds where the value that starts at body ends: at the

@@ -105,6 +105,20 @@ func (s *Syntax) WithoutReasoning() *Syntax {
 	return &Syntax{Template: s.Template, Name: s.Name, Calls: s.Calls}
 }
 
+// ForReply is the syntax to read one reply with: without its reasoning
+// when the server took the reasoning apart (the reply's thinking field is
+// set) or the content shows none of the marks and was not cut short, so
+// that the content is the answer.
+func (s *Syntax) ForReply(rep schemas.Reply) *Syntax {
+	if s == nil {
+		return nil
+	}
+	if rs := s.Reasoning; rs != nil && (rep.Thinking != "" || rep.FinishReason != "length" && !strings.Contains(rep.Content, rs.Close) && (rs.Open == "" || !strings.Contains(rep.Content, rs.Open))) {
+		return s.WithoutReasoning()
+	}
+	return s
+}
+
 // Thinking is the syntax of a run that switches thinking on: the prompt
 // then opens the reasoning wherever the template opens it for thinking.
 func (s *Syntax) Thinking() *Syntax {
@@ -701,67 +715,4 @@ func parseShapes(shape string) uint64 {
 		bits |= shapeBit[c]
 	}
 	return bits
-}
-
-// Normalize rewrites content that the learned syntax reads otherwise than
-// the general parser (a call it does not read, reasoning under marks it
-// does not know, a reply cut inside that reasoning) into the forms the
-// general parser reads exactly: the reasoning in <think> (left open when
-// the reply was cut inside it) and each call as a JSON object in
-// <tool_call> tags. It is for a layer that hands replies on to Parse and
-// cannot pass the syntax (a backend client); changed is false, and
-// content is returned as it is, when both read it alike.
-func (s *Syntax) Normalize(content string) (out string, changed bool) {
-	if s == nil {
-		return content, false
-	}
-	learned, lerr := ParseWith(s, content, nil)
-	general, gerr := Parse(content, nil)
-	lcut := isCode(lerr, CodeReasoningCut)
-	if lerr == nil && gerr == nil && actsAlike(learned, general) || lerr != nil && !lcut || lcut && isCode(gerr, CodeReasoningCut) {
-		return content, false
-	}
-	text := strings.ReplaceAll(content, "\r\n", "\n")
-	var b strings.Builder
-	if sp, ok := s.Reasoning.split(text); ok {
-		b.WriteString("<think>\n" + sp.Reasoning)
-		if sp.Cut {
-			return b.String(), true
-		}
-		b.WriteString("\n</think>\n\n")
-		text = sp.Answer
-	}
-	found, start, end, _, ok := s.readCalls(text)
-	if !ok {
-		b.WriteString(text)
-		return b.String(), true
-	}
-	if pre := strings.TrimSpace(text[:start]); pre != "" {
-		b.WriteString(pre + "\n")
-	}
-	for _, c := range found {
-		args, err := json.Marshal(c.args)
-		if err != nil {
-			return content, false
-		}
-		name, _ := json.Marshal(c.name)
-		b.WriteString(`<tool_call>` + "\n" + `{"name": ` + string(name) + `, "arguments": ` + string(args) + "}\n</tool_call>\n")
-	}
-	if post := strings.TrimSpace(text[end:]); post != "" {
-		b.WriteString(post + "\n")
-	}
-	return b.String(), true
-}
-
-func isCode(err error, code schemas.Code) bool {
-	e, ok := err.(*Error)
-	return ok && e.Code == code
-}
-
-// actsAlike compares what two actions do, not how they were read.
-func actsAlike(a, b Action) bool {
-	a.Shape, a.Via, a.Repairs, b.Shape, b.Via, b.Repairs = "", "", nil, "", "", nil
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
 }

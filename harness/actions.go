@@ -35,7 +35,8 @@ func EmptyReplyMessage(thought bool) string {
 func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 	// Reasoning first: it is recorded apart, never read for an action, and
 	// a reply that ended inside it has no answer to read.
-	answer, reasoning := draft.ReadReasoning(t.Reply)
+	syn := r.cfg.Syntax.ForReply(t.Reply)
+	answer, reasoning := draft.ReadReasoningWith(syn, t.Reply)
 	if reasoning != nil {
 		reasoning.Tokens = r.tok.text(reasoning.Text)
 		t.Reasoning = reasoning
@@ -48,7 +49,7 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 		t.Action = schemas.Action{Shape: "none"}
 		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(reasoning != nil))
 	}
-	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
+	a, err := draft.ParseWith(syn, t.Reply.Content, t.Reply.ToolCalls)
 	t.Action = draft.Record(a, err)
 	if err != nil {
 		return r.draftRefused(t, err)

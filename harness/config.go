@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -12,6 +13,25 @@ import (
 // Chatter is what the harness needs of a model backend.
 type Chatter interface {
 	Chat(ctx context.Context, req model.Request) (model.Reply, error)
+}
+
+// WithSyntax is m carrying the syntax learned from its model's chat
+// template, for a caller that hands a run its backend but builds no
+// Config (a benchmark's or a collection's model function): Run reads the
+// replies with it when Config.Syntax is nil.
+func WithSyntax(m Chatter, syn *draft.Syntax) Chatter {
+	if sc, ok := m.(syntaxChatter); ok {
+		m = sc.Chatter
+	}
+	if syn == nil {
+		return m
+	}
+	return syntaxChatter{Chatter: m, syn: syn}
+}
+
+type syntaxChatter struct {
+	Chatter
+	syn *draft.Syntax
 }
 
 // Checker runs the checks that decide a run's verdict when there are any:
@@ -60,6 +80,11 @@ type Config struct {
 	// Model is recorded on run_start; its Options are sent with every call.
 	Model       schemas.Model
 	NativeTools bool
+	// Syntax is how the model writes its calls and reasoning, learned from
+	// its chat template (Model.ChatSyntax records it); nil reads replies
+	// by the general parser alone. The turn keeps the reply as the model
+	// wrote it and the action read from it with this syntax.
+	Syntax *draft.Syntax
 	// Ask is set for --interactive; nil means nobody watches the run.
 	Ask Asker
 	// Checks decide the verdict when set (benchmark hidden checks or a

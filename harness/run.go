@@ -112,6 +112,9 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if cfg.Model.Options.NumPredict <= 0 {
 		cfg.Model.Options.NumPredict = DefaultNumPredict
 	}
+	if sc, ok := m.(syntaxChatter); ok && cfg.Syntax == nil {
+		cfg.Syntax = sc.syn
+	}
 	if cfg.RunID == "" {
 		return nil, errors.New("run: no run id")
 	}
@@ -319,7 +322,7 @@ func (r *runner) loop(ctx context.Context) error {
 		r.steps = append(r.steps, StepSummary{Step: step, Verb: turn.Action.Verb, Path: turn.Action.Path, Status: turn.Outcome.Status, Code: turn.Outcome.Code})
 		r.logf("step %2d  %-6s %-28s %s %s", step, turn.Action.Verb, turn.Action.Path+r.readWindow, turn.Outcome.Status, turn.Outcome.Code)
 		r.readWindow = ""
-		if r.stopReason == "" && r.cfg.StuckAfter > 0 && r.stuck.see(turn) >= r.cfg.StuckAfter {
+		if r.stopReason == "" && r.cfg.StuckAfter > 0 && r.stuck.see(turn, r.cfg.Syntax) >= r.cfg.StuckAfter {
 			r.stopReason = schemas.StopStuck
 			r.logf("stopped: stuck, the same draft refused %s %d times in a row", r.stuck.code, r.stuck.times)
 		}

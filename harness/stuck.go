@@ -26,13 +26,14 @@ type stuckCount struct {
 // see counts a turn and returns how many times in a row its draft has now
 // been refused with its code: 0 for a turn that was not refused, which
 // ends the row.
-func (s *stuckCount) see(t *schemas.Turn) int {
+func (s *stuckCount) see(t *schemas.Turn, syn *draft.Syntax) int {
 	if !t.ModelStep || t.Outcome.Status != schemas.StatusRefused {
 		*s = stuckCount{}
 		return 0
 	}
-	answer, _ := draft.ReadReasoning(t.Reply)
-	key := draftKey(t, answer)
+	syn = syn.ForReply(t.Reply)
+	answer, _ := draft.ReadReasoningWith(syn, t.Reply)
+	key := draftKey(t, answer, syn)
 	if s.times > 0 && key == s.key && t.Outcome.Code == s.code {
 		s.times++
 		return s.times
@@ -50,8 +51,8 @@ func (s *stuckCount) record() *schemas.Stuck {
 // read from it (whatever format it was written in, with the path the
 // harness resolved), or, for a draft that held no action, its answer with
 // the whitespace collapsed. The code is compared apart.
-func draftKey(t *schemas.Turn, answer string) string {
-	a, err := draft.Parse(t.Reply.Content, t.Reply.ToolCalls)
+func draftKey(t *schemas.Turn, answer string, syn *draft.Syntax) string {
+	a, err := draft.ParseWith(syn, t.Reply.Content, t.Reply.ToolCalls)
 	if err != nil || t.Action.Shape == "none" {
 		calls, _ := json.Marshal(t.Reply.ToolCalls)
 		return "text\x00" + strings.Join(strings.Fields(answer), " ") + "\x00" + string(calls)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
+	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -41,8 +44,8 @@ func serverSyntax(info model.Info) (syn *draft.Syntax, from string, err error) {
 	return nil, "", nil
 }
 
-// useSyntax reads the backend's replies with syn from now on and records
-// it, or why there is none, on the model's run_start.
+// useSyntax has the runs read the backend's replies with syn from now on
+// and records it, or why there is none, on the model's run_start.
 func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	if think {
 		// --think switches thinking on: where the template's prompt then
@@ -55,11 +58,13 @@ func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	}
 	b.info.ChatSyntax = learn.Record(syn, from)
 	if syn.Calls == nil && syn.Reasoning == nil {
+		b.syntax, b.chat = nil, harness.WithSyntax(b.chat, nil)
 		return
 	}
-	if _, ok := b.chat.(learn.Reader); !ok {
-		b.chat = learn.Reader{Backend: b.chat, Syntax: syn}
-	}
+	// The run reads each reply with it (harness.Config.Syntax) and keeps
+	// the reply as the model wrote it.
+	b.syntax = syn
+	b.chat = harness.WithSyntax(b.chat, syn)
 }
 
 // learnFromServer learns from what the pre-flight heard of the model,
@@ -76,5 +81,29 @@ func (b *backend) learnFromServer(f *modelFlags, info model.Info) {
 		b.useSyntax(nil, "", "the server reported no chat template (give one with --chat-template)", false)
 	default:
 		b.useSyntax(syn, from, "", f.think)
+	}
+}
+
+// withChatTemplates reads each collected run's replies with the syntax of
+// its chat template: --chat-template (flag) for every run, or else a
+// manifest entry's chat_template, which wins over the server's. A backend
+// the flag's syntax is already on (openBackend) is left as it is.
+func withChatTemplates(m collect.Model, flag string, think bool) collect.Model {
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		chat, info, err := m(ctx, it, pass, opts, slot)
+		path := flag
+		if path == "" && it.Entry != nil {
+			path = it.Entry.ChatTemplate
+		}
+		if err != nil || path == "" || flag != "" && info.ChatSyntax != nil {
+			return chat, info, err
+		}
+		syn, err := loadChatTemplate(path)
+		if err != nil {
+			return nil, info, err
+		}
+		b := backend{chat: chat, info: info}
+		b.useSyntax(syn, path, "", think)
+		return b.chat, b.info, nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,8 +68,8 @@ func kimiTemplate(t *testing.T) string {
 }
 
 // TestRunChatTemplate: with --chat-template, run reads the model's calls
-// and reasoning the way its template writes them, which no general reader
-// reads, and run_start records which template the syntax was learned from.
+// and reasoning the way its template writes them (shape template-syntax),
+// and run_start records which template the syntax was learned from.
 func TestRunChatTemplate(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.jsonl")
@@ -113,8 +114,11 @@ func TestRunChatTemplate(t *testing.T) {
 		if a := run.Turns[0].Action; a.Verb != "WRITE" || a.Path != "greet.py" {
 			t.Errorf("turn 1 read as %+v, want the call's WRITE greet.py", a)
 		}
-		if w := strings.Join(run.Turns[0].Warnings, "; "); !strings.Contains(w, "template-syntax: ") || !strings.Contains(w, cs.Template) {
-			t.Errorf("turn 1's warnings %q do not say the reply was read with the template's syntax", w)
+		if r := run.Turns[0].Reply.Content; !strings.HasPrefix(r, "I will write it."+think) || !strings.Contains(r, `<|open|>argument key="content"`) {
+			t.Errorf("turn 1 does not keep the reply as the model wrote it: %q", r)
+		}
+		if sh := run.Turns[0].Action.Shape; !strings.Contains(sh, "template-syntax") {
+			t.Errorf("turn 1's shape %q does not say the reply was read with the template's syntax", sh)
 		}
 		if a, r := run.Turns[1].Action, run.Turns[1].Reasoning; a.Verb != "RUN" || r == nil || !strings.Contains(r.Text, "READ test_greet.py") {
 			t.Errorf("turn 2 read as %+v with reasoning %+v, want RUN, the READ kept in the reasoning", a, r)
@@ -134,7 +138,8 @@ func TestRunChatTemplate(t *testing.T) {
 		t.Errorf("greet.py = %q, want %q", got, body)
 	}
 
-	// Without the template the same replies do not read.
+	// Without the template the same replies are read by their structure
+	// alone, and run_start records no syntax.
 	out = filepath.Join(dir, "out2")
 	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n"})
 	runCLI(t, "run", "--repo", repo, "--task", "Check greet", "--model", "scripted:"+script, "--in-place", "--out", out)
@@ -142,8 +147,8 @@ func TestRunChatTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(run.Turns) == 0 || run.Turns[0].Action.Verb == "WRITE" {
-			t.Errorf("without --chat-template turn 1 read as %+v; the template's calls need its syntax", run.Turns[0].Action)
+		if len(run.Turns) == 0 || strings.Contains(run.Turns[0].Action.Shape, "template-syntax") || run.Start.Model.ChatSyntax != nil {
+			t.Errorf("without --chat-template: chat_syntax %+v, turn 1 read as %+v; want no syntax", run.Start.Model.ChatSyntax, run.Turns[0].Action)
 		}
 	}
 }
@@ -175,6 +180,12 @@ func TestRunLearnsServerTemplate(t *testing.T) {
 			srv.Push(wiretest.Text("READ greet.py"), wiretest.Text("RUN tests"), wiretest.Text(done))
 			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
 		}, "Ollama /api/show", "", `"<think>" … "</think>", opened by the generation prompt when thinking is on`, ""},
+		{"ollama tools", func() []string {
+			srv := wiretest.NewOllama(t)
+			srv.Show, srv.Trained = "show-tools", wiretest.Trained4096
+			srv.Push(wiretest.Text(`[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "greet.py"}}]`), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
+		}, "Ollama /api/show", `[TOOL_CALLS] [{\"name\": \"NAME\", \"arguments\": ARGS}`, "", ""},
 		{"ollama plain", func() []string {
 			srv := wiretest.NewOllama(t)
 			srv.Trained = wiretest.Trained4096
@@ -203,5 +214,81 @@ func TestRunLearnsServerTemplate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCollectManifestChatTemplate: a manifest entry's chat_template, a
+// path relative to the manifest, is the template its runs' replies are
+// read with and run_start records; without it the same replies do not
+// read.
+func TestCollectManifestChatTemplate(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	writeFiles(t, repo, map[string]string{"greet.py": "def greet(name):\n    return \"Hello, \" + name\n", "test_greet.py": greetTest})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	src, err := os.ReadFile(kimiTemplate(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		think = "<|close|>think<|sep|>"
+		call  = `<|open|>tools<|sep|><|open|>call tool="run_tests" index="1"<|sep|><|close|>call<|sep|><|close|>tools`
+	)
+	var lines []string
+	for _, content := range []string{"Maybe READ greet.py first." + think + call, "READ greet.py", "Done." + think + "<|open|>response<|sep|>DONE greet kept; `return \"Hello, \" + name` is right"} {
+		b, _ := json.Marshal(map[string]string{"content": content})
+		lines = append(lines, string(b))
+	}
+	entry := "entries:\n  - id: greet\n    repo: repo\n    task: Check greet\n    script: drafts.jsonl\n"
+	writeFiles(t, dir, map[string]string{
+		"drafts.jsonl":       strings.Join(lines, "\n") + "\n",
+		"templates/k3.jinja": string(src),
+		"with.yaml":          entry + "    chat_template: templates/k3.jinja\n",
+		"without.yaml":       entry,
+		"missing.yaml":       entry + "    chat_template: templates/none.jinja\n",
+	})
+	for _, tc := range []struct {
+		manifest string
+		learned  bool
+	}{{"with.yaml", true}, {"without.yaml", false}} {
+		out := filepath.Join(dir, "out-"+tc.manifest)
+		code, stdout, stderr := runCLI(t, "collect", "--model", "scripted", "--manifest", filepath.Join(dir, tc.manifest), "--passes", "1", "--out", out)
+		// Without the syntax the script runs out before its DONE reads.
+		if code != 0 && tc.learned {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.manifest, code, stdout, stderr)
+		}
+		runs := 0
+		for run, err := range trace.Runs(t.Context(), out) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs++
+			cs := run.Start.Model.ChatSyntax
+			if len(run.Turns) == 0 {
+				t.Fatalf("%s: no turns", tc.manifest)
+			}
+			a, r := run.Turns[0].Action, run.Turns[0].Reasoning
+			if tc.learned {
+				if cs == nil || cs.From != filepath.Join(dir, "templates", "k3.jinja") || !strings.Contains(cs.Calls, "argument key=") {
+					t.Errorf("run_start chat_syntax = %+v, want Kimi K3's, from the entry's template", cs)
+				}
+				if a.Verb != "RUN" || !strings.Contains(a.Shape, "template-syntax") || r == nil || !strings.Contains(r.Text, "READ greet.py") {
+					t.Errorf("turn 1 read as %+v with reasoning %+v, want RUN by the template's syntax, the READ kept in the reasoning", a, r)
+				}
+			} else if cs != nil || a.Verb == "RUN" && strings.Contains(a.Shape, "template-syntax") {
+				t.Errorf("without chat_template: chat_syntax %+v, turn 1 %+v", cs, a)
+			}
+		}
+		if runs != 1 {
+			t.Fatalf("%s: %d runs", tc.manifest, runs)
+		}
+	}
+	code, _, stderr := runCLI(t, "collect", "--model", "scripted", "--manifest", filepath.Join(dir, "missing.yaml"), "--passes", "1", "--out", filepath.Join(dir, "out-missing"))
+	if code != exitUsage || !strings.Contains(stderr, "chat_template") || !strings.Contains(stderr, "none.jinja") {
+		t.Errorf("a chat_template that is not there: exit %d, want %d naming it\n%s", code, exitUsage, stderr)
 	}
 }

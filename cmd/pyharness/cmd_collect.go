@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
@@ -147,7 +148,7 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 			return &exitError{code: exitPreflight, msg: "collect: the pre-flight failed; nothing was run"}
 		}
 	}
-	opts.Model = factory
+	opts.Model = withChatTemplates(factory, o.model.chatTemplate, o.model.think)
 	if opts.Jobs == 0 {
 		opts.Jobs = jobs
 	}
@@ -230,6 +231,20 @@ func loadManifest(ctx context.Context, a *app, o collectOptions, needScript bool
 	}
 	entries, problems := collect.Resolve(ctx, o.manifest, entries, filepath.Join(o.out, "cache", "repos"))
 	merr.Problems = append(merr.Problems, problems...)
+	if o.model.chatTemplate == "" {
+		// A template that does not load is said now, not at its first run.
+		kept := entries[:0]
+		for _, e := range entries {
+			if e.ChatTemplate != "" {
+				if _, err := chattemplate.Load(e.ChatTemplate); err != nil {
+					merr.Problems = append(merr.Problems, collect.Problem{Line: e.Line, Entry: e.ID, Msg: "chat_template: " + err.Error()})
+					continue
+				}
+			}
+			kept = append(kept, e)
+		}
+		entries = kept
+	}
 	entries, problems, notes := collect.Baseline(ctx, entries, o.python)
 	merr.Problems = append(merr.Problems, problems...)
 	for _, n := range notes {

@@ -159,7 +159,7 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 	cfg := harness.Config{
 		RunID: adhocRunID(o, a), OutDir: o.out, Source: schemas.SourceAdhoc,
 		Repo: o.repo, InPlace: o.inPlace, TaskSpec: o.taskSpec(), Python: o.python, MaxSteps: o.steps, StuckAfter: stuckLimit(o.stuckAfter),
-		Model: be.info, NativeTools: o.nativeTools, Log: a.stderr, Now: a.now,
+		Model: be.info, Syntax: be.syntax, NativeTools: o.nativeTools, Log: a.stderr, Now: a.now,
 	}
 	if o.interactive {
 		cfg.Ask = terminalAsker(a.stdin, a.stderr)

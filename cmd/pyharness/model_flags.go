@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
@@ -215,6 +216,9 @@ func (f *modelFlags) options() schemas.Options {
 type backend struct {
 	chat harness.Chatter
 	info schemas.Model
+	// syntax is the one learned from the model's chat template, nil when
+	// none was (info.ChatSyntax says why).
+	syntax *draft.Syntax
 	// replay is set for the replay backend, to report divergences.
 	replay *replay.Backend
 	// ask asks the server about the model; nil for backends without one.

@@ -2,12 +2,14 @@ package learn_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/model/ollama"
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // The Go template a real Ollama server gives at /api/show is probed the
@@ -62,4 +64,59 @@ func TestOllamaTemplateFromShow(t *testing.T) {
 			t.Errorf("a reply cut inside the reasoning the prompt opened: %v, want %s", err, draft.CodeReasoningCut)
 		}
 	}
+}
+
+// The Go template of a real Ollama's tool-calling model (the recording
+// show-tools: Mistral's template from Ollama's docs on the tiny model)
+// comes from /api/show, is probed as a Jinja template is, and the syntax
+// learned from it reads every harness call the template writes, hard
+// arguments and all.
+func TestOllamaToolTemplateReadsItsCalls(t *testing.T) {
+	srv := wiretest.NewOllama(t)
+	srv.Show = "show-tools"
+	c, err := ollama.New(ollama.Config{Host: srv.URL, Model: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(info.Template, ".ToolCalls") {
+		t.Fatalf("/api/show gave no template that writes tool calls: %q", info.Template)
+	}
+	tp, err := learn.ParseOllama("tiny-tools", info.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn := learn.Learn(tp)
+	if syn.Calls == nil {
+		t.Fatalf("no call syntax learned from the template:\n%s", info.Template)
+	}
+	if syn.Reasoning != nil {
+		t.Errorf("the template writes no reasoning, yet %+v was learned", syn.Reasoning)
+	}
+	read, total := 0, 0
+	for i, call := range harnessCalls() {
+		want, err := draft.Parse("", []schemas.ToolCall{call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, ok := callReply(t, tp, syn, toCall(call, "c"+string(rune('A'+i))+"bcdefgh"))
+		if !ok {
+			t.Errorf("cannot render a call to %s", call.Name)
+			continue
+		}
+		total++
+		if !strings.HasPrefix(strings.TrimSpace(text), "[TOOL_CALLS]") {
+			t.Errorf("%s rendered as %q, not as the template writes calls", call.Name, text)
+		}
+		got, err := draft.ParseWith(syn, text, nil)
+		if err == nil && same(got, want) && strings.Contains(got.Shape, draft.ShapeTemplateSyntax) {
+			read++
+		} else {
+			t.Errorf("%s read with the learned syntax as %+v, %v; want %+v\nreply: %q", call.Name, got, err, want, text)
+		}
+	}
+	t.Logf("tiny-tools (Ollama /api/show): %d/%d calls read with the syntax learned from its Go template; calls %s", read, total, learn.Record(syn, "Ollama /api/show").Calls)
 }

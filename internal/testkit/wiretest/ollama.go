@@ -40,6 +40,11 @@ type Ollama struct {
 	// way a generated reply puts Reply.Thinking in message.thinking
 	// chunks before the content, as chat-think-closed-stream does.
 	Thinking bool
+	// Show, when set, names the recording /api/show answers with, as
+	// recorded but for its trained context when Trained is set:
+	// show-tools is a model whose Go template writes tool calls
+	// (Mistral's, from Ollama's docs, on the tiny model).
+	Show string
 	// Trained, when positive, makes the server's model the second one
 	// recorded (show-tiny, trained context 4096) with this trained
 	// context, and the server does what the real one did with it: a
@@ -168,6 +173,16 @@ func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o.showCreated(w, name) {
+		return
+	}
+	if o.Show != "" {
+		rec := MustLoad(o.Show)
+		body := rec.Body
+		if o.Trained > 0 {
+			// The tiny model's trained context (512), as Trained sets it.
+			body = patchInt(body, "llama.context_length", 512, o.Trained)
+		}
+		answer(w, rec.Status, rec.Header, body)
 		return
 	}
 	if o.Thinking || o.Trained > 0 {
