@@ -101,7 +101,7 @@ func TestParseTrain(t *testing.T) {
 
 func TestExpandQuotesPaths(t *testing.T) {
 	c, _ := parseTrain("trainer --data {data} --out {out} --base {base}")
-	got := c.expand("/tmp/my data/train.txt", "org/model-1.5B", "/o/it's")
+	got := c.expand("/tmp/my data/train.txt", "org/model-1.5B", "/o/it's", "/a")
 	want := `trainer --data '/tmp/my data/train.txt' --out '/o/it'\''s' --base org/model-1.5B`
 	if got != want {
 		t.Errorf("expand = %s\nwant     %s", got, want)

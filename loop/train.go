@@ -25,24 +25,43 @@ type trainCommand struct {
 }
 
 // parseTrain checks a train template: it must say where the data is and
-// where the trained model goes, and start with a program.
+// where the trained model goes ({out}, {adapter} or both), and start with
+// a program.
 func parseTrain(t string) (trainCommand, error) {
-	for _, ph := range []string{"{data}", "{out}"} {
-		if !strings.Contains(t, ph) {
-			return trainCommand{}, fmt.Errorf("--train %q has no %s: the command must read the exported data from {data} and write the trained model to {out}", t, ph)
-		}
+	if !strings.Contains(t, "{data}") {
+		return trainCommand{}, fmt.Errorf("--train %q has no {data}: the command must read the exported data from {data}", t)
 	}
-	words := strings.Fields(t)
+	if !strings.Contains(t, "{out}") && !strings.Contains(t, "{adapter}") {
+		return trainCommand{}, fmt.Errorf("--train %q has no {out} and no {adapter}: the command must write the trained model to {out}, or a LoRA adapter GGUF to {adapter}", t)
+	}
+	program := programOf(t)
+	if program == "" {
+		return trainCommand{}, fmt.Errorf("--train %q names no program", t)
+	}
+	return trainCommand{template: t, program: program}, nil
+}
+
+// programOf is the first word of a command line, after any leading
+// VAR=value assignments (the environment, not the program): what must be
+// found on PATH.
+func programOf(line string) string {
+	words := strings.Fields(line)
 	i := 0
-	// Leading VAR=value assignments are the environment, not the program.
 	for i < len(words) && strings.Contains(words[i], "=") && !strings.ContainsAny(words[i][:strings.Index(words[i], "=")], "/{") {
 		i++
 	}
 	if i == len(words) {
-		return trainCommand{}, fmt.Errorf("--train %q names no program", t)
+		return ""
 	}
-	return trainCommand{template: t, program: strings.Trim(words[i], `"'`)}, nil
+	return strings.Trim(words[i], `"'`)
 }
+
+// writesAdapter reports whether the command writes a LoRA adapter GGUF
+// to {adapter}.
+func (c trainCommand) writesAdapter() bool { return strings.Contains(c.template, "{adapter}") }
+
+// writesOut reports whether the command writes the trained model to {out}.
+func (c trainCommand) writesOut() bool { return strings.Contains(c.template, "{out}") }
 
 // isLlamaFinetune reports whether the command is llama.cpp's trainer,
 // which trains F32 weights only.
@@ -67,8 +86,8 @@ func whatItNeeds(program string) string {
 }
 
 // expand fills the placeholders with shell-quoted paths.
-func (c trainCommand) expand(data, base, out string) string {
-	return strings.NewReplacer("{data}", shellQuote(data), "{base}", shellQuote(base), "{out}", shellQuote(out)).Replace(c.template)
+func (c trainCommand) expand(data, base, out, adapter string) string {
+	return strings.NewReplacer("{data}", shellQuote(data), "{base}", shellQuote(base), "{out}", shellQuote(out), "{adapter}", shellQuote(adapter)).Replace(c.template)
 }
 
 func shellQuote(s string) string {
@@ -137,7 +156,11 @@ func (o *Options) train(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := cmdT.expand(abs(o.dataPath()), abs(o.BaseFile), out)
+	adapter, err := filepath.Abs(filepath.Join(dir, trainAdapter))
+	if err != nil {
+		return nil, err
+	}
+	line := cmdT.expand(abs(o.dataPath()), abs(o.BaseFile), out, adapter)
 	logf, err := os.Create(filepath.Join(dir, trainLog))
 	if err != nil {
 		return nil, err
@@ -158,16 +181,55 @@ func (o *Options) train(ctx context.Context) ([]string, error) {
 		}
 		return nil, fmt.Errorf("the train command failed (%v); the end of %s:\n%s", err, filepath.Join(dir, trainLog), tail.String())
 	}
-	fi, err := os.Stat(out)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("the train command ended without error but wrote nothing to {out} (%s); the end of its log:\n%s", out, tail.String())
-	case err != nil:
-		return nil, err
-	case !fi.IsDir() && fi.Size() == 0:
-		return nil, fmt.Errorf("the train command left {out} (%s) empty", out)
+	var notes []string
+	if cmdT.writesOut() {
+		fi, err := os.Stat(out)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("the train command ended without error but wrote nothing to {out} (%s); the end of its log:\n%s", out, tail.String())
+		case err != nil:
+			return nil, err
+		case !fi.IsDir() && fi.Size() == 0:
+			return nil, fmt.Errorf("the train command left {out} (%s) empty", out)
+		}
+		notes = append(notes, fmt.Sprintf("wrote %s", out))
 	}
-	return []string{fmt.Sprintf("wrote %s", out)}, nil
+	if cmdT.writesAdapter() {
+		if err := checkAdapter(adapter); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("the train command ended without error but wrote nothing to {adapter} (%s); the end of its log:\n%s", adapter, tail.String())
+			}
+			return nil, fmt.Errorf("the train command's {adapter}: %w", err)
+		}
+		notes = append(notes, fmt.Sprintf("wrote the LoRA adapter %s", adapter))
+	}
+	return notes, nil
+}
+
+// checkAdapter checks that path is what Ollama's ADAPTER and
+// llama-server's --lora load: a GGUF whose general.type is adapter, of
+// adapter.type lora, holding tensors.
+func checkAdapter(path string) error {
+	h, err := readHeader(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%s is not a GGUF file: %w", path, err)
+	}
+	if t, _ := h.String("general.type"); t != "adapter" {
+		if t == "" {
+			t = "none"
+		}
+		return fmt.Errorf("%s is a GGUF whose general.type is %s, not adapter: {adapter} takes a LoRA adapter (llama.cpp's layout: general.type adapter, adapter.type lora, adapter.lora.alpha); write a whole model to {out}", path, t)
+	}
+	if t, _ := h.String("adapter.type"); t != "lora" {
+		return fmt.Errorf("%s is an adapter of type %q, not lora", path, t)
+	}
+	if len(h.Tensors) == 0 {
+		return fmt.Errorf("%s holds no tensors", path)
+	}
+	return nil
 }
 
 // looksLikePath: a {base} that is a Hugging Face id (org/name) stays as
