@@ -83,7 +83,8 @@ func TestParseTrain(t *testing.T) {
 		{"llama-finetune -m {base} -f {data} && mv finetuned-model.gguf {out}", "llama-finetune", ""},
 		{"CUDA_VISIBLE_DEVICES=0 python3 train_unsloth.py {data} {out}", "python3", ""},
 		{"/opt/llama/bin/llama-finetune -f {data} -m {base}; mv finetuned-model.gguf {out}", "/opt/llama/bin/llama-finetune", ""},
-		{"mlx_lm.lora --data {data}", "", "has no {out}"},
+		{"mlx_lm.lora --data {data}", "", "has no {out} and no {adapter}"},
+		{"python3 scripts/train_lora.py train --data {data} --out {adapter}", "python3", ""},
 		{"axolotl train cfg.yml --out {out}", "", "has no {data}"},
 		{"A=1 B=2 {data}{out}", "{data}{out}", ""},
 	} {
@@ -126,6 +127,52 @@ func writeGGUF(t *testing.T, kv []gguf.KV, types ...gguf.TensorType) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// parityAdapter is a LoRA adapter GGUF scripts/train_lora.py wrote.
+func parityAdapter(t *testing.T) string {
+	p, err := filepath.Abs(filepath.Join("..", "sfttokens", "testdata", "parity", "adapter.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckAdapter(t *testing.T) {
+	kv := func(typ, adapterType string) []gguf.KV {
+		out := []gguf.KV{{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"}}
+		if typ != "" {
+			out = append(out, gguf.KV{Key: "general.type", Type: gguf.TypeString, Value: typ})
+		}
+		if adapterType != "" {
+			out = append(out, gguf.KV{Key: "adapter.type", Type: gguf.TypeString, Value: adapterType})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		path string
+		want string
+	}{
+		{"train_lora.py's adapter", parityAdapter(t), ""},
+		{"a whole model", writeGGUF(t, kv("model", ""), gguf.TypeF32), "general.type is model, not adapter"},
+		{"no general.type", writeGGUF(t, kv("", ""), gguf.TypeF32), "general.type is none, not adapter"},
+		{"a control vector", writeGGUF(t, kv("adapter", "control_vector"), gguf.TypeF32), `type "control_vector", not lora`},
+		{"no tensors", writeGGUF(t, kv("adapter", "lora")), "holds no tensors"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkAdapter(tt.path)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
 }
 
 func TestCheckF32(t *testing.T) {
@@ -199,6 +246,9 @@ func TestTrainStage(t *testing.T) {
 		{"writes its output", "test -d {data} && echo weights > {out} && echo trained", ""},
 		{"fails", "echo 'out of memory' >&2; exit 3 # {data} {out}", "out of memory"},
 		{"writes nothing", "echo done # {data} {out}", "wrote nothing to {out}"},
+		{"writes its adapter", "test -d {data} && cp " + parityAdapter(t) + " {adapter} && echo trained", ""},
+		{"writes a model where the adapter goes", "test -d {data} && echo weights > {adapter}", "is not a GGUF file"},
+		{"writes {out} but not {adapter}", "echo w > {out} # {data} {adapter}", "wrote nothing to {adapter}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &Options{Out: t.TempDir(), Train: tt.cmd, Data: DataJSONL, Log: &bytes.Buffer{}}
