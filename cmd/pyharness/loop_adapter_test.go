@@ -153,6 +153,7 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ls := wiretest.NewLlamaServer(t)
+			ls.NCtx = 16384 // -c 16384: the bench's prompts fit
 			out := filepath.Join(t.TempDir(), "loop")
 			want := filepath.Join(out, "train", "adapter.gguf")
 			if tt.loaded {
