@@ -15,7 +15,8 @@ import (
 )
 
 // What the Ollama test server does with `ollama create`'s traffic, as the
-// recorded server did: POST /api/blobs/DIGEST keeps the body when it
+// recorded server did: HEAD /api/blobs/DIGEST answers 200 for a blob it
+// has and 404 for one it lacks (blob-head, blob-head-missing); POST /api/blobs/DIGEST keeps the body when it
 // hashes to DIGEST (blob-create: 201, no body; blob-create-again: 200 for
 // a blob it has) and refuses it otherwise (blob-digest-mismatch); POST /api/create from uploaded GGUF files
 // streams the recorded status lines (create-gguf) and adds the model. The
@@ -84,11 +85,11 @@ func (o *Ollama) blob(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
 		_, ok := o.blobs[digest]
 		o.mu.Unlock()
+		rec := MustLoad("blob-head")
 		if !ok {
-			o.fail(w, http.StatusNotFound, fmt.Sprintf("blob %q not found", digest), nil)
-			return
+			rec = MustLoad("blob-head-missing")
 		}
-		w.WriteHeader(http.StatusOK)
+		answer(w, rec.Status, rec.Header, nil)
 		return
 	}
 	got := fmt.Sprintf("sha256:%x", sha256.Sum256(body))

@@ -130,7 +130,8 @@ func TestOllamaBlobAgain(t *testing.T) {
 	}
 }
 
-// TestOllamaCreateAdapter: FROM a model the server has with one LoRA
+// TestOllamaCreateAdapter: HEAD of the blob says 404, then 200 once sent;
+// FROM a model the server has with one LoRA
 // adapter GGUF (scripts/train_lora.py's, llama.cpp's layout) streams the
 // statuses recorded from Ollama v0.17.4 (create-adapter) and serves the
 // new model; the server keeps which adapter it was.
@@ -143,8 +144,22 @@ func TestOllamaCreateAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	digest := fmt.Sprintf("sha256:%x", sha256.Sum256(adapter))
+	head := func() int {
+		resp, err := http.Head(srv.URL + "/api/blobs/" + digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := head(); got != http.StatusNotFound {
+		t.Errorf("HEAD of a blob never sent = %d, want 404 as recorded", got)
+	}
 	if err := c.CreateBlob(context.Background(), digest, bytes.NewReader(adapter)); err != nil {
 		t.Fatal(err)
+	}
+	if got := head(); got != http.StatusOK {
+		t.Errorf("HEAD of a blob sent = %d, want 200 as recorded", got)
 	}
 	var statuses []string
 	err = c.Create(context.Background(), &api.CreateRequest{Model: "tiny-lora", From: "tiny", Adapters: map[string]string{"adapter.gguf": digest}},
