@@ -140,6 +140,9 @@ func (o *Options) importAdapter(ctx context.Context, ss *StageState, dir string)
 	if err := checkAdapter(src); err != nil {
 		return nil, fmt.Errorf("the train stage's adapter: %w", err)
 	}
+	if err := o.checkAdapterFits(src); err != nil {
+		return nil, err
+	}
 	var mf parser.Modelfile
 	mf.Commands = []parser.Command{{Name: "model", Args: o.Base}, {Name: "adapter", Args: src}}
 	mfPath := filepath.Join(dir, "Modelfile")
@@ -154,6 +157,19 @@ func (o *Options) importAdapter(ctx context.Context, ss *StageState, dir string)
 		fmt.Sprintf("the LoRA adapter %s, on %s (Ollama's ADAPTER)", src, o.Base),
 		fmt.Sprintf("created %s in Ollama from %s (by hand: ollama create %s -f %s)", o.Student, mfPath, o.Student, mfPath),
 	}, nil
+}
+
+// checkAdapterFits holds the adapter against --base-file, when that is a
+// GGUF (the base the trainer read); a base given by another name (a
+// Hugging Face id) is not checked.
+func (o *Options) checkAdapterFits(adapter string) error {
+	if o.BaseFile == "" {
+		return nil
+	}
+	if _, err := readHeader(o.BaseFile); err != nil {
+		return nil
+	}
+	return checkAdapterBase(adapter, o.BaseFile)
 }
 
 func readHeader(path string) (*gguf.Header, error) {

@@ -49,6 +49,9 @@ func (o *Options) importLlamaServer(ctx context.Context, ss *StageState) ([]stri
 	if err := checkAdapter(adapter); err != nil {
 		return nil, fmt.Errorf("the train stage's adapter: %w", err)
 	}
+	if err := o.checkAdapterFits(adapter); err != nil {
+		return nil, err
+	}
 	line := o.serveLine(adapter)
 	script := o.path(importDir, serveScript)
 	if err := os.WriteFile(script, []byte("#!/bin/sh\n"+line+"\n"), 0o755); err != nil {

@@ -255,3 +255,56 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return strings.TrimRight(t.buf.String(), "\n") }
+
+// checkAdapterBase checks the adapter's tensors against the base's as
+// llama.cpp does when it applies a LoRA (llama_adapter_lora_init): every
+// NAME.lora_a and NAME.lora_b pair must name a tensor NAME of the base,
+// lora_a's first dimension must be NAME's first and lora_b's second its
+// second (the token embeddings' pair the other way round). Ollama creates a model from an adapter that does not fit and
+// fails at its first chat (500, "llama runner process has terminated",
+// recorded as chat-adapter-mismatched-base); this says why first.
+func checkAdapterBase(adapter, base string) error {
+	ah, err := readHeader(adapter)
+	if err != nil {
+		return err
+	}
+	bh, err := readHeader(base)
+	if err != nil {
+		return err
+	}
+	dims := map[string][]uint64{}
+	for _, t := range bh.Tensors {
+		dims[t.Name] = t.Dims
+	}
+	pairs := map[string][2][]uint64{}
+	var names []string
+	for _, t := range ah.Tensors {
+		for i, suffix := range []string{".lora_a", ".lora_b"} {
+			if name, ok := strings.CutSuffix(t.Name, suffix); ok {
+				p, seen := pairs[name]
+				if !seen {
+					names = append(names, name)
+				}
+				p[i] = t.Dims
+				pairs[name] = p
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := pairs[name]
+		w, ok := dims[name]
+		switch {
+		case p[0] == nil || p[1] == nil:
+			return fmt.Errorf("the adapter %s has only one of %s.lora_a and .lora_b", adapter, name)
+		case !ok:
+			return fmt.Errorf("the adapter %s is for a tensor %s the base %s does not have: it was trained on another model", adapter, name, base)
+		case len(w) < 2 || len(p[0]) < 2 || len(p[1]) < 2:
+			return fmt.Errorf("the adapter %s: %s is not a matrix in the base %s or the adapter", adapter, name, base)
+		case name == "token_embd.weight" && (w[0] != p[1][1] || w[1] != p[0][1]),
+			name != "token_embd.weight" && (w[0] != p[0][0] || w[1] != p[1][1]):
+			return fmt.Errorf("the adapter %s does not fit the base %s: %s is %v there, and the adapter's lora_a is %v, lora_b %v (it was trained on another model; Ollama would create it and fail at the first chat, llama-server would refuse to start)", adapter, base, name, w, p[0], p[1])
+		}
+	}
+	return nil
+}

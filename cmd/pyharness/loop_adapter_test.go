@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 )
 
@@ -43,9 +45,69 @@ func standInServe() int {
 		return 2
 	}
 	fmt.Fprintf(os.Stderr, "stand-in-serve: listening on 127.0.0.1:%s\n", port)
-	err = http.ListenAndServe("127.0.0.1:"+port, httputil.NewSingleHostReverseProxy(up))
+	proxy := httputil.NewSingleHostReverseProxy(up)
+	// A connection per request: a kept-alive one the recorded server has
+	// closed would be answered 502 here and the client would retry a
+	// request the server already answered.
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		fmt.Fprintf(os.Stderr, "stand-in-serve: %s %s: %v\n", r.Method, r.URL.Path, err)
+		w.WriteHeader(http.StatusBadGateway)
+	}
+	err = http.ListenAndServe("127.0.0.1:"+port, proxy)
 	fmt.Fprintln(os.Stderr, "stand-in-serve:", err)
 	return 1
+}
+
+// adapterBase writes a base GGUF (header and zeroed data) holding, for
+// each NAME.lora_a/.lora_b pair of the adapter, a tensor NAME of the
+// shape llama.cpp applies the pair to, each dimension times scale: the
+// base the adapter was trained on (scale 1), or one of another width.
+func adapterBase(t *testing.T, adapter string, scale uint64) string {
+	t.Helper()
+	f, err := os.Open(adapter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ah, err := gguf.ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := map[string][2]uint64{}
+	var names []string
+	for _, ti := range ah.Tensors {
+		if name, ok := strings.CutSuffix(ti.Name, ".lora_a"); ok {
+			d := dims[name]
+			d[0] = ti.Dims[0] * scale
+			dims[name] = d
+			names = append(names, name)
+		} else if name, ok := strings.CutSuffix(ti.Name, ".lora_b"); ok {
+			d := dims[name]
+			d[1] = ti.Dims[1] * scale
+			dims[name] = d
+		}
+	}
+	h := &gguf.Header{Version: 3, KV: []gguf.KV{
+		{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"},
+		{Key: "llama.context_length", Type: gguf.TypeUint32, Value: uint32(4096)},
+	}}
+	var off uint64
+	for _, name := range names {
+		d := dims[name]
+		h.Tensors = append(h.Tensors, gguf.TensorInfo{Name: name, Dims: []uint64{d[0], d[1]}, Type: gguf.TypeF32, Offset: off})
+		off += (d[0]*d[1]*4 + 31) / 32 * 32
+	}
+	var b bytes.Buffer
+	if _, err := h.WriteHeader(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.Write(make([]byte, off))
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("base-x%d.gguf", scale))
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // freePort is a port nothing listens on just now.
@@ -77,7 +139,7 @@ func TestLoopAdapterOllama(t *testing.T) {
 	f.student(t, 2)
 	adapter, _ := filepath.Abs(parityAdapter)
 	out := filepath.Join(f.dir, "loop")
-	code, stdout, stderr := runCLI(t, f.args(out, "--train", "test -s {data} && cp "+adapter+" {adapter}")...)
+	code, stdout, stderr := runCLI(t, f.args(out, "--base-file", adapterBase(t, adapter, 1), "--train", "test -s {data} && cp "+adapter+" {adapter}")...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -113,18 +175,25 @@ func TestLoopAdapterOllama(t *testing.T) {
 }
 
 // A train command that writes a whole model where the adapter goes, or
-// nothing, fails the train stage and names what it found.
+// nothing, fails the train stage and names what it found; an adapter of
+// another base (twice the width, as the recorded mismatched adapter was)
+// fails the import before anything is created, naming the first tensor
+// that does not fit, where Ollama would create it and fail at the first
+// chat.
 func TestLoopAdapterRefused(t *testing.T) {
 	f := newLoopFixture(t)
-	for _, tt := range []struct{ name, train, want string }{
-		{"a model, not an adapter", "test -s {data} && cp " + f.base + " {adapter}", "general.type is none, not adapter"},
-		{"nothing written", "test -s {data} # {adapter}", "wrote nothing to {adapter}"},
+	adapter, _ := filepath.Abs(parityAdapter)
+	wide := adapterBase(t, adapter, 2)
+	for _, tt := range []struct{ name, base, train, stage, want string }{
+		{"a model, not an adapter", f.base, "test -s {data} && cp " + f.base + " {adapter}", "train", "general.type is none, not adapter"},
+		{"nothing written", f.base, "test -s {data} # {adapter}", "train", "wrote nothing to {adapter}"},
+		{"another base", wide, "test -s {data} && cp " + adapter + " {adapter}", "import", "does not fit the base " + wide + ": blk.0.attn_k.weight is [128 64] there, and the adapter's lora_a is [64 4], lora_b [4 32]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "loop")
-			code, _, stderr := runCLI(t, f.args(out, "--train", tt.train)...)
-			if code == 0 || !strings.Contains(stderr, "loop: train: ") || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, want a failed train stage saying %q:\n%s", code, tt.want, stderr)
+			code, _, stderr := runCLI(t, f.args(out, "--base-file", tt.base, "--train", tt.train)...)
+			if code == 0 || !strings.Contains(stderr, "loop: "+tt.stage+": ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want a failed %s stage saying %q:\n%s", code, tt.stage, tt.want, stderr)
 			}
 			if f.srv.Created("tiny-loop") {
 				t.Error("a model was created")
@@ -142,6 +211,7 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 	f := newLoopFixture(t)
 	adapter, _ := filepath.Abs(parityAdapter)
 	train := "test -s {data} && cp " + adapter + " {adapter}"
+	base := adapterBase(t, adapter, 1)
 	for _, tt := range []struct {
 		name    string
 		serve   string
@@ -170,7 +240,7 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 			t.Setenv("STAND_IN_SERVE_UPSTREAM", ls.Root)
 			t.Setenv("STAND_IN_SERVE_ARGS", argsFile)
 			created := len(f.srv.Requests())
-			code, stdout, stderr := runCLI(t, f.args(out, "--train", train, "--import", "llama-server",
+			code, stdout, stderr := runCLI(t, f.args(out, "--base-file", base, "--train", train, "--import", "llama-server",
 				"--serve", strings.ReplaceAll(tt.serve, "PORT", port), "--student-url", studentURL)...)
 			if resp, err := http.Get(studentURL + "/health"); err == nil {
 				resp.Body.Close()
@@ -191,7 +261,7 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
 			got, _ := os.ReadFile(argsFile)
-			for _, pair := range []string{"--lora\n" + want, "-m\n" + f.base} {
+			for _, pair := range []string{"--lora\n" + want, "-m\n" + base} {
 				if !strings.Contains(string(got), pair) {
 					t.Errorf("the server was started with\n%s\nwant %q in it", got, pair)
 				}
