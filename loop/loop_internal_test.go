@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -282,5 +283,53 @@ func TestTrainStageRelativeOut(t *testing.T) {
 	}
 	if b, err := os.ReadFile(o.path(trainDir, trainOutput)); err != nil || string(b) != "weights\n" {
 		t.Errorf("output = %q, %v", b, err)
+	}
+}
+
+// tensorsGGUF writes a GGUF header with the named tensors of the given
+// dimensions (no data: the checks read headers only).
+func tensorsGGUF(t *testing.T, tensors map[string][]uint64) string {
+	t.Helper()
+	h := &gguf.Header{Version: 3, KV: []gguf.KV{{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"}}}
+	for _, name := range slices.Sorted(maps.Keys(tensors)) {
+		h.Tensors = append(h.Tensors, gguf.TensorInfo{Name: name, Dims: tensors[name], Type: gguf.TypeF32})
+	}
+	var b bytes.Buffer
+	if _, err := h.WriteHeader(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "t.gguf")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckAdapterBase(t *testing.T) {
+	base := tensorsGGUF(t, map[string][]uint64{"blk.0.attn_q.weight": {64, 64}, "blk.0.attn_k.weight": {64, 32}, "token_embd.weight": {64, 300}})
+	for _, tt := range []struct {
+		name    string
+		adapter map[string][]uint64
+		want    string
+	}{
+		{"fits", map[string][]uint64{"blk.0.attn_k.weight.lora_a": {64, 4}, "blk.0.attn_k.weight.lora_b": {4, 32}}, ""},
+		{"token embeddings the other way round", map[string][]uint64{"token_embd.weight.lora_a": {4, 300}, "token_embd.weight.lora_b": {4, 64}}, ""},
+		{"ranks differ", map[string][]uint64{"blk.0.attn_k.weight.lora_a": {64, 4}, "blk.0.attn_k.weight.lora_b": {8, 32}}, "lora_a is [64 4] and lora_b [8 32]: their ranks differ"},
+		{"another width", map[string][]uint64{"blk.0.attn_q.weight.lora_a": {128, 4}, "blk.0.attn_q.weight.lora_b": {4, 128}}, "blk.0.attn_q.weight is [64 64] there, and the adapter's lora_a is [128 4], lora_b [4 128]"},
+		{"a tensor the base lacks", map[string][]uint64{"blk.1.attn_q.weight.lora_a": {64, 4}, "blk.1.attn_q.weight.lora_b": {4, 64}}, "is for a tensor blk.1.attn_q.weight the base"},
+		{"half a pair", map[string][]uint64{"blk.0.attn_q.weight.lora_a": {64, 4}}, "has only one of blk.0.attn_q.weight.lora_a and .lora_b"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkAdapterBase(tensorsGGUF(t, tt.adapter), base)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

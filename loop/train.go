@@ -304,6 +304,8 @@ func checkAdapterBase(adapter, base string) error {
 		case name == "token_embd.weight" && (w[0] != p[1][1] || w[1] != p[0][1]),
 			name != "token_embd.weight" && (w[0] != p[0][0] || w[1] != p[1][1]):
 			return fmt.Errorf("the adapter %s does not fit the base %s: %s is %v there, and the adapter's lora_a is %v, lora_b %v (it was trained on another model; Ollama would create it and fail at the first chat, llama-server would refuse to start)", adapter, base, name, w, p[0], p[1])
+		case name != "token_embd.weight" && p[0][1] != p[1][0]:
+			return fmt.Errorf("the adapter %s: %s's lora_a is %v and lora_b %v: their ranks differ (llama.cpp: lora_a is not transposed)", adapter, name, p[0], p[1])
 		}
 	}
 	return nil
