@@ -51,13 +51,23 @@ func (o *Options) importModel(ctx context.Context, ss *StageState) ([]string, er
 	if err != nil {
 		return nil, err
 	}
+	// Every path the Modelfile names is absolute: Ollama's parser reads a
+	// relative one against the Modelfile's directory, import/.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
 	if o.Import == ImportLlamaServer {
 		return o.importLlamaServer(ctx, ss)
 	}
 	if c, err := parseTrain(o.Train); err == nil && c.writesAdapter() {
 		return o.importAdapter(ctx, ss, dir)
 	}
-	src := o.path(trainDir, trainOutput)
+	// Absolute, as the Modelfile's paths are read relative to its own
+	// directory.
+	src, err := filepath.Abs(o.path(trainDir, trainOutput))
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, fmt.Errorf("the train stage's output: %w", err)
@@ -136,7 +146,12 @@ func (o *Options) importModel(ctx context.Context, ss *StageState) ([]string, er
 // adapter the train command wrote to {adapter}: FROM BASE, ADAPTER FILE.
 // Ollama keeps the base's template and parameters.
 func (o *Options) importAdapter(ctx context.Context, ss *StageState, dir string) ([]string, error) {
-	src := o.path(trainDir, trainAdapter)
+	// The Modelfile's paths are read relative to its own directory: a
+	// relative --out would name a file under import/.
+	src, err := filepath.Abs(o.path(trainDir, trainAdapter))
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAdapter(src); err != nil {
 		return nil, fmt.Errorf("the train stage's adapter: %w", err)
 	}

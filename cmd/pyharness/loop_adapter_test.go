@@ -138,8 +138,11 @@ func TestLoopAdapterOllama(t *testing.T) {
 	f := newLoopFixture(t)
 	f.student(t, 2)
 	adapter, _ := filepath.Abs(parityAdapter)
+	// A relative --out, as `--out loop` is: the Modelfile must name the
+	// adapter by a path Ollama's parser finds from import/.
+	t.Chdir(f.dir)
 	out := filepath.Join(f.dir, "loop")
-	code, stdout, stderr := runCLI(t, f.args(out, "--base-file", adapterBase(t, adapter, 1), "--train", "test -s {data} && cp "+adapter+" {adapter}")...)
+	code, stdout, stderr := runCLI(t, f.args("loop", "--base-file", adapterBase(t, adapter, 1), "--train", "test -s {data} && cp "+adapter+" {adapter}")...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
