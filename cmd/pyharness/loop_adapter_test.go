@@ -50,6 +50,10 @@ func standInServe() int {
 	// closed would be answered 502 here and the client would retry a
 	// request the server already answered.
 	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	proxy.ModifyResponse = func(r *http.Response) error {
+		fmt.Fprintf(os.Stderr, "stand-in-serve: %s %s: %s\n", r.Request.Method, r.Request.URL.Path, r.Status)
+		return nil
+	}
 	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
 		fmt.Fprintf(os.Stderr, "stand-in-serve: %s %s: %v\n", r.Method, r.URL.Path, err)
 		w.WriteHeader(http.StatusBadGateway)
@@ -232,10 +236,17 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 			if tt.loaded {
 				ls.LoRA = []string{want}
 			}
+			// The clean drafts for both passes, then replies enough for
+			// the step budget: on a loaded machine a run's test command
+			// can time out and the run take a turn more, and every request
+			// must still be answered.
 			for range 2 {
 				for _, d := range cleanDrafts(t, "initials")[0] {
 					ls.Push(wiretest.Text(d))
 				}
+			}
+			for range 12 {
+				ls.Push(wiretest.Text("I would look at the code first."))
 			}
 			port := freePort(t)
 			studentURL := "http://127.0.0.1:" + port
@@ -263,6 +274,19 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
+			defer func() {
+				if t.Failed() {
+					log, _ := os.ReadFile(filepath.Join(out, "import", "server.log"))
+					t.Logf("import/server.log:\n%s", log)
+					filepath.WalkDir(filepath.Join(out, "bench-trained"), func(p string, d os.DirEntry, err error) error {
+						if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+							b, _ := os.ReadFile(p)
+							t.Logf("%s:\n%.3000s", p, b)
+						}
+						return nil
+					})
+				}
+			}()
 			got, _ := os.ReadFile(argsFile)
 			for _, pair := range []string{"--lora\n" + want, "-m\n" + base} {
 				if !strings.Contains(string(got), pair) {
@@ -272,9 +296,16 @@ func TestLoopAdapterLlamaServer(t *testing.T) {
 			if n := len(ls.ChatRequests()); n == 0 {
 				t.Error("the student was not benched on the server the loop started")
 			}
-			for _, want := range []string{"served as", "Ollama: tiny", "llama-server --lora adapter.gguf (" + studentURL + ")", "2 of 2"} {
+			for _, want := range []string{"served as", "Ollama: tiny", "llama-server --lora adapter.gguf (" + studentURL + ")", "after: tiny-loop"} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			// The student's drafts were read: the after column of the
+			// actions row is not nothing.
+			for _, line := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(line, "read as an action") && strings.HasSuffix(strings.TrimSpace(line), " 0 (0%)") {
+					t.Errorf("the student's drafts were not read: %s", line)
 				}
 			}
 			if script, _ := os.ReadFile(filepath.Join(out, "import", "serve.sh")); !strings.Contains(string(script), "--lora "+want) {
