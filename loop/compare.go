@@ -18,6 +18,10 @@ import (
 // Side is one bench's figures for the before/after table.
 type side struct {
 	Model string `json:"model"`
+	// Served says how the model was served (the loop's import: an
+	// Ollama ADAPTER, a whole model, or llama-server --lora); empty when
+	// nobody said.
+	Served string `json:"served,omitempty"`
 	// Turns are the model's turns (steps the model answered) of judged
 	// runs; Actions of them were read as an action, Canonical were in
 	// the protocol's canonical shape, ParseFailures were not read.
@@ -187,11 +191,16 @@ func share(n, of int) string { return fmt.Sprintf("%d (%s)", n, tabletext.Percen
 func writeTable(w io.Writer, before, after side, withTeacher bool) {
 	rows := [][]string{
 		{"", "before: " + before.Model, "after: " + after.Model},
+	}
+	if before.Served != "" || after.Served != "" {
+		rows = append(rows, []string{"served as", before.Served, after.Served})
+	}
+	rows = append(rows, [][]string{
 		{"model turns", fmt.Sprint(before.Turns), fmt.Sprint(after.Turns)},
 		{"read as an action", share(before.Actions, before.Turns), share(after.Actions, after.Turns)},
 		{"in canonical form", share(before.Canonical, before.Turns), share(after.Canonical, after.Turns)},
 		{"parse failures", share(before.ParseFailures, before.Turns), share(after.ParseFailures, after.Turns)},
-	}
+	}...)
 	if withTeacher {
 		rows = append(rows,
 			[]string{"the teacher's action", share(before.Teacher, before.Turns), share(after.Teacher, after.Turns)},
@@ -274,6 +283,10 @@ func (o *Options) compare(ctx context.Context, st *State, w io.Writer) error {
 	after, err := readSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[StageBenchTrained].Seconds, teacher)
 	if err != nil {
 		return err
+	}
+	before.Served = "Ollama: " + o.Base
+	if imp := st.Stages[StageImport]; imp != nil {
+		after.Served = imp.Served
 	}
 	writeTable(&b, before, after, true)
 	if err := os.WriteFile(o.path(compareFile), []byte(b.String()), 0o644); err != nil {

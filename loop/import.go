@@ -46,12 +46,28 @@ func misreadKeys(h *gguf.Header) (remove []string, keep []string) {
 // adapter (a GGUF whose general.type is adapter, or a directory of
 // Safetensors) on the base. It writes the Modelfile it used, so the user
 // can run `ollama create` with it by hand.
-func (o *Options) importModel(ctx context.Context) ([]string, error) {
+func (o *Options) importModel(ctx context.Context, ss *StageState) ([]string, error) {
 	dir, err := o.fresh(importDir)
 	if err != nil {
 		return nil, err
 	}
-	src := o.path(trainDir, trainOutput)
+	// Every path the Modelfile names is absolute: Ollama's parser reads a
+	// relative one against the Modelfile's directory, import/.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	if o.Import == ImportLlamaServer {
+		return o.importLlamaServer(ctx, ss)
+	}
+	if c, err := parseTrain(o.Train); err == nil && c.writesAdapter() {
+		return o.importAdapter(ctx, ss, dir)
+	}
+	// Absolute, as the Modelfile's paths are read relative to its own
+	// directory.
+	src, err := filepath.Abs(o.path(trainDir, trainOutput))
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, fmt.Errorf("the train stage's output: %w", err)
@@ -70,6 +86,7 @@ func (o *Options) importModel(ctx context.Context) ([]string, error) {
 		add("model", o.Base)
 		add("adapter", src)
 		notes = append(notes, fmt.Sprintf("an adapter directory, on %s", o.Base))
+		ss.Served = fmt.Sprintf("Ollama: FROM %s + ADAPTER %s", o.Base, filepath.Base(src))
 	default:
 		h, err := readHeader(src)
 		if err != nil {
@@ -79,6 +96,7 @@ func (o *Options) importModel(ctx context.Context) ([]string, error) {
 			add("model", o.Base)
 			add("adapter", src)
 			notes = append(notes, fmt.Sprintf("a GGUF adapter, on %s", o.Base))
+			ss.Served = fmt.Sprintf("Ollama: FROM %s + ADAPTER %s", o.Base, filepath.Base(src))
 			break
 		}
 		model := src
@@ -111,6 +129,7 @@ func (o *Options) importModel(ctx context.Context) ([]string, error) {
 			}
 		}
 		notes = append(notes, fmt.Sprintf("a whole model, with %s's template and parameters", o.Base))
+		ss.Served = fmt.Sprintf("Ollama: FROM %s (a whole model)", filepath.Base(model))
 	}
 	mfPath := filepath.Join(dir, "Modelfile")
 	if err := os.WriteFile(mfPath, []byte(mf.String()), 0o644); err != nil {
@@ -121,6 +140,51 @@ func (o *Options) importModel(ctx context.Context) ([]string, error) {
 	}
 	notes = append(notes, fmt.Sprintf("created %s in Ollama from %s (by hand: ollama create %s -f %s)", o.Student, mfPath, o.Student, mfPath))
 	return notes, nil
+}
+
+// importAdapter creates the student in Ollama as the base with the LoRA
+// adapter the train command wrote to {adapter}: FROM BASE, ADAPTER FILE.
+// Ollama keeps the base's template and parameters.
+func (o *Options) importAdapter(ctx context.Context, ss *StageState, dir string) ([]string, error) {
+	// The Modelfile's paths are read relative to its own directory: a
+	// relative --out would name a file under import/.
+	src, err := filepath.Abs(o.path(trainDir, trainAdapter))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAdapter(src); err != nil {
+		return nil, fmt.Errorf("the train stage's adapter: %w", err)
+	}
+	if err := o.checkAdapterFits(src); err != nil {
+		return nil, err
+	}
+	var mf parser.Modelfile
+	mf.Commands = []parser.Command{{Name: "model", Args: o.Base}, {Name: "adapter", Args: src}}
+	mfPath := filepath.Join(dir, "Modelfile")
+	if err := os.WriteFile(mfPath, []byte(mf.String()), 0o644); err != nil {
+		return nil, err
+	}
+	if err := o.create(ctx, mfPath); err != nil {
+		return nil, fmt.Errorf("create %s in Ollama at %s from %s: %w", o.Student, o.Host, mfPath, err)
+	}
+	ss.Served = fmt.Sprintf("Ollama: FROM %s + ADAPTER %s", o.Base, trainAdapter)
+	return []string{
+		fmt.Sprintf("the LoRA adapter %s, on %s (Ollama's ADAPTER)", src, o.Base),
+		fmt.Sprintf("created %s in Ollama from %s (by hand: ollama create %s -f %s)", o.Student, mfPath, o.Student, mfPath),
+	}, nil
+}
+
+// checkAdapterFits holds the adapter against --base-file, when that is a
+// GGUF (the base the trainer read); a base given by another name (a
+// Hugging Face id) is not checked.
+func (o *Options) checkAdapterFits(adapter string) error {
+	if o.BaseFile == "" {
+		return nil
+	}
+	if _, err := readHeader(o.BaseFile); err != nil {
+		return nil
+	}
+	return checkAdapterBase(adapter, o.BaseFile)
 }
 
 func readHeader(path string) (*gguf.Header, error) {

@@ -40,9 +40,26 @@ var after = map[string][]string{
 	StageCompare:      {StageBenchBase, StageBenchTrained},
 }
 
-// Bencher benches the Ollama model named, writing its traces under out;
-// it is `pyharness bench` with the loop's bench options.
-type Bencher func(ctx context.Context, model, out string) error
+// Bencher benches a model, writing its traces under out; it is
+// `pyharness bench` with the loop's bench options.
+type Bencher func(ctx context.Context, t Target, out string) error
+
+// Target is the model a bench asks: an Ollama model by name, or, when URL
+// is set, the model of the llama-server answering there (its
+// OpenAI-compatible API), under the name Model.
+type Target struct {
+	Model string
+	URL   string
+}
+
+// How the import stage serves the student.
+const (
+	// ImportOllama creates the student in Ollama (the default).
+	ImportOllama = "ollama"
+	// ImportLlamaServer starts llama-server with the base and the
+	// trained adapter (--lora) and benches it there.
+	ImportLlamaServer = "llama-server"
+)
 
 // Data is what the train command's {data} is.
 type Data string
@@ -80,8 +97,19 @@ type Options struct {
 	// model's own Ollama template (what Ollama prompts it with).
 	Renderer rawtext.Renderer
 	// Train is the train command, a shell command line with {data},
-	// {base} and {out}.
+	// {base} and {out} or {adapter} (a LoRA adapter GGUF).
 	Train string
+	// Import is how the student is served: ImportOllama ("" too) or
+	// ImportLlamaServer.
+	Import string
+	// Serve, for ImportLlamaServer, is the command that starts the
+	// server: a shell command line with {base} and {adapter}, run in the
+	// background for the trained model's bench; StudentURL is where it
+	// answers (http://HOST:PORT) and ServeWait how long it may take to
+	// answer (default two minutes).
+	Serve      string
+	StudentURL string
+	ServeWait  time.Duration
 	// Ollama is the client of the server the models are benched on and
 	// the trained model is imported into.
 	Ollama *api.Client
@@ -93,6 +121,9 @@ type Options struct {
 	Now   func() time.Time
 	// Log receives a line per stage and what the stages print.
 	Log io.Writer
+
+	// srv is the server the loop started for ImportLlamaServer.
+	srv *server
 }
 
 // Result is what the loop leaves for the caller to print.
@@ -112,6 +143,7 @@ const (
 	importDir       = "import"
 	compareFile     = "compare.txt"
 	trainOutput     = "output"
+	trainAdapter    = "adapter.gguf"
 	trainLog        = "train.log"
 )
 
@@ -145,6 +177,10 @@ func (o *Options) inputs() map[string]string {
 	if o.Data != DataJSONL && o.Renderer != nil {
 		in[StageExport] += " template=" + o.Renderer.Name()
 	}
+	if o.Import == ImportLlamaServer {
+		in[StageImport] += fmt.Sprintf(" import=llama-server serve=%s url=%s", o.Serve, o.StudentURL)
+		in[StageBenchTrained] += " url=" + o.StudentURL
+	}
 	return in
 }
 
@@ -177,6 +213,27 @@ func (o *Options) Validate() error {
 			errs = append(errs, errors.New("--train uses {base}: --base-file must say what it is (the base's weights as the trainer reads them)"))
 		}
 	}
+	switch o.Import {
+	case "", ImportOllama:
+		if o.Serve != "" || o.StudentURL != "" {
+			errs = append(errs, errors.New("--serve and --student-url are for --import llama-server"))
+		}
+	case ImportLlamaServer:
+		if !strings.Contains(o.Train, "{adapter}") {
+			errs = append(errs, errors.New("--import llama-server serves the base with the trained adapter: --train must write a LoRA adapter GGUF to {adapter}"))
+		}
+		if !strings.Contains(o.Serve, "{adapter}") {
+			errs = append(errs, fmt.Errorf("--serve %q has no {adapter}: the server must load the trained adapter (llama-server -m {base} --lora {adapter} --port PORT ...)", o.Serve))
+		}
+		if strings.Contains(o.Serve, "{base}") && o.BaseFile == "" {
+			errs = append(errs, errors.New("--serve uses {base}: --base-file must say what it is (the base's GGUF)"))
+		}
+		if !strings.HasPrefix(o.StudentURL, "http://") && !strings.HasPrefix(o.StudentURL, "https://") {
+			errs = append(errs, fmt.Errorf("--student-url %q: want the started server's address, http://HOST:PORT", o.StudentURL))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--import %q: want ollama or llama-server", o.Import))
+	}
 	return errors.Join(errs...)
 }
 
@@ -196,6 +253,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer o.stopServer()
 	inputs := o.inputs()
 	plan := planStages(st, inputs, func(stage string) bool { return o.outputExists(ctx, stage) })
 	if err := o.preflight(ctx, plan); err != nil {
@@ -221,7 +279,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 		if err := st.write(o.Out); err != nil {
 			return res, err
 		}
-		notes, err := o.runStage(ctx, name, st, w)
+		notes, err := o.runStage(ctx, name, st, ss, w)
 		ss.Ended = o.Now().UTC()
 		ss.Seconds = ss.Ended.Sub(ss.Started).Seconds()
 		ss.Notes = notes
@@ -278,8 +336,16 @@ func (o *Options) outputExists(ctx context.Context, stage string) bool {
 	case StageExport:
 		return is(exportDir, "train.jsonl") && (o.Data == DataJSONL || is(textDir, "README.md"))
 	case StageTrain:
-		return is(trainDir, trainOutput)
+		c, err := parseTrain(o.Train)
+		if err != nil {
+			return false
+		}
+		return (!c.writesOut() || is(trainDir, trainOutput)) && (!c.writesAdapter() || is(trainDir, trainAdapter))
 	case StageImport:
+		if o.Import == ImportLlamaServer {
+			// The server is started again when the bench needs it.
+			return is(importDir, serveScript)
+		}
 		if !is(importDir, "Modelfile") {
 			return false
 		}
@@ -293,18 +359,25 @@ func (o *Options) outputExists(ctx context.Context, stage string) bool {
 	return true
 }
 
-func (o *Options) runStage(ctx context.Context, name string, st *State, w io.Writer) ([]string, error) {
+func (o *Options) runStage(ctx context.Context, name string, st *State, ss *StageState, w io.Writer) ([]string, error) {
 	switch name {
 	case StageBenchBase:
-		return nil, o.bench(ctx, o.Base, benchBaseDir)
+		return nil, o.bench(ctx, Target{Model: o.Base}, benchBaseDir)
 	case StageExport:
 		return o.export(ctx)
 	case StageTrain:
 		return o.train(ctx)
 	case StageImport:
-		return o.importModel(ctx)
+		return o.importModel(ctx, ss)
 	case StageBenchTrained:
-		return nil, o.bench(ctx, o.Student, benchTrainedDir)
+		t := Target{Model: o.Student}
+		if o.Import == ImportLlamaServer {
+			if err := o.ensureServer(ctx); err != nil {
+				return nil, err
+			}
+			t.URL = o.StudentURL
+		}
+		return nil, o.bench(ctx, t, benchTrainedDir)
 	case StageCompare:
 		return nil, o.compare(ctx, st, w)
 	}
@@ -321,12 +394,12 @@ func (o *Options) fresh(rel string) (string, error) {
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
-func (o *Options) bench(ctx context.Context, model, rel string) error {
+func (o *Options) bench(ctx context.Context, t Target, rel string) error {
 	dir, err := o.fresh(rel)
 	if err != nil {
 		return err
 	}
-	return o.Bench(ctx, model, dir)
+	return o.Bench(ctx, t, dir)
 }
 
 func (o *Options) export(ctx context.Context) ([]string, error) {

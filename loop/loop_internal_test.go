@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,7 +84,8 @@ func TestParseTrain(t *testing.T) {
 		{"llama-finetune -m {base} -f {data} && mv finetuned-model.gguf {out}", "llama-finetune", ""},
 		{"CUDA_VISIBLE_DEVICES=0 python3 train_unsloth.py {data} {out}", "python3", ""},
 		{"/opt/llama/bin/llama-finetune -f {data} -m {base}; mv finetuned-model.gguf {out}", "/opt/llama/bin/llama-finetune", ""},
-		{"mlx_lm.lora --data {data}", "", "has no {out}"},
+		{"mlx_lm.lora --data {data}", "", "has no {out} and no {adapter}"},
+		{"python3 scripts/train_lora.py train --data {data} --out {adapter}", "python3", ""},
 		{"axolotl train cfg.yml --out {out}", "", "has no {data}"},
 		{"A=1 B=2 {data}{out}", "{data}{out}", ""},
 	} {
@@ -101,7 +103,7 @@ func TestParseTrain(t *testing.T) {
 
 func TestExpandQuotesPaths(t *testing.T) {
 	c, _ := parseTrain("trainer --data {data} --out {out} --base {base}")
-	got := c.expand("/tmp/my data/train.txt", "org/model-1.5B", "/o/it's")
+	got := c.expand("/tmp/my data/train.txt", "org/model-1.5B", "/o/it's", "/a")
 	want := `trainer --data '/tmp/my data/train.txt' --out '/o/it'\''s' --base org/model-1.5B`
 	if got != want {
 		t.Errorf("expand = %s\nwant     %s", got, want)
@@ -126,6 +128,52 @@ func writeGGUF(t *testing.T, kv []gguf.KV, types ...gguf.TensorType) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// parityAdapter is a LoRA adapter GGUF scripts/train_lora.py wrote.
+func parityAdapter(t *testing.T) string {
+	p, err := filepath.Abs(filepath.Join("..", "sfttokens", "testdata", "parity", "adapter.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckAdapter(t *testing.T) {
+	kv := func(typ, adapterType string) []gguf.KV {
+		out := []gguf.KV{{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"}}
+		if typ != "" {
+			out = append(out, gguf.KV{Key: "general.type", Type: gguf.TypeString, Value: typ})
+		}
+		if adapterType != "" {
+			out = append(out, gguf.KV{Key: "adapter.type", Type: gguf.TypeString, Value: adapterType})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		path string
+		want string
+	}{
+		{"train_lora.py's adapter", parityAdapter(t), ""},
+		{"a whole model", writeGGUF(t, kv("model", ""), gguf.TypeF32), "general.type is model, not adapter"},
+		{"no general.type", writeGGUF(t, kv("", ""), gguf.TypeF32), "general.type is none, not adapter"},
+		{"a control vector", writeGGUF(t, kv("adapter", "control_vector"), gguf.TypeF32), `type "control_vector", not lora`},
+		{"no tensors", writeGGUF(t, kv("adapter", "lora")), "holds no tensors"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkAdapter(tt.path)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
 }
 
 func TestCheckF32(t *testing.T) {
@@ -199,6 +247,9 @@ func TestTrainStage(t *testing.T) {
 		{"writes its output", "test -d {data} && echo weights > {out} && echo trained", ""},
 		{"fails", "echo 'out of memory' >&2; exit 3 # {data} {out}", "out of memory"},
 		{"writes nothing", "echo done # {data} {out}", "wrote nothing to {out}"},
+		{"writes its adapter", "test -d {data} && cp " + parityAdapter(t) + " {adapter} && echo trained", ""},
+		{"writes a model where the adapter goes", "test -d {data} && echo weights > {adapter}", "is not a GGUF file"},
+		{"writes {out} but not {adapter}", "echo w > {out} # {data} {adapter}", "wrote nothing to {adapter}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &Options{Out: t.TempDir(), Train: tt.cmd, Data: DataJSONL, Log: &bytes.Buffer{}}
@@ -232,5 +283,53 @@ func TestTrainStageRelativeOut(t *testing.T) {
 	}
 	if b, err := os.ReadFile(o.path(trainDir, trainOutput)); err != nil || string(b) != "weights\n" {
 		t.Errorf("output = %q, %v", b, err)
+	}
+}
+
+// tensorsGGUF writes a GGUF header with the named tensors of the given
+// dimensions (no data: the checks read headers only).
+func tensorsGGUF(t *testing.T, tensors map[string][]uint64) string {
+	t.Helper()
+	h := &gguf.Header{Version: 3, KV: []gguf.KV{{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"}}}
+	for _, name := range slices.Sorted(maps.Keys(tensors)) {
+		h.Tensors = append(h.Tensors, gguf.TensorInfo{Name: name, Dims: tensors[name], Type: gguf.TypeF32})
+	}
+	var b bytes.Buffer
+	if _, err := h.WriteHeader(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "t.gguf")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckAdapterBase(t *testing.T) {
+	base := tensorsGGUF(t, map[string][]uint64{"blk.0.attn_q.weight": {64, 64}, "blk.0.attn_k.weight": {64, 32}, "token_embd.weight": {64, 300}})
+	for _, tt := range []struct {
+		name    string
+		adapter map[string][]uint64
+		want    string
+	}{
+		{"fits", map[string][]uint64{"blk.0.attn_k.weight.lora_a": {64, 4}, "blk.0.attn_k.weight.lora_b": {4, 32}}, ""},
+		{"token embeddings the other way round", map[string][]uint64{"token_embd.weight.lora_a": {4, 300}, "token_embd.weight.lora_b": {4, 64}}, ""},
+		{"ranks differ", map[string][]uint64{"blk.0.attn_k.weight.lora_a": {64, 4}, "blk.0.attn_k.weight.lora_b": {8, 32}}, "lora_a is [64 4] and lora_b [8 32]: their ranks differ"},
+		{"another width", map[string][]uint64{"blk.0.attn_q.weight.lora_a": {128, 4}, "blk.0.attn_q.weight.lora_b": {4, 128}}, "blk.0.attn_q.weight is [64 64] there, and the adapter's lora_a is [128 4], lora_b [4 128]"},
+		{"a tensor the base lacks", map[string][]uint64{"blk.1.attn_q.weight.lora_a": {64, 4}, "blk.1.attn_q.weight.lora_b": {4, 64}}, "is for a tensor blk.1.attn_q.weight the base"},
+		{"half a pair", map[string][]uint64{"blk.0.attn_q.weight.lora_a": {64, 4}}, "has only one of blk.0.attn_q.weight.lora_a and .lora_b"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkAdapterBase(tensorsGGUF(t, tt.adapter), base)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

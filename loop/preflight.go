@@ -40,7 +40,15 @@ func (o *Options) preflight(ctx context.Context, plan map[string]bool) error {
 			}
 		}
 	}
-	needOllama := plan[StageBenchBase] || plan[StageImport] || plan[StageBenchTrained] ||
+	viaOllama := o.Import != ImportLlamaServer
+	if !viaOllama && (plan[StageImport] || plan[StageBenchTrained]) {
+		if p := programOf(o.Serve); p != "" {
+			if _, err := exec.LookPath(p); err != nil {
+				problems = append(problems, fmt.Sprintf("no server: %s is not found (%v); --serve needs llama.cpp's llama-server (its server target)", p, errors.Unwrap(err)))
+			}
+		}
+	}
+	needOllama := plan[StageBenchBase] || (viaOllama && (plan[StageImport] || plan[StageBenchTrained])) ||
 		(plan[StageExport] && o.Data != DataJSONL && o.Renderer == nil)
 	if needOllama {
 		if o.Ollama == nil {

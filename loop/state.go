@@ -30,6 +30,10 @@ type StageState struct {
 	// Notes say what the stage did that a user should know (what the
 	// import changed in the model file, the model it created).
 	Notes []string `json:"notes,omitempty"`
+	// Served says, for the import, how the student is served: an Ollama
+	// model (FROM the base with an ADAPTER, or a whole model) or a
+	// llama-server started with --lora. The table prints it.
+	Served string `json:"served,omitempty"`
 }
 
 // State is the whole state file.

@@ -57,11 +57,16 @@ func newLoopCmd(a *app) *cobra.Command {
   train          the --train command, a shell command line in which {data},
                  {base} and {out} stand for the export, --base-file and the
                  file or directory the trained model must be written to;
-                 its output is kept in train/train.log
+                 or {adapter}, where a LoRA trainer writes its adapter GGUF
+                 (train/adapter.gguf); its output is kept in train/train.log
   import         {out} created in Ollama as --student (a GGUF model with the
-                 base's template and parameters, or an adapter on the base);
-                 keys Ollama misreads (a pooling key) are removed from a copy
-                 and named
+                 base's template and parameters, or an adapter on the base:
+                 FROM --base, ADAPTER {adapter}); keys Ollama misreads (a
+                 pooling key) are removed from a copy and named. With
+                 --import llama-server, the --serve command is started
+                 instead ({base} and {adapter} filled in: llama-server -m
+                 {base} --lora {adapter} ...) and, once --student-url
+                 lists the adapter at GET /lora-adapters, benched there
   bench-trained  pyharness bench of --student
   compare        bench compare of the two, and a before/after table
 
@@ -85,7 +90,10 @@ Example (llama.cpp's trainer on a small F32 model; docs/loop.md):
 	fs.StringVar(&o.opts.BaseFile, "base-file", "", "what {base} stands for: the base's weights as the trainer reads them (an F32 GGUF for llama-finetune, a Hugging Face id for others)")
 	fs.StringVar(&o.opts.Student, "student", "", "the name the trained model is created under in Ollama (default BASE-loop)")
 	fs.StringVar(&o.opts.Teacher, "teacher", "", "the teacher's trace directory")
-	fs.StringVar(&o.opts.Train, "train", "", "the train command: a shell command line with {data}, {base} and {out}")
+	fs.StringVar(&o.opts.Train, "train", "", "the train command: a shell command line with {data}, {base}, and {out} or {adapter} (a LoRA adapter GGUF)")
+	fs.StringVar(&o.opts.Import, "import", loop.ImportOllama, "how the student is served: ollama (created as --student) or llama-server (--serve started with the adapter)")
+	fs.StringVar(&o.opts.Serve, "serve", "", "with --import llama-server: the command that serves the base with the adapter, with {base} and {adapter} (llama-server -m {base} --lora {adapter} --port 8081 --jinja)")
+	fs.StringVar(&o.opts.StudentURL, "student-url", "", "with --import llama-server: where the --serve command's server answers (http://127.0.0.1:8081)")
 	fs.StringVar(&o.data, "data", "", "what {data} is: jsonl (the export's directory), plain (one text file of rendered rows, for llama-finetune) or text-jsonl (a directory of {\"text\"} rows, for mlx-lm); default plain for llama-finetune, jsonl otherwise")
 	fs.StringVar(&o.chatTemplate, "chat-template", "", "the student's chat template (.jinja, tokenizer_config.json or GGUF) that --data plain and text-jsonl render rows through, and the export checks rows against; default: the base's own Ollama template")
 	fs.Float64Var(&o.opts.Alpha, "alpha", 0.05, "significance level of the paired test")
@@ -170,8 +178,8 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 	}
 	o.Ollama, o.Host = client.API(), client.Host()
 	o.Now, o.Log = a.now, a.stderr
-	o.Bench = func(ctx context.Context, name, out string) error {
-		return loopBench(ctx, a, lo, cases, name, out)
+	o.Bench = func(ctx context.Context, t loop.Target, out string) error {
+		return loopBench(ctx, a, lo, cases, t, out)
 	}
 	_, err = loop.Run(ctx, o, a.stdout)
 	var missing *loop.MissingError
@@ -182,13 +190,21 @@ func runLoop(ctx context.Context, a *app, lo loopOptions) error {
 }
 
 // loopBench is `pyharness bench --model ollama:NAME --out OUT` with the
-// loop's bench flags; its report goes to stderr and OUT/report.txt.
-func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Case, name, out string) error {
+// loop's bench flags, or `--model openai:NAME --base-url URL/v1` for a
+// llama-server the loop started; its report goes to stderr and
+// OUT/report.txt.
+func loopBench(ctx context.Context, a *app, lo loopOptions, cases []datasets.Case, t loop.Target, out string) error {
+	name := t.Model
 	f := lo.model
 	f.spec = schemas.Model{Backend: schemas.BackendOllama, Name: name}.Spec()
 	// The student's template is the base's: its calls are read with it.
 	f.chatTemplate = lo.chatTemplate
 	spec := modelSpec{backend: schemas.BackendOllama, arg: name}
+	if t.URL != "" {
+		f.spec = schemas.Model{Backend: schemas.BackendOpenAI, Name: name}.Spec()
+		f.baseURL = strings.TrimRight(t.URL, "/") + "/v1"
+		spec = modelSpec{backend: schemas.BackendOpenAI, arg: name}
+	}
 	factory, pre, err := benchModel(ctx, a, spec, &f, lo.python, out)
 	if err != nil {
 		return err

@@ -72,6 +72,7 @@ func TestMain(m *testing.M) {
 			os.Exit(run(context.Background(), a, os.Args[1:]))
 		},
 		"stand-in-train": func() { os.Exit(standInTrain()) },
+		"stand-in-serve": func() { os.Exit(standInServe()) },
 	})
 }
 

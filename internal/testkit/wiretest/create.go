@@ -15,7 +15,8 @@ import (
 )
 
 // What the Ollama test server does with `ollama create`'s traffic, as the
-// recorded server did: POST /api/blobs/DIGEST keeps the body when it
+// recorded server did: HEAD /api/blobs/DIGEST answers 200 for a blob it
+// has and 404 for one it lacks (blob-head, blob-head-missing); POST /api/blobs/DIGEST keeps the body when it
 // hashes to DIGEST (blob-create: 201, no body; blob-create-again: 200 for
 // a blob it has) and refuses it otherwise (blob-digest-mismatch); POST /api/create from uploaded GGUF files
 // streams the recorded status lines (create-gguf) and adds the model. The
@@ -24,10 +25,19 @@ import (
 // and a chat with it is refused (chat-does-not-support-chat); /api/show of
 // a created model reports the file's context length.
 
+// POST /api/create FROM a model the server has with one uploaded GGUF
+// adapter (a LoRA in llama.cpp's layout, general.type adapter) streams
+// the recorded status lines of create-adapter and adds the model; the
+// adapter is read with Ollama's decoder too, and one that is not an
+// adapter, or from a model the server does not have, fails the test: only
+// the accepted case was recorded.
+
 // created is a model made through /api/create.
 type created struct {
 	embedding bool
 	context   int
+	// adapter is the digest of the adapter it was created with, if any.
+	adapter string
 }
 
 // AnswerModel makes every chat request to model, when no step is queued
@@ -75,11 +85,11 @@ func (o *Ollama) blob(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
 		_, ok := o.blobs[digest]
 		o.mu.Unlock()
+		rec := MustLoad("blob-head")
 		if !ok {
-			o.fail(w, http.StatusNotFound, fmt.Sprintf("blob %q not found", digest), nil)
-			return
+			rec = MustLoad("blob-head-missing")
 		}
-		w.WriteHeader(http.StatusOK)
+		answer(w, rec.Status, rec.Header, nil)
 		return
 	}
 	got := fmt.Sprintf("sha256:%x", sha256.Sum256(body))
@@ -118,6 +128,10 @@ func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
 		o.fail(w, http.StatusBadRequest, err.Error(), nil)
 		return
 	}
+	if req.From != "" && len(req.Adapters) > 0 {
+		o.createAdapter(w, r, req, body)
+		return
+	}
 	if len(req.Files) != 1 || req.From != "" || len(req.Adapters) > 0 {
 		// Only a model from one GGUF file was recorded.
 		o.t.Errorf("wiretest: /api/create of %s: only a model from one GGUF file (files, no from, no adapters) was recorded; got %s", req.Model, body)
@@ -149,6 +163,82 @@ func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
 	o.mu.Unlock()
 	rec := MustLoad("create-gguf")
 	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
+}
+
+// createAdapter is /api/create FROM a model with one adapter.
+func (o *Ollama) createAdapter(w http.ResponseWriter, r *http.Request, req api.CreateRequest, body []byte) {
+	if len(req.Adapters) != 1 || len(req.Files) > 0 {
+		o.t.Errorf("wiretest: /api/create of %s: only FROM a model with one adapter file was recorded; got %s", req.Model, body)
+		o.fail(w, http.StatusNotImplemented, "wiretest: not recorded", nil)
+		return
+	}
+	o.mu.Lock()
+	known := o.models[fullName(req.From)]
+	baseCreated, wasCreated := o.created[fullName(req.From)]
+	o.mu.Unlock()
+	if !known {
+		o.t.Errorf("wiretest: /api/create of %s FROM %s, a model the server does not have (not recorded)", req.Model, req.From)
+		o.fail(w, http.StatusNotImplemented, "wiretest: not recorded", nil)
+		return
+	}
+	var digest string
+	for _, d := range req.Adapters {
+		digest = d
+	}
+	o.mu.Lock()
+	data, ok := o.blobs[digest]
+	o.mu.Unlock()
+	if !ok {
+		o.t.Errorf("wiretest: /api/create names adapter blob %s, never uploaded", digest)
+		o.fail(w, http.StatusBadRequest, "wiretest: blob never uploaded", nil)
+		return
+	}
+	kind, err := decodeKind(o.t.TempDir(), data)
+	if err != nil || kind != "adapter" {
+		o.t.Errorf("wiretest: /api/create of %s: the adapter file is not a GGUF adapter Ollama reads (general.type %q, %v)", req.Model, kind, err)
+		o.fail(w, http.StatusBadRequest, "wiretest: not an adapter", nil)
+		return
+	}
+	c := created{context: Trained4096, adapter: digest}
+	if o.Trained > 0 {
+		c.context = o.Trained
+	}
+	if wasCreated {
+		c.context, c.embedding = baseCreated.context, baseCreated.embedding
+	}
+	o.mu.Lock()
+	name := fullName(req.Model)
+	o.models[name] = true
+	o.created[name] = c
+	o.mu.Unlock()
+	rec := MustLoad("create-adapter")
+	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
+}
+
+// Adapter returns the digest of the adapter a model was created with
+// through /api/create ("" for none).
+func (o *Ollama) Adapter(model string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.created[fullName(model)].adapter
+}
+
+// decodeKind reads general.type of a GGUF with Ollama's decoder.
+func decodeKind(dir string, data []byte) (string, error) {
+	path := filepath.Join(dir, "adapter.gguf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	g, err := ggml.Decode(f, -1)
+	if err != nil {
+		return "", err
+	}
+	return g.KV().Kind(), nil
 }
 
 // decodeGGUF reads a model file as the real server reads it, with

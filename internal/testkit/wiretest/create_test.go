@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -126,5 +127,61 @@ func TestOllamaBlobAgain(t *testing.T) {
 	}
 	if got[0] != http.StatusCreated || got[1] != http.StatusOK {
 		t.Errorf("statuses %v, want 201 then 200 as recorded", got)
+	}
+}
+
+// TestOllamaCreateAdapter: HEAD of the blob says 404, then 200 once sent;
+// FROM a model the server has with one LoRA
+// adapter GGUF (scripts/train_lora.py's, llama.cpp's layout) streams the
+// statuses recorded from Ollama v0.17.4 (create-adapter) and serves the
+// new model; the server keeps which adapter it was.
+func TestOllamaCreateAdapter(t *testing.T) {
+	srv := NewOllama(t)
+	srv.Trained = Trained4096
+	c := api.NewClient(mustURL(t, srv.URL), http.DefaultClient)
+	adapter, err := os.ReadFile(filepath.Join("..", "..", "..", "sfttokens", "testdata", "parity", "adapter.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := fmt.Sprintf("sha256:%x", sha256.Sum256(adapter))
+	head := func() int {
+		resp, err := http.Head(srv.URL + "/api/blobs/" + digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := head(); got != http.StatusNotFound {
+		t.Errorf("HEAD of a blob never sent = %d, want 404 as recorded", got)
+	}
+	if err := c.CreateBlob(context.Background(), digest, bytes.NewReader(adapter)); err != nil {
+		t.Fatal(err)
+	}
+	if got := head(); got != http.StatusOK {
+		t.Errorf("HEAD of a blob sent = %d, want 200 as recorded", got)
+	}
+	var statuses []string
+	err = c.Create(context.Background(), &api.CreateRequest{Model: "tiny-lora", From: "tiny", Adapters: map[string]string{"adapter.gguf": digest}},
+		func(p api.ProgressResponse) error { statuses = append(statuses, p.Status); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, u := range MustLoad("create-adapter").Units() {
+		var p api.ProgressResponse
+		if err := json.Unmarshal(u, &p); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p.Status)
+	}
+	if strings.Join(statuses, "\n") != strings.Join(want, "\n") || statuses[len(statuses)-1] != "success" {
+		t.Errorf("statuses %q, want the recorded %q", statuses, want)
+	}
+	if got := srv.Adapter("tiny-lora"); got != digest {
+		t.Errorf("Adapter(tiny-lora) = %q, want %s", got, digest)
+	}
+	if _, err := c.Show(context.Background(), &api.ShowRequest{Model: "tiny-lora"}); err != nil {
+		t.Errorf("show of the created model: %v", err)
 	}
 }

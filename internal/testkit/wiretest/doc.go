@@ -28,8 +28,11 @@
 // uploads, checked against their digest, and /api/create from one
 // uploaded GGUF, which it reads with Ollama's own decoder. A file that
 // carries a pooling key makes an embedding model, and a chat with it is
-// refused as the real server refused it. AnswerModel and PushModel answer
-// one model's chats apart from the shared queue.
+// refused as the real server refused it. It also takes /api/create FROM a
+// model it has with one LoRA adapter GGUF (create-adapter, recorded with
+// the adapter scripts/train_lora.py wrote; Adapter says which one a model
+// got). AnswerModel and PushModel answer one model's chats apart from the
+// shared queue.
 //
 // The Ollama server can also stand in for a server with parallel slots
 // (Slots, as OLLAMA_NUM_PARALLEL or llama-server's -np set them): requests
@@ -43,5 +46,7 @@
 // with /api/show beside it; Window for its silent truncation) and
 // NewLlamaServer (llama-server: any model name, its window NCtx, its
 // overflow 400 with n_ctx, timings and prompt cache, 404 for
-// /v1/models/{id}).
+// /v1/models/{id}, and GET /lora-adapters listing the files in LoRA as
+// QVAC Fabric's llama-server b7336 listed the one it was started with
+// by --lora).
 package wiretest

@@ -46,6 +46,12 @@ type LlamaServer struct {
 	// 2048), NCtxTrain the model's trained context (4096). Set them
 	// before the first request.
 	NCtx, NCtxTrain int
+	// LoRA lists the adapter files the server was started with (--lora
+	// FILE, scale 1), as GET /lora-adapters reports them: the recorded
+	// lora-adapters with these paths, or lora-adapters-none (a server
+	// started without --lora) when it is empty. Set it before the first
+	// request.
+	LoRA []string
 
 	ids atomic.Int64
 	mu  sync.Mutex
@@ -75,6 +81,7 @@ func NewLlamaServer(t testing.TB) *LlamaServer {
 	mux.HandleFunc("GET /props", l.patched("props"))
 	mux.HandleFunc("GET /slots", l.patched("slots"))
 	mux.HandleFunc("GET /health", l.replay("health"))
+	mux.HandleFunc("GET /lora-adapters", l.loraAdapters)
 	// GET /v1/models/{id} has no route of its own: the catch-all's 404 is
 	// what models-get-tiny recorded.
 	mux.HandleFunc("/", l.replay("models-get-tiny"))
@@ -108,6 +115,33 @@ func (l *LlamaServer) replay(name string) http.HandlerFunc {
 		rec := MustLoad("llama-server/" + name)
 		answer(w, rec.Status, rec.Header, rec.Body)
 	}
+}
+
+// loraAdapters answers GET /lora-adapters: the recorded entry of the one
+// adapter loaded, once per file in LoRA, with its id and path.
+func (l *LlamaServer) loraAdapters(w http.ResponseWriter, r *http.Request) {
+	l.record(r)
+	if len(l.LoRA) == 0 {
+		rec := MustLoad("llama-server/lora-adapters-none")
+		answer(w, rec.Status, rec.Header, rec.Body)
+		return
+	}
+	rec := MustLoad("llama-server/lora-adapters")
+	var entries []map[string]any
+	if err := json.Unmarshal(rec.Body, &entries); err != nil || len(entries) != 1 {
+		panic(fmt.Sprintf("wiretest: recorded lora-adapters is not one adapter: %v", err))
+	}
+	out := make([]map[string]any, len(l.LoRA))
+	for i, path := range l.LoRA {
+		e := map[string]any{}
+		for k, v := range entries[0] {
+			e[k] = v
+		}
+		e["id"], e["path"] = i, path
+		out[i] = e
+	}
+	body, _ := json.Marshal(out)
+	answer(w, rec.Status, rec.Header, body)
 }
 
 // patched replays a recording with the server's own n_ctx and n_ctx_train.

@@ -289,3 +289,26 @@ func TestLlamaServerReasoningMatchesRecordings(t *testing.T) {
 		})
 	}
 }
+
+// TestLlamaServerLoRAAdapters: GET /lora-adapters is the recorded answer
+// of a server started without --lora, or, with LoRA set, the recorded
+// entry of a server started with --lora FILE, once per file.
+func TestLlamaServerLoRAAdapters(t *testing.T) {
+	none := NewLlamaServer(t)
+	resp, body := get(t, none.Root+"/lora-adapters")
+	if rec := MustLoad("llama-server/lora-adapters-none"); resp.StatusCode != rec.Status || !bytes.Equal(body, rec.Body) {
+		t.Errorf("without LoRA: %d %s, want the recording", resp.StatusCode, body)
+	}
+	srv := NewLlamaServer(t)
+	srv.LoRA = []string{"/a/one.gguf", "/b/two.gguf"}
+	resp, body = get(t, srv.Root+"/lora-adapters")
+	var got []map[string]any
+	if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
+	}
+	var rec []map[string]any
+	json.Unmarshal(MustLoad("llama-server/lora-adapters").Body, &rec)
+	if len(got) != 2 || got[0]["path"] != "/a/one.gguf" || got[1]["path"] != "/b/two.gguf" || got[1]["id"] != float64(1) || got[0]["scale"] != rec[0]["scale"] {
+		t.Errorf("with two adapters: %s; recorded %v", body, rec)
+	}
+}
