@@ -113,6 +113,32 @@ class MaskTest(unittest.TestCase):
         self.assertTrue(torch.allclose(h1, h2))
 
 
+class DecisionTest(unittest.TestCase):
+    def test_identical_rows_do_not_vary(self):
+        d = train_lora.decision(tiny_model(), [ROW, dict(ROW)])
+        self.assertAlmostEqual(d["cosine_min"], 1.0, places=9)
+        self.assertAlmostEqual(d["varying_share"], 0.0, places=9)
+        self.assertEqual(d["shared_prefix"], len(ROW["ids"]))
+
+    def test_rows_that_differ_vary_and_attention_is_read_after_the_prefix(self):
+        other = dict(ROW, ids=ROW["ids"][:2] + [33, 34] + ROW["ids"][4:])
+        d = train_lora.decision(tiny_model(), [ROW, other])
+        self.assertEqual(d["shared_prefix"], 2)
+        self.assertLess(d["cosine_min"], 1.0 - 1e-6)
+        self.assertGreater(d["varying_share"], 1e-6)
+        # Where the completion starts (position 3), positions 2 and 3 are
+        # after the prefix: half of the four seen.
+        self.assertAlmostEqual(d["positions_after_prefix"], 0.5)
+        for a in d["attention_after_prefix"]:
+            self.assertTrue(0.0 < a < 1.0, a)
+        # The attention kept is the softmax the forward used: each head's
+        # weights from that position sum to one.
+        m = tiny_model()
+        m.hidden(ROW["ids"][:4], attention_at=3)
+        for a in m.attention:
+            self.assertTrue(torch.allclose(a.sum(-1), torch.ones(a.shape[0], dtype=a.dtype)))
+
+
 class AdapterFileTest(unittest.TestCase):
     def test_round_trip(self):
         m = tiny_model()

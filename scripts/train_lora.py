@@ -235,8 +235,10 @@ class Llama:
         out = torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
         return torch.cat((out, rest), dim=-1)
 
-    def hidden(self, ids):
-        """The final normed hidden states of a sequence of ids (T×n_embd)."""
+    def hidden(self, ids, attention_at=None):
+        """The final normed hidden states of a sequence of ids (T×n_embd).
+        With attention_at, a position, each layer's attention weights from
+        it (heads×T) are kept in self.attention."""
         ids = torch.as_tensor(ids, dtype=torch.long)
         t = ids.shape[0]
         pos = torch.arange(t)
@@ -250,8 +252,12 @@ class Llama:
             k = self.rope(self.mm(p + "attn_k.weight", h).view(t, self.n_kv, hd), pos)
             v = self.mm(p + "attn_v.weight", h).view(t, self.n_kv, hd)
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
-            att = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(hd) + mask
-            o = torch.einsum("hqk,khd->qhd", att.softmax(-1), v).reshape(t, self.n_embd)
+            att = (torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(hd) + mask).softmax(-1)
+            if attention_at is not None:
+                if l == 0:
+                    self.attention = []
+                self.attention.append(att[:, attention_at, :])
+            o = torch.einsum("hqk,khd->qhd", att, v).reshape(t, self.n_embd)
             x = x + self.mm(p + "attn_output.weight", o)
             h = self.norm(x, p + "ffn_norm.weight")
             f = torch.nn.functional.silu(self.mm(p + "ffn_gate.weight", h)) * self.mm(p + "ffn_up.weight", h)
@@ -459,6 +465,45 @@ def cmd_logits(args):
     print()
 
 
+def decision(model, rows):
+    """How much the model's state where a row's completion starts (the
+    position before its first trained id) differs from row to row, and
+    where it looks: the pairwise cosine of those states, the share of
+    their squared norm that varies between rows, and each layer's
+    attention (mean over heads and rows) on the part of each row after
+    the prefix all rows share — the task and what follows — against that
+    part's share of the positions, which uniform attention would give."""
+    states, looked, share = [], [], []
+    prefix = len(os.path.commonprefix([r["ids"] for r in rows])) if len(rows) > 1 else 0
+    with torch.no_grad():
+        for r in rows:
+            s = r["trained"][0][0]
+            h = model.hidden(r["ids"][:s], attention_at=s - 1)
+            states.append(h[s - 1])
+            looked.append([float(a[:, prefix:].sum(-1).mean()) for a in model.attention])
+            share.append((s - prefix) / s)
+    h = torch.stack(states)
+    n = len(rows)
+    cos = torch.nn.functional.cosine_similarity(h[:, None], h[None], dim=-1)
+    off = cos[~torch.eye(n, dtype=torch.bool)] if n > 1 else torch.ones(1)
+    varying = (h - h.mean(0)).pow(2).sum(1).mean() / h.pow(2).sum(1).mean()
+    return {
+        "rows": n,
+        "shared_prefix": prefix,
+        "cosine_mean": float(off.mean()),
+        "cosine_min": float(off.min()),
+        "varying_share": float(varying),
+        "attention_after_prefix": [sum(x[l] for x in looked) / n for l in range(model.n_layer)],
+        "positions_after_prefix": sum(share) / n,
+    }
+
+
+def cmd_decision(args):
+    model = load(args)
+    json.dump(decision(model, read_rows(args.data)), sys.stdout, indent=1)
+    print()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -499,6 +544,11 @@ def main(argv=None):
     g.add_argument("--adapter")
     g.add_argument("--top", type=int, default=0, help="print the top N next ids and probabilities instead")
     g.set_defaults(fn=cmd_logits)
+    d = sub.add_parser("decision", help="how much the state where each row's completion starts varies between rows, and where it attends")
+    d.add_argument("--base", required=True)
+    d.add_argument("--data", required=True, help="a rows file `pyharness tokenize` wrote (train.jsonl)")
+    d.add_argument("--adapter")
+    d.set_defaults(fn=cmd_decision)
     args = ap.parse_args(argv)
     try:
         args.fn(args)
