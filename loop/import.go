@@ -142,20 +142,30 @@ func (o *Options) importModel(ctx context.Context, ss *StageState) ([]string, er
 	return notes, nil
 }
 
+// trainedAdapter is the absolute path of the adapter the train stage
+// wrote, once it is a LoRA adapter that fits --base-file. Absolute, since
+// a Modelfile's paths are read relative to its own directory and a
+// relative --out would name a file under import/.
+func (o *Options) trainedAdapter() (string, error) {
+	path, err := filepath.Abs(o.path(trainDir, trainAdapter))
+	if err != nil {
+		return "", err
+	}
+	if err := checkAdapter(path); err != nil {
+		return "", fmt.Errorf("the train stage's adapter: %w", err)
+	}
+	if err := o.checkAdapterFits(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // importAdapter creates the student in Ollama as the base with the LoRA
 // adapter the train command wrote to {adapter}: FROM BASE, ADAPTER FILE.
 // Ollama keeps the base's template and parameters.
 func (o *Options) importAdapter(ctx context.Context, ss *StageState, dir string) ([]string, error) {
-	// The Modelfile's paths are read relative to its own directory: a
-	// relative --out would name a file under import/.
-	src, err := filepath.Abs(o.path(trainDir, trainAdapter))
+	src, err := o.trainedAdapter()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkAdapter(src); err != nil {
-		return nil, fmt.Errorf("the train stage's adapter: %w", err)
-	}
-	if err := o.checkAdapterFits(src); err != nil {
 		return nil, err
 	}
 	var mf parser.Modelfile

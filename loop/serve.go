@@ -42,14 +42,8 @@ type loraAdapter struct {
 // trained adapter among its /lora-adapters at a scale that applies it.
 // The command line is kept in import/serve.sh, to start it by hand.
 func (o *Options) importLlamaServer(ctx context.Context, ss *StageState) ([]string, error) {
-	adapter, err := filepath.Abs(o.path(trainDir, trainAdapter))
+	adapter, err := o.trainedAdapter()
 	if err != nil {
-		return nil, err
-	}
-	if err := checkAdapter(adapter); err != nil {
-		return nil, fmt.Errorf("the train stage's adapter: %w", err)
-	}
-	if err := o.checkAdapterFits(adapter); err != nil {
 		return nil, err
 	}
 	line := o.serveLine(adapter)

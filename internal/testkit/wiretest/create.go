@@ -140,12 +140,8 @@ func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
 	}
 	var data []byte
 	for _, digest := range req.Files {
-		o.mu.Lock()
-		b, ok := o.blobs[digest]
-		o.mu.Unlock()
+		b, ok := o.uploaded(w, "blob", digest)
 		if !ok {
-			o.t.Errorf("wiretest: /api/create names blob %s, never uploaded", digest)
-			o.fail(w, http.StatusBadRequest, "wiretest: blob never uploaded", nil)
 			return
 		}
 		data = b
@@ -163,6 +159,19 @@ func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
 	o.mu.Unlock()
 	rec := MustLoad("create-gguf")
 	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
+}
+
+// uploaded is the blob /api/create names by digest, as it was uploaded;
+// a blob never uploaded fails the test and answers 400.
+func (o *Ollama) uploaded(w http.ResponseWriter, what, digest string) ([]byte, bool) {
+	o.mu.Lock()
+	b, ok := o.blobs[digest]
+	o.mu.Unlock()
+	if !ok {
+		o.t.Errorf("wiretest: /api/create names %s %s, never uploaded", what, digest)
+		o.fail(w, http.StatusBadRequest, "wiretest: blob never uploaded", nil)
+	}
+	return b, ok
 }
 
 // createAdapter is /api/create FROM a model with one adapter.
@@ -185,12 +194,8 @@ func (o *Ollama) createAdapter(w http.ResponseWriter, r *http.Request, req api.C
 	for _, d := range req.Adapters {
 		digest = d
 	}
-	o.mu.Lock()
-	data, ok := o.blobs[digest]
-	o.mu.Unlock()
+	data, ok := o.uploaded(w, "adapter blob", digest)
 	if !ok {
-		o.t.Errorf("wiretest: /api/create names adapter blob %s, never uploaded", digest)
-		o.fail(w, http.StatusBadRequest, "wiretest: blob never uploaded", nil)
 		return
 	}
 	kind, err := decodeKind(o.t.TempDir(), data)
