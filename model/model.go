@@ -47,7 +47,12 @@ type Info struct {
 	// /props gives it, with the BOS and EOS tokens it passes to it.
 	ChatTemplate string
 	BOS, EOS     string
-	Host         string
+	// WeightsFile is the model's GGUF as Ollama's /api/show names it (the
+	// FROM of its Modelfile, a blob under the server's models directory):
+	// on the server's own machine it can be read for the chat template the
+	// model was published with, which /api/show leaves out.
+	WeightsFile string
+	Host        string
 	// ContextLength is the model's trained context as the server reports it
 	// (Ollama's /api/show, llama-server's n_ctx_train), 0 when unknown.
 	ContextLength int

@@ -24,9 +24,22 @@ func loadChatTemplate(path string) (*draft.Syntax, error) {
 }
 
 // serverSyntax learns the syntax of the template the server reported: a
-// llama-server's Jinja template from /props, or Ollama's Go template from
-// /api/show. from says which; err is a template that does not compile.
+// llama-server's Jinja template from /props, or for Ollama the Jinja
+// template of the model's GGUF where its file can be read (a local
+// server), else the Go template of /api/show. from says which; err is a
+// template that does not compile.
 func serverSyntax(info model.Info) (syn *draft.Syntax, from string, err error) {
+	if info.ChatTemplate == "" && info.WeightsFile != "" {
+		// The template the model was published with specifies what it
+		// writes; Ollama's Go template is a port of it. A file that cannot
+		// be read, holds no template, or one that writes neither calls nor
+		// reasoning (where the Go template may) leaves the Go template.
+		if t, err := chattemplate.Load(info.WeightsFile); err == nil {
+			if syn := learn.Template(t); syn.Calls != nil || syn.Reasoning != nil || info.Template == "" {
+				return syn, "Ollama's model file (its GGUF's tokenizer.chat_template)", nil
+			}
+		}
+	}
 	switch {
 	case info.ChatTemplate != "":
 		t, err := chattemplate.Parse("/props", info.ChatTemplate, map[string]string{"bos_token": info.BOS, "eos_token": info.EOS})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -65,6 +66,27 @@ func kimiTemplate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// ggufWithTemplate writes a GGUF that holds only the chat template of
+// the file at src, as a model's file carries it.
+func ggufWithTemplate(t *testing.T, src string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sha256-model")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kv := []gguf.KV{{Key: "general.architecture", Type: gguf.TypeString, Value: "llama"}, {Key: "tokenizer.chat_template", Type: gguf.TypeString, Value: string(b)}}
+	if err := gguf.Write(f, kv, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestRunChatTemplate: with --chat-template, run reads the model's calls
@@ -186,6 +208,15 @@ func TestRunLearnsServerTemplate(t *testing.T) {
 			srv.Push(wiretest.Text(`[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "greet.py"}}]`), wiretest.Text("RUN tests"), wiretest.Text(done))
 			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
 		}, "Ollama /api/show", `[TOOL_CALLS] [{\"name\": \"NAME\", \"arguments\": ARGS}`, "", ""},
+		{"ollama model file", func() []string {
+			// A local Ollama's /api/show names the model's GGUF: its own
+			// Jinja template (Kimi K3's here) is what the syntax is
+			// learned from, not the Go template.
+			srv := wiretest.NewOllama(t)
+			srv.Show, srv.Trained, srv.Weights = "show-tools", wiretest.Trained4096, ggufWithTemplate(t, kimiTemplate(t))
+			srv.Push(wiretest.Text(`<|open|>tools<|sep|><|open|>call tool="read_file" index="1"<|sep|><|open|>argument key="path"<|sep|>greet.py<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools`), wiretest.Text("RUN tests"), wiretest.Text(done))
+			return []string{"--model", "ollama:tiny", "--base-url", srv.URL, "--num-ctx", "4096"}
+		}, "Ollama's model file (its GGUF's tokenizer.chat_template)", "argument key=", "", ""},
 		{"ollama plain", func() []string {
 			srv := wiretest.NewOllama(t)
 			srv.Trained = wiretest.Trained4096

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -297,6 +298,18 @@ func toTool(t model.Tool) (api.Tool, error) {
 	return tool, nil
 }
 
+// weightsFile is the path the FROM line of /api/show's Modelfile names,
+// when it is a file's (Ollama writes its blob's absolute path there; a
+// FROM in a comment names the model).
+func weightsFile(modelfile string) string {
+	for line := range strings.Lines(modelfile) {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "FROM "); ok && filepath.IsAbs(strings.TrimSpace(path)) {
+			return strings.TrimSpace(path)
+		}
+	}
+	return ""
+}
+
 // Info asks the server about the model: /api/show for the template, the
 // trained context and the capabilities, /api/tags for the digest, /api/ps
 // for the context in force if the model is loaded.
@@ -309,6 +322,7 @@ func (c *Client) Info(ctx context.Context) (model.Info, error) {
 		return info, fmt.Errorf("show model %s: %w", c.model, classify(ctx, actx, ex, err))
 	}
 	info.Template = show.Template
+	info.WeightsFile = weightsFile(show.Modelfile)
 	if arch, ok := show.ModelInfo["general.architecture"].(string); ok {
 		if n, ok := show.ModelInfo[arch+".context_length"].(float64); ok {
 			info.ContextLength = int(n)

@@ -331,10 +331,12 @@ func TestInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := model.Info{
-		Backend:        "ollama",
-		Name:           "tiny",
-		Digest:         "8464ef3ff524d54797b1bf3ee3552e68a93fcdc9d8a403063add4da651d86776",
-		Template:       "{{ range .Messages }}<{{ .Role }}>{{ .Content }}\n{{ end }}<assistant>",
+		Backend:  "ollama",
+		Name:     "tiny",
+		Digest:   "8464ef3ff524d54797b1bf3ee3552e68a93fcdc9d8a403063add4da651d86776",
+		Template: "{{ range .Messages }}<{{ .Role }}>{{ .Content }}\n{{ end }}<assistant>",
+		// The FROM of the recorded Modelfile: the blob on the server's disk.
+		WeightsFile:    "/usr/share/ollama/.ollama/models/blobs/sha256-9ddb8a6ba584cee0e0bff88888352a1a7d1e7ecc877d7c456f5b34cf265e4c1a",
 		Host:           srv.URL,
 		ContextLength:  512,
 		ContextInForce: 512, SendsNumCtx: true,

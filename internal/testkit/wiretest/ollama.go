@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +57,11 @@ type Ollama struct {
 	// and output fill the window. 0 keeps the first recorded model (show,
 	// trained context 512) and no cap. Set it before the first request.
 	Trained int
+	// Weights, when set, is the path Show's recording names as the
+	// model's file (its Modelfile's FROM): a local Ollama's /api/show as
+	// it names its file. Unset, the path names no file, as a remote
+	// server's does (the recording machine's blob may be on this one).
+	Weights string
 	// Slots, when positive, is how many chat requests the server answers
 	// at once, as OLLAMA_NUM_PARALLEL (llama-server's -np) sets it: a
 	// request beyond them waits for a free slot, as Ollama queues it.
@@ -163,6 +170,10 @@ func showName(body []byte) string {
 	return req.Name
 }
 
+// fromLine is the FROM line of a recorded /api/show's Modelfile, in its
+// JSON string: the blob's absolute path up to the line's end (\n).
+var fromLine = regexp.MustCompile(`\\nFROM /[^\\"]*`)
+
 func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 	name := showName(o.record(r))
 	o.mu.Lock()
@@ -182,6 +193,12 @@ func (o *Ollama) show(w http.ResponseWriter, r *http.Request) {
 			// The tiny model's trained context (512), as Trained sets it.
 			body = patchInt(body, "llama.context_length", 512, o.Trained)
 		}
+		weights := o.Weights
+		if weights == "" {
+			weights = filepath.Join(o.t.TempDir(), "on-the-server", "sha256-model")
+		}
+		path, _ := json.Marshal(weights)
+		body = fromLine.ReplaceAllLiteral(body, append([]byte(`\nFROM `), bytes.Trim(path, `"`)...))
 		answer(w, rec.Status, rec.Header, body)
 		return
 	}
