@@ -198,7 +198,9 @@ func scanCalls(text string, d *doc) []callCand {
 			inner = text[offs[b.open+1] : offs[e]-1]
 		}
 		tag := fenceTag(b.fence.info)
-		cands := innerCalls(inner, strings.HasPrefix(tag, "tool"))
+		// A tool's bare name is a call in a tool fence, and in a Python
+		// one: a code agent's step is its code (smolagents).
+		cands := innerCalls(inner, strings.HasPrefix(tag, "tool") || tag == "py" || tag == "python")
 		shape := shapeFencedAction
 		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
 			shape = shapeWholeReplyFence
@@ -727,7 +729,8 @@ func xmlChildren(body string, depth int) (map[string]any, bool) {
 
 // pyCalls reads Python calls at the start of s: a list of calls
 // ([read_file(path="x.py")], Llama 3.2), or calls one a line, each maybe
-// inside print() (Gemma's tool_code). bare allows names without a dotted
+// inside print() (Gemma's tool_code) or its result kept in a variable (a
+// code agent's content = read_file(…)). bare allows names without a dotted
 // prefix. It returns the calls and how many bytes they took.
 func pyCalls(s string, bare bool) ([]callCand, int) {
 	var out []callCand
@@ -738,6 +741,14 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 	}
 	for i < len(s) {
 		k := i
+		if !list {
+			// A code agent keeps a call's result: content = read_file(…).
+			if a := identEnd(s, k); a > k {
+				if e := skipSpace(s, a); e < len(s) && s[e] == '=' && !strings.HasPrefix(s[e:], "==") {
+					k = skipSpace(s, e+1)
+				}
+			}
+		}
 		printed := false
 		if strings.HasPrefix(s[k:], "print(") {
 			printed, k = true, skipSpace(s, k+len("print("))

@@ -54,6 +54,8 @@ var callCases = []parseCase{
 	// Gemma (Google's function-calling guide: ```tool_code with
 	// print(default_api.NAME(...)); Gemma 3: a Python list of calls).
 	{name: "gemma-tool-code-read", draft: "```tool_code\nprint(default_api.read_file(path=\"greet.py\"))\n```", verb: VerbRead, path: "greet.py", shape: shapePythonCall},
+	{name: "code-agent-kept-result", draft: "Thought: I need the file.\nCode:\n```py\ncontent = read_file(path=\"greet.py\")\nprint(content)\n```<end_code>", verb: VerbRead, path: "greet.py", shape: shapePythonCall},
+	{name: "code-agent-run", draft: "Code:\n```python\nresult = run_tests()\nprint(result)\n```", verb: VerbRun, shape: shapePythonCall},
 	{name: "gemma-tool-code-run", draft: "Let me run the suite.\n```tool_code\nrun_tests()\n```", verb: VerbRun, shape: shapePythonCall},
 	{name: "gemma-tool-code-write", draft: "```tool_code\ndefault_api.write_file(path=\"initials.py\", content=" + js(initBody) + ")\n```", verb: VerbWrite, path: "initials.py", shape: shapePythonCall},
 	{name: "gemma3-pythonic-view", draft: "[view(path=\"greet.py\")]", verb: VerbRead, path: "greet.py", shape: shapePythonicList},
