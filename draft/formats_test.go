@@ -13,6 +13,8 @@ var formatCases = []parseCase{
 	{name: "odd-task-complete-colon", draft: "TASK COMPLETE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeDoneAlias},
 	{name: "odd-done-after-chatter", draft: "Sure. DONE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeVerbAfterChatter},
 	{name: "fail-done-after-chatter-then-more", draft: "Sure. DONE: soon.\nFirst I will look at greet.py.", err: "no action verb found"},
+	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
+	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: CodeAmbiguous},
 	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
 	{name: "plan-then-the-action", draft: "Plan:\n1. READ greet.py\n2. RUN tests\n\nI'll start with the first:\n\nREAD greet.py", verb: VerbRead, path: "greet.py"},
 	{name: "envelope-update", draft: "*** Begin Patch\n*** Update File: greet.py\n@@ def greet(name):\n-    return \"Hello, \" + name\n+    return \"Hello, \" + name.strip()\n*** End Patch", verb: VerbPatch, path: "greet.py", shape: ShapeUnifiedDiff},

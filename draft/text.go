@@ -92,12 +92,13 @@ func (d *doc) headAt(j int) (head, bool) {
 }
 
 // futureRE is a sentence that says what the writer will do.
-var futureRE = regexp.MustCompile(`(?i)\b(?:I'll|I will|I'm going to|I am going to|let me|let's|we'll|we will|I shall|I'd)\s+(?:\w+\s+){0,3}?(?:start|begin|first|do|go|proceed|take|then|next|follow)\b|\b(?:start|begin)\s+with\s+step\b`)
+var futureRE = regexp.MustCompile(`(?i)\b(?:I'll|I will|I'm going to|I am going to|let me|let's|we'll|we will|I shall|I'd)\s+(?:\w+\s+){0,3}?(?:start|begin|first|do|go|proceed|take|then|next|follow)\b|\b(?:start|begin)\s+with\s+step\b|\b(?:step|steps)\s+(?:1|one|#1)\b|\bfirst\s+step\b|\b(?:my|the|this)\s+plan\b|^\s*(?:\W*\s*)?plan\s*:`)
 
 // plan reports whether d is a plan rather than an action: two or more
 // list items that open with verbs, every action line among them, and a
-// sentence outside them that says what will be done ("I'll start with
-// step 1"). It returns the steps as written.
+// sentence outside them that says what will be done or calls them a plan
+// ("I'll start with step 1", "First, step 1.", "Here is my plan:"). It
+// returns the steps as written.
 func (d *doc) plan() ([]string, bool) {
 	var steps []string
 	future := false
