@@ -484,6 +484,30 @@ func jsonCalls(v any) []callCand {
 	return nil
 }
 
+// shellArgs reads a shell tool's arguments written alone, as agent CLIs
+// send them ({"command": ["bash", "-lc", "pytest -q"], "workdir": "."}):
+// an argv list under "command", beside nothing but a shell call's options,
+// is a call of the shell tool. Anything else is data.
+func shellArgs(obj map[string]any) []callCand {
+	argv, ok := obj["command"].([]any)
+	if !ok || len(argv) == 0 {
+		return nil
+	}
+	for _, a := range argv {
+		if _, ok := a.(string); !ok {
+			return nil
+		}
+	}
+	for k := range obj {
+		switch k {
+		case "command", "workdir", "cwd", "timeout", "timeout_ms", "justification", "with_escalated_permissions":
+		default:
+			return nil
+		}
+	}
+	return jsonCall(map[string]any{"name": "shell", "arguments": map[string]any{"command": argv}})
+}
+
 // jsonCall reads one call object: the name under a name key, the
 // arguments under an argument key or as the object's other keys.
 func jsonCall(obj map[string]any) []callCand {
@@ -495,7 +519,7 @@ func jsonCall(obj map[string]any) []callCand {
 		}
 	}
 	if name == "" {
-		return nil
+		return shellArgs(obj)
 	}
 	var input any
 	argKey := ""

@@ -13,6 +13,8 @@ var formatCases = []parseCase{
 	{name: "odd-task-complete-colon", draft: "TASK COMPLETE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeDoneAlias},
 	{name: "odd-done-after-chatter", draft: "Sure. DONE: greet strips spaces; the suite passes", verb: VerbDone, shape: shapeVerbAfterChatter},
 	{name: "fail-done-after-chatter-then-more", draft: "Sure. DONE: soon.\nFirst I will look at greet.py.", err: "no action verb found"},
+	{name: "shell-args-alone", draft: `{"command": ["bash", "-lc", "python -m pytest -q"], "workdir": "/repo"}`, verb: VerbRun},
+	{name: "fail-shell-args-with-other-keys", draft: `{"command": ["ls"], "version": 2}`, err: "no action verb found"},
 	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
 	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: CodeAmbiguous},
 	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
