@@ -70,6 +70,10 @@ var loopCases = []loopCase{
 	readCase("llama31-function-tag", "1-2", "READ greet.py:1-2"),
 	writeInitials("llama31-function-tag-write", "WRITE initials.py"),
 	readCase("llama31-python-tag-after-chatter", "1-2", "READ greet.py"),
+	// A code agent's step (smolagents): the call in a Python fence, its
+	// result kept in a variable.
+	readCase("code-agent-kept-result", "1-2", "READ greet.py"),
+	runCase("code-agent-run", "RUN tests"),
 	readCase("llama32-pythonic-read", "1-2", "READ greet.py"),
 	runCase("llama32-pythonic-run", "RUN tests"),
 	patchGreet("llama32-pythonic-patch"),
