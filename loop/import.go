@@ -191,10 +191,11 @@ func (o *Options) checkAdapterFits(adapter string) error {
 	if o.BaseFile == "" {
 		return nil
 	}
-	if _, err := readHeader(o.BaseFile); err != nil {
+	bh, err := readHeader(o.BaseFile)
+	if err != nil {
 		return nil
 	}
-	return checkAdapterBase(adapter, o.BaseFile)
+	return checkAdapterBase(adapter, bh, o.BaseFile)
 }
 
 func readHeader(path string) (*gguf.Header, error) {

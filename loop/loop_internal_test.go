@@ -320,7 +320,11 @@ func TestCheckAdapterBase(t *testing.T) {
 		{"half a pair", map[string][]uint64{"blk.0.attn_q.weight.lora_a": {64, 4}}, "has only one of blk.0.attn_q.weight.lora_a and .lora_b"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkAdapterBase(tensorsGGUF(t, tt.adapter), base)
+			bh, err := readHeader(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkAdapterBase(tensorsGGUF(t, tt.adapter), bh, base)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -263,12 +263,8 @@ func (t *tailBuffer) String() string { return strings.TrimRight(t.buf.String(), 
 // second (the token embeddings' pair the other way round). Ollama creates a model from an adapter that does not fit and
 // fails at its first chat (500, "llama runner process has terminated",
 // recorded as chat-adapter-mismatched-base); this says why first.
-func checkAdapterBase(adapter, base string) error {
+func checkAdapterBase(adapter string, bh *gguf.Header, base string) error {
 	ah, err := readHeader(adapter)
-	if err != nil {
-		return err
-	}
-	bh, err := readHeader(base)
 	if err != nil {
 		return err
 	}
