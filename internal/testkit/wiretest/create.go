@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -146,18 +144,24 @@ func (o *Ollama) create(w http.ResponseWriter, r *http.Request) {
 		}
 		data = b
 	}
-	c, err := decodeGGUF(o.t.TempDir(), data)
+	c, err := decodeGGUF(data)
 	if err != nil {
 		o.t.Errorf("wiretest: /api/create: the uploaded file is not a GGUF Ollama reads: %v", err)
 		o.fail(w, http.StatusBadRequest, err.Error(), nil)
 		return
 	}
+	o.register(w, r, req.Model, c, "create-gguf")
+}
+
+// register keeps a model /api/create made and answers with the recorded
+// create's streamed status lines.
+func (o *Ollama) register(w http.ResponseWriter, r *http.Request, model string, c created, recording string) {
 	o.mu.Lock()
-	name := fullName(req.Model)
+	name := fullName(model)
 	o.models[name] = true
 	o.created[name] = c
 	o.mu.Unlock()
-	rec := MustLoad("create-gguf")
+	rec := MustLoad(recording)
 	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
 }
 
@@ -198,7 +202,11 @@ func (o *Ollama) createAdapter(w http.ResponseWriter, r *http.Request, req api.C
 	if !ok {
 		return
 	}
-	kind, err := decodeKind(o.t.TempDir(), data)
+	kv, err := decodeKV(data)
+	kind := ""
+	if err == nil {
+		kind = kv.Kind()
+	}
 	if err != nil || kind != "adapter" {
 		o.t.Errorf("wiretest: /api/create of %s: the adapter file is not a GGUF adapter Ollama reads (general.type %q, %v)", req.Model, kind, err)
 		o.fail(w, http.StatusBadRequest, "wiretest: not an adapter", nil)
@@ -211,13 +219,7 @@ func (o *Ollama) createAdapter(w http.ResponseWriter, r *http.Request, req api.C
 	if wasCreated {
 		c.context, c.embedding = baseCreated.context, baseCreated.embedding
 	}
-	o.mu.Lock()
-	name := fullName(req.Model)
-	o.models[name] = true
-	o.created[name] = c
-	o.mu.Unlock()
-	rec := MustLoad("create-adapter")
-	o.stream(w, r, Step{}, rec.Status, rec.Header, rec.Units(), len(rec.Units())-1, nil)
+	o.register(w, r, req.Model, c, "create-adapter")
 }
 
 // Adapter returns the digest of the adapter a model was created with
@@ -228,41 +230,23 @@ func (o *Ollama) Adapter(model string) string {
 	return o.created[fullName(model)].adapter
 }
 
-// decodeKind reads general.type of a GGUF with Ollama's decoder.
-func decodeKind(dir string, data []byte) (string, error) {
-	path := filepath.Join(dir, "adapter.gguf")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return "", err
-	}
-	f, err := os.Open(path)
+// decodeKV reads a GGUF's metadata as the real server reads it, with
+// Ollama's own decoder (fs/ggml).
+func decodeKV(data []byte) (ggml.KV, error) {
+	g, err := ggml.Decode(bytes.NewReader(data), -1)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer f.Close()
-	g, err := ggml.Decode(f, -1)
-	if err != nil {
-		return "", err
-	}
-	return g.KV().Kind(), nil
+	return g.KV(), nil
 }
 
-// decodeGGUF reads a model file as the real server reads it, with
-// Ollama's own decoder (fs/ggml).
-func decodeGGUF(dir string, data []byte) (created, error) {
-	path := filepath.Join(dir, "blob.gguf")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return created{}, err
-	}
-	f, err := os.Open(path)
+// decodeGGUF reads what the server keeps of a model file it creates a
+// model from: whether it is an embedding model, its trained context.
+func decodeGGUF(data []byte) (created, error) {
+	kv, err := decodeKV(data)
 	if err != nil {
 		return created{}, err
 	}
-	defer f.Close()
-	g, err := ggml.Decode(f, -1)
-	if err != nil {
-		return created{}, err
-	}
-	kv := g.KV()
 	_, embedding := kv[kv.Architecture()+".pooling_type"]
 	return created{embedding: embedding, context: int(kv.ContextLength())}, nil
 }
