@@ -8,6 +8,7 @@ import (
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/draft/learn"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
+	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -23,14 +24,7 @@ func TestOllamaTemplateFromShow(t *testing.T) {
 	}{{false, false}, {true, true}} {
 		srv := wiretest.NewOllama(t)
 		srv.Thinking = tc.thinking
-		c, err := ollama.New(ollama.Config{Host: srv.URL, Model: "tiny"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := c.Info(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		info := ollamaInfo(t, srv)
 		if info.Template == "" {
 			t.Fatal("/api/show gave no template")
 		}
@@ -74,14 +68,7 @@ func TestOllamaTemplateFromShow(t *testing.T) {
 func TestOllamaToolTemplateReadsItsCalls(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	srv.Show = "show-tools"
-	c, err := ollama.New(ollama.Config{Host: srv.URL, Model: "tiny"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := c.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := ollamaInfo(t, srv)
 	if !strings.Contains(info.Template, ".ToolCalls") {
 		t.Fatalf("/api/show gave no template that writes tool calls: %q", info.Template)
 	}
@@ -119,4 +106,18 @@ func TestOllamaToolTemplateReadsItsCalls(t *testing.T) {
 		}
 	}
 	t.Logf("tiny-tools (Ollama /api/show): %d/%d calls read with the syntax learned from its Go template; calls %s", read, total, learn.Record(syn, "Ollama /api/show").Calls)
+}
+
+// ollamaInfo is what the Ollama client hears of the model tiny from srv.
+func ollamaInfo(t *testing.T, srv *wiretest.Ollama) model.Info {
+	t.Helper()
+	c, err := ollama.New(ollama.Config{Host: srv.URL, Model: "tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }
