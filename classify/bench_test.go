@@ -8,6 +8,8 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/export"
 )
 
 // BenchmarkClassify labels a generated corpus into a fresh dataset:
@@ -26,7 +28,7 @@ func BenchmarkClassify(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		n++
-		res, err := classify.Update(context.Background(), in, filepath.Join(out, strconv.Itoa(n)))
+		res, err := classify.Update(context.Background(), in, filepath.Join(out, strconv.Itoa(n)), dedupe.Deriver(), export.Deriver())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,10 +14,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/runpack"
+	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -99,7 +98,12 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // incomplete run whose trace grew, has its rows replaced. Problems in trace
 // files are reported in the result and do not stop it; every good record is
 // kept.
-func Update(ctx context.Context, in, out string) (*Result, error) {
+//
+// While a run is decoded, each of derivers makes its entry of it, which
+// classify stores keyed by the trace as it was read (package derived): a
+// later stage then takes the entry instead of decoding the trace again,
+// as long as the trace is unchanged.
+func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*Result, error) {
 	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: trace.Problems{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {
@@ -178,30 +182,14 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			return nil, err
 		}
 	}
-	// While a run is decoded, its turns are fingerprinted for dedupe too,
-	// and stored keyed by the trace's size and hash (dedupe.PrintsWriter):
-	// dedupe then reads a run's fingerprints instead of decoding its trace
-	// again, as long as the trace is unchanged.
-	// So are the facts export's first pass reads of a run (its filters'
-	// fields, its secret values, its turns' facts and training
-	// fingerprints: export.FactsWriter), for export --dataset.
-	var prints *dedupe.PrintsWriter
-	var facts *export.FactsWriter
-	if len(jobs) > 0 {
-		if prints, err = dedupe.NewPrintsWriter(out, b.n); err != nil {
+	var entries *derived.Writer
+	if len(jobs) > 0 && len(derivers) > 0 {
+		if entries, err = derived.Create(out, b.n, derivers); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		defer func() {
 			if !committed {
-				prints.Abort()
-			}
-		}()
-		if facts, err = export.NewFactsWriter(out, b.n); err != nil {
-			return nil, fmt.Errorf("classify: %w", err)
-		}
-		defer func() {
-			if !committed {
-				facts.Abort()
+				entries.Abort()
 			}
 		}()
 	}
@@ -214,22 +202,19 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		part   Partition
 		runRow RunRow
 		turns  []TurnRow
-		// prints and facts are the run's entries in the fingerprint
-		// store and export's (nil for a run read with problems, which
-		// dedupe and export read again to report them), made of the
-		// trace as src says it was read.
-		prints []byte
-		group  string
-		facts  []byte
-		src    runpack.Source
-		size   int64 // of the bytes read
+		// derived is what the derivers made of the run; none for a run
+		// read with problems, which the later stages read again to
+		// report them.
+		derived  derived.Made
+		hasEntry bool
+		size     int64 // of the bytes read
 	}
 	label := func(j job) labelled {
 		if ctx.Err() != nil {
 			return labelled{}
 		}
 		f := fileOf(j)
-		data, stamp, done, err := trace.ReadWhole(f.Path)
+		data, stamp, done, err := wholefile.Read(f.Path)
 		defer done()
 		if err != nil {
 			// ReadRun says why the file cannot be read, as it always has.
@@ -240,15 +225,8 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		l := labelled{run: run, err: err, size: int64(len(data))}
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
-			if err == nil && len(run.Warnings) == 0 {
-				rebuilt := trace.Rebuild(run)
-				var f *dedupe.Fingerprinter
-				var release func()
-				l.prints, f, release = dedupe.RunPrints(rebuilt)
-				l.group = dedupe.GroupOf(run.Start)
-				l.facts = export.EncodeRunFacts(rebuilt, l.prints, f)
-				release()
-				l.src = runpack.SourceOf(data, stamp)
+			if entries != nil && err == nil && len(run.Warnings) == 0 {
+				l.derived, l.hasEntry = derived.Derive(derivers, trace.Rebuild(run), data, stamp), true
 			}
 		}
 		return l
@@ -283,11 +261,8 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
-		if l.prints != nil {
-			if err := prints.Add(fileOf(j), l.group, l.src, l.prints); err != nil {
-				return nil, fmt.Errorf("classify: %w", err)
-			}
-			if err := facts.Add(fileOf(j), l.group, l.src, l.facts); err != nil {
+		if l.hasEntry {
+			if err := entries.Add(fileOf(j), l.derived); err != nil {
 				return nil, fmt.Errorf("classify: %w", err)
 			}
 		}
@@ -303,13 +278,10 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			}
 		}
 	}
-	if prints != nil {
-		// The pack first: a pack whose classify did not commit is still
+	if entries != nil {
+		// The packs first: a pack whose classify did not commit is still
 		// right about every trace it names, and is read only for those.
-		if err := prints.Commit(); err != nil {
-			return nil, fmt.Errorf("classify: %w", err)
-		}
-		if err := facts.Commit(); err != nil {
+		if err := entries.Commit(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/internal/binfmt"
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -575,11 +575,11 @@ func (g *storedGroup) merge(at []int) storedGroup {
 	return out
 }
 
-// countsDecoder reads a counts file: runpack's Reader (past the first
+// countsDecoder reads a counts file: binfmt's Reader (past the first
 // number that does not read it reads zeros), the file's strings, and
 // whether a value was out of range.
 type countsDecoder struct {
-	runpack.Reader
+	binfmt.Reader
 	strs  []string
 	wrong bool
 }
@@ -638,7 +638,7 @@ func openCounts(root, rel string) (*countsDecoder, bool) {
 	if xxhash.Sum64(body) != sum || string(body[:len(countsMagic)]) != countsMagic || body[len(countsMagic)] != countsVersion {
 		return nil, false
 	}
-	d := &countsDecoder{Reader: *runpack.NewReader(body[len(countsMagic)+1:])}
+	d := &countsDecoder{Reader: *binfmt.NewReader(body[len(countsMagic)+1:])}
 	want := partID{size: int64(d.Uvarint())}
 	want.footer = d.Uint64()
 	want.ranges = make([]byteRange, d.Count())
@@ -681,7 +681,7 @@ func storedRowGroups[T any](root, rel string, cols []keyColumn[T]) ([]rowGroupCo
 		return nil, false
 	}
 	for range 2 {
-		sec := &countsDecoder{Reader: *runpack.NewReader(d.Bytes(d.Count())), strs: d.strs}
+		sec := &countsDecoder{Reader: *binfmt.NewReader(d.Bytes(d.Count())), strs: d.strs}
 		if d.bad() {
 			return nil, false
 		}

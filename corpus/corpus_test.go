@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
-	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -217,7 +216,7 @@ func BenchmarkTextSource(b *testing.B) {
 	}
 	var textBytes [2]int
 	b.Run("traces", func(b *testing.B) {
-		c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
+		c, err := trace.OpenCorpus(ctx, dir, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

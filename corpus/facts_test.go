@@ -11,6 +11,7 @@ import (
 
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 )
 
@@ -48,7 +49,7 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataset := filepath.Join(work, "dataset")
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -136,7 +137,7 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 
 	// A second classify stores the added and grown runs' facts in a file
 	// of its own.
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 	check("classified again", n, nil)
@@ -170,7 +171,7 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 
 	// A damaged store: every facts file with bytes flipped in its middle,
 	// then cut short, then gone (a dataset of a classify before them).
-	stores, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "facts-*.bin"))
+	stores, _ := filepath.Glob(filepath.Join(dataset, "derived", "facts-*.bin"))
 	if len(stores) != 2 {
 		t.Fatalf("want two facts files, one per classify, got %v", stores)
 	}

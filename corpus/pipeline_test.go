@@ -66,7 +66,7 @@ func pipelineDigests(t *testing.T, ctx context.Context, in, work string) []strin
 	add := func(name string, d digest) { got = append(got, fmt.Sprintf("%s %s", name, d)) }
 
 	dataset := filepath.Join(work, "dataset")
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 	add("classify/turns", tableDigest(t, classify.Turns(ctx, dataset)))

@@ -12,6 +12,7 @@ import (
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/export"
 )
 
 // TestDedupeFingerprintsNeverChangeTheReport checks that classify's
@@ -28,7 +29,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataset := filepath.Join(work, "dataset")
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -80,7 +81,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 	}
 	// A second classify adds the new runs' fingerprints in a pack of its
 	// own.
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 	n += added
@@ -128,7 +129,7 @@ func TestDedupeFingerprintsNeverChangeTheReport(t *testing.T) {
 
 	// A damaged store: every pack file with bytes flipped in its middle,
 	// and cut short.
-	packs, _ := filepath.Glob(filepath.Join(dataset, "fingerprints", "batch-*.bin"))
+	packs, _ := filepath.Glob(filepath.Join(dataset, "derived", "prints-*.bin"))
 	if len(packs) != 2 {
 		t.Fatalf("want two pack files, one per classify, got %v", packs)
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/internal/wholefile"
 )
 
 // TestUnchangedTracesAreNotRead: traces that had settled before classify
-// read them (trace.SettleTime) are taken from its stores by their stamps
+// read them (wholefile.SettleTime) are taken from its stores by their stamps
 // alone, by dedupe and by export's first pass, none of them read; a trace
 // edited to the same size with its modification time set back is read
 // again, and the report and the files are those made from the traces
@@ -31,9 +31,9 @@ func TestUnchangedTracesAreNotRead(t *testing.T) {
 	if _, err := corpus.Generate(ctx, in, o); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(trace.SettleTime + 100*time.Millisecond)
+	time.Sleep(wholefile.SettleTime + 100*time.Millisecond)
 	dataset := filepath.Join(work, "dataset")
-	if _, err := classify.Update(ctx, in, dataset); err != nil {
+	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -76,7 +76,7 @@ func TestEncodedRunPrintsAreTheBuiltOnes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := trace.OpenCorpus(context.Background(), dir, GroupOf)
+	c, err := trace.OpenCorpus(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,15 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pyharness/pyharness/runpack"
+	"github.com/pyharness/pyharness/internal/binfmt"
 	"github.com/pyharness/pyharness/trace"
 )
 
 // runPrints is all dedupe needs of one run: whether it worked, and for
 // every turn whether it is a pair, its time, and the fingerprint of a
 // pair. classify makes it while it has the run decoded and stores it in
-// the dataset (PrintsWriter), so that dedupe takes it from there instead
-// of decoding the trace again (printStore).
+// the dataset (package derived), so that dedupe takes it from there instead
+// of decoding the trace again (Deriver).
 type runPrints struct {
 	Worked bool
 	Turns  []turnPrint
@@ -131,8 +131,8 @@ func AppendFingerprint(dst []byte, fp *Fingerprint) []byte {
 
 // ReadFingerprint reads what AppendFingerprint wrote. A shingle count
 // larger than the bytes left is an error; any other shortage the reader
-// remembers (runpack.Reader.Short).
-func ReadFingerprint(r *runpack.Reader) (Fingerprint, error) {
+// remembers (binfmt.Reader.Short).
+func ReadFingerprint(r *binfmt.Reader) (Fingerprint, error) {
 	var fp Fingerprint
 	fp.Key = r.Uint64()
 	fp.KeyText = r.Bytes(sha256.Size)
@@ -153,20 +153,15 @@ func ReadFingerprint(r *runpack.Reader) (Fingerprint, error) {
 // encodeRunPrints is appendRunPrints(nil, makeRunPrints(run)) written as
 // each turn is fingerprinted: no turn's shingles or digest outlive it.
 func encodeRunPrints(run *trace.RebuiltRun) []byte {
-	entry, _, release := RunPrints(run)
+	entry, _, release := runPrintsEntry(run)
 	release()
 	return entry
 }
 
-// RunPrints fingerprints the turns of run and returns the entry
-// PrintsWriter.Add takes (made on the worker that read the run, it leaves
-// the writer only the copy), and lends the caller the Fingerprinter the
-// entry was made with, until release: it holds the normal form of
-// every text of the run, so that a fingerprint it makes of another draft
-// to one of the run's prompts (export's training text, the draft in
-// canonical form) normalises the draft alone, where a Fingerprinter of
-// its own normalised every message of the prompt again.
-func RunPrints(run *trace.RebuiltRun) (entry []byte, f *Fingerprinter, release func()) {
+// runPrintsEntry fingerprints the turns of run and returns its entry,
+// and lends the caller the Fingerprinter the entry was made with until
+// release (PrintsOf).
+func runPrintsEntry(run *trace.RebuiltRun) (entry []byte, f *Fingerprinter, release func()) {
 	f = fingerprinters.Get().(*Fingerprinter)
 	dst := appendRunHead(f.entry[:0], run.Worked(), len(run.Turns))
 	var tp turnPrint
@@ -190,13 +185,12 @@ func RunPrints(run *trace.RebuiltRun) (entry []byte, f *Fingerprinter, release f
 }
 
 // PairPrintBytes returns the bytes of every pair's fingerprint in a run's
-// entry (RunPrints), by turn, in AppendFingerprint's form (the
-// entry's own bytes, not copies), nil for a turn that is no pair: an
-// export's training text is most turns' pair text, and classify hands
-// export these rather than fingerprint the same text twice, or read the
-// fingerprints only to write them again.
+// entry (PrintsOf), by turn, in AppendFingerprint's form (the entry's own
+// bytes, not copies), nil for a turn that is no pair: an export's training
+// text is most turns' pair text, and export's deriver copies these rather
+// than fingerprint the same text twice.
 func PairPrintBytes(entry []byte) ([][]byte, error) {
-	r := runpack.NewReader(entry)
+	r := binfmt.NewReader(entry)
 	r.Byte()
 	n := r.Uvarint()
 	if n > uint64(len(entry)) {
@@ -245,7 +239,7 @@ var errShortPrints = errors.New("fingerprints cut short")
 // a wrong fingerprint taken for a right one (the store checks a checksum
 // first).
 func readRunPrints(b []byte) (*runPrints, error) {
-	r := runpack.NewReader(b)
+	r := binfmt.NewReader(b)
 	p := &runPrints{Worked: r.Byte() == 1}
 	n := r.Uvarint()
 	if n > uint64(len(b)) {

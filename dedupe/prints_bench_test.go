@@ -6,6 +6,7 @@ import (
 
 	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -37,9 +38,10 @@ func BenchmarkEncodeRunPrints(b *testing.B) {
 	size := 0
 	for b.Loop() {
 		for _, r := range runs {
-			entry, _, release := dedupe.RunPrints(r)
+			d := derived.NewRun(r)
+			entry, _ := dedupe.PrintsOf(d)
 			size += len(entry)
-			release()
+			d.Release()
 		}
 	}
 	b.ReportMetric(float64(b.N*turns)/b.Elapsed().Seconds(), "turns/s")

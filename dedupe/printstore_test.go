@@ -1,52 +1,56 @@
 package dedupe
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/pyharness/pyharness/runpack"
+	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/trace"
 )
 
-// TestPackOfAnOlderLayoutIsNotRead writes a pack with this build's header
-// and ones with the headers of version 2, whose digests were of the key
-// text, not of the confirm text, and of version 3, whose index held no
-// stamps: the store must take the first's run and leave the others' to be
-// decoded again, as if it held none.
-func TestPackOfAnOlderLayoutIsNotRead(t *testing.T) {
+// TestPackOfAnotherVersionIsNotRead writes the fingerprints of one run
+// with this build's deriver and with derivers of the same name whose
+// version is of an older layout (version 2's digests were of the key
+// text, not of the confirm text; version 3's index held no stamps): the
+// store must take the first's run and leave the others' to be decoded
+// again, as if it held none.
+func TestPackOfAnotherVersionIsNotRead(t *testing.T) {
+	trace1 := filepath.Join(t.TempDir(), "run-1.jsonl")
+	data := []byte(`{"type":"run_start"}` + "\n")
+	if err := os.WriteFile(trace1, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := trace.File{RunID: "run-1", Attempt: 1, Path: trace1}
+	run := &trace.RebuiltRun{Run: &trace.Run{File: f}}
 	entry := appendRunPrints(nil, &runPrints{Worked: true, Turns: []turnPrint{{What: turnNoModel, Time: 1}}})
-	v2 := fmt.Sprintf("pyharness.dedupe.prints/v2 %s bands=%d rows=%d shingle=%d\n", keyVersion, Bands, Rows, ShingleSize)
-	v3 := fmt.Sprintf("pyharness.dedupe.prints/v3 %s %s bands=%d rows=%d shingle=%d\n", keyVersion, confirmVersion, Bands, Rows, ShingleSize)
 	for _, c := range []struct {
-		name, header string
-		want         int
+		name, version string
+		want          int
 	}{
-		{"this build's", printsHeader, 1},
-		{"version 2's", v2, 0},
-		{"version 3's", v3, 0},
+		{"this build's", printsVersion, 1},
+		{"version 2's", "v2 " + keyVersion, 0},
+		{"version 3's", "v3 " + keyVersion + " " + confirmVersion, 0},
 	} {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, printsDir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		w, err := runpack.Create(filepath.Join(dir, printsDir, "batch-000001.bin"), runpack.Format{Header: c.header, Trailer: printsTrailer})
+		dataset := t.TempDir()
+		d := derived.Deriver{Name: Deriver().Name, Version: c.version, Derive: func(*derived.Run) []byte { return entry }}
+		w, err := derived.Create(dataset, 1, []derived.Deriver{d})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Add(trace.File{RunID: "run-1", Attempt: 1}, "case-a", runpack.Source{Size: 10, Hash: 7}, entry); err != nil {
+		if err := w.Add(f, derived.Derive([]derived.Deriver{d}, run, data, wholefile.Stamp{})); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		s, err := openPrints(dir)
+		s, err := openPrints(dataset)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := s.Len(); n != c.want {
-			t.Errorf("a pack with %s header gave %d runs, want %d", c.name, n, c.want)
+			t.Errorf("a pack of %s version gave %d runs, want %d", c.name, n, c.want)
 		}
 		s.Close()
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -24,7 +25,7 @@ type Options struct {
 	// JSON writes the report as one JSON document instead of text.
 	JSON bool
 	// Dataset is the dataset classify wrote of these traces: the
-	// fingerprints it stored (printStore) are taken for every run whose
+	// fingerprints it stored (Deriver) are taken for every run whose
 	// trace is byte for byte the one classify read, and only the others are
 	// decoded. Empty, or a dataset without them: every run is decoded.
 	Dataset string
@@ -59,7 +60,7 @@ type Report struct {
 	// store spared. It is not in the report, which is the same either way.
 	FromStore int `json:"-"`
 	// Unread counts those of them whose trace was not even read, its
-	// stamp the one classify read it with (trace.Stamp).
+	// stamp the one classify read it with.
 	Unread int `json:"-"`
 	// GroupsFromStore counts the runs ordered by the group the store holds
 	// for them, their run_start not read for it; Regrouped says one of
@@ -69,52 +70,47 @@ type Report struct {
 	Regrouped       bool `json:"-"`
 }
 
-// errRegroup says that a run was ordered by a group the store holds for it
-// that its trace no longer has.
-var errRegroup = errors.New("a run's group changed since classify")
-
 // Run dedupes every model turn of the traces in dir and writes the report
-// to w.
-//
-// The runs are read group by group. With a dataset, a run's group is taken
-// from the fingerprint store, where classify put it, instead of from its
-// run_start, which would have every trace opened twice; each such run's
-// group is checked when the run is read (the trace hashes to the bytes
-// classify read, or its run_start is read), and if one no longer holds,
-// the runs are ordered again from their run_starts and read again.
+// to w. With a dataset, each run's fingerprints and group come from what
+// classify stored (derived.Regroup and Lookup say how), and the others
+// are decoded.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	var store *printStore
+	var store *derived.Store
 	if opts.Dataset != "" {
 		var err error
 		if store, err = openPrints(opts.Dataset); err != nil {
 			return nil, fmt.Errorf("dedupe: %w", err)
 		}
 		defer store.Close()
-		if store.Len() == 0 {
-			store = nil // nothing to look up: no trace need be hashed
-		}
 	}
-	rep, err := run(ctx, dir, opts, store, true, w)
-	if errors.Is(err, errRegroup) {
-		rep, err = run(ctx, dir, opts, store, false, w)
-		if rep != nil {
-			rep.Regrouped = true
-		}
+	rep, regrouped, err := derived.Regroup(store, func(l derived.Lookup) (*Report, error) {
+		return run(ctx, dir, opts, l)
+	})
+	if err != nil {
+		return rep, err
 	}
-	return rep, err
+	rep.Regrouped = regrouped
+	if opts.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return rep, fmt.Errorf("write dedupe report: %w", err)
+		}
+		return rep, nil
+	}
+	if err := rep.writeText(w); err != nil {
+		return rep, fmt.Errorf("write dedupe report: %w", err)
+	}
+	return rep, nil
 }
 
-// run is Run with the store, whose groups order the runs when storeGroups.
-func run(ctx context.Context, dir string, opts Options, store *printStore, storeGroups bool, w io.Writer) (*Report, error) {
-	var known func(trace.File) (string, bool)
-	if store != nil && storeGroups {
-		known = store.group
-	}
-	c, err := trace.OpenCorpusKnowing(ctx, dir, GroupOf, known)
+// run is one pass of Run over the runs, their entries found by l.
+func run(ctx context.Context, dir string, opts Options, l derived.Lookup) (*Report, error) {
+	c, err := trace.OpenCorpus(ctx, dir, l.Groups())
 	if err != nil {
 		return nil, err
 	}
-	src := &printSource{corpus: c, store: store, known: known}
+	src := &printSource{corpus: c, lookup: l}
 	ix := NewIndex(opts.Threshold, src, nil)
 	rep := &Report{In: dir, SetAside: c.SetAside(), Threshold: ix.threshold, Bands: Bands, Rows: Rows}
 	rep.GroupsFromStore = c.KnownGroups()
@@ -127,7 +123,7 @@ func run(ctx context.Context, dir string, opts Options, store *printStore, store
 			return nil, err
 		}
 		if run.regroup {
-			return nil, errRegroup
+			return nil, derived.ErrRegroup
 		}
 		if run.err != nil {
 			rep.AddFile(run.err)
@@ -166,17 +162,6 @@ func run(ctx context.Context, dir string, opts Options, store *printStore, store
 	rep.Figures = ix.Figures()
 	rep.ByGroup = ix.ByGroup()
 	rep.Sentence = Sentence(rep.Runs, rep.Figures, allCases(rep.ByGroup))
-	if opts.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return rep, fmt.Errorf("write dedupe report: %w", err)
-		}
-		return rep, nil
-	}
-	if err := rep.writeText(w); err != nil {
-		return rep, fmt.Errorf("write dedupe report: %w", err)
-	}
 	return rep, nil
 }
 
@@ -187,10 +172,7 @@ func run(ctx context.Context, dir string, opts Options, store *printStore, store
 // group, so those are nearly always there) or read again.
 type printSource struct {
 	corpus *trace.Corpus
-	store  *printStore // nil: decode every run
-	// known gave the corpus the groups it had from the store (nil: every
-	// group came from a run_start).
-	known  func(trace.File) (string, bool)
+	lookup derived.Lookup
 	recent []loadedRun // most recent last
 }
 
@@ -213,48 +195,18 @@ const recentRuns = 16
 // load reads run i: it touches nothing of s but the corpus's file list
 // and the store, so that several runs load at once.
 func (s *printSource) load(i int32) loadedRun {
-	f := s.corpus.File(int(i))
-	if s.store != nil {
-		// A trace whose stamp is the one classify read it with is not
-		// read at all: these are the bytes classify read, and a group
-		// the store gave the corpus for them is theirs.
-		if stamp, err := trace.StatStamp(f.Path); err == nil {
-			if p, ok := s.store.lookupByStamp(f, stamp); ok {
-				return loadedRun{index: i, prints: p, fromStore: true, unread: true}
-			}
-		}
-		// A file that cannot be read is read again below, which says why.
-		data, _, done, err := trace.ReadWhole(f.Path)
-		if err == nil {
-			// These are the bytes classify read: a group the store gave
-			// the corpus for them is theirs.
-			p, ok := s.store.lookup(f, data)
-			done()
-			if ok {
-				return loadedRun{index: i, prints: p, fromStore: true}
-			}
-		}
+	var p *runPrints
+	got, err := s.lookup.Load(s.corpus.File(int(i)), readPrints(&p))
+	switch {
+	case err != nil:
+		return loadedRun{index: i, regroup: true}
+	case got.Entry != nil:
+		return loadedRun{index: i, prints: p, fromStore: true, unread: got.Unread}
 	}
-	if s.known != nil {
-		if g, ok := s.known(f); ok {
-			// Ordered by the group of the bytes classify read, which
-			// these are not: the run_start says whether it still holds,
-			// as OpenCorpus reads it.
-			actual := ""
-			if st, err := trace.ReadStart(f); err == nil {
-				actual = GroupOf(st)
-			}
-			if actual != g {
-				return loadedRun{index: i, regroup: true}
-			}
-		}
-	}
-	r, err := s.corpus.Read(int(i))
-	if r == nil {
-		return loadedRun{index: i, err: err}
-	}
-	l := loadedRun{index: i, err: r.Err()}
-	if r.Start != nil {
+	l := loadedRun{index: i, err: got.Err}
+	if got.Run.Start != nil {
+		r := trace.Rebuild(got.Run)
+		r.Index = i
 		l.prints = makeRunPrints(r)
 	}
 	return l

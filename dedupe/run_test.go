@@ -109,7 +109,7 @@ func TestRunReport(t *testing.T) {
 			parts = append(parts, plainNormalize(turn.Reply.Content))
 			b, _ := json.Marshal(parts)
 			exact[string(b)] = true
-			groups[dedupe.GroupOf(run.Start)] = true
+			groups[trace.GroupOf(run.Start)] = true
 		}
 	}
 	if rep.RawTurns != raw || rep.ExactUnique != len(exact) || rep.Groups != len(groups) {

@@ -17,7 +17,7 @@
 // export imports the Parquet library only in its Parquet sink (sink.go),
 // which writes the Hugging Face shards by design; it reads traces, never
 // classify's Parquet dataset, so it pulls in no Arrow package. What its
-// first pass reads of each run classify stores beside the dataset
-// (FactsWriter, facts.go), and export --dataset takes it from there for
-// every trace byte for byte the one classify read.
+// first pass reads of each run classify stores in the dataset (Deriver,
+// facts.go; package derived), and export --dataset takes it from there
+// for every trace byte for byte the one classify read.
 package export

@@ -16,8 +16,8 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -36,33 +36,24 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	var facts *runpack.Store
+	var facts *derived.Store
 	if opts.Dataset != "" {
 		var err error
 		if facts, err = openFacts(opts.Dataset); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 		defer facts.Close()
-		if facts.Len() == 0 {
-			facts = nil // nothing to look up: no trace need be hashed
-		}
 	}
-	// The runs are read group by group. With classify's facts, a run's
-	// group is the one stored with them, not read from its run_start,
-	// which would have every trace opened once more; a run the store does
-	// not serve has its group checked when it is decoded (loadRun), and if
-	// one no longer holds, the export starts again with every group read
-	// from its run_start. Nothing is written before the second pass.
-	e, err := exportRuns(ctx, opts, facts, true)
-	if errors.Is(err, errRegroup) {
-		e, err = exportRuns(ctx, opts, facts, false)
-		if e != nil {
-			e.sum.Regrouped = true
-		}
-	}
+	// With classify's facts, the runs are ordered by the groups stored
+	// with them (derived.Regroup): nothing is written before a pass that
+	// finds one stale ends, and the export starts again.
+	e, regrouped, err := derived.Regroup(facts, func(l derived.Lookup) (*exporter, error) {
+		return exportRuns(ctx, opts, l)
+	})
 	if e == nil {
 		return nil, err
 	}
+	e.sum.Regrouped = regrouped
 	sum := e.sum
 	sum.Redactions, sum.SecretValues = e.red.Count, len(e.red.values)
 	var nothing *NothingError
@@ -75,32 +66,15 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	return sum, err
 }
 
-// groupOf is the group of a run as trace.OpenCorpus names it: none when
-// its run_start could not be read.
-func groupOf(s *schemas.RunStart) string {
-	if s == nil {
-		return ""
-	}
-	return dedupe.GroupOf(s)
-}
-
-// errRegroup says that a run was ordered by a group the store holds for it
-// that its trace no longer has.
-var errRegroup = errors.New("a run's group changed since classify")
-
-// exportRuns makes one export of opts, its runs ordered by the groups the
-// facts store holds when storeGroups. It returns the exporter, whose
-// summary says what was done, unless the traces could not be listed.
-func exportRuns(ctx context.Context, opts Options, facts *runpack.Store, storeGroups bool) (*exporter, error) {
-	var known func(trace.File) (string, bool)
-	if facts != nil && storeGroups {
-		known = facts.Label
-	}
-	c, err := trace.OpenCorpusKnowing(ctx, opts.In, dedupe.GroupOf, known)
+// exportRuns makes one export of opts, its runs' stored facts found by l.
+// It returns the exporter, whose summary says what was done, unless the
+// traces could not be listed.
+func exportRuns(ctx context.Context, opts Options, l derived.Lookup) (*exporter, error) {
+	c, err := trace.OpenCorpus(ctx, opts.In, l.Groups())
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	e := &exporter{opts: opts, corpus: c, facts: facts, known: known, red: newRedactor(), scanned: map[string]bool{},
+	e := &exporter{opts: opts, corpus: c, lookup: l, red: newRedactor(), scanned: map[string]bool{},
 		tags: map[string]bool{}, models: map[schemas.Model]bool{}, drafters: map[string]*Drafter{},
 		sum: &Summary{Format: opts.Format, In: opts.In, Out: opts.Out, SetAside: c.SetAside(),
 			RunsLeftOut: Tally{}, TurnsLeftOut: Tally{}, Splits: map[string]SplitCounts{}, opts: opts,
@@ -121,12 +95,9 @@ type exporter struct {
 	opts   Options
 	corpus *trace.Corpus
 	red    *redactor
-	// facts are the facts classify stored of each run (Options.Dataset),
-	// nil when every run is decoded.
-	facts *runpack.Store
-	// known gave the corpus the groups the facts store holds (nil: every
-	// group came from a run_start).
-	known   func(trace.File) (string, bool)
+	// lookup finds the facts classify stored of each run
+	// (Options.Dataset).
+	lookup  derived.Lookup
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
@@ -222,7 +193,7 @@ func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*
 		p.value = prep(&p.passRun)
 		return p
 	}
-	if e.facts == nil {
+	if !e.lookup.Stored() {
 		// A run the run filters leave out gives no turn: its prompts are
 		// not rebuilt.
 		rebuild := func(run *trace.Run) bool { return e.opts.runWhy(run.Start, run.End, forDPO) == "" }
@@ -259,8 +230,8 @@ func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*
 				yield(prepared[T]{}, err)
 				return
 			}
-			if errors.Is(l.problem, errRegroup) {
-				yield(prepared[T]{}, errRegroup)
+			if errors.Is(l.problem, derived.ErrRegroup) {
+				yield(prepared[T]{}, derived.ErrRegroup)
 				return
 			}
 			if l.problem != nil {
@@ -274,74 +245,53 @@ func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*
 }
 
 // loadRun reads run i from classify's store when the store holds it for
-// exactly the bytes of its trace, and decodes the trace when it does not
-// (a run added, grown or changed since the classify, or an entry that does
-// not read), or when the run filters take the run and its turns are
-// wanted decoded. It returns the run's secret values and the problems of
-// its file, as trace.MapRuns reports them.
+// exactly the bytes of its trace and its facts are all the pass needs
+// (runFromFacts), and decodes the trace otherwise (a run added, grown or
+// changed since the classify, an entry that does not read, or a run the
+// run filters take whose turns are wanted decoded). It returns the run's
+// secret values and the problems of its file, as trace.MapRuns reports
+// them.
 func (e *exporter) loadRun(i int32, forDPO, turnsFromFacts bool) (passRun, []string, error) {
-	f := e.corpus.File(int(i))
-	var data []byte
-	if e.facts.Has(f) {
-		// A trace whose stamp is the one classify read it with is not
-		// read at all.
-		if stamp, err := trace.StatStamp(f.Path); err == nil {
-			if r, secrets, ok := e.runFromFacts(i, e.facts.EntriesByStamp(f, stamp), forDPO, turnsFromFacts); ok {
-				r.unread = true
-				return r, secrets, nil
-			}
-		}
-		// A file that cannot be read is read again below, which says why.
-		var done func()
-		data, _, done, _ = trace.ReadWhole(f.Path)
-		defer done()
-		if r, secrets, ok := e.runFromFacts(i, e.facts.Entries(f, data), forDPO, turnsFromFacts); ok {
-			return r, secrets, nil
-		}
-		// Its turns are decoded, from the bytes read.
+	var r passRun
+	var secrets []string
+	got, err := e.lookup.Load(e.corpus.File(int(i)), func(entry []byte) bool {
+		var ok bool
+		r, secrets, ok = e.runFromFacts(i, entry, forDPO, turnsFromFacts)
+		return ok
+	})
+	if err != nil {
+		return passRun{}, nil, err
 	}
-	var tr *trace.Run
-	var err error
-	if data != nil {
-		tr, err = trace.ReadRunBytes(f, data)
-	} else {
-		tr, err = trace.ReadRun(f)
+	if got.Entry != nil {
+		r.unread = got.Unread
+		return r, secrets, nil
 	}
-	if e.known != nil {
-		if g, ok := e.known(f); ok && g != groupOf(tr.Start) {
-			// Ordered by the group of the bytes classify read, which
-			// these are not.
-			return passRun{}, nil, errRegroup
-		}
-	}
+	tr := got.Run
 	run := &trace.RebuiltRun{Run: tr}
 	if e.opts.runWhy(tr.Start, tr.End, forDPO) == "" {
 		run = trace.Rebuild(tr)
 	}
 	run.Index = i
-	return decodedRun(run), secretsOf(run), err
+	return decodedRun(run), secretsOf(run), got.Err
 }
 
-// runFromFacts returns run i as the first of entries (the facts classify
-// stored of its trace) that reads whole gives it, and true, when that is
-// all the pass needs: the run is left out by its filters, or its turns'
-// facts are what the pass reads (turnsFromFacts) and the entry has them.
-// Otherwise the run's turns are to be decoded.
-func (e *exporter) runFromFacts(i int32, entries iter.Seq[[]byte], forDPO, turnsFromFacts bool) (passRun, []string, bool) {
-	for b := range entries {
-		rf, err := readRunFacts(b)
-		if err != nil {
-			continue
-		}
-		r := passRun{index: i, start: rf.start, end: rf.end, turns: rf.turns}
-		if e.opts.runWhy(rf.start, rf.end, forDPO) != "" {
-			return r, rf.secrets, true
-		}
-		if turnsFromFacts && rf.turnFacts != nil {
-			r.facts = rf.turnFacts
-			return r, rf.secrets, true
-		}
-		break
+// runFromFacts returns run i as entry (the facts classify stored of its
+// trace) gives it, and true, when the entry reads whole and is all the
+// pass needs: the run is left out by its filters, or its turns' facts are
+// what the pass reads (turnsFromFacts) and the entry has them. Otherwise
+// the run's turns are to be decoded.
+func (e *exporter) runFromFacts(i int32, entry []byte, forDPO, turnsFromFacts bool) (passRun, []string, bool) {
+	rf, err := readRunFacts(entry)
+	if err != nil {
+		return passRun{}, nil, false
+	}
+	r := passRun{index: i, start: rf.start, end: rf.end, turns: rf.turns}
+	if e.opts.runWhy(rf.start, rf.end, forDPO) != "" {
+		return r, rf.secrets, true
+	}
+	if turnsFromFacts && rf.turnFacts != nil {
+		r.facts = rf.turnFacts
+		return r, rf.secrets, true
 	}
 	return passRun{}, nil, false
 }
@@ -435,7 +385,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	rd := newRenderer(e.opts, nil)
 	var texts dedupe.Texts = dedupe.CorpusTexts{Corpus: e.corpus, Render: rd.training}
-	if e.facts != nil {
+	if e.lookup.Stored() {
 		// The store's fingerprints carry the SHA-256 of the key text, and
 		// so do the ones made here then: keys are confirmed by digest.
 		texts = dedupe.Digests{Texts: texts}
@@ -472,7 +422,7 @@ func (e *exporter) runSFT(ctx context.Context) error {
 			sel.times[i] = run.run.Time(i)
 			var p parsedDraft
 			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.facts != nil)
+				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.lookup.Stored())
 			}
 		}
 		return sel

@@ -4,15 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/runpack"
+	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/internal/binfmt"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
@@ -108,17 +107,12 @@ func trainingText(rd *renderer, r *trace.RebuiltRun, i int, p *parsedDraft) (pro
 	return prompt, reply, asPair
 }
 
-// factsDir is where classify keeps the facts, beside dedupe's
-// fingerprints: one pack file per classify, as those.
-const factsDir = "fingerprints"
-
-// factsFormat names everything an entry depends on: this layout (v2: the
-// index holds each trace's stamp, runpack.Source), and
+// factsVersion names everything an entry depends on: this layout, and
 // dedupe's keying, shingling and banding, by the fingerprint of a fixed
-// pair. A pack of another build is not read; its runs are decoded. A
+// pair. A pack of another version is not read; its runs are decoded. A
 // change to what export selects or redacts (turnWhy's facts, secretsOf)
 // must change the version.
-var factsFormat = sync.OnceValue(func() runpack.Format {
+var factsVersion = sync.OnceValue(func() string {
 	var f dedupe.Fingerprinter
 	fp := f.MakeConfirmed([]schemas.Message{{Role: "user", Content: "Fix the failing test in calc.py: add(2, 3) returns 6."}},
 		schemas.Reply{Content: "PATCH calc.py\nFIND:\n```python\n    return a * b\n```\nREPLACE:\n```python\n    return a + b\n```"})
@@ -130,81 +124,35 @@ var factsFormat = sync.OnceValue(func() runpack.Format {
 	for _, s := range fp.Shingles {
 		h.Write(binary.LittleEndian.AppendUint64(nil, s))
 	}
-	return runpack.Format{
-		Header:  fmt.Sprintf("pyharness.export.facts/v2 key=%016x print=%016x\n", fp.Key, h.Sum64()),
-		Trailer: "FACTS1\n",
-	}
+	return fmt.Sprintf("v2 key=%016x print=%016x", fp.Key, h.Sum64())
 })
 
-// FactsWriter writes the facts of the runs one classify reads
-// (EncodeRunFacts), each keyed by its trace file's size and content hash,
-// to DATASET/fingerprints/facts-NNNNNN.bin. export --dataset reads them.
-type FactsWriter struct{ w *runpack.Writer }
-
-// NewFactsWriter starts the facts file of classify batch n in the dataset
-// dir, and removes what an earlier classify that did not commit left.
-func NewFactsWriter(dataset string, n int) (*FactsWriter, error) {
-	dir := filepath.Join(dataset, factsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("write export facts: %w", err)
-	}
-	if tmps, err := filepath.Glob(filepath.Join(dir, "facts-*.tmp")); err == nil {
-		for _, t := range tmps {
-			os.Remove(t)
-		}
-	}
-	w, err := runpack.Create(filepath.Join(dir, fmt.Sprintf("facts-%06d.bin", n)), factsFormat())
-	if err != nil {
-		return nil, fmt.Errorf("write export facts: %w", err)
-	}
-	return &FactsWriter{w: w}, nil
+// Deriver is export's deriver: the facts its first pass reads of each run
+// (encodeRunFacts), which classify makes while it has the run decoded and
+// export --dataset reads instead of decoding the trace again.
+func Deriver() derived.Deriver {
+	return derived.Deriver{Name: "facts", Version: factsVersion(), Derive: func(r *derived.Run) []byte {
+		prints, f := dedupe.PrintsOf(r)
+		return encodeRunFacts(r.RebuiltRun, prints, f)
+	}}
 }
 
-// Add adds the entry (EncodeRunFacts) of the run read from f as src, and
-// whose group (dedupe.GroupOf of its run_start) is group: export orders
-// the runs by it without reading every run_start first.
-func (fw *FactsWriter) Add(f trace.File, group string, src runpack.Source, entry []byte) error {
-	if err := fw.w.Add(f, group, src, entry); err != nil {
-		return fmt.Errorf("write export facts: %w", err)
-	}
-	return nil
+// openFacts opens the facts classify stored in a dataset. A dataset
+// without them is an empty store, and a pack that is not whole is left
+// out: every run they do not vouch for is decoded from its trace, which
+// gives the same export.
+func openFacts(dataset string) (*derived.Store, error) {
+	return derived.Open(dataset, Deriver())
 }
 
-// Commit gives the facts file its name.
-func (fw *FactsWriter) Commit() error {
-	if err := fw.w.Commit(); err != nil {
-		return fmt.Errorf("write export facts: %w", err)
-	}
-	return nil
-}
-
-// Abort drops the facts file.
-func (fw *FactsWriter) Abort() { fw.w.Abort() }
-
-// openFacts opens the facts classify stored in the dataset dir. A dataset
-// without them (from a classify before them) is an empty store, and a pack
-// that is not whole is left out: every run they do not vouch for is
-// decoded from its trace, which gives the same export.
-func openFacts(dataset string) (*runpack.Store, error) {
-	names, err := runpack.Glob(filepath.Join(dataset, factsDir), "facts-*.bin")
-	if err == nil {
-		var s *runpack.Store
-		if s, err = runpack.Open(names, factsFormat()); err == nil {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("open export facts: %w", err)
-}
-
-// EncodeRunFacts returns the entry FactsWriter.Add takes for run, whose
-// prompts are rebuilt (trace.Rebuild): made on the worker that read the
-// run, it leaves the writer only the copy. prints, when not nil, is the
-// run's entry in dedupe's store and f the Fingerprinter that made it
-// (dedupe.RunPrints): the entry's fingerprints are copied for the turns
-// whose training text is their pair text, and f, which has normalised
-// every message of the run, fingerprints the others. A nil f is a
-// Fingerprinter of the run's own.
-func EncodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinter) []byte {
+// encodeRunFacts returns export's entry of run (Deriver), whose prompts
+// are rebuilt (trace.Rebuild). prints, when not nil, is the run's entry in
+// dedupe's store and f the Fingerprinter that made it (dedupe.PrintsOf):
+// the entry's fingerprints are copied for the turns whose training text
+// is their pair text, and f, which has normalised every message of the
+// run, fingerprints the others. A nil f is a Fingerprinter of the run's
+// own.
+func encodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinter) []byte {
 	withTurns := DefaultOptions().runWhy(run.Start, run.End, false) == ""
 	s := run.Start
 	head := byte(0)
@@ -220,20 +168,20 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinte
 	b := make([]byte, 1, 256+len(prints))
 	b[0] = head
 	if run.End != nil {
-		b = runpack.AppendString(b, string(run.End.Verdict))
+		b = binfmt.AppendString(b, string(run.End.Verdict))
 	}
 	for _, v := range []string{s.Source, s.CaseID, s.Model.Backend, s.Model.Name, s.Repo.Path} {
-		b = runpack.AppendString(b, v)
+		b = binfmt.AppendString(b, v)
 	}
 	b = binary.AppendVarint(b, int64(s.Tier))
 	b = binary.AppendUvarint(b, uint64(len(s.Tags)))
 	for _, t := range s.Tags {
-		b = runpack.AppendString(b, t)
+		b = binfmt.AppendString(b, t)
 	}
 	secrets := secretsOf(run)
 	b = binary.AppendUvarint(b, uint64(len(secrets)))
 	for _, v := range secrets {
-		b = runpack.AppendString(b, v)
+		b = binfmt.AppendString(b, v)
 	}
 	b = binary.AppendUvarint(b, uint64(len(run.Turns)))
 	if !withTurns {
@@ -255,7 +203,7 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinte
 		facts := factsOf(run, i, &p, true)
 		b = binary.AppendVarint(b, run.Time(i))
 		b = append(b, byte(facts))
-		b = runpack.AppendString(b, string(turnlabel.Of(t).Kind))
+		b = binfmt.AppendString(b, string(turnlabel.Of(t).Kind))
 		if facts != factsOfPair {
 			continue
 		}
@@ -272,11 +220,11 @@ func EncodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinte
 
 var errShortFacts = errors.New("cut short")
 
-// readRunFacts reads what EncodeRunFacts wrote. It checks every length
+// readRunFacts reads what encodeRunFacts wrote. It checks every length
 // against the bytes there are, so that a damaged entry is an error, never
 // a wrong fact taken for a right one (the store checks a checksum first).
 func readRunFacts(b []byte) (*runFacts, error) {
-	r := runpack.NewReader(b)
+	r := binfmt.NewReader(b)
 	head := r.Byte()
 	if head > 3 {
 		return nil, fmt.Errorf("export facts: run head %d", head)

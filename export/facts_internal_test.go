@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/derived"
 )
 
 // TestRunFactsAreWhatTheFirstPassReads holds what classify stores of a run
-// (EncodeRunFacts, read back by readRunFacts) to what the first pass finds
+// (encodeRunFacts, read back by readRunFacts) to what the first pass finds
 // in the decoded run: the run filters' verdict under several options, the
 // secret values, and for every turn its time, why it is no pair (or its
 // fingerprint, the one made of the decoded turn). And an entry cut short,
@@ -35,12 +36,12 @@ func TestRunFactsAreWhatTheFirstPassReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// As classify makes it: given dedupe's entry, whose fingerprints
-		// serve the turns trained as written; and without it.
-		prints, f, release := dedupe.RunPrints(run)
-		entry := EncodeRunFacts(run, prints, f)
-		release()
-		if alone := EncodeRunFacts(run, nil, nil); !bytes.Equal(entry, alone) {
+		// As export's deriver makes it: given dedupe's entry, whose
+		// fingerprints serve the turns trained as written; and without it.
+		d := derived.NewRun(run)
+		entry := Deriver().Derive(d)
+		d.Release()
+		if alone := encodeRunFacts(run, nil, nil); !bytes.Equal(entry, alone) {
 			t.Fatalf("%s: the entry made with dedupe's fingerprints differs from the one made without", run.File.Path)
 		}
 		rf, err := readRunFacts(entry)

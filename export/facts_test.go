@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/dedupe/dedupetest"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/schemas"
@@ -41,7 +42,7 @@ func TestExportOnClassifyFactsIsTheSame(t *testing.T) {
 		}
 	}
 	ds := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Update(t.Context(), in, ds); err != nil {
+	if _, err := classify.Update(t.Context(), in, ds, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]func(*export.Options){

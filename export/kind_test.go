@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -52,7 +53,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 	in := writeFixture(t)
 	stripLabels(t, in)
 	ds := filepath.Join(t.TempDir(), "dataset")
-	if _, err := classify.Update(t.Context(), in, ds); err != nil {
+	if _, err := classify.Update(t.Context(), in, ds, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
 	type label struct {

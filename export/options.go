@@ -114,7 +114,7 @@ type Options struct {
 	// ShardRows is the most rows in one Parquet shard.
 	ShardRows int
 	// Dataset is the dataset classify wrote of these traces: the facts it
-	// stored of each run (FactsWriter) serve the first pass for every run
+	// stored of each run (Deriver) serve the first pass for every run
 	// whose trace is byte for byte the one classify read, and only the
 	// others are decoded there. Empty, or a dataset without them: every
 	// run is decoded. The export is the same either way.

@@ -93,7 +93,7 @@ func generatedCorpus(t *testing.T, turns int) (string, *trace.Corpus) {
 	if _, err := corpus.Generate(ctx, dir, gen); err != nil {
 		t.Fatal(err)
 	}
-	c, err := trace.OpenCorpus(ctx, dir, dedupe.GroupOf)
+	c, err := trace.OpenCorpus(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 // Corpus is a trace directory as dedupe and export read it: the last
 // attempt of every run, each turn with the whole prompt it was sent,
 // rebuilt from the recorded deltas and proved by its prompt_hash. Runs come
-// group by group (as the caller names groups: dedupe.GroupOf gives a
-// benchmark case, a dogfood task), in run id order within a group, so that
+// group by group (GroupOf: a benchmark case, a dogfood task), in run id
+// order within a group, so that
 // a dedupe index holds one group at a time. Runs are read one at a time; a
 // few recent ones are cached (Load) so that the text of a pair can be read
 // again cheaply while duplicates are confirmed.
@@ -27,7 +27,7 @@ type Corpus struct {
 	files      *Listing // the last attempt of every run, group by group
 	group      []int32  // group of each run, an index into groupNames
 	groupNames []string
-	// knownGroups is how many runs took their group from OpenCorpusKnowing's
+	// knownGroups is how many runs took their group from OpenCorpus's
 	// known, their run_start not read for it.
 	knownGroups int
 	setAside    int
@@ -40,19 +40,15 @@ type Corpus struct {
 const cacheRuns = 8
 
 // OpenCorpus lists the traces of dir (DIR/runs/*.jsonl or DIR/*.jsonl) and
-// reads the run_start of each, on every core, to put the runs in the order
-// of their groups, as groupOf names them. A run whose run_start cannot be read goes last, in a group of its
-// own; reading it again reports why.
-func OpenCorpus(ctx context.Context, dir string, groupOf func(*schemas.RunStart) string) (*Corpus, error) {
-	return OpenCorpusKnowing(ctx, dir, groupOf, nil)
-}
-
-// OpenCorpusKnowing is OpenCorpus taking the group of a run from known
-// when it has it (ok), without reading the run's run_start: for a caller
-// that learnt the groups elsewhere (dedupe, from classify's fingerprint
-// store) and checks them when it reads the runs. known is called on every
-// core at once.
-func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.RunStart) string, known func(File) (string, bool)) (*Corpus, error) {
+// puts the runs in the order of their groups (GroupOf), reading the
+// run_start of each on every core. A run whose run_start cannot be read
+// goes last, in a group of its own; reading it again reports why.
+//
+// known, when not nil, gives a run's group when it has it (ok), without
+// its run_start being read: for a caller that learnt the groups elsewhere
+// (package derived's store) and checks them when it reads the runs. It is
+// called on every core at once.
+func OpenCorpus(ctx context.Context, dir string, known func(File) (string, bool)) (*Corpus, error) {
 	all, err := List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
@@ -83,7 +79,7 @@ func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.Ru
 		if err != nil {
 			return ""
 		}
-		return groupOf(s)
+		return GroupOf(s)
 	}
 	for i, g := range ordered.Map(order, runtime.GOMAXPROCS(0), groupOfFile) {
 		id, ok := ids[g]
@@ -126,8 +122,8 @@ func OpenCorpusKnowing(ctx context.Context, dir string, groupOf func(*schemas.Ru
 	return c, nil
 }
 
-// KnownGroups is the number of runs whose group came from
-// OpenCorpusKnowing's known rather than from their run_start.
+// KnownGroups is the number of runs whose group came from OpenCorpus's
+// known rather than from their run_start.
 func (c *Corpus) KnownGroups() int { return c.knownGroups }
 
 // Len is the number of runs (last attempts).
@@ -139,8 +135,8 @@ func (c *Corpus) SetAside() int { return c.setAside }
 // File returns the trace file of run i.
 func (c *Corpus) File(i int) File { return c.files.File(i) }
 
-// Group returns the group of run i, as OpenCorpus's groupOf named it of
-// its run_start ("" when that could not be read), without reading the run.
+// Group returns the group of run i (GroupOf of its run_start, "" when that
+// could not be read), without reading the run.
 func (c *Corpus) Group(i int) string { return c.groupNames[c.group[i]] }
 
 // RebuiltRun is one run's records with the rebuilt prompt of every turn.

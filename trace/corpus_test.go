@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/corpus"
-	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -19,7 +18,7 @@ func openGenerated(t *testing.T) *trace.Corpus {
 	if _, err := corpus.Generate(context.Background(), dir, o); err != nil {
 		t.Fatal(err)
 	}
-	c, err := trace.OpenCorpus(context.Background(), dir, dedupe.GroupOf)
+	c, err := trace.OpenCorpus(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -75,10 +76,10 @@ func (r *Run) Complete() bool { return r.End != nil }
 
 // ReadRun reads one trace file into a Run. Errors in the file are returned
 // joined, after every good record has been kept. The file is read whole
-// into a kept buffer (ReadWhole), in one read where the buffered reader
+// into a kept buffer (wholefile.Read), in one read where the buffered reader
 // took several, and its lines decoded in place.
 func ReadRun(f File) (*Run, error) {
-	data, _, done, err := ReadWhole(f.Path)
+	data, _, done, err := wholefile.Read(f.Path)
 	if err != nil {
 		// Read as a stream, which says why it cannot be.
 		return readRun(f, ReadFile(f.Path))

@@ -7,6 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/export"
 )
 
 type classifyOptions struct {
@@ -52,7 +55,7 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 	if o.out == "" {
 		o.out = filepath.Join(in, "dataset")
 	}
-	res, err := classify.Update(ctx, in, o.out)
+	res, err := classify.Update(ctx, in, o.out, laterStagesDerivers()...)
 	if err != nil {
 		return err
 	}
@@ -61,4 +64,12 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 	}
 	res.WriteText(a.stdout)
 	return nil
+}
+
+// laterStagesDerivers are what the stages after classify keep of each run
+// (package derived): dedupe's fingerprints and export's facts, made while
+// classify has the run decoded, so that dedupe --dataset and export
+// --dataset decode only the traces that changed since.
+func laterStagesDerivers() []derived.Deriver {
+	return []derived.Deriver{dedupe.Deriver(), export.Deriver()}
 }

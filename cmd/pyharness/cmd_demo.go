@@ -103,7 +103,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	bench.NewReport(outcomes, len(cases), o.passes).WriteText(w)
 
 	dataset := filepath.Join(o.out, "dataset")
-	cres, err := classify.Update(ctx, o.out, dataset)
+	cres, err := classify.Update(ctx, o.out, dataset, laterStagesDerivers()...)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,20 @@ func TestPackageLayers(t *testing.T) {
 		}
 	})
 
+	// The stages in their order: a stage imports none after it. What a
+	// later stage keeps of each run, classify fills through the derivers
+	// the command hands it (package derived).
+	t.Run("stages in their order", func(t *testing.T) {
+		order := []string{"classify", "dedupe", "export"}
+		for i, stage := range order {
+			for _, dep := range goList(t, "-deps", "./"+stage) {
+				if later := order[i+1:]; inModule(dep) && slices.Contains(later, rel(dep)) {
+					t.Errorf("%s depends on %s, a stage after it", stage, rel(dep))
+				}
+			}
+		}
+	})
+
 	lines := goList(t, "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}};`, "./...")
 	pkgs := 0
 	for _, line := range strings.Split(strings.Join(lines, " "), ";") {

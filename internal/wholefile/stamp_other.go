@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package trace
+package wholefile
 
 import "io/fs"
 

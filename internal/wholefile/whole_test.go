@@ -1,4 +1,4 @@
-package trace
+package wholefile
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestReadWholeReadsEachFileWhole: files larger and smaller than the
-// buffers ReadWhole has kept from earlier files give exactly their bytes,
+// TestReadReadsEachFileWhole: files larger and smaller than the
+// buffers Read has kept from earlier files give exactly their bytes,
 // and a file that cannot be opened gives its error.
-func TestReadWholeReadsEachFileWhole(t *testing.T) {
+func TestReadReadsEachFileWhole(t *testing.T) {
 	dir := t.TempDir()
 	for _, size := range []int{0, 1, 511, 4096, 100_000, 10, 70_000, 3} {
 		want := bytes.Repeat([]byte{byte('a' + size%26)}, size)
@@ -18,7 +18,7 @@ func TestReadWholeReadsEachFileWhole(t *testing.T) {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, _, done, err := ReadWhole(path)
+		got, _, done, err := Read(path)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -27,7 +27,7 @@ func TestReadWholeReadsEachFileWhole(t *testing.T) {
 		}
 		done()
 	}
-	if _, _, done, err := ReadWhole(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(err) {
+	if _, _, done, err := Read(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("a missing file: %v, want its not-exist error", err)
 	} else {
 		done()

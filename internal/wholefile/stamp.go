@@ -1,4 +1,4 @@
-package trace
+package wholefile
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 // index and make know a file unchanged: writing a file, truncating it or
 // putting another in its place changes its change time or its inode, and
 // no call sets the change time back. The zero Stamp stands for a file
-// whose stamp is not to be trusted (ReadWhole), and equals no file's.
+// whose stamp is not to be trusted (Read), and equals no file's.
 type Stamp struct {
 	Size         int64
 	Mtime, Ctime int64 // nanoseconds since the Unix epoch

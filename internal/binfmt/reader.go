@@ -1,4 +1,4 @@
-package runpack
+package binfmt
 
 import "encoding/binary"
 

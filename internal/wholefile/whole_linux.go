@@ -1,4 +1,4 @@
-package trace
+package wholefile
 
 import (
 	"io/fs"
@@ -7,7 +7,7 @@ import (
 )
 
 // readWhole appends the bytes of the file at path to b, and returns its
-// settled stamp (ReadWhole). It calls the system itself: os.Open makes
+// settled stamp (Read). It calls the system itself: os.Open makes
 // every file ready for the poller, four fcntl calls and an epoll_ctl that
 // fails for a regular file, and a trace is read in a read or two, so the
 // calls around it were half of a read's system calls (strace).

@@ -1,4 +1,4 @@
-package trace
+package wholefile
 
 import (
 	"io/fs"

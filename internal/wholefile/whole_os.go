@@ -1,6 +1,6 @@
 //go:build !linux
 
-package trace
+package wholefile
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 )
 
 // readWhole appends the bytes of the file at path to b, and returns its
-// settled stamp (ReadWhole).
+// settled stamp (Read).
 func readWhole(path string, b []byte) ([]byte, Stamp, error) {
 	f, err := os.Open(path)
 	if err != nil {

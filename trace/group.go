@@ -1,4 +1,4 @@
-package dedupe
+package trace
 
 import (
 	"crypto/sha256"
@@ -9,12 +9,15 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// GroupOf names the group a run belongs to, which an Index holds one at a
-// time and export weights for variety: a benchmark case
-// by its id; a dogfood task as dogfood/<id>; an ad-hoc run by its case id,
-// or else by its repository and a short hash of its task.
+// GroupOf names the group a run belongs to, by which a Corpus orders its
+// runs, a dedupe index holds one at a time and export weights for
+// variety: a benchmark case by its id; a dogfood task as dogfood/<id>; an
+// ad-hoc run by its case id, or else by its repository and a short hash
+// of its task. A run without a run_start (nil) has the group "".
 func GroupOf(s *schemas.RunStart) string {
 	switch {
+	case s == nil:
+		return ""
 	case s.Source == schemas.SourceBench && s.CaseID != "":
 		return s.CaseID
 	case s.CaseID != "":

@@ -1,4 +1,4 @@
-package runpack
+package derived
 
 import (
 	"bufio"
@@ -8,19 +8,28 @@ import (
 	"io/fs"
 	"iter"
 	"os"
-	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/pyharness/pyharness/internal/binfmt"
+	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/trace"
 )
 
-// Format names a kind of pack: Header opens every pack file and names
+// format names a kind of pack: header opens every pack file and names
 // everything its entries depend on, so that a pack made by a build that
-// encodes them otherwise is not read, never misread; Trailer ends it,
+// encodes them otherwise is not read, never misread; trailer ends it,
 // after the index, so that a pack cut short is not read either.
-type Format struct {
-	Header, Trailer string
+type format struct {
+	header, trailer string
+}
+
+// packTrailer ends every pack.
+const packTrailer = "DERIVED1\n"
+
+// formatOf is the format of d's packs.
+func formatOf(d Deriver) format {
+	return format{header: fmt.Sprintf("pyharness.derived/v1 %s %s\n", d.Name, d.Version), trailer: packTrailer}
 }
 
 // A pack file is the header, the entries, the index (per entry: run id,
@@ -31,22 +40,22 @@ type Format struct {
 // trailer.
 
 // Source is the trace file an entry was made of, as it was read: the size
-// and xxhash64 of its bytes, and its stamp then (trace.ReadWhole; the zero
+// and xxhash64 of its bytes, and its stamp then (wholefile.Read; the zero
 // Stamp when it had changed too recently to be trusted).
 type Source struct {
 	Size  int64
 	Hash  uint64
-	Stamp trace.Stamp
+	Stamp wholefile.Stamp
 }
 
 // SourceOf is the source of an entry made of data, read with stamp.
-func SourceOf(data []byte, stamp trace.Stamp) Source {
+func SourceOf(data []byte, stamp wholefile.Stamp) Source {
 	return Source{Size: int64(len(data)), Hash: xxhash.Sum64(data), Stamp: stamp}
 }
 
-// Writer writes one pack file to a temporary name; Commit gives it its
+// packWriter writes one pack file to a temporary name; commit gives it its
 // name.
-type Writer struct {
+type packWriter struct {
 	path  string
 	f     *os.File
 	w     *bufio.Writer
@@ -57,20 +66,20 @@ type Writer struct {
 	trailer string
 }
 
-// Create starts the pack file path of format ft. A reader never sees it
-// before Commit.
-func Create(path string, ft Format) (*Writer, error) {
+// createPack starts the pack file path of format ft. A reader never sees
+// it before commit.
+func createPack(path string, ft format) (*packWriter, error) {
 	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		return nil, err
 	}
-	pw := &Writer{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20)}
-	pw.write([]byte(ft.Header))
-	pw.trailer = ft.Trailer
+	pw := &packWriter{path: path, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	pw.write([]byte(ft.header))
+	pw.trailer = ft.trailer
 	return pw, nil
 }
 
-func (pw *Writer) write(b []byte) {
+func (pw *packWriter) write(b []byte) {
 	if pw.err != nil {
 		return
 	}
@@ -78,10 +87,10 @@ func (pw *Writer) write(b []byte) {
 	pw.off += int64(len(b))
 }
 
-// Add adds the entry of the run read from f as src. label is kept in the
+// add adds the entry of the run read from f as src. group is kept in the
 // index, where a reader finds it without reading the entry or the trace
-// (Store.Label); it may be empty.
-func (pw *Writer) Add(f trace.File, label string, src Source, entry []byte) error {
+// (Store.Group).
+func (pw *packWriter) add(f trace.File, group string, src Source, entry []byte) error {
 	x := pw.index
 	x = binary.AppendUvarint(x, uint64(len(f.RunID)))
 	x = append(x, f.RunID...)
@@ -89,8 +98,8 @@ func (pw *Writer) Add(f trace.File, label string, src Source, entry []byte) erro
 	x = binary.AppendUvarint(x, uint64(src.Size))
 	x = binary.LittleEndian.AppendUint64(x, src.Hash)
 	x = appendStamp(x, src.Stamp)
-	x = binary.AppendUvarint(x, uint64(len(label)))
-	x = append(x, label...)
+	x = binary.AppendUvarint(x, uint64(len(group)))
+	x = append(x, group...)
 	x = binary.AppendUvarint(x, uint64(pw.off))
 	x = binary.AppendUvarint(x, uint64(len(entry)))
 	x = binary.LittleEndian.AppendUint64(x, xxhash.Sum64(entry))
@@ -99,8 +108,8 @@ func (pw *Writer) Add(f trace.File, label string, src Source, entry []byte) erro
 	return pw.err
 }
 
-// Commit writes the index and gives the pack its name.
-func (pw *Writer) Commit() error {
+// commit writes the index and gives the pack its name.
+func (pw *packWriter) commit() error {
 	at := pw.off
 	pw.write(pw.index)
 	var t []byte
@@ -124,15 +133,15 @@ func (pw *Writer) Commit() error {
 	return nil
 }
 
-// Abort drops the pack.
-func (pw *Writer) Abort() {
+// abort drops the pack.
+func (pw *packWriter) abort() {
 	pw.f.Close()
 	os.Remove(pw.path + ".tmp")
 }
 
 // appendStamp appends st to the index: a zero byte for the zero Stamp,
 // else a one and its fields.
-func appendStamp(x []byte, st trace.Stamp) []byte {
+func appendStamp(x []byte, st wholefile.Stamp) []byte {
 	if st.IsZero() {
 		return append(x, 0)
 	}
@@ -145,19 +154,19 @@ func appendStamp(x []byte, st trace.Stamp) []byte {
 }
 
 // readStamp reads what appendStamp wrote.
-func readStamp(r *Reader) trace.Stamp {
+func readStamp(r *binfmt.Reader) wholefile.Stamp {
 	if r.Byte() == 0 {
-		return trace.Stamp{}
+		return wholefile.Stamp{}
 	}
-	return trace.Stamp{Size: int64(r.Uvarint()), Mtime: r.Varint(), Ctime: r.Varint(), Ino: r.Uvarint(), Dev: r.Uvarint()}
+	return wholefile.Stamp{Size: int64(r.Uvarint()), Mtime: r.Varint(), Ctime: r.Varint(), Ino: r.Uvarint(), Dev: r.Uvarint()}
 }
 
-// Store reads the pack files of one format. It gives a run's entry only
-// when its trace file is the one the entry was made of, and the entry's
-// own checksum holds: a run added, grown or edited since, or an entry
-// damaged, has none. A trace is the one read when its bytes have the same
-// size and xxhash64 (Entries), or, unread, when its stamp is the one it
-// had then (EntriesByStamp).
+// Store reads the entries one deriver made, from every pack of its in a
+// dataset. It gives a run's entry only when its trace file is the one the
+// entry was made of, and the entry's own checksum holds: a run added,
+// grown or edited since, or an entry damaged, has none. A trace is the
+// one read when its bytes have the same size and xxhash64 (entries), or,
+// unread, when its stamp is the one it had then (entriesByStamp).
 type Store struct {
 	packs []*os.File
 	runs  map[string][]entry
@@ -168,16 +177,16 @@ type entry struct {
 	attempt   int32
 	size      int64
 	hash      uint64
-	stamp     trace.Stamp
-	label     string
+	stamp     wholefile.Stamp
+	group     string
 	off, n    int64
 	entryHash uint64
 }
 
-// Open opens the pack files named, those of format ft. A file that is
+// openPacks opens the pack files named, those of format ft. A file that is
 // gone is skipped, and so is one that is not a whole pack of ft (another
 // build's, or cut short): its runs have no entries.
-func Open(names []string, ft Format) (*Store, error) {
+func openPacks(names []string, ft format) (*Store, error) {
 	s := &Store{runs: map[string][]entry{}}
 	for _, name := range names {
 		f, err := os.Open(name)
@@ -197,37 +206,27 @@ func Open(names []string, ft Format) (*Store, error) {
 	return s, nil
 }
 
-// Glob lists the pack files of dir whose names match pattern, in name
-// order.
-func Glob(dir, pattern string) ([]string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		return nil, fmt.Errorf("list packs: %w", err)
-	}
-	return names, nil
-}
-
 // readIndex reads the index of pack f into s, or nothing and false when
 // the pack is not one of ft this build reads whole.
-func (s *Store) readIndex(f *os.File, pack int32, ft Format) bool {
+func (s *Store) readIndex(f *os.File, pack int32, ft format) bool {
 	st, err := f.Stat()
 	if err != nil {
 		return false
 	}
-	tail := int64(24 + len(ft.Trailer))
-	if st.Size() < int64(len(ft.Header))+tail {
+	tail := int64(24 + len(ft.trailer))
+	if st.Size() < int64(len(ft.header))+tail {
 		return false
 	}
-	head := make([]byte, len(ft.Header))
-	if _, err := f.ReadAt(head, 0); err != nil || string(head) != ft.Header {
+	head := make([]byte, len(ft.header))
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != ft.header {
 		return false
 	}
 	t := make([]byte, tail)
-	if _, err := f.ReadAt(t, st.Size()-tail); err != nil || string(t[24:]) != ft.Trailer {
+	if _, err := f.ReadAt(t, st.Size()-tail); err != nil || string(t[24:]) != ft.trailer {
 		return false
 	}
 	at, n, sum := binary.LittleEndian.Uint64(t), binary.LittleEndian.Uint64(t[8:]), binary.LittleEndian.Uint64(t[16:])
-	if at < uint64(len(ft.Header)) || n > uint64(st.Size()) || at+n != uint64(st.Size()-tail) {
+	if at < uint64(len(ft.header)) || n > uint64(st.Size()) || at+n != uint64(st.Size()-tail) {
 		return false
 	}
 	x := make([]byte, n)
@@ -235,12 +234,12 @@ func (s *Store) readIndex(f *os.File, pack int32, ft Format) bool {
 		return false
 	}
 	add := map[string][]entry{}
-	r := NewReader(x)
+	r := binfmt.NewReader(x)
 	for r.Len() > 0 && !r.Short() {
 		id := string(r.Bytes(int(r.Uvarint())))
 		e := entry{pack: pack, attempt: int32(r.Uvarint()), size: int64(r.Uvarint()), hash: r.Uint64()}
 		e.stamp = readStamp(r)
-		e.label = string(r.Bytes(int(r.Uvarint())))
+		e.group = string(r.Bytes(int(r.Uvarint())))
 		e.off, e.n, e.entryHash = int64(r.Uvarint()), int64(r.Uvarint()), r.Uint64()
 		if e.off+e.n > int64(at) {
 			return false
@@ -256,54 +255,60 @@ func (s *Store) readIndex(f *os.File, pack int32, ft Format) bool {
 	return true
 }
 
-// Len is the number of runs the store holds entries of.
-func (s *Store) Len() int { return len(s.runs) }
+// Len is the number of runs the store holds entries of; a nil Store
+// holds none.
+func (s *Store) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.runs)
+}
 
-// Has reports whether the store holds an entry of f's run id at all: a
+// has reports whether the store holds an entry of f's run id at all: a
 // run it does not is not worth hashing.
-func (s *Store) Has(f trace.File) bool { return len(s.runs[f.RunID]) > 0 }
+func (s *Store) has(f trace.File) bool { return s != nil && len(s.runs[f.RunID]) > 0 }
 
-// Label is the label the store holds for the run in f, when every entry
-// of its run id and attempt has the same: the label given when the run
-// was read, which its trace may no longer hold (Entries tells). It is
-// safe on several goroutines at once.
-func (s *Store) Label(f trace.File) (string, bool) {
-	l, ok := "", false
+// Group is the group (trace.GroupOf) the store holds for the run in f,
+// when every entry of its run id and attempt has the same: the group of
+// the run when classify read it, which its trace may no longer have
+// (Lookup.Load tells). It is safe on several goroutines at once.
+func (s *Store) Group(f trace.File) (string, bool) {
+	g, ok := "", false
 	for _, e := range s.runs[f.RunID] {
 		if int(e.attempt) != f.Attempt {
 			continue
 		}
-		if ok && e.label != l {
+		if ok && e.group != g {
 			return "", false
 		}
-		l, ok = e.label, true
+		g, ok = e.group, true
 	}
-	return l, ok
+	return g, ok
 }
 
-// Entries yields the entries of the run in f, whose bytes are data, made
+// entries yields the entries of the run in f, whose bytes are data, made
 // of exactly these bytes and whose checksum holds, the oldest pack's
 // first. It is safe on several goroutines at once.
-func (s *Store) Entries(f trace.File, data []byte) iter.Seq[[]byte] {
+func (s *Store) entries(f trace.File, data []byte) iter.Seq[[]byte] {
 	if len(s.runs[f.RunID]) == 0 {
 		return func(func([]byte) bool) {}
 	}
 	hash := xxhash.Sum64(data)
-	return s.entries(f, func(e *entry) bool { return e.size == int64(len(data)) && e.hash == hash })
+	return s.matching(f, func(e *entry) bool { return e.size == int64(len(data)) && e.hash == hash })
 }
 
-// EntriesByStamp yields the entries of the run in f, whose stamp is now
+// entriesByStamp yields the entries of the run in f, whose stamp is now
 // stamp, made of the file when it had this very stamp, and whose checksum
 // holds, the oldest pack's first: those of a trace unchanged since, which
 // it need not read. The zero Stamp has none. It is safe on several
 // goroutines at once.
-func (s *Store) EntriesByStamp(f trace.File, stamp trace.Stamp) iter.Seq[[]byte] {
-	return s.entries(f, func(e *entry) bool { return !stamp.IsZero() && e.stamp == stamp })
+func (s *Store) entriesByStamp(f trace.File, stamp wholefile.Stamp) iter.Seq[[]byte] {
+	return s.matching(f, func(e *entry) bool { return !stamp.IsZero() && e.stamp == stamp })
 }
 
-// entries yields the entries of the run in f that match says are of its
+// matching yields the entries of the run in f that match says are of its
 // trace and whose checksum holds.
-func (s *Store) entries(f trace.File, match func(*entry) bool) iter.Seq[[]byte] {
+func (s *Store) matching(f trace.File, match func(*entry) bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		es := s.runs[f.RunID]
 		for i := range es {
@@ -324,6 +329,9 @@ func (s *Store) entries(f trace.File, match func(*entry) bool) iter.Seq[[]byte] 
 
 // Close closes the pack files.
 func (s *Store) Close() error {
+	if s == nil {
+		return nil
+	}
 	var errs []error
 	for _, f := range s.packs {
 		errs = append(errs, f.Close())

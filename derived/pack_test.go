@@ -1,10 +1,11 @@
-package runpack
+package derived
 
 import (
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -12,59 +13,59 @@ import (
 // stamp its trace was read with, never for the zero Stamp, and by bytes
 // whatever the stamp.
 func TestEntriesByStamp(t *testing.T) {
-	ft := Format{Header: "test/v1\n", Trailer: "END\n"}
+	ft := format{header: "test/v1\n", trailer: "END\n"}
 	path := filepath.Join(t.TempDir(), "pack.bin")
-	w, err := Create(path, ft)
+	w, err := createPack(path, ft)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := []byte("{\"type\":\"run_start\"}\n")
-	stamp := trace.Stamp{Size: int64(len(data)), Mtime: 1_700_000_000_000_000_001, Ctime: 1_700_000_000_000_000_002, Ino: 42, Dev: 7}
+	stamp := wholefile.Stamp{Size: int64(len(data)), Mtime: 1_700_000_000_000_000_001, Ctime: 1_700_000_000_000_000_002, Ino: 42, Dev: 7}
 	stamped := trace.File{RunID: "stamped", Attempt: 1}
 	unstamped := trace.File{RunID: "unstamped", Attempt: 1}
-	if err := w.Add(stamped, "case-a", SourceOf(data, stamp), []byte("entry of stamped")); err != nil {
+	if err := w.add(stamped, "case-a", SourceOf(data, stamp), []byte("entry of stamped")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Add(unstamped, "case-a", SourceOf(data, trace.Stamp{}), []byte("entry of unstamped")); err != nil {
+	if err := w.add(unstamped, "case-a", SourceOf(data, wholefile.Stamp{}), []byte("entry of unstamped")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.commit(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open([]string{path}, ft)
+	s, err := openPacks([]string{path}, ft)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	count := func(entries func(func([]byte) bool)) int { return len(slices.Collect(entries)) }
 
-	if n := count(s.EntriesByStamp(stamped, stamp)); n != 1 {
+	if n := count(s.entriesByStamp(stamped, stamp)); n != 1 {
 		t.Errorf("the stamp it was read with: %d entries, want 1", n)
 	}
 	for _, c := range []struct {
 		name   string
-		change func(*trace.Stamp)
+		change func(*wholefile.Stamp)
 	}{
-		{"size", func(st *trace.Stamp) { st.Size++ }},
-		{"modification time", func(st *trace.Stamp) { st.Mtime++ }},
-		{"change time", func(st *trace.Stamp) { st.Ctime++ }},
-		{"inode", func(st *trace.Stamp) { st.Ino++ }},
-		{"device", func(st *trace.Stamp) { st.Dev++ }},
+		{"size", func(st *wholefile.Stamp) { st.Size++ }},
+		{"modification time", func(st *wholefile.Stamp) { st.Mtime++ }},
+		{"change time", func(st *wholefile.Stamp) { st.Ctime++ }},
+		{"inode", func(st *wholefile.Stamp) { st.Ino++ }},
+		{"device", func(st *wholefile.Stamp) { st.Dev++ }},
 	} {
 		other := stamp
 		c.change(&other)
-		if n := count(s.EntriesByStamp(stamped, other)); n != 0 {
+		if n := count(s.entriesByStamp(stamped, other)); n != 0 {
 			t.Errorf("another %s: %d entries, want none", c.name, n)
 		}
 	}
-	if n := count(s.EntriesByStamp(trace.File{RunID: "stamped", Attempt: 2}, stamp)); n != 0 {
+	if n := count(s.entriesByStamp(trace.File{RunID: "stamped", Attempt: 2}, stamp)); n != 0 {
 		t.Errorf("another attempt: %d entries, want none", n)
 	}
-	if n := count(s.EntriesByStamp(unstamped, trace.Stamp{})); n != 0 {
+	if n := count(s.entriesByStamp(unstamped, wholefile.Stamp{})); n != 0 {
 		t.Errorf("a run read with no stamp, asked with the zero Stamp: %d entries, want none", n)
 	}
 	for _, f := range []trace.File{stamped, unstamped} {
-		if n := count(s.Entries(f, data)); n != 1 {
+		if n := count(s.entries(f, data)); n != 1 {
 			t.Errorf("%s by its bytes: %d entries, want 1", f.RunID, n)
 		}
 	}

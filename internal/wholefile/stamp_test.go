@@ -1,4 +1,4 @@
-package trace
+package wholefile
 
 import (
 	"os"
@@ -87,14 +87,14 @@ func TestStampChangesWithTheBytes(t *testing.T) {
 	}
 }
 
-// TestReadWholeStampsOnlySettledFiles: a file just written is read with
+// TestReadStampsOnlySettledFiles: a file just written is read with
 // the zero stamp, so that nothing stored of it is taken by its stamp.
-func TestReadWholeStampsOnlySettledFiles(t *testing.T) {
+func TestReadStampsOnlySettledFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stamp, done, err := ReadWhole(path)
+	_, stamp, done, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
