@@ -20,10 +20,10 @@ type LastAttempt struct {
 // LastAttempts streams the last attempt of every run of a trace directory
 // (see Dir), in run id order. A listing error, or the context's, is
 // yielded once and ends the stream. The directory is listed once, compactly
-// (see Listing), so a million runs cost a few megabytes.
+// (see listing), so a million runs cost a few megabytes.
 func LastAttempts(ctx context.Context, dir string) iter.Seq2[LastAttempt, error] {
 	return func(yield func(LastAttempt, error) bool) {
-		all, err := List(dir)
+		all, err := list(dir)
 		if err != nil {
 			yield(LastAttempt{}, err)
 			return
@@ -43,7 +43,7 @@ func LastAttempts(ctx context.Context, dir string) iter.Seq2[LastAttempt, error]
 // lastAttempts yields the index of the last attempt of each run of a
 // listing sorted as List sorts, with how many earlier attempts it follows:
 // the one rule for "the last attempt", used by LastAttempts and Latest.
-func (l *Listing) lastAttempts() iter.Seq2[int, int] {
+func (l *listing) lastAttempts() iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
 		first := 0 // the first file of the current run
 		for i := range l.Len() {
@@ -70,7 +70,7 @@ func (l *Listing) lastAttempts() iter.Seq2[int, int] {
 // directory read them on one core).
 func Runs(ctx context.Context, dir string) iter.Seq2[*Run, error] {
 	return func(yield func(*Run, error) bool) {
-		all, err := List(dir)
+		all, err := list(dir)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -24,7 +24,7 @@ import (
 // again cheaply while duplicates are confirmed.
 type Corpus struct {
 	dir        string
-	files      *Listing // the last attempt of every run, group by group
+	files      *listing // the last attempt of every run, group by group
 	group      []int32  // group of each run, an index into groupNames
 	groupNames []string
 	// knownGroups is how many runs took their group from OpenCorpus's
@@ -49,7 +49,7 @@ const cacheRuns = 8
 // (package derived's store) and checks them when it reads the runs. It is
 // called on every core at once.
 func OpenCorpus(ctx context.Context, dir string, known func(File) (string, bool)) (*Corpus, error) {
-	all, err := List(dir)
+	all, err := list(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open traces: %w", err)
 	}

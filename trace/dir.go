@@ -49,7 +49,7 @@ func Dir(dir string) string {
 // attempt included, sorted by run id then attempt. List holds the same
 // listing in a fraction of the memory.
 func ListFiles(dir string) ([]File, error) {
-	l, err := List(dir)
+	l, err := list(dir)
 	if err != nil {
 		return nil, err
 	}

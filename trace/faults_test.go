@@ -31,7 +31,7 @@ func TestEmptyAttemptFromAKilledWriter(t *testing.T) {
 	if filepath.Base(redo) != "r1.attempt-3.jsonl" {
 		t.Fatalf("the redo went to %s, want attempt 3", redo)
 	}
-	all, err := List(dir)
+	all, err := list(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

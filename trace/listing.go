@@ -11,18 +11,18 @@ import (
 	"strings"
 )
 
-// Listing is the trace files of a folder, held compactly: the folder once
+// listing is the trace files of a folder, held compactly: the folder once
 // and the file names end to end in one string, so that the listing of a
 // million runs costs a few megabytes, where a []File of it costs tens.
-type Listing struct {
+type listing struct {
 	dir   string
 	names string
 	ends  []uint32 // end of each name in names
 }
 
-// List lists every trace file of a directory (see Dir), every attempt
+// list lists every trace file of a directory (see Dir), every attempt
 // included, sorted by run id then attempt.
-func List(dir string) (*Listing, error) {
+func list(dir string) (*listing, error) {
 	tdir := Dir(dir)
 	d, err := os.Open(tdir)
 	if err != nil {
@@ -52,7 +52,7 @@ func List(dir string) (*Listing, error) {
 			return nil, fmt.Errorf("list traces: %w", err)
 		}
 	}
-	l := &Listing{dir: tdir, names: names.String(), ends: ends}
+	l := &listing{dir: tdir, names: names.String(), ends: ends}
 	type key struct {
 		id      string
 		attempt int
@@ -70,10 +70,10 @@ func List(dir string) (*Listing, error) {
 }
 
 // Len is the number of files.
-func (l *Listing) Len() int { return len(l.ends) }
+func (l *listing) Len() int { return len(l.ends) }
 
 // Name is the name of file i.
-func (l *Listing) Name(i int) string {
+func (l *listing) Name(i int) string {
 	start := uint32(0)
 	if i > 0 {
 		start = l.ends[i-1]
@@ -82,21 +82,21 @@ func (l *Listing) Name(i int) string {
 }
 
 // File returns file i.
-func (l *Listing) File(i int) File {
+func (l *listing) File(i int) File {
 	name := l.Name(i)
 	id, n, _ := ParseFileName(name)
 	return File{RunID: id, Attempt: n, Path: filepath.Join(l.dir, name)}
 }
 
 // Select returns the listing of the files order names, in that order.
-func (l *Listing) Select(order []int32) *Listing {
+func (l *listing) Select(order []int32) *listing {
 	size := 0
 	for _, i := range order {
 		size += len(l.Name(int(i)))
 	}
 	var names strings.Builder
 	names.Grow(size)
-	out := &Listing{dir: l.dir, ends: make([]uint32, len(order))}
+	out := &listing{dir: l.dir, ends: make([]uint32, len(order))}
 	for k, i := range order {
 		names.WriteString(l.Name(int(i)))
 		out.ends[k] = uint32(names.Len())
@@ -107,7 +107,7 @@ func (l *Listing) Select(order []int32) *Listing {
 
 // Latest returns the listing of the last attempt of each run id, and how
 // many earlier attempts it set aside. l must be sorted as List sorts.
-func (l *Listing) Latest() (*Listing, int) {
+func (l *listing) Latest() (*listing, int) {
 	keep := make([]int32, 0, l.Len())
 	for i := range l.lastAttempts() {
 		keep = append(keep, int32(i))
@@ -116,7 +116,7 @@ func (l *Listing) Latest() (*Listing, int) {
 }
 
 // Files returns every file as a []File.
-func (l *Listing) files() []File {
+func (l *listing) files() []File {
 	out := make([]File, l.Len())
 	for i := range out {
 		out[i] = l.File(i)

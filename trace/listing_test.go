@@ -25,7 +25,7 @@ func TestListingMatchesListFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := List(dir)
+	l, err := list(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

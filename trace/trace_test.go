@@ -78,7 +78,7 @@ func TestCreateNeverOverwritesAnAttempt(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Fatal("creating a second attempt changed the first attempt's file")
 	}
-	all, err := List(dir)
+	all, err := list(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
