@@ -89,9 +89,9 @@ func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 // sortDistinct sorts s and drops repeats, in place, and returns what is
 // left. Shingles are hashes, spread evenly over 64 bits, so a pass that
 // deals them into about len(s) buckets by their top bits leaves a value or
-// two per bucket to sort: linear time, where slices.Sort was a third of
-// making a text's shingles. A bucket that holds more than a few (repeats
-// of one shingle, or values that are not spread) is sorted by
+// two per bucket to sort: linear time, where a comparison sort would be
+// much of making a text's shingles. A bucket that holds more than a few
+// (repeats of one shingle, or values that are not spread) is sorted by
 // slices.Sort, so no input costs more than a sort.
 func (sh *shingler) sortDistinct(s []uint64) []uint64 {
 	const small = 48

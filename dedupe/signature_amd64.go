@@ -7,9 +7,9 @@ import "golang.org/x/sys/cpu"
 // multiplies in lanes).
 var haveSignatureAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 
-// haveSignatureAVX2 says whether signatureAVX2 can run here. Processors
-// without AVX-512 (this project's own test machine among them) ran the Go
-// version, which was a third of a dedupe's instructions (callgrind).
+// haveSignatureAVX2 says whether signatureAVX2 can run here: processors
+// without AVX-512 take it rather than the Go version, which costs a large
+// share of a dedupe (docs/performance.md).
 var haveSignatureAVX2 = cpu.X86.HasAVX2
 
 // signatureAVX512 computes the signature of shingles with the seeds eight

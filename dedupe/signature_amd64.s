@@ -116,9 +116,8 @@ LANES4(topBit<>, $0x8000000000000000)
 // signatureAVX512 for processors with AVX2 only: 16 seeds at once (four
 // registers of four lanes), seven times over. Each step of mix64 is taken
 // for all four registers before the next: a hash is a chain of about
-// twenty dependent instructions, and written one chain after another the
-// processor saw too few chains at once to keep its multipliers busy
-// (the interleaved loop takes about 0.86 times the CPU time per shingle).
+// twenty dependent instructions, and interleaving four chains keeps the
+// processor's multipliers busy where one chain after another would not.
 TEXT ·signatureAVX2(SB), NOSPLIT, $0-40
 	MOVQ shingles_base+0(FP), SI
 	MOVQ shingles_len+8(FP), CX

@@ -25,9 +25,8 @@ func readDraft(t *schemas.Turn) (string, *schemas.Reasoning) {
 }
 
 // parsedDraft is a turn's draft parsed once: selecting a turn
-// (hasCanonical) and keying it (trainedReply) both need the parse, which
-// (draft.Parse, regular expressions) was a fourth of an export's CPU when
-// each made its own.
+// (hasCanonical) and keying it (trainedReply) both need the parse
+// (draft.Parse, regular expressions), too costly to make twice.
 type parsedDraft struct {
 	done bool
 	a    draft.Action

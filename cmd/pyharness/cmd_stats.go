@@ -81,12 +81,11 @@ func runStats(ctx context.Context, a *app, o statsOptions) error {
 }
 
 // datasetGCLimit is the heap at which stats on a classified dataset first
-// collects garbage. Counting a million turns allocates about 100 MB (the
-// column chunks' values, handed from the readers to the counter) and keeps
-// some 15 MB of it; at GOGC=400 the collector still ran once, marking
-// strings on both cores for about a sixth of the command's CPU time
-// (docs/performance.md). Under the limit it never runs; a larger dataset
-// collects at the limit, its live heap far below it.
+// collects garbage. Counting allocates the column chunks' values, handed
+// from the readers to the counter, and keeps little of them, so a
+// collection would only mark strings soon dropped (docs/performance.md has
+// the figures). Under the limit it never runs; a larger dataset collects
+// at the limit, its live heap far below it.
 const datasetGCLimit = 256 << 20
 
 // tuneDatasetGC turns the collector off up to datasetGCLimit, unless the
