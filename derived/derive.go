@@ -66,7 +66,7 @@ func Shared[T any](r *Run, key any, make func() (T, func())) T {
 // Made is every deriver's entry of one run, and the trace they were made
 // of, as Writer.Add takes them.
 type Made struct {
-	src     Source
+	src     source
 	group   string
 	entries [][]byte
 }
@@ -80,7 +80,7 @@ func Derive(derivers []Deriver, run *trace.RebuiltRun, data []byte, stamp wholef
 	}
 	r := NewRun(run)
 	defer r.Release()
-	m := Made{src: SourceOf(data, stamp), group: trace.GroupOf(run.Start), entries: make([][]byte, len(derivers))}
+	m := Made{src: sourceOf(data, stamp), group: trace.GroupOf(run.Start), entries: make([][]byte, len(derivers))}
 	for i, d := range derivers {
 		m.entries[i] = d.Derive(r)
 	}

@@ -35,22 +35,22 @@ func formatOf(d Deriver) format {
 // A pack file is the header, the entries, the index (per entry: run id,
 // attempt, the trace file's size and xxhash64 when it was read, its
 // stamp then (a byte, 1 when there is one, and the stamp's five fields),
-// the run's label, the entry's offset, length and xxhash64), then three
+// the run's group, the entry's offset, length and xxhash64), then three
 // little-endian uint64 (the index's offset, length and xxhash64) and the
 // trailer.
 
-// Source is the trace file an entry was made of, as it was read: the size
+// source is the trace file an entry was made of, as it was read: the size
 // and xxhash64 of its bytes, and its stamp then (wholefile.Read; the zero
 // Stamp when it had changed too recently to be trusted).
-type Source struct {
+type source struct {
 	Size  int64
 	Hash  uint64
 	Stamp wholefile.Stamp
 }
 
-// SourceOf is the source of an entry made of data, read with stamp.
-func SourceOf(data []byte, stamp wholefile.Stamp) Source {
-	return Source{Size: int64(len(data)), Hash: xxhash.Sum64(data), Stamp: stamp}
+// sourceOf is the source of an entry made of data, read with stamp.
+func sourceOf(data []byte, stamp wholefile.Stamp) source {
+	return source{Size: int64(len(data)), Hash: xxhash.Sum64(data), Stamp: stamp}
 }
 
 // packWriter writes one pack file to a temporary name; commit gives it its
@@ -90,7 +90,7 @@ func (pw *packWriter) write(b []byte) {
 // add adds the entry of the run read from f as src. group is kept in the
 // index, where a reader finds it without reading the entry or the trace
 // (Store.Group).
-func (pw *packWriter) add(f trace.File, group string, src Source, entry []byte) error {
+func (pw *packWriter) add(f trace.File, group string, src source, entry []byte) error {
 	x := pw.index
 	x = binary.AppendUvarint(x, uint64(len(f.RunID)))
 	x = append(x, f.RunID...)

@@ -23,10 +23,10 @@ func TestEntriesByStamp(t *testing.T) {
 	stamp := wholefile.Stamp{Size: int64(len(data)), Mtime: 1_700_000_000_000_000_001, Ctime: 1_700_000_000_000_000_002, Ino: 42, Dev: 7}
 	stamped := trace.File{RunID: "stamped", Attempt: 1}
 	unstamped := trace.File{RunID: "unstamped", Attempt: 1}
-	if err := w.add(stamped, "case-a", SourceOf(data, stamp), []byte("entry of stamped")); err != nil {
+	if err := w.add(stamped, "case-a", sourceOf(data, stamp), []byte("entry of stamped")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.add(unstamped, "case-a", SourceOf(data, wholefile.Stamp{}), []byte("entry of unstamped")); err != nil {
+	if err := w.add(unstamped, "case-a", sourceOf(data, wholefile.Stamp{}), []byte("entry of unstamped")); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.commit(); err != nil {
