@@ -2,14 +2,13 @@ package trace
 
 import (
 	"bytes"
-	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/pyharness/pyharness/internal/swar"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -202,19 +201,6 @@ func (s *turnScanner) integer() int64 {
 	return v
 }
 
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// special sets the high bit of each byte of w that is a quote, a
-// backslash, a control character or not ASCII, and of no byte before the
-// first such (the bytes after it may be set or not).
-func special(w uint64) uint64 {
-	q, bs := w^(ones*'"'), w^(ones*'\\')
-	return (q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w
-}
-
 // stringEnd returns the index of the closing quote of the string whose
 // opening quote is at s.i, and whether the string holds an escape. It
 // leaves to the decoders after it what encoding/json would not take as it
@@ -226,17 +212,9 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		return 0, false
 	}
 	b := s.b
-	p := unsafe.Pointer(unsafe.SliceData(b))
 	i := s.i + 1
 	for {
-		// Eight bytes at a time while none is a quote, a backslash, a
-		// control character or non-ASCII.
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-		}
+		i = swar.NextJSONSpecial(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return 0, false
@@ -250,15 +228,13 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		case c < 0x20:
 			s.bad = true
 			return 0, false
-		case c >= utf8.RuneSelf:
+		default: // a byte of a non-ASCII character
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return 0, false
 			}
 			i += n
-		default:
-			i++
 		}
 	}
 }
@@ -272,18 +248,12 @@ func (s *turnScanner) str() string {
 		return ""
 	}
 	b := s.b
-	p := unsafe.Pointer(unsafe.SliceData(b))
 	start := s.i + 1
 	i, from := start, start // from: the first byte not yet in s.text
 	s.text = s.text[:0]
 	escaped := false
 	for {
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-		}
+		i = swar.NextJSONSpecial(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return ""
@@ -337,15 +307,13 @@ func (s *turnScanner) str() string {
 		case c < 0x20:
 			s.bad = true
 			return ""
-		case c >= utf8.RuneSelf:
+		default: // a byte of a non-ASCII character
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return ""
 			}
 			i += n
-		default:
-			i++
 		}
 	}
 }
