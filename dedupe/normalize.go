@@ -2,9 +2,9 @@ package dedupe
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"unsafe"
+
+	"github.com/pyharness/pyharness/internal/swar"
 )
 
 // Placeholders that volatile tokens are replaced by. They hold characters
@@ -124,9 +124,9 @@ func appendLine(dst, line []byte) []byte {
 	i := 0
 chunks:
 	for i+8 <= len(line) {
-		s := startsIn(binary.LittleEndian.Uint64(line[i:]), word[prevAt(i)])
+		s := startsIn(swar.Word(line, i), word[prevAt(i)])
 		for s != 0 {
-			k := i + bits.TrailingZeros64(s)/8
+			k := i + swar.First(s)
 			s &= s - 1
 			prev := prevAt(k)
 			if word[prev] || k+1 < len(line) && !mayStart(line[k], line[k+1]) {
@@ -180,33 +180,18 @@ func mayStart(a, b byte) bool {
 	return startPairs[i/64]&(1<<(i%64)) != 0
 }
 
-// Eight bytes at a time (SWAR): each byte's top bit marks a byte of a class.
-const (
-	swarOnes = 0x0101010101010101
-	swarLow7 = 0x7f7f7f7f7f7f7f7f
-	swarHigh = 0x8080808080808080
-)
-
-// in marks the bytes of low (a word's bytes with their top bits cleared)
-// that lie strictly between lo and hi (lo ≤ 127, hi ≤ 128), in their top
-// bits. No carry crosses from one byte to the next, so every mark is
-// exact; the caller clears the marks of bytes that had their top bit set.
-func in(low, lo, hi uint64) uint64 {
-	return (swarOnes*(127+hi) - low) & (low + swarOnes*(127-lo))
-}
-
 // startsIn marks the bytes of x (eight bytes of a line, the first lowest)
 // that may start a volatile token: a '/', or a digit, a to d or p, not
 // after a letter or digit. prevWord says whether the byte before the first
 // is a word byte. It may mark more than appendLine replaces (a c, a start
 // after '_'), never less: each mark is checked again.
 func startsIn(x uint64, prevWord bool) uint64 {
-	ascii := ^x & swarHigh
-	low := x & swarLow7
-	digits := in(low, '0'-1, '9'+1)
+	ascii := ^x & swar.Highs
+	low := x &^ swar.Highs
+	digits := swar.Between(low, '0'-1, '9'+1)
 	// |0x20 turns A-Z into a-z and nothing else into a-z.
-	words := (digits | in(low|swarOnes*0x20, 'a'-1, 'z'+1)) & ascii
-	triggers := (digits | in(low, '/'-1, '/'+1) | in(low, 'a'-1, 'd'+1) | in(low, 'p'-1, 'p'+1)) & ascii
+	words := (digits | swar.Between(low|swar.Ones*0x20, 'a'-1, 'z'+1)) & ascii
+	triggers := (digits | swar.Between(low, '/'-1, '/'+1) | swar.Between(low, 'a'-1, 'd'+1) | swar.Between(low, 'p'-1, 'p'+1)) & ascii
 	after := words << 8 // a byte's mark moved onto the byte after it
 	if prevWord {
 		after |= 0x80

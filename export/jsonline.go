@@ -4,77 +4,34 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/pyharness/pyharness/internal/swar"
 )
 
 // The JSONL files are written by the appenders below, not by
-// encoding/json: reflecting over every row's structs and escaping its text
-// a byte at a time was a third of an export's CPU. They write exactly the
-// bytes json.Encoder with SetEscapeHTML(false) (code is full of < > &:
-// it stays readable) writes for the row shapes
-// (messages, prompt-completion and preference rows, Meta), which the
-// tests check against encoding/json. A tool call's arguments, any JSON,
-// and the tools column are still encoded by encoding/json: only
-// --keep-tool-calls has them.
-
-// plainJSON marks the ASCII bytes a JSON string holds as they are, without
-// HTML escaping: all but the control characters, '"' and '\\'.
-var plainJSON = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
+// encoding/json, which reflects over every row's structs and escapes text
+// a byte at a time. They write exactly the bytes json.Encoder with
+// SetEscapeHTML(false) (code is full of < > &: it stays readable) writes
+// for the row shapes (messages, prompt-completion and preference rows,
+// Meta), which the tests check against encoding/json. A tool call's
+// arguments, any JSON, and the tools column are still encoded by
+// encoding/json: only --keep-tool-calls has them.
 
 const hexDigits = "0123456789abcdef"
-
-// The SWAR constants: a byte of x is flagged when it is a control
-// character, '"', '\\' or not ASCII.
-const (
-	lows  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// specials flags the bytes of x (eight bytes, little-endian) that are not
-// plainJSON: a control character, '"', '\\' or a byte of a non-ASCII
-// character. A flag can be wrong only above a byte rightly flagged, so
-// the lowest one is the first special byte.
-func specials(x uint64) uint64 {
-	zeroIn := func(v uint64) uint64 { return (v - lows) & ^v & highs }
-	return x&highs | // not ASCII
-		(x-0x20*lows)&^x&highs | // below 0x20
-		zeroIn(x^('"'*lows)) |
-		zeroIn(x^('\\'*lows))
-}
 
 // appendJSONString appends s as a JSON string, as encoding/json writes it
 // with SetEscapeHTML(false): '"', '\\' and control characters escaped
 // (\b \f \n \r \t by name, the others as \u00XX), invalid UTF-8 as
 // \ufffd, U+2028 and U+2029 as \u2028 and \u2029, everything else as it
-// is.
+// is. The ASCII between special bytes is copied as it is, found eight
+// bytes at a time.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start, i := 0, 0
-	for i < len(s) {
-		if i+8 <= len(s) {
-			w := s[i : i+8]
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-			sp := specials(x)
-			if sp == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(sp) / 8
-		}
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if plainJSON[b] {
-				i++
-				continue
-			}
+	start := 0 // the first byte of s not yet in dst
+	for i := swar.NextJSONSpecial(s, 0); i < len(s); i = swar.NextJSONSpecial(s, i) {
+		if b := s[i]; b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':

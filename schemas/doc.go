@@ -7,6 +7,12 @@
 // JSON Schema, trace.v1.schema.json, is generated from these types and a
 // test fails when the two drift apart.
 //
+// This package encodes a record (EncodeRecord, with encoding/json) and says
+// which schema versions a reader accepts (CheckSchema); decoding a line is
+// the trace package's. This package is the module's ground floor, imported
+// by nearly every package and test, so it links no decoder beyond
+// encoding/json.
+//
 // The values a record holds from a fixed set (kinds, statuses, guard and
 // outcome codes, verdicts, failure classes, stop reasons) are typed strings
 // declared here, in vocab.go: the harness writes them and every later stage

@@ -114,7 +114,7 @@ type line struct {
 // decode decodes the line into a record, turning a failure into a
 // *ParseError, or a *tornLineError when the line is the cut-off last one.
 func (l line) decode() (schemas.Record, error) {
-	rec, err := schemas.DecodeRecord(l.body)
+	rec, err := decodeRecord(l.body)
 	if err == nil {
 		return rec, nil
 	}
@@ -122,7 +122,7 @@ func (l line) decode() (schemas.Record, error) {
 		return schemas.Record{}, &tornLineError{File: l.name, Line: l.no, Bytes: len(l.body)}
 	}
 	pe := &ParseError{File: l.name, Line: l.no, Err: err}
-	var fe *schemas.FieldError
+	var fe *fieldError
 	if errors.As(err, &fe) {
 		pe.Field, pe.Err = fe.Field, fe.Err
 	}

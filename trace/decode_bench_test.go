@@ -1,4 +1,4 @@
-package schemas_test
+package trace_test
 
 import (
 	"bytes"
@@ -12,21 +12,22 @@ import (
 
 	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/trace"
 )
 
-// BenchmarkDecodeRecord measures the ways of decoding a trace line that
-// were weighed for DecodeRecord (docs/performance.md), on the lines of a
-// generated corpus held in memory: MB/s of lines.
+// BenchmarkDecodeRecord weighs decodeRecord against other ways of
+// decoding a trace line, on the lines of a generated corpus held in
+// memory: MB/s of lines.
 //
-//   - encoding-json-twice: a head for the type, then the record (what
-//     DecodeRecord did before, and still does for a line that fails);
+//   - encoding-json-twice: decodeStrict, a head for the type, then the
+//     record (the path of every line the fast decoders leave);
 //   - encoding-json-once: the type read from the line's start, one decode;
 //   - encoding-json-valid: json.Valid alone, the floor of any decode by
 //     encoding/json;
 //   - sonic-once: one decode with bytedance/sonic's default configuration
 //     (strings pointing into the line, control characters taken, unknown
-//     fields skipped): what DecodeRecord's settings of it cost;
-//   - decode: DecodeRecord as it is (sonic, copying and checking);
+//     fields skipped), to show what decodeRecord's settings of it cost;
+//   - decode: decodeRecord;
 //   - stats-fields-*: a turn's labels only (kind, code, verb, shape,
 //     status), what a summary of the turns needs.
 func BenchmarkDecodeRecord(b *testing.B) {
@@ -74,11 +75,11 @@ func BenchmarkDecodeRecord(b *testing.B) {
 		name string
 		f    func([]byte) error
 	}{
-		{"encoding-json-twice", func(l []byte) error { _, err := schemas.DecodeStrict(l); return err }},
+		{"encoding-json-twice", func(l []byte) error { _, err := trace.DecodeStrict(l); return err }},
 		{"encoding-json-once", once(json.Unmarshal)},
 		{"encoding-json-valid", func(l []byte) error { json.Valid(l); return nil }},
 		{"sonic-once", once(sonic.Unmarshal)},
-		{"decode", func(l []byte) error { _, err := schemas.DecodeRecord(l); return err }},
+		{"decode", func(l []byte) error { _, err := trace.DecodeRecord(l); return err }},
 		{"stats-fields-encoding-json", func(l []byte) error { var v labels; return json.Unmarshal(l, &v) }},
 		{"stats-fields-sonic", func(l []byte) error { var v labels; return sonic.Unmarshal(l, &v) }},
 	} {

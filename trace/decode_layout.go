@@ -1,17 +1,18 @@
-package schemas
+package trace
 
 import (
 	"bytes"
-	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/pyharness/pyharness/internal/swar"
+	"github.com/pyharness/pyharness/schemas"
 )
 
-// decodeTurnLine decodes a turn exactly as trace.Writer writes it: every
+// decodeTurnLine decodes a turn exactly as Writer writes it: every
 // field in the struct's order, no whitespace, no field this build does not
 // know, and no tool call (their arguments are maps of any, sonic's to
 // decode). It reports false for anything else, and for anything in the
@@ -25,19 +26,19 @@ import (
 // making cheap: the keys are compared where they must be, each string is
 // scanned eight bytes at a time and copied once, a word of the trace's
 // vocabulary is the constant, and a turn's metrics share one allocation.
-func decodeTurnLine(line []byte) (*Turn, bool) {
+func decodeTurnLine(line []byte) (*schemas.Turn, bool) {
 	s := newScanner(line)
 	defer s.release()
-	t := new(Turn)
+	t := new(schemas.Turn)
 	s.lit(`{"type":"turn","run_id":`)
-	t.Type = TypeTurn
+	t.Type = schemas.TypeTurn
 	t.RunID = s.str()
 	s.lit(`,"step":`)
 	t.Step = int(s.integer())
 	s.lit(`,"sent":{"kind":`)
-	t.Sent.Kind = Kind(s.str())
+	t.Sent.Kind = schemas.Kind(s.str())
 	s.lit(`,"code":`)
-	t.Sent.Code = Code(s.str())
+	t.Sent.Code = schemas.Code(s.str())
 	s.lit(`,"messages":`)
 	t.Sent.Messages = s.messages()
 	s.lit(`,"replaced":`)
@@ -54,7 +55,7 @@ func decodeTurnLine(line []byte) (*Turn, bool) {
 	s.lit(`,"thinking":`)
 	t.Reply.Thinking = s.str()
 	s.lit(`,"tool_calls":[]`)
-	t.Reply.ToolCalls = []ToolCall{}
+	t.Reply.ToolCalls = []schemas.ToolCall{}
 	s.lit(`,"finish_reason":`)
 	t.Reply.FinishReason = s.str()
 	s.lit(`},"action":{"verb":`)
@@ -69,9 +70,9 @@ func decodeTurnLine(line []byte) (*Turn, bool) {
 	s.lit(`,"repairs":`)
 	t.Action.Repairs = s.strs()
 	s.lit(`},"outcome":{"status":`)
-	t.Outcome.Status = Status(s.str())
+	t.Outcome.Status = schemas.Status(s.str())
 	s.lit(`,"code":`)
-	t.Outcome.Code = Code(s.str())
+	t.Outcome.Code = schemas.Code(s.str())
 	s.lit(`,"message":`)
 	t.Outcome.Message = s.str()
 	s.lit(`,"files_changed":`)
@@ -81,7 +82,7 @@ func decodeTurnLine(line []byte) (*Turn, bool) {
 	s.lit(`,"model_step":`)
 	t.ModelStep = s.boolean()
 	if s.opt(`,"reasoning":{"text":`) {
-		r := new(Reasoning)
+		r := new(schemas.Reasoning)
 		r.Text = s.str()
 		s.lit(`,"tokens":`)
 		r.Tokens = int(s.integer())
@@ -200,19 +201,6 @@ func (s *turnScanner) integer() int64 {
 	return v
 }
 
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// special sets the high bit of each byte of w that is a quote, a
-// backslash, a control character or not ASCII, and of no byte before the
-// first such (the bytes after it may be set or not).
-func special(w uint64) uint64 {
-	q, bs := w^(ones*'"'), w^(ones*'\\')
-	return (q-ones)&^q | (bs-ones)&^bs | (w - ones*0x20) | w
-}
-
 // stringEnd returns the index of the closing quote of the string whose
 // opening quote is at s.i, and whether the string holds an escape. It
 // leaves to the decoders after it what encoding/json would not take as it
@@ -224,17 +212,9 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		return 0, false
 	}
 	b := s.b
-	p := unsafe.Pointer(unsafe.SliceData(b))
 	i := s.i + 1
 	for {
-		// Eight bytes at a time while none is a quote, a backslash, a
-		// control character or non-ASCII.
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-		}
+		i = swar.NextJSONSpecial(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return 0, false
@@ -248,15 +228,13 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		case c < 0x20:
 			s.bad = true
 			return 0, false
-		case c >= utf8.RuneSelf:
+		default: // a byte of a non-ASCII character
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return 0, false
 			}
 			i += n
-		default:
-			i++
 		}
 	}
 }
@@ -270,18 +248,12 @@ func (s *turnScanner) str() string {
 		return ""
 	}
 	b := s.b
-	p := unsafe.Pointer(unsafe.SliceData(b))
 	start := s.i + 1
 	i, from := start, start // from: the first byte not yet in s.text
 	s.text = s.text[:0]
 	escaped := false
 	for {
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(*(*uint64)(unsafe.Add(p, i))) & highs; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-		}
+		i = swar.NextJSONSpecial(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return ""
@@ -335,15 +307,13 @@ func (s *turnScanner) str() string {
 		case c < 0x20:
 			s.bad = true
 			return ""
-		case c >= utf8.RuneSelf:
+		default: // a byte of a non-ASCII character
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return ""
 			}
 			i += n
-		default:
-			i++
 		}
 	}
 }
@@ -387,22 +357,22 @@ func vocabulary(b []byte) (string, bool) {
 		return "assistant", true
 	case "tool":
 		return "tool", true
-	case string(KindOpening):
-		return string(KindOpening), true
-	case string(KindToolResult):
-		return string(KindToolResult), true
-	case string(KindRefusalOrNudge):
-		return string(KindRefusalOrNudge), true
-	case string(KindParseFailure):
-		return string(KindParseFailure), true
-	case string(StatusApplied):
-		return string(StatusApplied), true
-	case string(StatusRefused):
-		return string(StatusRefused), true
-	case string(StatusFailed):
-		return string(StatusFailed), true
-	case string(StatusStopped):
-		return string(StatusStopped), true
+	case string(schemas.KindOpening):
+		return string(schemas.KindOpening), true
+	case string(schemas.KindToolResult):
+		return string(schemas.KindToolResult), true
+	case string(schemas.KindRefusalOrNudge):
+		return string(schemas.KindRefusalOrNudge), true
+	case string(schemas.KindParseFailure):
+		return string(schemas.KindParseFailure), true
+	case string(schemas.StatusApplied):
+		return string(schemas.StatusApplied), true
+	case string(schemas.StatusRefused):
+		return string(schemas.StatusRefused), true
+	case string(schemas.StatusFailed):
+		return string(schemas.StatusFailed), true
+	case string(schemas.StatusStopped):
+		return string(schemas.StatusStopped), true
 	case "READ":
 		return "READ", true
 	case "WRITE":
@@ -451,15 +421,15 @@ func (s *turnScanner) strs() []string {
 	return out
 }
 
-func (s *turnScanner) messages() []Message {
+func (s *turnScanner) messages() []schemas.Message {
 	s.lit("[")
 	if s.opt("]") {
-		return []Message{}
+		return []schemas.Message{}
 	}
-	var few [4]Message
+	var few [4]schemas.Message
 	out := few[:0]
 	for !s.bad {
-		var m Message
+		var m schemas.Message
 		s.lit(`{"role":`)
 		m.Role = s.str()
 		s.lit(`,"content":`)
@@ -478,7 +448,7 @@ func (s *turnScanner) messages() []Message {
 		}
 	}
 	s.lit("]")
-	return append([]Message(nil), out...)
+	return append([]schemas.Message(nil), out...)
 }
 
 // lastSystemPrompt is the system prompt decoded last, as it is in the line
@@ -513,14 +483,14 @@ func (s *turnScanner) systemPrompt() string {
 	return text
 }
 
-func (s *turnScanner) elisions() []Elision {
+func (s *turnScanner) elisions() []schemas.Elision {
 	s.lit("[")
 	if s.opt("]") {
-		return []Elision{}
+		return []schemas.Elision{}
 	}
-	var out []Elision
+	var out []schemas.Elision
 	for !s.bad {
-		var e Elision
+		var e schemas.Elision
 		s.lit(`{"what":`)
 		e.What = s.str()
 		s.lit(`,"ref":`)
@@ -537,15 +507,15 @@ func (s *turnScanner) elisions() []Elision {
 	return out
 }
 
-func (s *turnScanner) attempts() []Attempt {
+func (s *turnScanner) attempts() []schemas.Attempt {
 	s.lit("[")
 	if s.opt("]") {
-		return []Attempt{}
+		return []schemas.Attempt{}
 	}
-	var few [2]Attempt
+	var few [2]schemas.Attempt
 	out := few[:0]
 	for !s.bad {
-		var a Attempt
+		var a schemas.Attempt
 		s.lit(`{"n":`)
 		a.N = int(s.integer())
 		s.lit(`,"error":`)
@@ -569,11 +539,11 @@ func (s *turnScanner) attempts() []Attempt {
 		}
 	}
 	s.lit("]")
-	return append([]Attempt(nil), out...)
+	return append([]schemas.Attempt(nil), out...)
 }
 
 // metrics reads a turn's figures; those present share one allocation.
-func (s *turnScanner) metrics(m *Metrics) {
+func (s *turnScanner) metrics(m *schemas.Metrics) {
 	var ints [4]int
 	var longs [4]int64
 	var has [8]bool
@@ -632,7 +602,7 @@ func (s *turnScanner) time() time.Time {
 	return t
 }
 
-// utcTime reads the form trace.Writer gives a time (UTC, RFC 3339 with as
+// utcTime reads the form Writer gives a time (UTC, RFC 3339 with as
 // many digits of the second as it needs, up to nine) to the same Time as
 // UnmarshalJSON, whose parser ranges over more forms; any other form is
 // left to it.
@@ -690,11 +660,11 @@ func daysIn(m time.Month, year int) int {
 
 // decodeRunStartLine is decodeTurnLine for a run_start of the major
 // version this build reads.
-func decodeRunStartLine(line []byte) (*RunStart, bool) {
+func decodeRunStartLine(line []byte) (*schemas.RunStart, bool) {
 	s := newScanner(line)
 	defer s.release()
-	r := new(RunStart)
-	r.Type = TypeRunStart
+	r := new(schemas.RunStart)
+	r.Type = schemas.TypeRunStart
 	s.lit(`{"type":"run_start","schema":`)
 	r.Schema = s.str()
 	s.lit(`,"schema_minor":`)
@@ -737,7 +707,7 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 		m.ContextLength = int(s.integer())
 	}
 	if s.opt(`,"context":{"requested":`) {
-		c := new(ContextSizes)
+		c := new(schemas.ContextSizes)
 		c.Requested = int(s.integer())
 		s.lit(`,"sent":`)
 		c.Sent = s.boolean()
@@ -755,7 +725,7 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 		m.Context = c
 	}
 	if s.opt(`,"chat_syntax":{`) {
-		cs := new(ChatSyntax)
+		cs := new(schemas.ChatSyntax)
 		sep := ""
 		for _, f := range []struct {
 			key string
@@ -810,24 +780,24 @@ func decodeRunStartLine(line []byte) (*RunStart, bool) {
 	}
 	s.lit(`,"started_at":`)
 	r.StartedAt = s.time()
-	if !s.end() || checkSchema(r.Schema) != nil {
+	if !s.end() || schemas.CheckSchema(r.Schema) != nil {
 		return nil, false
 	}
 	return r, true
 }
 
 // decodeRunEndLine is decodeTurnLine for a run_end.
-func decodeRunEndLine(line []byte) (*RunEnd, bool) {
+func decodeRunEndLine(line []byte) (*schemas.RunEnd, bool) {
 	s := newScanner(line)
 	defer s.release()
-	e := new(RunEnd)
-	e.Type = TypeRunEnd
+	e := new(schemas.RunEnd)
+	e.Type = schemas.TypeRunEnd
 	s.lit(`{"type":"run_end","run_id":`)
 	e.RunID = s.str()
 	s.lit(`,"verdict":`)
-	e.Verdict = Verdict(s.str())
+	e.Verdict = schemas.Verdict(s.str())
 	s.lit(`,"failure_class":`)
-	e.FailureClass = FailureClass(s.str())
+	e.FailureClass = schemas.FailureClass(s.str())
 	s.lit(`,"checks":{"ran":`)
 	e.Checks.Ran = s.boolean()
 	s.lit(`,"passed":`)
@@ -837,7 +807,7 @@ func decodeRunEndLine(line []byte) (*RunEnd, bool) {
 	s.lit(`},"claimed_done":`)
 	e.ClaimedDone = s.boolean()
 	s.lit(`,"stop_reason":`)
-	e.StopReason = StopReason(s.str())
+	e.StopReason = schemas.StopReason(s.str())
 	s.lit(`,"steps":`)
 	e.Steps = int(s.integer())
 	s.lit(`,"model_steps":`)
@@ -859,7 +829,7 @@ func decodeRunEndLine(line []byte) (*RunEnd, bool) {
 		e.Error = s.str()
 	}
 	if s.opt(`,"stuck":{"code":`) {
-		st := &Stuck{Code: Code(s.str())}
+		st := &schemas.Stuck{Code: schemas.Code(s.str())}
 		s.lit(`,"times":`)
 		st.Times = int(s.integer())
 		s.lit(`,"from_step":`)
@@ -880,14 +850,14 @@ func decodeRunEndLine(line []byte) (*RunEnd, bool) {
 	return e, true
 }
 
-func (s *turnScanner) writes() []Write {
+func (s *turnScanner) writes() []schemas.Write {
 	s.lit("[")
 	if s.opt("]") {
-		return []Write{}
+		return []schemas.Write{}
 	}
-	var out []Write
+	var out []schemas.Write
 	for !s.bad {
-		var w Write
+		var w schemas.Write
 		s.lit(`{"path":`)
 		w.Path = s.str()
 		s.lit(`,"added":`)
@@ -904,7 +874,7 @@ func (s *turnScanner) writes() []Write {
 	return out
 }
 
-func (s *turnScanner) suiteCounts(c *SuiteCounts) {
+func (s *turnScanner) suiteCounts(c *schemas.SuiteCounts) {
 	s.lit(`{"ran":`)
 	c.Ran = int(s.integer())
 	s.lit(`,"passed":`)
