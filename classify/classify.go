@@ -14,11 +14,13 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/runpack"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
 )
@@ -166,7 +168,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 		st.Traces = append(st.Traces, abs)
 	}
 
-	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[TurnRow]{}, runs: map[int]*partWriter[RunRow]{}}
+	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[classified.TurnRow]{}, runs: map[int]*partWriter[classified.RunRow]{}}
 	committed := false
 	defer func() {
 		if !committed {
@@ -211,9 +213,9 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 	type labelled struct {
 		run    *trace.Run
 		err    error
-		part   Partition
-		runRow RunRow
-		turns  []TurnRow
+		part   classified.Partition
+		runRow classified.RunRow
+		turns  []classified.TurnRow
 		// prints and facts are the run's entries in the fingerprint
 		// store and export's (nil for a run read with problems, which
 		// dedupe and export read again to report them), made of the
@@ -279,7 +281,7 @@ func Update(ctx context.Context, in, out string) (*Result, error) {
 			res.Classified++
 		}
 		part, runRow, turns := l.part, l.runRow, l.turns
-		p := st.partition(part.dir())
+		p := st.partition(part.Dir())
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
@@ -327,8 +329,8 @@ type batch struct {
 	st      *state
 	n       int
 	seq     int
-	turns   map[int]*partWriter[TurnRow]
-	runs    map[int]*partWriter[RunRow]
+	turns   map[int]*partWriter[classified.TurnRow]
+	runs    map[int]*partWriter[classified.RunRow]
 	written []string // new part files, closed or open
 	retired []string // live part files replaced by this batch
 }
@@ -338,11 +340,11 @@ func (b *batch) partName(table string, p int) string {
 	return fmt.Sprintf("%s/%s/part-%06d-%04d.parquet", table, b.st.Partitions[p], b.n, b.seq)
 }
 
-func (b *batch) writeRun(p int, run RunRow, turns []TurnRow) error {
-	if err := writeTo(b, b.runs, RunsTable, p, []RunRow{run}); err != nil {
+func (b *batch) writeRun(p int, run classified.RunRow, turns []classified.TurnRow) error {
+	if err := writeTo(b, b.runs, classified.RunsTable, p, []classified.RunRow{run}); err != nil {
 		return err
 	}
-	return writeTo(b, b.turns, TurnsTable, p, turns)
+	return writeTo(b, b.turns, classified.TurnsTable, p, turns)
 }
 
 // writeTo appends rows to the partition's open part of a table, starting a
@@ -388,10 +390,10 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 		var kept []string
 		var err error
 		switch table {
-		case TurnsTable:
-			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *TurnRow) string { return r.RunID }, fillFeedback, drop)
-		case RunsTable:
-			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *RunRow) string { return r.RunID }, nil, drop)
+		case classified.TurnsTable:
+			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *classified.TurnRow) string { return r.RunID }, (*classified.TurnRow).FillFeedback, drop)
+		case classified.RunsTable:
+			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *classified.RunRow) string { return r.RunID }, nil, drop)
 		}
 		if err != nil {
 			return err
@@ -468,15 +470,7 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 	return ids, nil
 }
 
-// fillFeedback gives a row read from a part file written before the
-// feedback column (or copied from one) its feedback line.
-func fillFeedback(r *TurnRow) {
-	if r.Feedback == "" {
-		r.Feedback = feedbackOfRows(r.Kind, r.Messages)
-	}
-}
-
-// commit closes the part files, counts them for stats (writeCounts),
+// commit closes the part files, counts them for stats (tally.WriteCounts),
 // records them and the runs in the state, and removes the part files this
 // batch replaced.
 func (b *batch) commit(ctx context.Context) error {
@@ -491,8 +485,8 @@ func (b *batch) commit(ctx context.Context) error {
 		}
 	}
 	b.turns, b.runs = nil, nil
-	if err := writeCounts(ctx, b.root, b.written); err != nil {
-		return err
+	if err := tally.WriteCounts(ctx, b.root, b.written); err != nil {
+		return fmt.Errorf("classify: %w", err)
 	}
 	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
 	b.st.Parts = append(parts, b.written...)
@@ -504,8 +498,8 @@ func (b *batch) commit(ctx context.Context) error {
 		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove replaced part: %w", err)
 		}
-		if err := removeCounts(b.root, rel); err != nil {
-			return err
+		if err := tally.RemoveCounts(b.root, rel); err != nil {
+			return fmt.Errorf("classify: %w", err)
 		}
 	}
 	return nil
@@ -522,7 +516,7 @@ func (b *batch) abort() {
 	}
 	for _, rel := range b.written {
 		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
-		removeCounts(b.root, rel)
+		tally.RemoveCounts(b.root, rel)
 	}
 }
 
@@ -533,7 +527,7 @@ func removeOrphans(root string, st *state) error {
 	for _, p := range st.Parts {
 		live[p] = true
 	}
-	for _, table := range []string{TurnsTable, RunsTable} {
+	for _, table := range []string{classified.TurnsTable, classified.RunsTable} {
 		dir := filepath.Join(root, table)
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -558,5 +552,8 @@ func removeOrphans(root string, st *state) error {
 			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 		}
 	}
-	return removeOrphanCounts(root, live)
+	if err := tally.RemoveOrphanCounts(root, live); err != nil {
+		return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
+	}
+	return nil
 }

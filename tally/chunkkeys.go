@@ -1,4 +1,4 @@
-package classify
+package tally
 
 import (
 	"bytes"
@@ -471,7 +471,7 @@ func (k *chunkKeys) readBools(p parquet.Page) error {
 	k.ints = append(k.ints[:0], 0, 1)
 	if r, ok := p.Values().(parquet.BooleanReader); ok && p.Dictionary() == nil {
 		if k.bools == nil {
-			k.bools = make([]bool, rowsPerGroup)
+			k.bools = make([]bool, valuesPerRead)
 		}
 		for {
 			n, err := r.ReadBooleans(k.bools)

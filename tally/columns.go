@@ -1,16 +1,16 @@
-package classify
+package tally
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/pyharness/pyharness/internal/ordered"
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -54,59 +54,59 @@ func bools[T any](path string, field func(*T) *bool) column[T] {
 }
 
 // turnSummaryColumns are the columns of TurnSummary.
-var turnSummaryColumns = []column[TurnSummary]{
-	text("case_id", func(t *TurnSummary) *string { return &t.CaseID }),
-	int32s("tier", func(t *TurnSummary) *int32 { return &t.Tier }),
-	text("kind", func(t *TurnSummary) *schemas.Kind { return &t.Kind }),
-	text("code", func(t *TurnSummary) *schemas.Code { return &t.Code }),
-	text("label_from", func(t *TurnSummary) *string { return &t.LabelFrom }),
-	text("feedback", func(t *TurnSummary) *string { return &t.Feedback }),
-	text("verb", func(t *TurnSummary) *string { return &t.Verb }),
-	text("shape", func(t *TurnSummary) *string { return &t.Shape }),
-	text("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
-	text("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
-	bools("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
-	text("reasoning_source", func(t *TurnSummary) *string { return &t.ReasoningSource }),
-	int32s("reasoning_tokens", func(t *TurnSummary) *int32 { return &t.ReasoningTokens }),
-	{path: "warning_codes.list.element", kind: parquet.ByteArray, elem: func(t *TurnSummary, _ int, v parquet.Value) {
+var turnSummaryColumns = []column[classified.TurnSummary]{
+	text("case_id", func(t *classified.TurnSummary) *string { return &t.CaseID }),
+	int32s("tier", func(t *classified.TurnSummary) *int32 { return &t.Tier }),
+	text("kind", func(t *classified.TurnSummary) *schemas.Kind { return &t.Kind }),
+	text("code", func(t *classified.TurnSummary) *schemas.Code { return &t.Code }),
+	text("label_from", func(t *classified.TurnSummary) *string { return &t.LabelFrom }),
+	text("feedback", func(t *classified.TurnSummary) *string { return &t.Feedback }),
+	text("verb", func(t *classified.TurnSummary) *string { return &t.Verb }),
+	text("shape", func(t *classified.TurnSummary) *string { return &t.Shape }),
+	text("status", func(t *classified.TurnSummary) *schemas.Status { return &t.Status }),
+	text("outcome_code", func(t *classified.TurnSummary) *schemas.Code { return &t.OutcomeCode }),
+	bools("model_step", func(t *classified.TurnSummary) *bool { return &t.ModelStep }),
+	text("reasoning_source", func(t *classified.TurnSummary) *string { return &t.ReasoningSource }),
+	int32s("reasoning_tokens", func(t *classified.TurnSummary) *int32 { return &t.ReasoningTokens }),
+	{path: "warning_codes.list.element", kind: parquet.ByteArray, elem: func(t *classified.TurnSummary, _ int, v parquet.Value) {
 		t.WarningCodes = append(t.WarningCodes, string(v.ByteArray()))
-	}, none: func(t *TurnSummary) { t.WarningCodes = []string{} }},
+	}, none: func(t *classified.TurnSummary) { t.WarningCodes = []string{} }},
 }
 
 // writeAt returns the i-th write of a run, growing the list to hold it:
 // the three columns of a write fill it in turn.
-func writeAt(r *RunSummary, i int) *Write {
+func writeAt(r *classified.RunSummary, i int) *classified.Write {
 	for len(r.Writes) <= i {
-		r.Writes = append(r.Writes, Write{})
+		r.Writes = append(r.Writes, classified.Write{})
 	}
 	return &r.Writes[i]
 }
 
 // runSummaryColumns are the columns of RunSummary.
-var runSummaryColumns = []column[RunSummary]{
-	text("run_id", func(r *RunSummary) *string { return &r.RunID }),
-	text("case_id", func(r *RunSummary) *string { return &r.CaseID }),
-	int32s("tier", func(r *RunSummary) *int32 { return &r.Tier }),
-	int32s("pass", func(r *RunSummary) *int32 { return &r.Pass }),
-	text("verdict", func(r *RunSummary) *schemas.Verdict { return &r.Verdict }),
-	text("failure_class", func(r *RunSummary) *schemas.FailureClass { return &r.FailureClass }),
-	bools("claimed_done", func(r *RunSummary) *bool { return &r.ClaimedDone }),
-	text("stop_reason", func(r *RunSummary) *schemas.StopReason { return &r.StopReason }),
-	int32s("model_steps", func(r *RunSummary) *int32 { return &r.ModelSteps }),
-	int32s("turns", func(r *RunSummary) *int32 { return &r.Turns }),
-	{path: "writes.list.element.path", kind: parquet.ByteArray, elem: func(r *RunSummary, i int, v parquet.Value) {
+var runSummaryColumns = []column[classified.RunSummary]{
+	text("run_id", func(r *classified.RunSummary) *string { return &r.RunID }),
+	text("case_id", func(r *classified.RunSummary) *string { return &r.CaseID }),
+	int32s("tier", func(r *classified.RunSummary) *int32 { return &r.Tier }),
+	int32s("pass", func(r *classified.RunSummary) *int32 { return &r.Pass }),
+	text("verdict", func(r *classified.RunSummary) *schemas.Verdict { return &r.Verdict }),
+	text("failure_class", func(r *classified.RunSummary) *schemas.FailureClass { return &r.FailureClass }),
+	bools("claimed_done", func(r *classified.RunSummary) *bool { return &r.ClaimedDone }),
+	text("stop_reason", func(r *classified.RunSummary) *schemas.StopReason { return &r.StopReason }),
+	int32s("model_steps", func(r *classified.RunSummary) *int32 { return &r.ModelSteps }),
+	int32s("turns", func(r *classified.RunSummary) *int32 { return &r.Turns }),
+	{path: "writes.list.element.path", kind: parquet.ByteArray, elem: func(r *classified.RunSummary, i int, v parquet.Value) {
 		writeAt(r, i).Path = string(v.ByteArray())
-	}, none: func(r *RunSummary) { r.Writes = []Write{} }},
-	{path: "writes.list.element.added", kind: parquet.Int32, elem: func(r *RunSummary, i int, v parquet.Value) {
+	}, none: func(r *classified.RunSummary) { r.Writes = []classified.Write{} }},
+	{path: "writes.list.element.added", kind: parquet.Int32, elem: func(r *classified.RunSummary, i int, v parquet.Value) {
 		writeAt(r, i).Added = v.Int32()
 	}},
-	{path: "writes.list.element.removed", kind: parquet.Int32, elem: func(r *RunSummary, i int, v parquet.Value) {
+	{path: "writes.list.element.removed", kind: parquet.Int32, elem: func(r *classified.RunSummary, i int, v parquet.Value) {
 		writeAt(r, i).Removed = v.Int32()
 	}},
-	text("first_failure", func(r *RunSummary) *string { return &r.FirstFailure }),
-	{path: "tags.list.element", kind: parquet.ByteArray, elem: func(r *RunSummary, i int, v parquet.Value) {
+	text("first_failure", func(r *classified.RunSummary) *string { return &r.FirstFailure }),
+	{path: "tags.list.element", kind: parquet.ByteArray, elem: func(r *classified.RunSummary, i int, v parquet.Value) {
 		r.Tags = append(r.Tags, string(v.ByteArray()))
-	}, none: func(r *RunSummary) { r.Tags = []string{} }},
+	}, none: func(r *classified.RunSummary) { r.Tags = []string{} }},
 }
 
 // columnIndexes returns the leaf column index of each of cols in a file's
@@ -130,129 +130,39 @@ func columnIndexes[T any](s *parquet.Schema, cols []column[T]) ([]int, bool) {
 	return idx, true
 }
 
-// rowGroupBatch is the row groups [from, to) of a part file; first is the
-// index in the file of the first row.
-type rowGroupBatch struct {
-	from, to int
-	first    int64
-}
-
-// batchRows are the rows of a batch, or why they could not be read.
-type batchRows[T any] struct {
-	rows []T
-	err  error
-}
-
-// rowsPerBatch is about how many rows a worker reads at once, in whole row
-// groups: enough to keep the hand-over cheap, few enough that the batches
-// held ahead of the consumer stay small.
-const rowsPerBatch = 8192
-
-// A batchDecoder reads the rows of some row groups of a part file; first
-// is the index in the file of their first row.
-type batchDecoder[T any] func(groups []parquet.RowGroup, first int64) ([]T, error)
-
-// readRowGroups reads a part file in batches of row groups on every core,
-// with the decoder newDecoder gives for the file, and yields the rows in
-// the file's order. When newDecoder gives none, the file is read by
-// fallback. With lazy, it reads one row group at a time in the caller's
-// goroutine, when the caller reaches it.
-func readRowGroups[T any](ctx context.Context, path string, part Partition, newDecoder func(*parquet.File) batchDecoder[T], fallback partReader[T], lazy bool, yield func(Partitioned[T], error) bool) bool {
-	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+// readRunSummaries reads a runs part file as RunSummary rows, one row
+// group at a time, when the consumer reaches it: a consumer that stops
+// after the first few runs (the failures that claimed DONE) reads no more
+// of the file. A file whose columns are not laid out as classify writes
+// them is read by parquet-go's row reader.
+func readRunSummaries(ctx context.Context, path string, part classified.Partition, yield func(classified.Partitioned[classified.RunSummary], error) bool) bool {
+	f, pf, err := classified.OpenPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return yield(Partitioned[T]{}, err)
+		return yield(classified.Partitioned[classified.RunSummary]{}, err)
 	}
 	defer f.Close()
-	decode := newDecoder(pf)
-	if decode == nil {
-		return fallback(ctx, path, part, yield)
+	idx, ok := columnIndexes(pf.Schema(), runSummaryColumns)
+	if !ok {
+		return classified.ReadPart(ctx, path, part, nil, yield)
 	}
-	groups := pf.RowGroups()
-	var batches []rowGroupBatch
-	var first int64
-	perBatch, workers := int64(rowsPerBatch), runtime.GOMAXPROCS(0)
-	if lazy {
-		perBatch, workers = 1, 1
-	}
-	for i := 0; i < len(groups); {
-		b := rowGroupBatch{from: i, first: first}
-		for n := int64(0); i < len(groups) && (i == b.from || n+groups[i].NumRows() <= perBatch); i++ {
-			n += groups[i].NumRows()
-			first += groups[i].NumRows()
-		}
-		b.to = i
-		batches = append(batches, b)
-	}
-	read := func(b rowGroupBatch) batchRows[T] {
+	var cr columnReader
+	for _, g := range pf.RowGroups() {
 		if err := ctx.Err(); err != nil {
-			return batchRows[T]{err: err}
-		}
-		rows, err := decode(groups[b.from:b.to], b.first)
-		if err != nil {
-			return batchRows[T]{err: fmt.Errorf("read %s: %w", path, err)}
-		}
-		return batchRows[T]{rows: rows}
-	}
-	for _, b := range ordered.Map(batches, workers, read) {
-		if b.err != nil {
-			yield(Partitioned[T]{}, b.err)
+			yield(classified.Partitioned[classified.RunSummary]{}, err)
 			return false
 		}
-		for i := range b.rows {
-			if !yield(Partitioned[T]{Partition: part, Row: b.rows[i]}, nil) {
+		rows, err := readColumns(&cr, []parquet.RowGroup{g}, runSummaryColumns, idx)
+		if err != nil {
+			yield(classified.Partitioned[classified.RunSummary]{}, fmt.Errorf("read %s: %w", path, err))
+			return false
+		}
+		for i := range rows {
+			if !yield(classified.Partitioned[classified.RunSummary]{Partition: part, Row: rows[i]}, nil) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// columnDecoder reads the row groups of a file laid out as classify
-// writes it column by column, and gives no decoder for another.
-func columnDecoder[T any](pf *parquet.File, cols []column[T]) batchDecoder[T] {
-	idx, ok := columnIndexes(pf.Schema(), cols)
-	if !ok {
-		return nil
-	}
-	return func(groups []parquet.RowGroup, _ int64) ([]T, error) {
-		var cr columnReader
-		return readColumns(&cr, groups, cols, idx)
-	}
-}
-
-// readTurnColumns reads a turns part file as TurnSummary rows.
-func readTurnColumns(ctx context.Context, path string, part Partition, yield func(Partitioned[TurnSummary], error) bool) bool {
-	decoder := func(pf *parquet.File) batchDecoder[TurnSummary] {
-		decode := columnDecoder(pf, turnSummaryColumns)
-		if decode == nil {
-			return nil
-		}
-		return func(groups []parquet.RowGroup, first int64) ([]TurnSummary, error) {
-			rows, err := decode(groups, first)
-			if err != nil {
-				return nil, err
-			}
-			// Rows copied from a file without the feedback column have it
-			// computed from their messages, as readTurnSummaries does.
-			var fb feedbackFiller
-			defer fb.close()
-			return rows, fb.fill(pf, first, rows)
-		}
-	}
-	return readRowGroups(ctx, path, part, decoder, readTurnSummaries, false, yield)
-}
-
-// readRunColumns reads a runs part file as RunSummary rows.
-func readRunColumns(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
-	decoder := func(pf *parquet.File) batchDecoder[RunSummary] { return columnDecoder(pf, runSummaryColumns) }
-	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], false, yield)
-}
-
-// readRunColumnsLazily is readRunColumns reading one row group at a time,
-// when the consumer reaches it.
-func readRunColumnsLazily(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
-	decoder := func(pf *parquet.File) batchDecoder[RunSummary] { return columnDecoder(pf, runSummaryColumns) }
-	return readRowGroups(ctx, path, part, decoder, readPart[RunSummary], true, yield)
 }
 
 // columnReader reads column chunks page by page. It keeps the strings it
@@ -405,11 +315,15 @@ func (cr *columnReader) eachValue(p parquet.Page, f func(parquet.Value)) error {
 	return eachValue(p, &cr.values, f)
 }
 
+// valuesPerRead is how many values of a page are read at once: a row
+// group's worth, as classify writes them.
+const valuesPerRead = 8192
+
 // eachValue calls f for each value of a page, in order, reading them into
 // *buf (made the first time).
 func eachValue(p parquet.Page, buf *[]parquet.Value, f func(parquet.Value)) error {
 	if *buf == nil {
-		*buf = make([]parquet.Value, rowsPerGroup)
+		*buf = make([]parquet.Value, valuesPerRead)
 	}
 	r := p.Values()
 	for {
@@ -423,5 +337,66 @@ func eachValue(p parquet.Page, buf *[]parquet.Value, f func(parquet.Value)) erro
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// readTurnSummaries reads a turns part file as TurnSummary rows through
+// parquet-go's row reader, for a file whose columns cannot be counted page
+// by page. A refusal, nudge or parse failure with no feedback (in a part
+// file written before the column existed, or copied from one) has it
+// computed from its messages, which are read for those rows' batches only.
+func readTurnSummaries(ctx context.Context, path string, part classified.Partition, yield func(classified.Partitioned[classified.TurnSummary], error) bool) bool {
+	var fb feedbackFiller
+	defer fb.close()
+	return classified.ReadPart(ctx, path, part, fb.fill, yield)
+}
+
+// turnMessages is the messages column of a turns row.
+type turnMessages struct {
+	Messages []classified.MessageRow `parquet:"messages,list"`
+}
+
+// feedbackFiller computes the feedback of the turn summaries of one part
+// file that lack it. It opens its reader of the messages at the first batch
+// that needs them, and seeks it forward past the batches that do not.
+type feedbackFiller struct {
+	msgs *parquet.GenericReader[turnMessages]
+	buf  []turnMessages
+}
+
+func lacksFeedback(t classified.TurnSummary) bool {
+	return t.Feedback == "" && classified.HasFeedback(t.Kind)
+}
+
+func (fb *feedbackFiller) fill(f *parquet.File, first int64, rows []classified.TurnSummary) error {
+	if !slices.ContainsFunc(rows, lacksFeedback) {
+		return nil
+	}
+	if fb.msgs == nil {
+		fb.msgs = parquet.NewGenericReader[turnMessages](f)
+	}
+	if err := fb.msgs.SeekToRow(first); err != nil {
+		return fmt.Errorf("read messages for the feedback: %w", err)
+	}
+	fb.buf = slices.Grow(fb.buf[:0], len(rows))[:len(rows)]
+	clear(fb.buf)
+	n, err := fb.msgs.Read(fb.buf)
+	if n < len(rows) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("read messages for the feedback: %w", err)
+	}
+	for i := range rows {
+		if lacksFeedback(rows[i]) {
+			rows[i].Feedback = classified.FeedbackOfRows(rows[i].Kind, fb.buf[i].Messages)
+		}
+	}
+	return nil
+}
+
+func (fb *feedbackFiller) close() {
+	if fb.msgs != nil {
+		fb.msgs.Close()
 	}
 }
