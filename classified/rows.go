@@ -31,10 +31,9 @@ type TurnRow struct {
 	// Messages are the messages added at this step (the whole prompt when
 	// Replaced), as recorded.
 	//
-	// Their content and the draft are most of the table's bytes (at 200,000
-	// generated turns, 214 and 61 MB of 330 before compression). Their
-	// pages, as every column's, are snappy (pageCodec): no reader of the
-	// summary columns (stats, DuckDB's query) reads them.
+	// Their content and the draft are most of the table's bytes. Their
+	// pages, as every column's, are snappy (classify's page codec): no
+	// reader of the summary columns (stats, DuckDB's query) reads them.
 	Messages             []MessageRow `parquet:"messages,list"`
 	Replaced             bool         `parquet:"replaced"`
 	PromptHash           string       `parquet:"prompt_hash"`

@@ -22,8 +22,8 @@ const StateVersion = 1
 
 // loadStateParts reads the live part files the state of dir lists, and
 // stops there: the state is written with its runs last, and a reader of the
-// tables has no use for them (a million turns' state is megabytes of runs).
-// A dataset without a state lists none.
+// tables has no use for them (a large dataset's state is megabytes of
+// runs). A dataset without a state lists none.
 func loadStateParts(dir string) ([]string, error) {
 	path := filepath.Join(dir, StateFile)
 	f, err := os.Open(path)

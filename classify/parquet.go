@@ -19,20 +19,16 @@ import (
 
 // rowsPerGroup bounds what a writer holds in memory before it flushes a row
 // group: a turn row holds at most a prompt's worth of text. A reader pays
-// for every row group: its column chunks in the footer, a page or more per
-// column it reads. With 1,024 rows a group (what classify wrote before)
-// stats took nearly twice the CPU time on a million turns, most of the
-// difference in parquet-go's decoding of footers and pages; classify's
-// peak memory grew by about 15 MB (8%) with 8,192.
+// for every row group (its column chunks in the footer, a page or more per
+// column it reads), so the groups are large: fewer footers and pages to
+// decode for a little more of classify's memory.
 const rowsPerGroup = 8192
 
 // readAhead is how many runs classify reads ahead of the one it writes,
 // and how many writes a part's encoder may have waiting. Writing is
 // bursty: a row group is encoded and compressed when it fills, and with
-// only a few runs of room the readers wait through each flush. 128 runs
-// (about 640 turns, a few MB) keep them busy: classify of 1,000,000 turns
-// took 16.6 s instead of 22 to 25 s with 8 runs of room
-// (docs/performance.md).
+// only a few runs of room the readers wait through each flush; 128 runs
+// (a few MB) keep them busy.
 const readAhead = 128
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
@@ -40,12 +36,11 @@ const readAhead = 128
 const rowsPerFile = 100_000
 
 // partWriter writes rows of one table into one part file. Encoding and
-// compressing the rows (zstd at its default level was a fifth of
-// classify's CPU time) happen on a goroutine of the part's own, so that
-// the goroutine that takes the runs in order hands rows over and goes on:
-// on that one goroutine, the flush of each row group held up the workers
-// reading the next runs. The encoder gets the rows in the same writes as
-// before, so the file's pages and bytes are what they were.
+// compressing the rows happen on a goroutine of the part's own, so that
+// the goroutine that takes the runs in order hands rows over and goes on
+// rather than hold up the workers reading the next runs through each row
+// group's flush. The encoder gets the rows in the writes they were given,
+// so the file's pages and bytes are those of writing them in place.
 type partWriter[T any] struct {
 	rel    string // path under the dataset
 	f      *os.File

@@ -14,13 +14,13 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// Reading the tables as TurnSummary and RunSummary rows through
-// parquet-go's row reader rebuilt a Go row per turn from its columns and
-// converted it from the file's schema to the summary's: most of what stats
-// spent on a dataset, on one core. The column readers below read the
-// column chunks of a row group page by page instead, turn each dictionary
-// into strings once, and fill the rows from the dictionary indexes; the row
-// groups of a part file are read on every core and handed back in order.
+// The column readers below read the summary columns of a row group page by
+// page, turn each dictionary into strings once, and fill the rows from the
+// dictionary indexes, where parquet-go's row reader rebuilds a Go row per
+// row from its columns and converts it from the file's schema to the
+// summary's. They read the runs' failures that claimed DONE (ClaimedDone,
+// WriteCounts) and the turns of a row group counted row by row
+// (turnsByRow).
 
 // A column is a leaf column of a table that a summary row holds, with the
 // physical type it must have to be read page by page and where its values

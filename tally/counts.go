@@ -19,13 +19,10 @@ import (
 // Counting a table does not need its rows one by one: most turns of a row
 // group have the kind, code, shape and outcome of many others, and only
 // the feedback of refusals (which names files) sets each of those apart.
-// TurnCounts and RunCounts read each column chunk of a row group as an
-// index per row into the chunk's distinct values (its dictionary, most of
-// the time), group the rows by those indexes, and build one summary per
-// group. Part files are read on every core, one each. On a generated
-// corpus (gen-corpus) of a million turns, in row groups of 8,192 rows,
-// that is 98,000 summaries for the million turns and 49,000 for their
-// 200,000 runs.
+// Turns and Runs read each column chunk of a row group as an index per
+// row into the chunk's distinct values (its dictionary, most of the time),
+// group the rows by those indexes, and build one summary per group. Part
+// files are read on every core, one each.
 
 // Counted is a summary standing for Count rows of one row group of a part
 // file that are equal to it.
@@ -267,8 +264,8 @@ type rowGroupFallback[T any] struct {
 }
 
 // turnsByRow reads the row groups holding a refusal, nudge or parse
-// failure without feedback row by row, its feedback computed as
-// readTurnColumns does.
+// failure without feedback row by row, its feedback computed from the
+// messages (feedbackFiller).
 func turnsByRow(kind, feedback int, clean func(classified.TurnSummary) classified.TurnSummary) *rowGroupFallback[classified.TurnSummary] {
 	return &rowGroupFallback[classified.TurnSummary]{
 		needed: func(keys []chunkKeys) bool {
@@ -360,8 +357,8 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 		for _, pc := range ordered.Map(rels, runtime.GOMAXPROCS(0), read) {
 			switch {
 			case pc.dirErr != nil:
-				// As readTable: a bad partition directory is reported and
-				// the next part file read.
+				// As classified.Turns and Runs: a bad partition
+				// directory is reported and the next part file read.
 				if !yield(Counted[T]{}, pc.dirErr) {
 					return
 				}

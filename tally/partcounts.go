@@ -24,24 +24,23 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// Counting a table from its Parquet columns still decompresses them: most
-// of stats' instructions on a large dataset went to zstd, nearly all for
-// the feedback column (a refusal names files, so a row group has hundreds
-// of wordings). So classify, once it has written a part file, counts it as
-// TurnCounts and RunCounts would (countPart, with the case columns) and
-// keeps the result in a small file of its own beside the tables:
+// Counting a table from its Parquet columns still decompresses them, the
+// feedback column most (a refusal names files, so a row group has hundreds
+// of wordings). So classify, once it has written a part file, has it
+// counted as Turns and Runs would (WriteCounts: countPart, with the case
+// columns), and the result kept in a small file beside the tables:
 // counts/<table>/<partition>/part-NNNNNN-NNNN.counts. The readers take a
 // part file's counts from there when the file is there, whole, and names
 // the part file as it is now; any other part file is counted from its
-// columns, as before. The counts are a cache: deleting counts/ changes no
-// number, only the time it takes.
+// columns. The counts are a cache: deleting counts/ changes no number,
+// only the time it takes.
 //
 // A counts file names its part file by the part file's size, the xxhash64
 // of its footer (the Parquet metadata) and the xxhash64 of the column
 // chunks it was counted from (partID): a part file rewritten, grown, cut,
 // edited in place or replaced by another of the same name is counted from
-// its columns. Checking costs a read of those chunks as they are stored,
-// about a tenth of the turns table's bytes, and no decompression.
+// its columns. Checking reads those chunks as they are stored, without
+// decompressing them.
 
 // countsDir is the directory of a dataset that holds the counts files.
 const countsDir = "counts"
@@ -252,8 +251,8 @@ func RemoveOrphanCounts(root string, live map[string]bool) error {
 	return nil
 }
 
-// encodePartCounts is the counts file of the part file rel, or nil when it is to
-// be counted from its columns.
+// encodePartCounts is the counts file of the part file rel, or nil when it
+// is to be counted from its columns.
 func encodePartCounts(ctx context.Context, root, rel string) ([]byte, error) {
 	table, _, _ := strings.Cut(rel, "/")
 	path := filepath.Join(root, filepath.FromSlash(rel))
@@ -353,7 +352,7 @@ type claimedDone struct {
 //	  the file's first 4 bytes and the ranges' bytes (8 bytes)
 //	the strings: their number; each one's length; then all their bytes
 //	two sections, the counts by the columns without the case columns, then
-//	  by all of them (CountOptions.Cases), each: its length in bytes; its
+//	  by all of them (Options.Cases), each: its length in bytes; its
 //	  columns (their number; each its path, as a length and bytes, and
 //	  keyKind); its row groups: their number; for each, for each column
 //	  its values (text: their number, each a string's index; a number, a
@@ -658,7 +657,7 @@ func openCounts(root, rel string) (*countsDecoder, bool) {
 	if id, err := readPartID(filepath.Join(root, filepath.FromSlash(rel)), want.ranges); err != nil || !id.equal(&want) {
 		return nil, false
 	}
-	// The strings share one allocation, as a dictionary's do (TurnCounts).
+	// The strings share one allocation, as a dictionary's do (Turns).
 	lens := make([]int, d.Count())
 	total := 0
 	for i := range lens {
