@@ -145,12 +145,12 @@ func readRunSummaries(ctx context.Context, path string, part classified.Partitio
 	if !ok {
 		return classified.ReadPart(ctx, path, part, nil, yield)
 	}
-	var cr columnReader
 	for _, g := range pf.RowGroups() {
 		if err := ctx.Err(); err != nil {
 			yield(classified.Partitioned[classified.RunSummary]{}, err)
 			return false
 		}
+		var cr columnReader // its strings interned for this row group only
 		rows, err := readColumns(&cr, []parquet.RowGroup{g}, runSummaryColumns, idx)
 		if err != nil {
 			yield(classified.Partitioned[classified.RunSummary]{}, fmt.Errorf("read %s: %w", path, err))
