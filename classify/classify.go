@@ -14,10 +14,12 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
 )
@@ -170,7 +172,7 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 		st.Traces = append(st.Traces, abs)
 	}
 
-	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[TurnRow]{}, runs: map[int]*partWriter[RunRow]{}}
+	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[classified.TurnRow]{}, runs: map[int]*partWriter[classified.RunRow]{}}
 	committed := false
 	defer func() {
 		if !committed {
@@ -199,9 +201,9 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 	type labelled struct {
 		run    *trace.Run
 		err    error
-		part   Partition
-		runRow RunRow
-		turns  []TurnRow
+		part   classified.Partition
+		runRow classified.RunRow
+		turns  []classified.TurnRow
 		// derived is what the derivers made of the run; none for a run
 		// read with problems, which the later stages read again to
 		// report them.
@@ -257,7 +259,7 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 			res.Classified++
 		}
 		part, runRow, turns := l.part, l.runRow, l.turns
-		p := st.partition(part.dir())
+		p := st.partition(part.Dir())
 		if err := b.writeRun(p, runRow, turns); err != nil {
 			return nil, err
 		}
@@ -299,8 +301,8 @@ type batch struct {
 	st      *state
 	n       int
 	seq     int
-	turns   map[int]*partWriter[TurnRow]
-	runs    map[int]*partWriter[RunRow]
+	turns   map[int]*partWriter[classified.TurnRow]
+	runs    map[int]*partWriter[classified.RunRow]
 	written []string // new part files, closed or open
 	retired []string // live part files replaced by this batch
 }
@@ -310,11 +312,11 @@ func (b *batch) partName(table string, p int) string {
 	return fmt.Sprintf("%s/%s/part-%06d-%04d.parquet", table, b.st.Partitions[p], b.n, b.seq)
 }
 
-func (b *batch) writeRun(p int, run RunRow, turns []TurnRow) error {
-	if err := writeTo(b, b.runs, RunsTable, p, []RunRow{run}); err != nil {
+func (b *batch) writeRun(p int, run classified.RunRow, turns []classified.TurnRow) error {
+	if err := writeTo(b, b.runs, classified.RunsTable, p, []classified.RunRow{run}); err != nil {
 		return err
 	}
-	return writeTo(b, b.turns, TurnsTable, p, turns)
+	return writeTo(b, b.turns, classified.TurnsTable, p, turns)
 }
 
 // writeTo appends rows to the partition's open part of a table, starting a
@@ -360,10 +362,10 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 		var kept []string
 		var err error
 		switch table {
-		case TurnsTable:
-			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *TurnRow) string { return r.RunID }, fillFeedback, drop)
-		case RunsTable:
-			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *RunRow) string { return r.RunID }, nil, drop)
+		case classified.TurnsTable:
+			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *classified.TurnRow) string { return r.RunID }, (*classified.TurnRow).FillFeedback, drop)
+		case classified.RunsTable:
+			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *classified.RunRow) string { return r.RunID }, nil, drop)
 		}
 		if err != nil {
 			return err
@@ -440,15 +442,7 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 	return ids, nil
 }
 
-// fillFeedback gives a row read from a part file written before the
-// feedback column (or copied from one) its feedback line.
-func fillFeedback(r *TurnRow) {
-	if r.Feedback == "" {
-		r.Feedback = feedbackOfRows(r.Kind, r.Messages)
-	}
-}
-
-// commit closes the part files, counts them for stats (writeCounts),
+// commit closes the part files, counts them for stats (tally.WriteCounts),
 // records them and the runs in the state, and removes the part files this
 // batch replaced.
 func (b *batch) commit(ctx context.Context) error {
@@ -463,8 +457,8 @@ func (b *batch) commit(ctx context.Context) error {
 		}
 	}
 	b.turns, b.runs = nil, nil
-	if err := writeCounts(ctx, b.root, b.written); err != nil {
-		return err
+	if err := tally.WriteCounts(ctx, b.root, b.written); err != nil {
+		return fmt.Errorf("classify: %w", err)
 	}
 	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
 	b.st.Parts = append(parts, b.written...)
@@ -476,8 +470,8 @@ func (b *batch) commit(ctx context.Context) error {
 		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove replaced part: %w", err)
 		}
-		if err := removeCounts(b.root, rel); err != nil {
-			return err
+		if err := tally.RemoveCounts(b.root, rel); err != nil {
+			return fmt.Errorf("classify: %w", err)
 		}
 	}
 	return nil
@@ -494,7 +488,7 @@ func (b *batch) abort() {
 	}
 	for _, rel := range b.written {
 		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
-		removeCounts(b.root, rel)
+		tally.RemoveCounts(b.root, rel)
 	}
 }
 
@@ -505,7 +499,7 @@ func removeOrphans(root string, st *state) error {
 	for _, p := range st.Parts {
 		live[p] = true
 	}
-	for _, table := range []string{TurnsTable, RunsTable} {
+	for _, table := range []string{classified.TurnsTable, classified.RunsTable} {
 		dir := filepath.Join(root, table)
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -530,5 +524,8 @@ func removeOrphans(root string, st *state) error {
 			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 		}
 	}
-	return removeOrphanCounts(root, live)
+	if err := tally.RemoveOrphanCounts(root, live); err != nil {
+		return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
 )
@@ -27,9 +28,9 @@ const fixtures = "testdata/traces"
 
 // expectedRows classifies the fixture traces in memory: what the dataset
 // must hold.
-func expectedRows(t *testing.T, dir string) (map[string]RunRow, map[string]TurnRow, map[string]Partition) {
+func expectedRows(t *testing.T, dir string) (map[string]classified.RunRow, map[string]classified.TurnRow, map[string]classified.Partition) {
 	t.Helper()
-	runs, turns, parts := map[string]RunRow{}, map[string]TurnRow{}, map[string]Partition{}
+	runs, turns, parts := map[string]classified.RunRow{}, map[string]classified.TurnRow{}, map[string]classified.Partition{}
 	for run := range trace.Runs(t.Context(), dir) {
 		if run == nil || run.Start == nil {
 			continue
@@ -53,13 +54,13 @@ func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 	}
 	wantRuns, wantTurns, wantParts := expectedRows(t, fixtures)
 	gotRuns, gotTurns := 0, 0
-	for _, table := range []string{TurnsTable, RunsTable} {
-		parts, err := listParts(out, table)
+	for _, table := range []string{classified.TurnsTable, classified.RunsTable} {
+		parts, err := classified.PartFiles(out, table)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, rel := range parts {
-			part, err := parsePartitionDir(strings.TrimPrefix(filepath.Dir(rel), table+"/"))
+			part, err := classified.PartitionOf(rel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +72,7 @@ func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 					t.Errorf("%s: run %s in partition %+v, want %+v", rel, id, part, wantParts[id])
 				}
 				var want map[string]any
-				if table == RunsTable {
+				if table == classified.RunsTable {
 					want = goRow(wantRuns[id])
 					gotRuns++
 				} else {
@@ -306,7 +307,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 
 	wantRuns, wantTurns, _ := expectedRows(t, fixtures)
 	seen := map[string]int{}
-	for r, err := range Runs(ctx, out) {
+	for r, err := range classified.Runs(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +325,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 		t.Errorf("runs table holds %d runs, want %d", len(seen), len(wantRuns))
 	}
 	turns := 0
-	for tr, err := range Turns(ctx, out) {
+	for tr, err := range classified.Turns(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,7 +346,7 @@ func TestClassifyRemovesWhatACrashLeft(t *testing.T) {
 	if _, err := Update(context.Background(), fixtures, out); err != nil {
 		t.Fatal(err)
 	}
-	orphan := filepath.Join(out, TurnsTable, "source=bench", "model=scripted", "part-000009-0001.parquet")
+	orphan := filepath.Join(out, classified.TurnsTable, "source=bench", "model=scripted", "part-000009-0001.parquet")
 	if err := os.WriteFile(orphan, []byte("half a file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +369,7 @@ func TestClassifyCancelledLeavesTheDatasetAsItWas(t *testing.T) {
 	if _, err := Update(ctx, fixtures, out); err == nil {
 		t.Fatal("a cancelled classify returned no error")
 	}
-	if IsDataset(out) {
+	if classified.IsDataset(out) {
 		t.Error("a cancelled first classify left a dataset behind")
 	}
 }
@@ -393,36 +394,6 @@ func TestClassifyResult(t *testing.T) {
 	}
 }
 
-func TestPartitionEscaping(t *testing.T) {
-	tests := []struct{ in, dir string }{
-		{"ollama:llama3.1:8b", "ollama%3Allama3.1%3A8b"},
-		{"openai:Qwen/Qwen2.5-Coder-32B", "openai%3AQwen%2FQwen2.5-Coder-32B"},
-		{"a b=c%d", "a%20b%3Dc%25d"},
-		{"scripted", "scripted"},
-		{"", "__HIVE_DEFAULT_PARTITION__"},
-		{"é", "%C3%A9"},
-	}
-	for _, tt := range tests {
-		if got := escapePartition(tt.in); got != tt.dir {
-			t.Errorf("EscapePartition(%q) = %q, want %q", tt.in, got, tt.dir)
-		}
-		back, err := unescapePartition(tt.dir)
-		if err != nil || back != tt.in {
-			t.Errorf("UnescapePartition(%q) = %q, %v; want %q", tt.dir, back, err, tt.in)
-		}
-	}
-	p := Partition{Source: "dogfood", Model: "openai:Qwen/Qwen2.5-Coder-32B"}
-	back, err := parsePartitionDir(p.dir())
-	if err != nil || back != p {
-		t.Errorf("ParsePartitionDir(%q) = %+v, %v", p.dir(), back, err)
-	}
-	for _, bad := range []string{"source=x", "source=x/model=%4", "who=x/model=y", "source/model=y"} {
-		if _, err := parsePartitionDir(bad); err == nil {
-			t.Errorf("ParsePartitionDir(%q) took it", bad)
-		}
-	}
-}
-
 // TestClassifyReplacesAnIncompleteRunThatGrew: a run classified while its
 // trace had no run_end is classified again once the trace is complete.
 func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
@@ -440,7 +411,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	}
 	verdicts := func() []schemas.Verdict {
 		var v []schemas.Verdict
-		for r, err := range Runs(ctx, out) {
+		for r, err := range classified.Runs(ctx, out) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -468,7 +439,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 		t.Errorf("verdicts %v, want the completed run alone", got)
 	}
 	turns := 0
-	for _, err := range Turns(ctx, out) {
+	for _, err := range classified.Turns(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,5 +447,21 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	}
 	if turns != 6 {
 		t.Errorf("%d turns in the dataset, want the run's 6 once", turns)
+	}
+}
+
+// copyTrace copies the trace file f into the directory dir, made if need
+// be.
+func copyTrace(t *testing.T, dir string, f trace.File) {
+	t.Helper()
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(f.Path)), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

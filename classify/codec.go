@@ -9,10 +9,10 @@ import (
 
 // snappyCodec compresses every page classify writes with s2's standard
 // snappy encoder: plain snappy blocks, which any Parquet reader decodes.
-// It is much cheaper a byte than zstd or s2's "better" snappy for a
+// It costs much less a byte than zstd or s2's "better" snappy, for a
 // somewhat larger table, and nothing of ours decompresses the pages on
-// the hot path (stats reads classify's counts files); docs/performance.md
-// has the figures.
+// the hot path (stats reads package tally's counts files);
+// docs/performance.md has the figures.
 type snappyCodec struct {
 	decode pqsnappy.Codec
 }

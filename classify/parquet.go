@@ -17,122 +17,30 @@ import (
 	"github.com/pyharness/pyharness/internal/version"
 )
 
-// Tables and their directories under a dataset.
-const (
-	TurnsTable = "turns"
-	RunsTable  = "runs"
-)
-
 // rowsPerGroup bounds what a writer holds in memory before it flushes a row
 // group: a turn row holds at most a prompt's worth of text. A reader pays
-// for every row group: its column chunks in the footer, a page or more per
-// column it reads. With 1,024 rows a group (what classify wrote before)
-// stats took nearly twice the CPU time on a million turns, most of the
-// difference in parquet-go's decoding of footers and pages; classify's
-// peak memory grew by about 15 MB (8%) with 8,192.
+// for every row group (its column chunks in the footer, a page or more per
+// column it reads), so the groups are large: fewer footers and pages to
+// decode for a little more of classify's memory.
 const rowsPerGroup = 8192
 
 // readAhead is how many runs classify reads ahead of the one it writes,
 // and how many writes a part's encoder may have waiting. Writing is
 // bursty: a row group is encoded and compressed when it fills, and with
-// only a few runs of room the readers wait through each flush. 128 runs
-// (about 640 turns, a few MB) keep them busy: classify of 1,000,000 turns
-// took 16.6 s instead of 22 to 25 s with 8 runs of room
-// (docs/performance.md).
+// only a few runs of room the readers wait through each flush; 128 runs
+// (a few MB) keep them busy.
 const readAhead = 128
 
 // rowsPerFile starts a new part file past this many rows, so that a rewrite
 // (when a run gains a newer attempt) copies a bounded file.
 const rowsPerFile = 100_000
 
-// hiveDefault is the partition value Hive and DuckDB read as NULL.
-const hiveDefault = "__HIVE_DEFAULT_PARTITION__"
-
-// escapePartition escapes a Hive partition value the way DuckDB and Arrow
-// unescape it: every byte outside A-Z a-z 0-9 - _ . as %XX, so that model
-// names holding / and : make one directory level.
-func escapePartition(v string) string {
-	if v == "" {
-		return hiveDefault
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-// unescapePartition reverses escapePartition.
-func unescapePartition(v string) (string, error) {
-	if v == hiveDefault {
-		return "", nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] != '%' {
-			b.WriteByte(v[i])
-			continue
-		}
-		if i+2 >= len(v) {
-			return "", fmt.Errorf("unescape partition value %q: a %% without two hex digits", v)
-		}
-		var c byte
-		if _, err := fmt.Sscanf(v[i+1:i+3], "%02X", &c); err != nil {
-			return "", fmt.Errorf("unescape partition value %q: %w", v, err)
-		}
-		b.WriteByte(c)
-		i += 2
-	}
-	return b.String(), nil
-}
-
-// Dir is the partition's directory under a table: source=…/model=….
-func (p Partition) dir() string {
-	return "source=" + escapePartition(p.Source) + "/model=" + escapePartition(p.Model)
-}
-
-// parsePartitionDir reads a partition back from its directory (relative to
-// the table, with forward or native slashes).
-func parsePartitionDir(dir string) (Partition, error) {
-	var p Partition
-	parts := strings.Split(filepath.ToSlash(dir), "/")
-	if len(parts) != 2 {
-		return p, fmt.Errorf("partition %q: want source=…/model=…", dir)
-	}
-	for _, kv := range parts {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return p, fmt.Errorf("partition %q: %q is not key=value", dir, kv)
-		}
-		val, err := unescapePartition(v)
-		if err != nil {
-			return p, err
-		}
-		switch k {
-		case "source":
-			p.Source = val
-		case "model":
-			p.Model = val
-		default:
-			return p, fmt.Errorf("partition %q: unknown key %q", dir, k)
-		}
-	}
-	return p, nil
-}
-
 // partWriter writes rows of one table into one part file. Encoding and
-// compressing the rows (zstd at its default level was a fifth of
-// classify's CPU time) happen on a goroutine of the part's own, so that
-// the goroutine that takes the runs in order hands rows over and goes on:
-// on that one goroutine, the flush of each row group held up the workers
-// reading the next runs. The encoder gets the rows in the same writes as
-// before, so the file's pages and bytes are what they were.
+// compressing the rows happen on a goroutine of the part's own, so that
+// the goroutine that takes the runs in order hands rows over and goes on
+// rather than hold up the workers reading the next runs through each row
+// group's flush. The encoder gets the rows in the writes they were given,
+// so the file's pages and bytes are those of writing them in place.
 type partWriter[T any] struct {
 	rel    string // path under the dataset
 	f      *os.File

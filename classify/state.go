@@ -2,7 +2,6 @@ package classify
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,17 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/pyharness/pyharness/classified"
 )
 
-// stateFile is the file in a dataset that records which runs (and which
-// attempt of each) are in it, and which part files are live, so that a
-// second classify of a directory that gained runs classifies only the new
-// ones.
-const stateFile = "classify-state.json"
-
-const stateVersion = 1
-
-// state is the contents of stateFile.
+// state is the contents of classified.StateFile: which runs (and which
+// attempt of each) are in the dataset, and which part files are live, so
+// that a second classify of a directory that gained runs classifies only
+// the new ones.
 type state struct {
 	Version int `json:"version"`
 	// Batch is the number of the last classify that committed.
@@ -51,11 +47,11 @@ type runState struct {
 }
 
 func newState() *state {
-	return &state{Version: stateVersion, Traces: []string{}, Partitions: []string{}, Parts: []string{}, Runs: map[string]runState{}}
+	return &state{Version: classified.StateVersion, Traces: []string{}, Partitions: []string{}, Parts: []string{}, Runs: map[string]runState{}}
 }
 
 func loadState(dir string) (*state, error) {
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	b, err := os.ReadFile(filepath.Join(dir, classified.StateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(), nil
 	}
@@ -64,60 +60,15 @@ func loadState(dir string) (*state, error) {
 	}
 	st := newState()
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, stateFile), err)
+		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, classified.StateFile), err)
 	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, stateFile), st.Version, stateVersion)
+	if st.Version != classified.StateVersion {
+		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, classified.StateFile), st.Version, classified.StateVersion)
 	}
 	if st.Runs == nil {
 		st.Runs = map[string]runState{}
 	}
 	return st, nil
-}
-
-// loadStateParts reads the live part files the state of dir lists, and
-// stops there: the state is written with its runs last, and a reader of the
-// tables has no use for them (a million turns' state is megabytes of runs).
-// A dataset without a state lists none.
-func loadStateParts(dir string) ([]string, error) {
-	path := filepath.Join(dir, stateFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read classify state: %w", err)
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReader(f))
-	bad := func(err error) ([]string, error) { return nil, fmt.Errorf("read classify state %s: %w", path, err) }
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return bad(cmp.Or(err, errors.New("not a JSON object")))
-	}
-	version := -1
-	var parts []string
-	for dec.More() && (version < 0 || parts == nil) {
-		t, err := dec.Token()
-		if err != nil {
-			return bad(err)
-		}
-		switch t {
-		case "version":
-			err = dec.Decode(&version)
-		case "parts":
-			err = dec.Decode(&parts)
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil {
-			return bad(err)
-		}
-	}
-	if version != stateVersion {
-		return bad(fmt.Errorf("version %d, this build reads %d", version, stateVersion))
-	}
-	return parts, nil
 }
 
 // save writes the state through a temporary file and a rename, so that a
@@ -126,7 +77,7 @@ func loadStateParts(dir string) ([]string, error) {
 // of a large dataset does not hold its whole text in memory.
 func (st *state) save(dir string) error {
 	slices.Sort(st.Parts)
-	tmp := filepath.Join(dir, stateFile+".tmp")
+	tmp := filepath.Join(dir, classified.StateFile+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write classify state: %w", err)
@@ -147,7 +98,7 @@ func (st *state) save(dir string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, classified.StateFile)); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
 	return syncDir(dir)

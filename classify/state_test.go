@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pyharness/pyharness/classified"
 )
 
 // The state written a run at a time is the document json.Marshal writes,
@@ -50,11 +52,11 @@ func TestStateEncodesAsJSONMarshalDoes(t *testing.T) {
 	}
 }
 
-// The parts are read from a saved state without its runs, and a state of
-// another version is refused.
-func TestLoadStateParts(t *testing.T) {
+// The live part files are read from the state classify saved (without its
+// runs), and a state of another version is refused.
+func TestSavedStateListsTheParts(t *testing.T) {
 	dir := t.TempDir()
-	if parts, err := loadStateParts(dir); err != nil || parts != nil {
+	if parts, err := classified.PartFiles(dir, classified.RunsTable); err != nil || parts != nil {
 		t.Fatalf("no state: %v, %v; want none and no error", parts, err)
 	}
 	st := newState()
@@ -63,18 +65,22 @@ func TestLoadStateParts(t *testing.T) {
 	if err := st.save(dir); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := loadStateParts(dir)
-	if err != nil {
-		t.Fatal(err)
+	var parts []string
+	for _, table := range []string{classified.RunsTable, classified.TurnsTable} {
+		p, err := classified.PartFiles(dir, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p...)
 	}
 	want := []string{"runs/source=bench/model=scripted/part-000001-0001.parquet", "turns/source=bench/model=scripted/part-000001-0002.parquet"}
-	if !slices.Equal(parts, want) { // sorted, as save writes them
+	if !slices.Equal(parts, want) {
 		t.Fatalf("parts %q, want %q", parts, want)
 	}
-	if err := os.WriteFile(filepath.Join(dir, stateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, classified.StateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadStateParts(dir); err == nil || !strings.Contains(err.Error(), "version 7") {
+	if _, err := classified.PartFiles(dir, classified.RunsTable); err == nil || !strings.Contains(err.Error(), "version 7") {
 		t.Fatalf("a version 7 state: %v, want it refused", err)
 	}
 }

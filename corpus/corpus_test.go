@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -243,7 +244,7 @@ func BenchmarkTextSource(b *testing.B) {
 		turns := 0
 		for b.Loop() {
 			textBytes[1] = 0
-			for row, err := range classify.Turns(ctx, dataset) {
+			for row, err := range classified.Turns(ctx, dataset) {
 				if err != nil {
 					b.Fatal(err)
 				}

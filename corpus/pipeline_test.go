@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/corpus"
 	"github.com/pyharness/pyharness/dedupe"
@@ -69,8 +70,8 @@ func pipelineDigests(t *testing.T, ctx context.Context, in, work string) []strin
 	if _, err := classify.Update(ctx, in, dataset, dedupe.Deriver(), export.Deriver()); err != nil {
 		t.Fatal(err)
 	}
-	add("classify/turns", tableDigest(t, classify.Turns(ctx, dataset)))
-	add("classify/runs", tableDigest(t, classify.Runs(ctx, dataset)))
+	add("classify/turns", tableDigest(t, classified.Turns(ctx, dataset)))
+	add("classify/runs", tableDigest(t, classified.Runs(ctx, dataset)))
 
 	for _, format := range []string{export.FormatJSONL, export.FormatParquet, export.FormatDPO} {
 		opts := export.DefaultOptions()
@@ -182,7 +183,7 @@ func goldenLine(lines []string, prefix string) string {
 
 // tableDigest hashes every row of a classify table with its partition, in
 // the order the dataset gives them, as JSON: every column, nulls as null.
-func tableDigest[T any](t *testing.T, rows func(func(classify.Partitioned[T], error) bool)) digest {
+func tableDigest[T any](t *testing.T, rows func(func(classified.Partitioned[T], error) bool)) digest {
 	t.Helper()
 	h := sha256.New()
 	n := 0

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
@@ -61,7 +62,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 		code schemas.Code
 	}
 	labels := map[string]label{} // by run id and step
-	for r, err := range classify.Turns(t.Context(), ds) {
+	for r, err := range classified.Turns(t.Context(), ds) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 	"github.com/pyharness/pyharness/trace"
 	"github.com/pyharness/pyharness/turnlabel"
 )
@@ -82,7 +83,7 @@ func newCollector(input, kind string, o Options) *collector {
 	}
 }
 
-func (c *collector) group(p classify.Partition, tier int32, caseID string) *Group {
+func (c *collector) group(p classified.Partition, tier int32, caseID string) *Group {
 	if c.by == "" {
 		return nil
 	}
@@ -107,7 +108,7 @@ func (c *collector) group(p classify.Partition, tier int32, caseID string) *Grou
 
 // addRun counts n runs alike (a RunTally stands for n equal runs); the
 // failures that claimed DONE are listed apart, by example.
-func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
+func (c *collector) addRun(p classified.Partition, r tally.RunTally, n int) {
 	s := &c.s.Runs
 	s.Read += n
 	c.perRun[int(r.Turns)] += n
@@ -214,7 +215,7 @@ func (c *collector) addRun(p classify.Partition, r classify.RunTally, n int) {
 }
 
 // model is the headline row of a partition's model.
-func (c *collector) model(p classify.Partition) *ModelRuns {
+func (c *collector) model(p classified.Partition) *ModelRuns {
 	m := c.models[p.Model]
 	if m == nil {
 		m = &ModelRuns{Model: p.Model, Scripted: schemas.LabelHandWritten(p.Model)}
@@ -239,13 +240,13 @@ func scoreIndex(scripted bool) int {
 
 // isExample reports whether a run is among the failures that claimed
 // DONE, which ClaimedDone lists the first of.
-func isExample(r *classify.RunSummary) bool {
+func isExample(r *classified.RunSummary) bool {
 	return r.Verdict == schemas.VerdictFailed && r.ClaimedDone
 }
 
 // example lists a run, counted by addRun, among the failures that claimed
 // DONE when it is one and the list is not full.
-func (c *collector) example(p classify.Partition, r *classify.RunSummary) {
+func (c *collector) example(p classified.Partition, r *classified.RunSummary) {
 	if !isExample(r) {
 		return
 	}
@@ -266,7 +267,7 @@ func (c *collector) examplesWanted() [2]int {
 }
 
 // addTurn counts n turns alike.
-func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int) {
+func (c *collector) addTurn(p classified.Partition, t classified.TurnSummary, n int) {
 	c.s.Turns.Total += n
 	c.kinds[t.Kind] += n
 	for _, code := range t.WarningCodes {
@@ -331,7 +332,7 @@ func (c *collector) addTurn(p classify.Partition, t classify.TurnSummary, n int)
 		nc.messages[msg] += n
 	} else if len(nc.messages) < maxMessages {
 		// A copy: the feedback of a dataset's turns shares its memory
-		// with the other wordings of its row group (classify.TurnCounts).
+		// with the other wordings of its row group (tally.Turns).
 		nc.messages[strings.Clone(msg)] = n
 	}
 }
@@ -356,7 +357,7 @@ func (c *collector) mergeTurns(t *collector) {
 // actionForm is the form a turn's action was written in, and false for a
 // turn the model wrote nothing for (its call failed or was cancelled). A
 // reply read as no action is refused; a call that failed is not.
-func actionForm(t classify.TurnSummary) (string, bool) {
+func actionForm(t classified.TurnSummary) (string, bool) {
 	switch {
 	case !t.ModelStep:
 		return "", false
@@ -551,7 +552,7 @@ func stopReasonNames(stops map[schemas.StopReason]int) map[string]int {
 
 // traceRun counts what only a run's trace holds: the code a stuck run
 // repeated, and what its model calls cost.
-func (c *collector) traceRun(p classify.Partition, run *trace.Run) {
+func (c *collector) traceRun(p classified.Partition, run *trace.Run) {
 	m := c.model(p)
 	if run.End != nil && run.End.Stuck != nil {
 		c.tally(m).stuckOn[run.End.Stuck.Code]++
@@ -560,7 +561,7 @@ func (c *collector) traceRun(p classify.Partition, run *trace.Run) {
 }
 
 // reason counts a failed run's one-line reason under its model's score.
-func (c *collector) reason(p classify.Partition, reason string) {
+func (c *collector) reason(p classified.Partition, reason string) {
 	if reason != "" {
 		c.tally(c.model(p)).reasons[reason]++
 	}

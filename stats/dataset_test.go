@@ -9,27 +9,30 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/tally"
 )
 
-// collectRows counts a dataset from its summaries read row by row, each
+// collectRows counts a dataset from its full rows read one by one, each
 // counted once: what FromDataset did before it counted groups of equal
 // rows.
 func collectRows(ctx context.Context, dir string, o Options) (*collector, error) {
 	c := newCollector(dir, inputDataset, o)
-	for r, err := range classify.RunSummaries(ctx, dir) {
+	for r, err := range classified.Runs(ctx, dir) {
 		if err != nil {
 			return nil, err
 		}
-		c.addRun(r.Partition, r.Row.Tally(), 1)
-		c.example(r.Partition, &r.Row)
+		rs := r.Row.Summary()
+		c.addRun(r.Partition, tally.RunTallyOf(&rs), 1)
+		c.example(r.Partition, &rs)
 	}
-	for t, err := range classify.TurnSummaries(ctx, dir) {
+	for t, err := range classified.Turns(ctx, dir) {
 		if err != nil {
 			return nil, err
 		}
-		c.addTurn(t.Partition, t.Row, 1)
+		c.addTurn(t.Partition, t.Row.Summary(), 1)
 	}
 	return c, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/trace"
@@ -153,21 +154,21 @@ func TestActionForms(t *testing.T) {
 func TestActionForm(t *testing.T) {
 	tests := []struct {
 		name    string
-		turn    classify.TurnSummary
+		turn    classified.TurnSummary
 		form    string
 		counted bool
 	}{
-		{"canonical", classify.TurnSummary{ModelStep: true, Verb: "READ", Shape: "canonical"}, formCanonical, true},
-		{"a tolerated shape, whole", classify.TurnSummary{ModelStep: true, Verb: "READ", Shape: "chatter+bold-label"}, "chatter+bold-label", true},
-		{"a refused action keeps its shape", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "find-not-found"}, "bold-label", true},
-		{"parse failure with no shape", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "parse-failed"}, formUnparsed, true},
-		{"parse failure after shapes were seen", classify.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "parse-failed"}, formUnparsed, true},
-		{"empty reply", classify.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "empty-reply"}, formUnparsed, true},
-		{"another refusal of a reply read as no action", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "refused", OutcomeCode: "draft-ambiguous"}, formUnparsed, true},
-		{"model call failed", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "failed", OutcomeCode: "connection-refused"}, "", false},
-		{"cancelled", classify.TurnSummary{ModelStep: true, Shape: "none", Status: "stopped", OutcomeCode: "cancelled"}, "", false},
-		{"not a model step", classify.TurnSummary{Verb: "RUN", Shape: "canonical"}, "", false},
-		{"a trace before shapes", classify.TurnSummary{ModelStep: true, Verb: "READ"}, formNotRecorded, true},
+		{"canonical", classified.TurnSummary{ModelStep: true, Verb: "READ", Shape: "canonical"}, formCanonical, true},
+		{"a tolerated shape, whole", classified.TurnSummary{ModelStep: true, Verb: "READ", Shape: "chatter+bold-label"}, "chatter+bold-label", true},
+		{"a refused action keeps its shape", classified.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "find-not-found"}, "bold-label", true},
+		{"parse failure with no shape", classified.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "parse-failed"}, formUnparsed, true},
+		{"parse failure after shapes were seen", classified.TurnSummary{ModelStep: true, Verb: "PATCH", Shape: "bold-label", OutcomeCode: "parse-failed"}, formUnparsed, true},
+		{"empty reply", classified.TurnSummary{ModelStep: true, Shape: "none", OutcomeCode: "empty-reply"}, formUnparsed, true},
+		{"another refusal of a reply read as no action", classified.TurnSummary{ModelStep: true, Shape: "none", Status: "refused", OutcomeCode: "draft-ambiguous"}, formUnparsed, true},
+		{"model call failed", classified.TurnSummary{ModelStep: true, Shape: "none", Status: "failed", OutcomeCode: "connection-refused"}, "", false},
+		{"cancelled", classified.TurnSummary{ModelStep: true, Shape: "none", Status: "stopped", OutcomeCode: "cancelled"}, "", false},
+		{"not a model step", classified.TurnSummary{Verb: "RUN", Shape: "canonical"}, "", false},
+		{"a trace before shapes", classified.TurnSummary{ModelStep: true, Verb: "READ"}, formNotRecorded, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/runcost"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -30,8 +32,9 @@ const (
 var dimensions = []string{ByModel, byTier, byCase, bySource}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
-// claimed DONE), so that its size does not grow with the input.
-const maxExamples = 20
+// claimed DONE), so that its size does not grow with the input: as many as
+// tally.ClaimedDone lists of a part file, all of which may be one model's.
+const maxExamples = tally.ClaimedDonePerPart
 
 // maxMessages bounds the distinct messages counted per code.
 const maxMessages = 500
@@ -301,7 +304,7 @@ func CheckOptions(o Options) error {
 // Load reads a trace directory or a classified dataset (a directory with a
 // classify state file or Parquet tables) and summarises it.
 func Load(ctx context.Context, in string, o Options) (*Summary, error) {
-	if classify.IsDataset(in) {
+	if classified.IsDataset(in) {
 		return FromDataset(ctx, in, o)
 	}
 	return FromTraces(ctx, in, o)
@@ -336,7 +339,7 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 		}
 		part, r, turns := classify.Rows(run)
 		rs := r.Summary()
-		c.addRun(part, rs.Tally(), 1)
+		c.addRun(part, tally.RunTallyOf(&rs), 1)
 		if run.End != nil && run.End.Verdict == schemas.VerdictFailed {
 			c.reason(part, run.End.Reason)
 		}
@@ -354,10 +357,10 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 
 // FromDataset summarises a classified dataset from its runs and turns
 // tables, read for the columns it counts only, and counted a group of
-// equal rows at a time (classify.RunCounts, classify.TurnCounts). The
-// failures that claimed DONE are listed from a second read of the runs,
-// alongside the turns', which stops at the last one listed. A part file
-// whose counts classify kept (classify.ClaimedDoneRuns) is not read at all.
+// equal rows at a time (tally.Runs, tally.Turns). The failures that
+// claimed DONE are listed from a second read of the runs, alongside the
+// turns', which stops at the last one listed. A part file whose counts
+// classify kept (tally.ClaimedDone) is not read at all.
 func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
@@ -374,13 +377,13 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 // neither table waits for the other's last part file, then merged.
 func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {
 	c := newCollector(dir, inputDataset, o)
-	co := classify.CountOptions{Cases: o.By == byCase || o.By == byTier}
+	co := tally.Options{Cases: o.By == byCase || o.By == byTier}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tc := newCollector(dir, inputDataset, o)
 	turns := make(chan error, 1)
 	go func() {
-		for t, err := range classify.TurnCounts(ctx, dir, co) {
+		for t, err := range tally.Turns(ctx, dir, co) {
 			if err != nil {
 				turns <- err
 				return
@@ -389,7 +392,7 @@ func collectDataset(ctx context.Context, dir string, o Options) (*collector, err
 		}
 		turns <- nil
 	}()
-	for r, err := range classify.RunCounts(ctx, dir, co) {
+	for r, err := range tally.Runs(ctx, dir, co) {
 		if err != nil {
 			cancel()
 			<-turns
@@ -421,7 +424,7 @@ func collectDataset(ctx context.Context, dir string, o Options) (*collector, err
 
 // exampleRuns are the runs ClaimedDone lists, in the table's order.
 type exampleRuns struct {
-	runs []classify.Partitioned[classify.RunSummary]
+	runs []classified.Partitioned[classified.RunSummary]
 	err  error
 }
 
@@ -435,7 +438,7 @@ func readExamples(ctx context.Context, dir string, want [2]int) exampleRuns {
 	if got == want {
 		return ex
 	}
-	for r, err := range classify.ClaimedDoneRuns(ctx, dir, maxExamples) {
+	for r, err := range tally.ClaimedDone(ctx, dir) {
 		if err != nil {
 			ex.err = err
 			return ex

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/dedupe/dedupetest"
 	"github.com/pyharness/pyharness/schemas"
@@ -207,7 +208,7 @@ func TestDatasetWithoutFeedbackColumn(t *testing.T) {
 	if len(want.Nudges) == 0 {
 		t.Fatal("the fixtures have no nudges")
 	}
-	parts, err := filepath.Glob(filepath.Join(dir, classify.TurnsTable, "*", "*", "*.parquet"))
+	parts, err := filepath.Glob(filepath.Join(dir, classified.TurnsTable, "*", "*", "*.parquet"))
 	if err != nil || len(parts) == 0 {
 		t.Fatalf("no turns part files: %v", err)
 	}
@@ -299,7 +300,7 @@ func TestFailuresByTag(t *testing.T) {
 			t.Errorf("%s: no failures-by-tag table:\n%s", s.Kind, text.String())
 		}
 	}
-	parts, err := filepath.Glob(filepath.Join(dataset, classify.RunsTable, "*", "*", "*.parquet"))
+	parts, err := filepath.Glob(filepath.Join(dataset, classified.RunsTable, "*", "*", "*.parquet"))
 	if err != nil || len(parts) == 0 {
 		t.Fatalf("no runs part files: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/stats"
 )
 
@@ -59,7 +59,7 @@ func runStats(ctx context.Context, a *app, o statsOptions) error {
 	if err != nil {
 		return err
 	}
-	if classify.IsDataset(in) {
+	if classified.IsDataset(in) {
 		tuneDatasetGC()
 	} else {
 		tunePipelineGC()

@@ -1,4 +1,4 @@
-package classify
+package classified
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 // IsDataset reports whether dir holds a classified dataset: a state file,
 // or Parquet files under turns/ or runs/.
 func IsDataset(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, stateFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
 		return true
 	}
-	parts, err := listParts(dir, RunsTable)
+	parts, err := PartFiles(dir, RunsTable)
 	return err == nil && len(parts) > 0
 }
 
@@ -37,9 +37,9 @@ type Partitioned[T any] struct {
 // messages, as Rows computes it.
 func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], error] {
 	return func(yield func(Partitioned[TurnRow], error) bool) {
-		for t, err := range readTable(ctx, dir, TurnsTable, readPart[TurnRow]) {
+		for t, err := range readTable(ctx, dir, TurnsTable, readRows[TurnRow]) {
 			if err == nil {
-				fillFeedback(&t.Row)
+				t.Row.FillFeedback()
 			}
 			if !yield(t, err) {
 				return
@@ -50,13 +50,13 @@ func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], erro
 
 // Runs streams the runs table of a dataset, part file by part file.
 func Runs(ctx context.Context, dir string) iter.Seq2[Partitioned[RunRow], error] {
-	return readTable(ctx, dir, RunsTable, readPart[RunRow])
+	return readTable(ctx, dir, RunsTable, readRows[RunRow])
 }
 
-// listParts lists a table's live part files, relative to the dataset: those
+// PartFiles lists a table's live part files, relative to the dataset: those
 // the state records, or every .parquet file under the table when there is
 // no state (a dataset copied without it).
-func listParts(dir, table string) ([]string, error) {
+func PartFiles(dir, table string) ([]string, error) {
 	live, err := loadStateParts(dir)
 	if err != nil {
 		return nil, err
@@ -100,16 +100,15 @@ type partReader[T any] func(ctx context.Context, path string, part Partition, yi
 
 func readTable[T any](ctx context.Context, dir, table string, read partReader[T]) iter.Seq2[Partitioned[T], error] {
 	return func(yield func(Partitioned[T], error) bool) {
-		parts, err := listParts(dir, table)
+		parts, err := PartFiles(dir, table)
 		if err != nil {
 			yield(Partitioned[T]{}, err)
 			return
 		}
 		for _, rel := range parts {
-			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
-			part, err := parsePartitionDir(pdir)
+			part, err := PartitionOf(rel)
 			if err != nil {
-				if !yield(Partitioned[T]{}, fmt.Errorf("read %s: %w", rel, err)) {
+				if !yield(Partitioned[T]{}, err) {
 					return
 				}
 				continue
@@ -121,18 +120,14 @@ func readTable[T any](ctx context.Context, dir, table string, read partReader[T]
 	}
 }
 
-// readPart reads a part file as rows of T: the columns T names, which may
+// ReadPart reads a part file as rows of T: the columns T names, which may
 // be fewer than the file holds (the others are not read), and zero values
-// for those it names and the file lacks.
-func readPart[T any](ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool {
-	return readPartFilled(ctx, path, part, nil, yield)
-}
-
-// readPartFilled is readPart that passes each batch of rows to fill, when
-// not nil, before yielding them: fill is given the file and the index in it
-// of the batch's first row.
-func readPartFilled[T any](ctx context.Context, path string, part Partition, fill func(f *parquet.File, first int64, rows []T) error, yield func(Partitioned[T], error) bool) bool {
-	f, pf, err := openPart(path)
+// for those it names and the file lacks. It passes each batch of rows to
+// fill, when not nil, before yielding them: fill is given the file and the
+// index in it of the batch's first row. It returns false when the consumer
+// stopped.
+func ReadPart[T any](ctx context.Context, path string, part Partition, fill func(f *parquet.File, first int64, rows []T) error, yield func(Partitioned[T], error) bool) bool {
+	f, pf, err := OpenPart(path)
 	if err != nil {
 		return yield(Partitioned[T]{}, err)
 	}
@@ -168,8 +163,8 @@ func readPartFilled[T any](ctx context.Context, path string, part Partition, fil
 	}
 }
 
-// openPart opens a part file for reading; the caller closes the *os.File.
-func openPart(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
+// OpenPart opens a part file for reading; the caller closes the *os.File.
+func OpenPart(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read part: %w", err)
@@ -185,4 +180,9 @@ func openPart(path string, opts ...parquet.FileOption) (*os.File, *parquet.File,
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return f, pf, nil
+}
+
+// readRows is ReadPart without a fill, for readTable.
+func readRows[T any](ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool {
+	return ReadPart(ctx, path, part, nil, yield)
 }

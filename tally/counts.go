@@ -1,4 +1,4 @@
-package classify
+package tally
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -18,13 +19,10 @@ import (
 // Counting a table does not need its rows one by one: most turns of a row
 // group have the kind, code, shape and outcome of many others, and only
 // the feedback of refusals (which names files) sets each of those apart.
-// TurnCounts and RunCounts read each column chunk of a row group as an
-// index per row into the chunk's distinct values (its dictionary, most of
-// the time), group the rows by those indexes, and build one summary per
-// group. Part files are read on every core, one each. On a generated
-// corpus (gen-corpus) of a million turns, in row groups of 8,192 rows,
-// that is 98,000 summaries for the million turns and 49,000 for their
-// 200,000 runs.
+// Turns and Runs read each column chunk of a row group as an index per
+// row into the chunk's distinct values (its dictionary, most of the time),
+// group the rows by those indexes, and build one summary per group. Part
+// files are read on every core, one each.
 
 // Counted is a summary standing for Count rows of one row group of a part
 // file that are equal to it.
@@ -34,14 +32,14 @@ import (
 // tallies, and that only keeps the first N distinct values of something,
 // gets what it would from the rows one by one.
 type Counted[T any] struct {
-	Partition Partition
+	Partition classified.Partition
 	Row       T
 	Count     int
 }
 
-// CountOptions choose what TurnCounts and RunCounts read beyond what every
-// summary needs.
-type CountOptions struct {
+// Options choose what Turns and Runs read beyond what every summary
+// needs.
+type Options struct {
 	// Cases reads the case id of turns and runs and the tier of turns,
 	// which a breakdown by case or tier needs; without it they are left
 	// empty, and the rows of a row group fall into fewer groups.
@@ -50,7 +48,7 @@ type CountOptions struct {
 
 // RunTally is the columns of a runs row that counting runs needs: a
 // RunSummary without what differs from run to run (its id, its first
-// failure, the paths of its writes), which RunSummaries reads.
+// failure, the paths of its writes).
 type RunTally struct {
 	CaseID       string
 	Tier         int32
@@ -66,61 +64,61 @@ type RunTally struct {
 	Tags   []string
 }
 
-// Tally is the run's columns that RunTally holds.
-func (r *RunSummary) Tally() RunTally {
+// RunTallyOf is the run's columns that RunTally holds.
+func RunTallyOf(r *classified.RunSummary) RunTally {
 	return RunTally{
 		CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass, Verdict: r.Verdict, FailureClass: r.FailureClass,
 		ClaimedDone: r.ClaimedDone, StopReason: r.StopReason, ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: int32(len(r.Writes)), Tags: r.Tags,
 	}
 }
 
-// TurnCounts streams the turns table of a dataset as counted summaries,
-// part file by part file. A row group holding a refusal, nudge or parse
-// failure without feedback (copied from a part file written before the
-// column existed) is read row by row, its feedback computed from the
-// messages as TurnSummaries does; so is a part file laid out otherwise.
+// Turns streams the turns table of a dataset as counted summaries, part
+// file by part file. A row group holding a refusal, nudge or parse failure
+// without feedback (copied from a part file written before the column
+// existed) is read row by row, its feedback computed from the messages as
+// classified.Turns does; so is a part file laid out otherwise.
 //
 // The strings of a column chunk's dictionary share one allocation: a
 // consumer that keeps a few strings out of many (the first wordings of a
 // code) copies them (strings.Clone), or it keeps every dictionary they
 // come from.
-func TurnCounts(ctx context.Context, dir string, o CountOptions) iter.Seq2[Counted[TurnSummary], error] {
+func Turns(ctx context.Context, dir string, o Options) iter.Seq2[Counted[classified.TurnSummary], error] {
 	cols := turnKeyColumns
 	if !o.Cases {
 		cols = withoutCases(cols)
 	}
-	clean := func(t TurnSummary) TurnSummary {
+	clean := func(t classified.TurnSummary) classified.TurnSummary {
 		if !o.Cases {
 			t.CaseID, t.Tier = "", 0
 		}
 		return t
 	}
-	fallback := func(ctx context.Context, path string, part Partition, yield func(Counted[TurnSummary], error) bool) bool {
-		return readTurnSummaries(ctx, path, part, func(t Partitioned[TurnSummary], err error) bool {
-			return yield(Counted[TurnSummary]{Partition: t.Partition, Row: clean(t.Row), Count: 1}, err)
+	fallback := func(ctx context.Context, path string, part classified.Partition, yield func(Counted[classified.TurnSummary], error) bool) bool {
+		return readTurnSummaries(ctx, path, part, func(t classified.Partitioned[classified.TurnSummary], err error) bool {
+			return yield(Counted[classified.TurnSummary]{Partition: t.Partition, Row: clean(t.Row), Count: 1}, err)
 		})
 	}
 	byRow := turnsByRow(keyColumnAt(cols, "kind"), keyColumnAt(cols, "feedback"), clean)
-	return countTable(ctx, dir, TurnsTable, cols, byRow, fallback)
+	return countTable(ctx, dir, classified.TurnsTable, cols, byRow, fallback)
 }
 
-// RunCounts streams the runs table of a dataset as counted tallies, part
-// file by part file; a part file laid out otherwise is read row by row.
-func RunCounts(ctx context.Context, dir string, o CountOptions) iter.Seq2[Counted[RunTally], error] {
+// Runs streams the runs table of a dataset as counted tallies, part file
+// by part file; a part file laid out otherwise is read row by row.
+func Runs(ctx context.Context, dir string, o Options) iter.Seq2[Counted[RunTally], error] {
 	cols := runKeyColumns
 	if !o.Cases {
 		cols = withoutCases(cols)
 	}
-	fallback := func(ctx context.Context, path string, part Partition, yield func(Counted[RunTally], error) bool) bool {
-		return readPart(ctx, path, part, func(r Partitioned[RunSummary], err error) bool {
-			t := r.Row.Tally()
+	fallback := func(ctx context.Context, path string, part classified.Partition, yield func(Counted[RunTally], error) bool) bool {
+		return classified.ReadPart(ctx, path, part, nil, func(r classified.Partitioned[classified.RunSummary], err error) bool {
+			t := RunTallyOf(&r.Row)
 			if !o.Cases {
 				t.CaseID = ""
 			}
 			return yield(Counted[RunTally]{Partition: r.Partition, Row: t, Count: 1}, err)
 		})
 	}
-	return countTable(ctx, dir, RunsTable, cols, nil, fallback)
+	return countTable(ctx, dir, classified.RunsTable, cols, nil, fallback)
 }
 
 // What a key column's values are.
@@ -139,7 +137,7 @@ const (
 type keyColumn[T any] struct {
 	path  string // dotted: "tags.list.element"
 	kind  keyKind
-	cases bool // read only with CountOptions.Cases
+	cases bool // read only with Options.Cases
 	text  func(r *T, s string)
 	int   func(r *T, v int32) // keyInt32 and keyListLen
 	bool  func(r *T, v bool)
@@ -180,25 +178,25 @@ func withoutCases[T any](cols []keyColumn[T]) []keyColumn[T] {
 }
 
 // turnKeyColumns are the columns of TurnSummary.
-var turnKeyColumns = []keyColumn[TurnSummary]{
-	textKey("kind", func(t *TurnSummary) *schemas.Kind { return &t.Kind }),
-	textKey("code", func(t *TurnSummary) *schemas.Code { return &t.Code }),
-	textKey("label_from", func(t *TurnSummary) *string { return &t.LabelFrom }),
-	textKey("verb", func(t *TurnSummary) *string { return &t.Verb }),
-	textKey("shape", func(t *TurnSummary) *string { return &t.Shape }),
-	textKey("status", func(t *TurnSummary) *schemas.Status { return &t.Status }),
-	textKey("outcome_code", func(t *TurnSummary) *schemas.Code { return &t.OutcomeCode }),
-	boolKey("model_step", func(t *TurnSummary) *bool { return &t.ModelStep }),
-	textKey("reasoning_source", func(t *TurnSummary) *string { return &t.ReasoningSource }),
+var turnKeyColumns = []keyColumn[classified.TurnSummary]{
+	textKey("kind", func(t *classified.TurnSummary) *schemas.Kind { return &t.Kind }),
+	textKey("code", func(t *classified.TurnSummary) *schemas.Code { return &t.Code }),
+	textKey("label_from", func(t *classified.TurnSummary) *string { return &t.LabelFrom }),
+	textKey("verb", func(t *classified.TurnSummary) *string { return &t.Verb }),
+	textKey("shape", func(t *classified.TurnSummary) *string { return &t.Shape }),
+	textKey("status", func(t *classified.TurnSummary) *schemas.Status { return &t.Status }),
+	textKey("outcome_code", func(t *classified.TurnSummary) *schemas.Code { return &t.OutcomeCode }),
+	boolKey("model_step", func(t *classified.TurnSummary) *bool { return &t.ModelStep }),
+	textKey("reasoning_source", func(t *classified.TurnSummary) *string { return &t.ReasoningSource }),
 	// Zero for every turn without reasoning: a table without it keeps its
 	// groups; one with it groups its reasoning turns by their size.
-	int32Key("reasoning_tokens", func(t *TurnSummary) *int32 { return &t.ReasoningTokens }),
-	textListKey("warning_codes.list.element", func(t *TurnSummary) *[]string { return &t.WarningCodes }),
+	int32Key("reasoning_tokens", func(t *classified.TurnSummary) *int32 { return &t.ReasoningTokens }),
+	textListKey("warning_codes.list.element", func(t *classified.TurnSummary) *[]string { return &t.WarningCodes }),
 	// The most distinct values last: the table that combines a column
 	// with the groups so far stays small.
-	textKey("feedback", func(t *TurnSummary) *string { return &t.Feedback }),
-	caseColumn(int32Key("tier", func(t *TurnSummary) *int32 { return &t.Tier })),
-	caseColumn(textKey("case_id", func(t *TurnSummary) *string { return &t.CaseID })),
+	textKey("feedback", func(t *classified.TurnSummary) *string { return &t.Feedback }),
+	caseColumn(int32Key("tier", func(t *classified.TurnSummary) *int32 { return &t.Tier })),
+	caseColumn(textKey("case_id", func(t *classified.TurnSummary) *string { return &t.CaseID })),
 }
 
 // keyColumnAt is the index of the column of cols at path.
@@ -208,7 +206,7 @@ func keyColumnAt[T any](cols []keyColumn[T], path string) int {
 			return i
 		}
 	}
-	panic("classify: no key column " + path) // the columns are fixed: a bug
+	panic("tally: no key column " + path) // the columns are fixed: a bug
 }
 
 // runKeyColumns are the columns of RunTally.
@@ -266,15 +264,15 @@ type rowGroupFallback[T any] struct {
 }
 
 // turnsByRow reads the row groups holding a refusal, nudge or parse
-// failure without feedback row by row, its feedback computed as
-// readTurnColumns does.
-func turnsByRow(kind, feedback int, clean func(TurnSummary) TurnSummary) *rowGroupFallback[TurnSummary] {
-	return &rowGroupFallback[TurnSummary]{
+// failure without feedback row by row, its feedback computed from the
+// messages (feedbackFiller).
+func turnsByRow(kind, feedback int, clean func(classified.TurnSummary) classified.TurnSummary) *rowGroupFallback[classified.TurnSummary] {
+	return &rowGroupFallback[classified.TurnSummary]{
 		needed: func(keys []chunkKeys) bool {
 			kinds, feedback := &keys[kind], &keys[feedback]
 			lacks := make([]bool, len(kinds.strs))
 			for k, s := range kinds.strs {
-				lacks[k] = hasFeedback(schemas.Kind(s))
+				lacks[k] = classified.HasFeedback(schemas.Kind(s))
 			}
 			for r, k := range kinds.idx {
 				if lacks[k] && feedback.strs[feedback.idx[r]] == "" {
@@ -283,7 +281,7 @@ func turnsByRow(kind, feedback int, clean func(TurnSummary) TurnSummary) *rowGro
 			}
 			return false
 		},
-		read: func(pf *parquet.File, g parquet.RowGroup, first int64) ([]TurnSummary, error) {
+		read: func(pf *parquet.File, g parquet.RowGroup, first int64) ([]classified.TurnSummary, error) {
 			idx, ok := columnIndexes(pf.Schema(), turnSummaryColumns)
 			if !ok {
 				return nil, fmt.Errorf("the turns' columns are not laid out as classify writes them")
@@ -313,7 +311,7 @@ type partCounts[T any] struct {
 	byRow  bool
 	err    error
 	path   string
-	part   Partition
+	part   classified.Partition
 	dirErr error // the partition directory's error
 }
 
@@ -333,18 +331,16 @@ type rowGroupCounts[T any] struct {
 // its counts file (partcounts.go) or, without a fresh one, by countPart,
 // and yields their counts in the table's order; a part file
 // not laid out as cols say is read by fallback in the consumer's goroutine.
-func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[T], byRow *rowGroupFallback[T], fallback func(context.Context, string, Partition, func(Counted[T], error) bool) bool) iter.Seq2[Counted[T], error] {
+func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[T], byRow *rowGroupFallback[T], fallback func(context.Context, string, classified.Partition, func(Counted[T], error) bool) bool) iter.Seq2[Counted[T], error] {
 	return func(yield func(Counted[T], error) bool) {
-		rels, err := listParts(dir, table)
+		rels, err := classified.PartFiles(dir, table)
 		if err != nil {
 			yield(Counted[T]{}, err)
 			return
 		}
 		read := func(rel string) partCounts[T] {
 			pc := partCounts[T]{path: filepath.Join(dir, filepath.FromSlash(rel))}
-			pdir := strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/")
-			if pc.part, pc.dirErr = parsePartitionDir(pdir); pc.dirErr != nil {
-				pc.dirErr = fmt.Errorf("read %s: %w", rel, pc.dirErr)
+			if pc.part, pc.dirErr = classified.PartitionOf(rel); pc.dirErr != nil {
 				return pc
 			}
 			if err := ctx.Err(); err != nil {
@@ -361,8 +357,8 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 		for _, pc := range ordered.Map(rels, runtime.GOMAXPROCS(0), read) {
 			switch {
 			case pc.dirErr != nil:
-				// As readTable: a bad partition directory is reported and
-				// the next part file read.
+				// As classified.Turns and Runs: a bad partition
+				// directory is reported and the next part file read.
 				if !yield(Counted[T]{}, pc.dirErr) {
 					return
 				}
@@ -386,7 +382,7 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 }
 
 // yieldCounts yields the counted summaries of a row group.
-func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[T], yield func(Counted[T], error) bool) bool {
+func yieldCounts[T any](part classified.Partition, cols []keyColumn[T], rg *rowGroupCounts[T], yield func(Counted[T], error) bool) bool {
 	for _, r := range rg.rows {
 		if !yield(Counted[T]{Partition: part, Row: r, Count: 1}, nil) {
 			return false
@@ -428,7 +424,7 @@ func yieldCounts[T any](part Partition, cols []keyColumn[T], rg *rowGroupCounts[
 // countPart counts the rows of a part file row group by row group, or
 // says it is to be read row by row.
 func countPart[T any](path string, cols []keyColumn[T], byRow *rowGroupFallback[T]) ([]rowGroupCounts[T], bool, error) {
-	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	f, pf, err := classified.OpenPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, false, err
 	}

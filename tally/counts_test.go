@@ -1,10 +1,9 @@
-package classify
+package tally_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,23 +13,30 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 )
 
-// TestSummariesAgreeWithFullRows: the tables read as summaries are the
-// full rows' Summary, on a dataset as classify writes it and on turns part
-// files without feedback, as written before the column existed or copied
-// from such a file by a rewrite.
-func TestSummariesAgreeWithFullRows(t *testing.T) {
+const fixtures = "../classify/testdata/traces"
+
+// TestCountsAgreeWithFullRows: the tables counted are the full rows'
+// summaries, each distinct one counted as often as it occurs, on a dataset
+// as classify writes it (counted from its counts files) and, counted from
+// their columns, on part files of many row groups and on turns part files
+// without feedback, as written before the column existed or copied from
+// such a file by a rewrite.
+func TestCountsAgreeWithFullRows(t *testing.T) {
 	ctx := context.Background()
 	src := t.TempDir()
-	if _, err := Update(ctx, fixtures, src); err != nil {
+	if _, err := classify.Update(ctx, fixtures, src); err != nil {
 		t.Fatal(err)
 	}
-	written := turnSummaries(t, Turns(ctx, src))
+	written := turnSummaries(t, classified.Turns(ctx, src))
 	nudges := 0
 	for _, s := range written {
-		if hasFeedback(schemas.Kind(s.Row.Kind)) {
+		if classified.HasFeedback(schemas.Kind(s.Row.Kind)) {
 			nudges++
 			if s.Row.Feedback == "" {
 				t.Errorf("%+v: a refusal, nudge or parse failure written without feedback", s)
@@ -45,47 +51,46 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 		name string
 		// rewrite changes the turns part files of a copy of the dataset
 		// and returns the summaries it must read as.
-		rewrite func(t *testing.T, dir string) []Partitioned[TurnSummary]
+		rewrite func(t *testing.T, dir string) []classified.Partitioned[classified.TurnSummary]
 	}{
-		{"as written", func(*testing.T, string) []Partitioned[TurnSummary] { return written }},
-		// Row groups of equal rows, which TurnCounts counts together.
-		{"repeated into several row groups", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
-			var want []Partitioned[TurnSummary]
+		{"as written", func(*testing.T, string) []classified.Partitioned[classified.TurnSummary] { return written }},
+		// Row groups of equal rows, which Turns counts together.
+		{"repeated into several row groups", func(t *testing.T, dir string) []classified.Partitioned[classified.TurnSummary] {
+			var want []classified.Partitioned[classified.TurnSummary]
 			for _, path := range turnsParts(t, dir) {
 				part := partitionOf(t, path)
-				rows := readRows[TurnRow](t, path)
-				var many []TurnRow
+				rows := readRows[classified.TurnRow](t, path)
+				var many []classified.TurnRow
 				for len(many) < 4*oldRowsPerGroup {
 					many = append(many, rows...)
 				}
 				for i := range many {
-					want = append(want, Partitioned[TurnSummary]{Partition: part, Row: many[i].Summary()})
+					want = append(want, classified.Partitioned[classified.TurnSummary]{Partition: part, Row: many[i].Summary()})
 				}
 				writeRows(t, path, many)
 			}
 			return want
 		}},
-		{"no feedback column", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
+		{"no feedback column", func(t *testing.T, dir string) []classified.Partitioned[classified.TurnSummary] {
 			for _, path := range turnsParts(t, dir) {
 				stripFeedback(t, path)
 			}
 			return written
 		}},
-		// Ten row groups (two batches of readTurnColumns, read on
-		// every core), with feedback left out of the rows of every other
-		// run of 700: the messages are read for some batches and skipped
-		// for others.
-		{"feedback left out of some rows", func(t *testing.T, dir string) []Partitioned[TurnSummary] {
-			var want []Partitioned[TurnSummary]
+		// Ten row groups, with feedback left out of the rows of every
+		// other run of 700: those row groups are read row by row, the
+		// messages read for them and skipped for the others.
+		{"feedback left out of some rows", func(t *testing.T, dir string) []classified.Partitioned[classified.TurnSummary] {
+			var want []classified.Partitioned[classified.TurnSummary]
 			for _, path := range turnsParts(t, dir) {
 				part := partitionOf(t, path)
-				rows := readRows[TurnRow](t, path)
-				var many []TurnRow
+				rows := readRows[classified.TurnRow](t, path)
+				var many []classified.TurnRow
 				for len(many) < 10_000 {
 					many = append(many, rows...)
 				}
 				for i := range many {
-					want = append(want, Partitioned[TurnSummary]{Partition: part, Row: many[i].Summary()})
+					want = append(want, classified.Partitioned[classified.TurnSummary]{Partition: part, Row: many[i].Summary()})
 					if i/700%2 == 1 {
 						many[i].Feedback = ""
 					}
@@ -103,79 +108,73 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 			}
 			want := tt.rewrite(t, dir)
 			for _, path := range turnsParts(t, dir) {
-				_, byPage := columnIndexes(mustOpenPart(t, path).Schema(), turnSummaryColumns)
-				if wantByPage := tt.name != "no feedback column"; byPage != wantByPage {
-					t.Errorf("%s: read page by page %v, want %v", path, byPage, wantByPage)
+				byColumns := tally.CountedByColumns(mustOpenPart(t, path), classified.TurnsTable)
+				if wantByColumns := tt.name != "no feedback column"; byColumns != wantByColumns {
+					t.Errorf("%s: counted by its columns %v, want %v", path, byColumns, wantByColumns)
 				}
 			}
-			if got := collect(t, TurnSummaries(ctx, dir)); !reflect.DeepEqual(got, want) {
-				t.Errorf("TurnSummaries:\n%s", diffSummaries(got, want))
-			}
-			if got := turnSummaries(t, Turns(ctx, dir)); !reflect.DeepEqual(got, want) {
+			if got := turnSummaries(t, classified.Turns(ctx, dir)); !reflect.DeepEqual(got, want) {
 				t.Errorf("Turns:\n%s", diffSummaries(got, want))
 			}
-			grouped := countsAgree(t, "TurnCounts with the cases", collectCounts(t, TurnCounts(ctx, dir, CountOptions{Cases: true})), want)
-			var withoutCases []Partitioned[TurnSummary]
+			grouped := countsAgree(t, "Turns with the cases", collectCounts(t, tally.Turns(ctx, dir, tally.Options{Cases: true})), want)
+			var withoutCases []classified.Partitioned[classified.TurnSummary]
 			for _, w := range want {
 				w.Row.CaseID, w.Row.Tier = "", 0
 				withoutCases = append(withoutCases, w)
 			}
-			countsAgree(t, "TurnCounts", collectCounts(t, TurnCounts(ctx, dir, CountOptions{})), withoutCases)
+			countsAgree(t, "Turns", collectCounts(t, tally.Turns(ctx, dir, tally.Options{})), withoutCases)
 			if tt.name == "repeated into several row groups" && grouped == 0 {
-				t.Error("TurnCounts counted no equal rows together")
+				t.Error("Turns counted no equal rows together")
 			}
 		})
 	}
 
 	// The runs table as written, then with its rows repeated into ten row
-	// groups (two batches of readRunColumns, read on every core).
+	// groups.
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{src, dir} {
 		if d == dir {
-			paths, err := listParts(dir, RunsTable)
+			paths, err := classified.PartFiles(dir, classified.RunsTable)
 			if err != nil || len(paths) == 0 {
 				t.Fatalf("runs parts: %v %v", paths, err)
 			}
 			for _, rel := range paths {
 				path := filepath.Join(dir, filepath.FromSlash(rel))
-				if _, byPage := columnIndexes(mustOpenPart(t, path).Schema(), runSummaryColumns); !byPage {
-					t.Errorf("%s: not read page by page", path)
+				if !tally.CountedByColumns(mustOpenPart(t, path), classified.RunsTable) {
+					t.Errorf("%s: not counted by its columns", path)
 				}
-				rows := readRows[RunRow](t, path)
-				var many []RunRow
+				rows := readRows[classified.RunRow](t, path)
+				var many []classified.RunRow
 				for len(many) < 10_000 {
 					many = append(many, rows...)
 				}
 				writeRows(t, path, many)
 			}
 		}
-		var runs []Partitioned[RunSummary]
-		for r, err := range Runs(ctx, d) {
+		var runs []classified.Partitioned[classified.RunSummary]
+		for r, err := range classified.Runs(ctx, d) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runs = append(runs, Partitioned[RunSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+			runs = append(runs, classified.Partitioned[classified.RunSummary]{Partition: r.Partition, Row: r.Row.Summary()})
 		}
-		if got := collect(t, RunSummaries(ctx, d)); !reflect.DeepEqual(got, runs) {
-			t.Errorf("RunSummaries of %d runs:\n%s", len(runs), diffSummaries(got, runs))
+		if got := collect(t, tally.RunSummariesOnDemand(ctx, d)); !reflect.DeepEqual(got, runs) {
+			t.Errorf("RunSummariesOnDemand of %d runs:\n%s", len(runs), diffSummaries(got, runs))
 		}
-		if got := collect(t, runSummariesOnDemand(ctx, d)); !reflect.DeepEqual(got, runs) {
-			t.Errorf("runSummariesOnDemand of %d runs:\n%s", len(runs), diffSummaries(got, runs))
-		}
-		var tallies, withoutCases []Partitioned[RunTally]
+		var tallies, withoutCases []classified.Partitioned[tally.RunTally]
 		for _, r := range runs {
-			tally := r.Row.Tally()
-			tallies = append(tallies, Partitioned[RunTally]{Partition: r.Partition, Row: tally})
-			tally.CaseID = ""
-			withoutCases = append(withoutCases, Partitioned[RunTally]{Partition: r.Partition, Row: tally})
+			rt := tally.RunTallyOf(&r.Row)
+			tallies = append(tallies, classified.Partitioned[tally.RunTally]{Partition: r.Partition, Row: rt})
+			rt.CaseID = ""
+			withoutCases = append(withoutCases, classified.Partitioned[tally.RunTally]{Partition: r.Partition, Row: rt})
 		}
-		grouped := countsAgree(t, "RunCounts with the cases", collectCounts(t, RunCounts(ctx, d, CountOptions{Cases: true})), tallies)
-		countsAgree(t, "RunCounts", collectCounts(t, RunCounts(ctx, d, CountOptions{})), withoutCases)
+		grouped := countsAgree(t, "Runs with the cases", collectCounts(t, tally.Runs(ctx, d, tally.Options{Cases: true})), tallies)
+		countsAgree(t, "Runs", collectCounts(t, tally.Runs(ctx, d, tally.Options{})), withoutCases)
 		if d == dir && grouped == 0 {
-			t.Error("RunCounts counted no equal runs together")
+			t.Error("Runs counted no equal runs together")
 		}
 	}
 }
@@ -183,14 +182,14 @@ func TestSummariesAgreeWithFullRows(t *testing.T) {
 // countsAgree checks counted summaries against the rows they count: each
 // distinct row counted as many times, and the distinct rows met first in
 // the same order. It returns how many of got stand for more than one row.
-func countsAgree[T any](t *testing.T, name string, got []Counted[T], want []Partitioned[T]) int {
+func countsAgree[T any](t *testing.T, name string, got []tally.Counted[T], want []classified.Partitioned[T]) int {
 	t.Helper()
 	type tally struct {
 		order []string
 		count map[string]int
 	}
-	add := func(tl *tally, p Partition, row T, n int) {
-		b, err := json.Marshal(Partitioned[T]{Partition: p, Row: row})
+	add := func(tl *tally, p classified.Partition, row T, n int) {
+		b, err := json.Marshal(classified.Partitioned[T]{Partition: p, Row: row})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,9 +224,9 @@ func countsAgree[T any](t *testing.T, name string, got []Counted[T], want []Part
 	return grouped
 }
 
-func collectCounts[T any](t *testing.T, seq func(func(Counted[T], error) bool)) []Counted[T] {
+func collectCounts[T any](t *testing.T, seq func(func(tally.Counted[T], error) bool)) []tally.Counted[T] {
 	t.Helper()
-	var rows []Counted[T]
+	var rows []tally.Counted[T]
 	for r, err := range seq {
 		if err != nil {
 			t.Fatal(err)
@@ -238,31 +237,35 @@ func collectCounts[T any](t *testing.T, seq func(func(Counted[T], error) bool)) 
 }
 
 // partitionOf is the partition of a part file.
-func partitionOf(t *testing.T, path string) Partition {
+func partitionOf(t *testing.T, path string) classified.Partition {
 	t.Helper()
-	part, err := parsePartitionDir(filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(path))), filepath.Base(filepath.Dir(path))))
+	dir := filepath.Dir(path)
+	rel := filepath.Join(filepath.Base(filepath.Dir(filepath.Dir(dir))), filepath.Base(filepath.Dir(dir)), filepath.Base(dir), filepath.Base(path))
+	part, err := classified.PartitionOf(rel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return part
 }
 
-// TestTurnSummariesReadNoText: with the text columns of every turns part
-// file overwritten, the full rows no longer read and the summaries still do:
-// TurnSummaries does not read them.
-func TestTurnSummariesReadNoText(t *testing.T) {
+// TestTurnsCountedWithoutTheText: with the text columns of every turns
+// part file overwritten, the full rows no longer read and the counts from
+// the columns (the counts files removed) are still those of the rows:
+// Turns does not read the text.
+func TestTurnsCountedWithoutTheText(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Update(ctx, fixtures, dir); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
-	want := turnSummaries(t, Turns(ctx, dir))
+	want := turnSummaries(t, classified.Turns(ctx, dir))
+	if err := os.RemoveAll(filepath.Join(dir, tally.CountsDir)); err != nil {
+		t.Fatal(err)
+	}
 	for _, path := range turnsParts(t, dir) {
 		overwriteColumns(t, path, "messages", "draft", "thinking")
 	}
-	if got := collect(t, TurnSummaries(ctx, dir)); !reflect.DeepEqual(got, want) {
-		t.Errorf("TurnSummaries:\n%s", diffSummaries(got, want))
-	}
+	countsAgree(t, "Turns", collectCounts(t, tally.Turns(ctx, dir, tally.Options{Cases: true})), want)
 	if err := readsFully(ctx, dir); err == nil {
 		t.Error("the full rows read with their text overwritten: the test overwrote nothing")
 	}
@@ -270,7 +273,7 @@ func TestTurnSummariesReadNoText(t *testing.T) {
 
 // readsFully reads the turns table as full rows.
 func readsFully(ctx context.Context, dir string) error {
-	for _, err := range Turns(ctx, dir) {
+	for _, err := range classified.Turns(ctx, dir) {
 		if err != nil {
 			return err
 		}
@@ -278,9 +281,9 @@ func readsFully(ctx context.Context, dir string) error {
 	return nil
 }
 
-func collect[T any](t *testing.T, seq func(func(Partitioned[T], error) bool)) []Partitioned[T] {
+func collect[T any](t *testing.T, seq func(func(classified.Partitioned[T], error) bool)) []classified.Partitioned[T] {
 	t.Helper()
-	var rows []Partitioned[T]
+	var rows []classified.Partitioned[T]
 	for r, err := range seq {
 		if err != nil {
 			t.Fatal(err)
@@ -290,16 +293,16 @@ func collect[T any](t *testing.T, seq func(func(Partitioned[T], error) bool)) []
 	return rows
 }
 
-func turnSummaries(t *testing.T, seq func(func(Partitioned[TurnRow], error) bool)) []Partitioned[TurnSummary] {
+func turnSummaries(t *testing.T, seq func(func(classified.Partitioned[classified.TurnRow], error) bool)) []classified.Partitioned[classified.TurnSummary] {
 	t.Helper()
-	var rows []Partitioned[TurnSummary]
+	var rows []classified.Partitioned[classified.TurnSummary]
 	for _, r := range collect(t, seq) {
-		rows = append(rows, Partitioned[TurnSummary]{Partition: r.Partition, Row: r.Row.Summary()})
+		rows = append(rows, classified.Partitioned[classified.TurnSummary]{Partition: r.Partition, Row: r.Row.Summary()})
 	}
 	return rows
 }
 
-func diffSummaries[T any](got, want []Partitioned[T]) string {
+func diffSummaries[T any](got, want []classified.Partitioned[T]) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("got %d rows, want %d", len(got), len(want))
 	}
@@ -315,7 +318,7 @@ func diffSummaries[T any](got, want []Partitioned[T]) string {
 
 func turnsParts(t *testing.T, dir string) []string {
 	t.Helper()
-	rels, err := listParts(dir, TurnsTable)
+	rels, err := classified.PartFiles(dir, classified.TurnsTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +336,7 @@ func turnsParts(t *testing.T, dir string) []string {
 // end.
 func mustOpenPart(t *testing.T, path string) *parquet.File {
 	t.Helper()
-	f, pf, err := openPart(path)
+	f, pf, err := classified.OpenPart(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,12 +357,12 @@ func readRows[T any](t *testing.T, path string) []T {
 }
 
 // oldRowsPerGroup is the size of the row groups classify wrote before they
-// grew to rowsPerGroup: the tests write part files of many row groups with
-// a few thousand rows.
+// grew to 8,192 rows: the tests write part files of many row groups with a
+// few thousand rows.
 const oldRowsPerGroup = 1024
 
-// writeRows replaces a part file with rows, written as classify writes them
-// but in row groups of oldRowsPerGroup rows.
+// writeRows replaces a part file with rows, in snappy pages as classify
+// writes them but in row groups of oldRowsPerGroup rows.
 func writeRows[T any](t *testing.T, path string, rows []T) {
 	t.Helper()
 	tmp := path + ".new"
@@ -367,7 +370,7 @@ func writeRows[T any](t *testing.T, path string, rows []T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[T](f, append(writerOptions[T](), parquet.MaxRowsPerRowGroup(oldRowsPerGroup))...)
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(oldRowsPerGroup))
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +382,7 @@ func writeRows[T any](t *testing.T, path string, rows []T) {
 func stripFeedback(t *testing.T, path string) {
 	t.Helper()
 	g := parquet.Group{}
-	for _, field := range parquet.SchemaOf(TurnRow{}).Fields() {
+	for _, field := range parquet.SchemaOf(classified.TurnRow{}).Fields() {
 		if field.Name() != "feedback" {
 			g[field.Name()] = field
 		}
@@ -448,92 +451,18 @@ func overwriteColumns(t *testing.T, path string, names ...string) {
 	}
 }
 
-// TestSummaryColumnsCoverTheSummaries: the columns read page by page are
-// every column of TurnSummary and RunSummary, so that a field added to a
-// summary cannot be left empty by the column reader.
-func TestSummaryColumnsCoverTheSummaries(t *testing.T) {
-	check := func(name string, schema *parquet.Schema, paths []string) {
-		var want []string
-		for _, c := range schema.Columns() {
-			want = append(want, strings.Join(c, "."))
-		}
-		slices.Sort(want)
-		slices.Sort(paths)
-		if !slices.Equal(paths, want) {
-			t.Errorf("%s: the column reader reads %q, the summary has %q", name, paths, want)
-		}
-	}
-	var turns, runs []string
-	for _, c := range turnSummaryColumns {
-		turns = append(turns, c.path)
-	}
-	for _, c := range runSummaryColumns {
-		runs = append(runs, c.path)
-	}
-	check("TurnSummary", parquet.SchemaOf(TurnSummary{}), turns)
-	check("RunSummary", parquet.SchemaOf(RunSummary{}), runs)
-}
-
-// TestKeyColumnsFillEveryField: each key column of TurnCounts and
-// RunCounts sets one field of its row, and every field has one, so that a
-// field added to TurnSummary or RunTally cannot be left empty by the
-// counts.
-func TestKeyColumnsFillEveryField(t *testing.T) {
-	checkKeyColumns(t, turnKeyColumns)
-	checkKeyColumns(t, runKeyColumns)
-}
-
-func checkKeyColumns[T any](t *testing.T, cols []keyColumn[T]) {
-	t.Helper()
-	typ := reflect.TypeFor[T]()
-	set := map[int]string{}
-	for _, c := range cols {
-		var row T
-		switch c.kind {
-		case keyText:
-			c.text(&row, "x")
-		case keyInt32, keyListLen:
-			c.int(&row, 7)
-		case keyBool:
-			c.bool(&row, true)
-		case keyTextList:
-			c.list(&row, []string{"x"})
-		}
-		v := reflect.ValueOf(row)
-		var fields []int
-		for i := range v.NumField() {
-			if !v.Field(i).IsZero() {
-				fields = append(fields, i)
-			}
-		}
-		if len(fields) != 1 {
-			t.Errorf("%s: column %s sets %d fields", typ, c.path, len(fields))
-			continue
-		}
-		if prev, ok := set[fields[0]]; ok {
-			t.Errorf("%s.%s: set by %s and %s", typ, typ.Field(fields[0]).Name, prev, c.path)
-		}
-		set[fields[0]] = c.path
-	}
-	for i := range typ.NumField() {
-		if _, ok := set[i]; !ok {
-			t.Errorf("%s.%s: no key column sets it", typ, typ.Field(i).Name)
-		}
-	}
-}
-
 // TestCountsErrorsNameTheFile: a column chunk that does not decode stops
-// TurnCounts and RunCounts with an error naming the part file and the
+// Turns and Runs with an error naming the part file and the
 // column.
 func TestCountsErrorsNameTheFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Update(ctx, fixtures, dir); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	turns := turnsParts(t, dir)[0]
 	overwriteColumns(t, turns, "kind")
-	runs, err := listParts(dir, RunsTable)
+	runs, err := classified.PartFiles(dir, classified.RunsTable)
 	if err != nil || len(runs) == 0 {
 		t.Fatalf("runs parts: %v %v", runs, err)
 	}
@@ -546,25 +475,18 @@ func TestCountsErrorsNameTheFile(t *testing.T) {
 		}
 	}
 	var turnsErr, runsErr error
-	for _, err := range TurnCounts(ctx, dir, CountOptions{}) {
+	for _, err := range tally.Turns(ctx, dir, tally.Options{}) {
 		if err != nil {
 			turnsErr = err
 			break
 		}
 	}
-	for _, err := range RunCounts(ctx, dir, CountOptions{}) {
+	for _, err := range tally.Runs(ctx, dir, tally.Options{}) {
 		if err != nil {
 			runsErr = err
 			break
 		}
 	}
-	check("TurnCounts", turns, "kind", turnsErr)
-	check("RunCounts", runsPath, "verdict", runsErr)
-}
-
-// runSummariesOnDemand streams the runs table as RunSummaries does, reading
-// a row group only when the consumer reaches it, in its goroutine: for a
-// consumer that stops after the first few runs.
-func runSummariesOnDemand(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
-	return readTable(ctx, dir, RunsTable, readRunColumnsLazily)
+	check("Turns", turns, "kind", turnsErr)
+	check("Runs", runsPath, "verdict", runsErr)
 }

@@ -1,4 +1,4 @@
-package classify
+package tally
 
 import (
 	"cmp"
@@ -18,29 +18,29 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/internal/binfmt"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// Counting a table from its Parquet columns still decompresses them: most
-// of stats' instructions on a large dataset went to zstd, nearly all for
-// the feedback column (a refusal names files, so a row group has hundreds
-// of wordings). So classify, once it has written a part file, counts it as
-// TurnCounts and RunCounts would (countPart, with the case columns) and
-// keeps the result in a small file of its own beside the tables:
+// Counting a table from its Parquet columns still decompresses them, the
+// feedback column most (a refusal names files, so a row group has hundreds
+// of wordings). So classify, once it has written a part file, has it
+// counted as Turns and Runs would (WriteCounts: countPart, with the case
+// columns), and the result kept in a small file beside the tables:
 // counts/<table>/<partition>/part-NNNNNN-NNNN.counts. The readers take a
 // part file's counts from there when the file is there, whole, and names
 // the part file as it is now; any other part file is counted from its
-// columns, as before. The counts are a cache: deleting counts/ changes no
-// number, only the time it takes.
+// columns. The counts are a cache: deleting counts/ changes no number,
+// only the time it takes.
 //
 // A counts file names its part file by the part file's size, the xxhash64
 // of its footer (the Parquet metadata) and the xxhash64 of the column
 // chunks it was counted from (partID): a part file rewritten, grown, cut,
 // edited in place or replaced by another of the same name is counted from
-// its columns. Checking costs a read of those chunks as they are stored,
-// about a tenth of the turns table's bytes, and no decompression.
+// its columns. Checking reads those chunks as they are stored, without
+// decompressing them.
 
 // countsDir is the directory of a dataset that holds the counts files.
 const countsDir = "counts"
@@ -51,9 +51,10 @@ const countsMagic = "pyharness-counts"
 // countsVersion is the layout of a counts file this build reads and writes.
 const countsVersion = 2
 
-// keptClaimedDone is how many of a runs part file's failures that claimed
-// DONE its counts list (ClaimedDoneRuns), at most.
-const keptClaimedDone = 20
+// ClaimedDonePerPart is how many of a runs part file's failures that
+// claimed DONE ClaimedDone lists, at most: the first of them, which its
+// counts file keeps.
+const ClaimedDonePerPart = 20
 
 // countsPath is where the counts of the part file rel (relative to the
 // dataset root) are kept.
@@ -151,7 +152,7 @@ func (id *partID) equal(o *partID) bool {
 // countedRanges are the byte ranges of the column chunks of cols in a part
 // file, row group by row group, in the file's order.
 func countedRanges[T any](path string, cols []keyColumn[T]) ([]byteRange, error) {
-	f, pf, err := openPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	f, pf, err := classified.OpenPart(path, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, err
 	}
@@ -178,28 +179,28 @@ func countedRanges[T any](path string, cols []keyColumn[T]) ([]byteRange, error)
 	return ranges, nil
 }
 
-// writeCounts writes the counts files of the part files rels, on every
-// core. A part file that cannot be counted from its columns (a row group of
-// turns without feedback, a layout not classify's) gets none, and its old
-// one, if any, goes.
-func writeCounts(ctx context.Context, root string, rels []string) error {
+// WriteCounts writes the counts files of the part files rels (relative to
+// the dataset root), on every core. A part file that cannot be counted
+// from its columns (a row group of turns without feedback, a layout not
+// classify's) gets none, and its old one, if any, goes.
+func WriteCounts(ctx context.Context, root string, rels []string) error {
 	write := func(rel string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		data, err := encodePartCounts(ctx, root, rel)
 		if err != nil {
-			return fmt.Errorf("classify: count %s: %w", rel, err)
+			return fmt.Errorf("count %s: %w", rel, err)
 		}
 		path := countsPath(root, rel)
 		if data == nil {
-			return removeCounts(root, rel)
+			return RemoveCounts(root, rel)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("classify: %w", err)
+			return fmt.Errorf("write counts: %w", err)
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return fmt.Errorf("classify: %w", err)
+			return fmt.Errorf("write counts: %w", err)
 		}
 		return nil
 	}
@@ -212,17 +213,18 @@ func writeCounts(ctx context.Context, root string, rels []string) error {
 	return first
 }
 
-// removeCounts removes the counts file of the part file rel, if any.
-func removeCounts(root, rel string) error {
+// RemoveCounts removes the counts file of the part file rel, if any.
+func RemoveCounts(root, rel string) error {
 	if err := os.Remove(countsPath(root, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("classify: %w", err)
+		return fmt.Errorf("remove counts: %w", err)
 	}
 	return nil
 }
 
-// removeOrphanCounts removes the counts files of part files that are not
-// live: those of a classify that did not commit.
-func removeOrphanCounts(root string, live map[string]bool) error {
+// RemoveOrphanCounts removes the counts files of part files that are not
+// live (relative to the dataset root, as the state lists them): those of a
+// classify that did not commit.
+func RemoveOrphanCounts(root string, live map[string]bool) error {
 	dir := filepath.Join(root, countsDir)
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -244,30 +246,30 @@ func removeOrphanCounts(root string, live map[string]bool) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
+		return fmt.Errorf("remove orphan counts: %w", err)
 	}
 	return nil
 }
 
-// encodePartCounts is the counts file of the part file rel, or nil when it is to
-// be counted from its columns.
+// encodePartCounts is the counts file of the part file rel, or nil when it
+// is to be counted from its columns.
 func encodePartCounts(ctx context.Context, root, rel string) ([]byte, error) {
 	table, _, _ := strings.Cut(rel, "/")
 	path := filepath.Join(root, filepath.FromSlash(rel))
 	switch table {
-	case TurnsTable:
+	case classified.TurnsTable:
 		cols := turnKeyColumns
 		id, err := countedPartID(path, cols)
 		if err != nil || id == nil {
 			return nil, err
 		}
-		same := func(t TurnSummary) TurnSummary { return t }
+		same := func(t classified.TurnSummary) classified.TurnSummary { return t }
 		groups, byRow, err := countPart(path, cols, turnsByRow(keyColumnAt(cols, "kind"), keyColumnAt(cols, "feedback"), same))
 		if err != nil || !countedByGroups(byRow, groups) {
 			return nil, err
 		}
 		return encodeCounts(id, cols, groups, nil), nil
-	case RunsTable:
+	case classified.RunsTable:
 		id, err := countedPartID(path, runKeyColumns)
 		if err != nil || id == nil {
 			return nil, err
@@ -276,20 +278,20 @@ func encodePartCounts(ctx context.Context, root, rel string) ([]byte, error) {
 		if err != nil || !countedByGroups(byRow, groups) {
 			return nil, err
 		}
-		part, err := parsePartitionDir(strings.TrimPrefix(filepath.ToSlash(filepath.Dir(rel)), table+"/"))
+		part, err := classified.PartitionOf(rel)
 		if err != nil {
 			return nil, err
 		}
 		ex := &claimedDone{all: true}
 		var readErr error
-		readRunColumnsLazily(ctx, path, part, func(r Partitioned[RunSummary], err error) bool {
+		readRunSummaries(ctx, path, part, func(r classified.Partitioned[classified.RunSummary], err error) bool {
 			switch {
 			case err != nil:
 				readErr = err
 				return false
 			case !isClaimedDone(&r.Row):
 				return true
-			case len(ex.runs) == keptClaimedDone:
+			case len(ex.runs) == ClaimedDonePerPart:
 				ex.all = false // there are more than it keeps
 				return false
 			}
@@ -330,14 +332,14 @@ func countedByGroups[T any](byRow bool, groups []rowGroupCounts[T]) bool {
 }
 
 // isClaimedDone reports whether a run failed claiming DONE.
-func isClaimedDone(r *RunSummary) bool {
+func isClaimedDone(r *classified.RunSummary) bool {
 	return r.Verdict == schemas.VerdictFailed && r.ClaimedDone
 }
 
 // claimedDone are the first failures that claimed DONE of a runs part file,
 // and whether they are all of them.
 type claimedDone struct {
-	runs []RunSummary
+	runs []classified.RunSummary
 	all  bool
 }
 
@@ -350,7 +352,7 @@ type claimedDone struct {
 //	  the file's first 4 bytes and the ranges' bytes (8 bytes)
 //	the strings: their number; each one's length; then all their bytes
 //	two sections, the counts by the columns without the case columns, then
-//	  by all of them (CountOptions.Cases), each: its length in bytes; its
+//	  by all of them (Options.Cases), each: its length in bytes; its
 //	  columns (their number; each its path, as a length and bytes, and
 //	  keyKind); its row groups: their number; for each, for each column
 //	  its values (text: their number, each a string's index; a number, a
@@ -518,7 +520,7 @@ func pick[E any](s []E, at []int) []E {
 	return out
 }
 
-func (e *countsEncoder) runSummary(r *RunSummary) {
+func (e *countsEncoder) runSummary(r *classified.RunSummary) {
 	e.str(r.RunID)
 	e.str(r.CaseID)
 	e.int(int64(r.Tier))
@@ -612,13 +614,13 @@ func (d *countsDecoder) strList() []string {
 	return l
 }
 
-func (d *countsDecoder) runSummary() RunSummary {
-	r := RunSummary{RunID: d.str(), CaseID: d.str(), Tier: d.int32(), Pass: d.int32(),
+func (d *countsDecoder) runSummary() classified.RunSummary {
+	r := classified.RunSummary{RunID: d.str(), CaseID: d.str(), Tier: d.int32(), Pass: d.int32(),
 		Verdict: schemas.Verdict(d.str()), FailureClass: schemas.FailureClass(d.str()), ClaimedDone: d.Uvarint() == 1,
 		StopReason: schemas.StopReason(d.str()), ModelSteps: d.int32(), Turns: d.int32()}
-	r.Writes = make([]Write, d.Count()) // empty, not nil, as the column reader's
+	r.Writes = make([]classified.Write, d.Count()) // empty, not nil, as the column reader's
 	for i := range r.Writes {
-		r.Writes[i] = Write{Path: d.str(), Added: d.int32(), Removed: d.int32()}
+		r.Writes[i] = classified.Write{Path: d.str(), Added: d.int32(), Removed: d.int32()}
 	}
 	r.FirstFailure = d.str()
 	r.Tags = d.strList()
@@ -655,7 +657,7 @@ func openCounts(root, rel string) (*countsDecoder, bool) {
 	if id, err := readPartID(filepath.Join(root, filepath.FromSlash(rel)), want.ranges); err != nil || !id.equal(&want) {
 		return nil, false
 	}
-	// The strings share one allocation, as a dictionary's do (TurnCounts).
+	// The strings share one allocation, as a dictionary's do (Turns).
 	lens := make([]int, d.Count())
 	total := 0
 	for i := range lens {
@@ -775,49 +777,75 @@ func storedClaimedDone(root, rel string) (*claimedDone, bool) {
 		return nil, false
 	}
 	done := &claimedDone{all: d.Uvarint() == 1}
-	done.runs = make([]RunSummary, d.Count())
+	done.runs = make([]classified.RunSummary, d.Count())
 	for i := range done.runs {
 		done.runs[i] = d.runSummary()
 	}
 	return done, !d.bad() && d.Len() == 0
 }
 
-// ClaimedDoneRuns streams the runs of a dataset that failed claiming DONE,
-// in the table's order, at most perPart of each part file: from the part
-// file's counts when they list that many or all of them, else from its
-// columns, read until it has them.
-func ClaimedDoneRuns(ctx context.Context, dir string, perPart int) iter.Seq2[Partitioned[RunSummary], error] {
-	read := func(ctx context.Context, path string, part Partition, yield func(Partitioned[RunSummary], error) bool) bool {
-		if perPart <= 0 {
-			return true
-		}
-		rel, err := filepath.Rel(dir, path)
+// ClaimedDone streams the runs of a dataset that failed claiming DONE, in
+// the table's order: the first ClaimedDonePerPart of each part file, from
+// the part file's counts when they are fresh, else from its columns, read
+// until it has them.
+func ClaimedDone(ctx context.Context, dir string) iter.Seq2[classified.Partitioned[classified.RunSummary], error] {
+	return claimedDoneRuns(ctx, dir, ClaimedDonePerPart)
+}
+
+// claimedDoneRuns is ClaimedDone with at most perPart of each part file:
+// the counts file serves when it lists that many or all of them.
+func claimedDoneRuns(ctx context.Context, dir string, perPart int) iter.Seq2[classified.Partitioned[classified.RunSummary], error] {
+	type row = classified.Partitioned[classified.RunSummary]
+	return func(yield func(row, error) bool) {
+		rels, err := classified.PartFiles(dir, classified.RunsTable)
 		if err != nil {
-			return yield(Partitioned[RunSummary]{}, err)
+			yield(row{}, err)
+			return
 		}
-		if done, ok := storedClaimedDone(dir, filepath.ToSlash(rel)); ok && (done.all || len(done.runs) >= perPart) {
-			for i := range done.runs[:min(perPart, len(done.runs))] {
-				if !yield(Partitioned[RunSummary]{Partition: part, Row: done.runs[i]}, nil) {
-					return false
+		for _, rel := range rels {
+			part, err := classified.PartitionOf(rel)
+			if err != nil {
+				// As classified.Runs: a bad partition directory is
+				// reported and the next part file read.
+				if !yield(row{}, err) {
+					return
 				}
+				continue
 			}
-			return true
+			if !readClaimedDone(ctx, dir, rel, part, perPart, yield) {
+				return
+			}
 		}
-		n, stopped := 0, false
-		readRunColumnsLazily(ctx, path, part, func(r Partitioned[RunSummary], err error) bool {
-			if err == nil && !isClaimedDone(&r.Row) {
-				return true
-			}
-			if err == nil {
-				n++
-			}
-			if !yield(r, err) {
-				stopped = true
+	}
+}
+
+// readClaimedDone yields the first perPart runs of the part file rel that
+// failed claiming DONE; it returns false when the consumer stopped.
+func readClaimedDone(ctx context.Context, dir, rel string, part classified.Partition, perPart int, yield func(classified.Partitioned[classified.RunSummary], error) bool) bool {
+	if perPart <= 0 {
+		return true
+	}
+	if done, ok := storedClaimedDone(dir, rel); ok && (done.all || len(done.runs) >= perPart) {
+		for i := range done.runs[:min(perPart, len(done.runs))] {
+			if !yield(classified.Partitioned[classified.RunSummary]{Partition: part, Row: done.runs[i]}, nil) {
 				return false
 			}
-			return err == nil && n < perPart
-		})
-		return !stopped
+		}
+		return true
 	}
-	return readTable(ctx, dir, RunsTable, read)
+	n, stopped := 0, false
+	readRunSummaries(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, func(r classified.Partitioned[classified.RunSummary], err error) bool {
+		if err == nil && !isClaimedDone(&r.Row) {
+			return true
+		}
+		if err == nil {
+			n++
+		}
+		if !yield(r, err) {
+			stopped = true
+			return false
+		}
+		return err == nil && n < perPart
+	})
+	return !stopped
 }

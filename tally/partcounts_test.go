@@ -1,4 +1,4 @@
-package classify
+package tally_test
 
 import (
 	"context"
@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/tally"
 	"github.com/pyharness/pyharness/trace"
 )
 
@@ -19,7 +23,7 @@ import (
 func countsFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var parts []string
-	root := filepath.Join(dir, countsDir)
+	root := filepath.Join(dir, tally.CountsDir)
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -38,8 +42,8 @@ func countsFiles(t *testing.T, dir string) []string {
 func liveParts(t *testing.T, dir string) []string {
 	t.Helper()
 	var parts []string
-	for _, table := range []string{RunsTable, TurnsTable} {
-		rels, err := listParts(dir, table)
+	for _, table := range []string{classified.RunsTable, classified.TurnsTable} {
+		rels, err := classified.PartFiles(dir, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,9 +56,9 @@ func liveParts(t *testing.T, dir string) []string {
 // allCounts is everything TurnCounts, RunCounts and ClaimedDoneRuns give
 // for a dataset.
 type allCounts struct {
-	turns, turnsByCase []Counted[TurnSummary]
-	runs, runsByCase   []Counted[RunTally]
-	claimed            [3][]Partitioned[RunSummary]
+	turns, turnsByCase []tally.Counted[classified.TurnSummary]
+	runs, runsByCase   []tally.Counted[tally.RunTally]
+	claimed            [3][]classified.Partitioned[classified.RunSummary]
 }
 
 func readAllCounts(t *testing.T, dir string) allCounts {
@@ -62,27 +66,27 @@ func readAllCounts(t *testing.T, dir string) allCounts {
 	ctx := context.Background()
 	var a allCounts
 	for _, cases := range []bool{false, true} {
-		o := CountOptions{Cases: cases}
+		o := tally.Options{Cases: cases}
 		turns, runs := &a.turns, &a.runs
 		if cases {
 			turns, runs = &a.turnsByCase, &a.runsByCase
 		}
-		for c, err := range TurnCounts(ctx, dir, o) {
+		for c, err := range tally.Turns(ctx, dir, o) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			*turns = append(*turns, c)
 		}
-		for c, err := range RunCounts(ctx, dir, o) {
+		for c, err := range tally.Runs(ctx, dir, o) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			*runs = append(*runs, c)
 		}
 	}
-	for i, perPart := range []int{1, keptClaimedDone, keptClaimedDone + 5} {
-		a.claimed[i] = collect(t, ClaimedDoneRuns(ctx, dir, perPart))
-	}
+	a.claimed[0] = collect(t, tally.ClaimedDoneRuns(ctx, dir, 1))
+	a.claimed[1] = collect(t, tally.ClaimedDone(ctx, dir))
+	a.claimed[2] = collect(t, tally.ClaimedDoneRuns(ctx, dir, tally.ClaimedDonePerPart+5))
 	return a
 }
 
@@ -120,7 +124,7 @@ func compareCounts(t *testing.T, aName string, a allCounts, bName string, b allC
 // claimed DONE.
 func TestCountsFilesCountAsTheColumns(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Update(context.Background(), fixtures, dir); err != nil {
+	if _, err := classify.Update(context.Background(), fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
 	live := liveParts(t, dir)
@@ -128,16 +132,9 @@ func TestCountsFilesCountAsTheColumns(t *testing.T) {
 		t.Fatalf("counts files for %q, want one for each part file %q", got, live)
 	}
 	for _, rel := range live {
-		var ok, okCases bool
-		if strings.HasPrefix(rel, TurnsTable+"/") {
-			_, ok = storedRowGroups(dir, rel, withoutCases(turnKeyColumns))
-			_, okCases = storedRowGroups(dir, rel, turnKeyColumns)
-		} else {
-			_, ok = storedRowGroups(dir, rel, withoutCases(runKeyColumns))
-			_, okCases = storedRowGroups(dir, rel, runKeyColumns)
-			if _, done := storedClaimedDone(dir, rel); !done {
-				t.Errorf("%s: its counts list no failures that claimed DONE", rel)
-			}
+		ok, okCases := tally.FreshCounts(dir, rel, false), tally.FreshCounts(dir, rel, true)
+		if strings.HasPrefix(rel, classified.RunsTable+"/") && !tally.ListsClaimedDone(dir, rel) {
+			t.Errorf("%s: its counts list no failures that claimed DONE", rel)
 		}
 		if !ok || !okCases {
 			t.Errorf("%s: counts read %v without the case columns, %v with them; want both", rel, ok, okCases)
@@ -147,24 +144,25 @@ func TestCountsFilesCountAsTheColumns(t *testing.T) {
 	if len(stored.claimed[2]) == 0 {
 		t.Fatal("the fixtures hold no failure that claimed DONE: the test reads none")
 	}
-	if err := os.RemoveAll(filepath.Join(dir, countsDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, tally.CountsDir)); err != nil {
 		t.Fatal(err)
 	}
 	fromColumns := readAllCounts(t, dir)
 	compareCounts(t, "from the counts files", stored, "from the columns", fromColumns)
 	// The failures that claimed DONE, each part file's first perPart.
-	var want [3][]Partitioned[RunSummary]
+	var want [3][]classified.Partitioned[classified.RunSummary]
 	perPart := map[string]int{}
-	for r, err := range RunSummaries(context.Background(), dir) {
+	for run, err := range classified.Runs(context.Background(), dir) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !isClaimedDone(&r.Row) {
+		r := classified.Partitioned[classified.RunSummary]{Partition: run.Partition, Row: run.Row.Summary()}
+		if r.Row.Verdict != schemas.VerdictFailed || !r.Row.ClaimedDone {
 			continue
 		}
-		perPart[r.Partition.dir()]++
-		for i, n := range []int{1, keptClaimedDone, keptClaimedDone + 5} {
-			if perPart[r.Partition.dir()] <= n {
+		perPart[r.Partition.Dir()]++
+		for i, n := range []int{1, tally.ClaimedDonePerPart, tally.ClaimedDonePerPart + 5} {
+			if perPart[r.Partition.Dir()] <= n {
 				want[i] = append(want[i], r)
 			}
 		}
@@ -181,20 +179,16 @@ func TestCountsFilesCountAsTheColumns(t *testing.T) {
 func TestStaleCountsAreNotRead(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := Update(ctx, fixtures, dir); err != nil {
+	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
-	rels, err := listParts(dir, TurnsTable)
+	rels, err := classified.PartFiles(dir, classified.TurnsTable)
 	if err != nil || len(rels) < 2 {
 		t.Fatalf("want two turns part files or more: %q %v", rels, err)
 	}
 	rel, other := rels[0], rels[1]
 	path := filepath.Join(dir, filepath.FromSlash(rel))
-	cols := withoutCases(turnKeyColumns)
-	fresh := func() bool {
-		_, ok := storedRowGroups(dir, rel, cols)
-		return ok
-	}
+	fresh := func() bool { return tally.FreshCounts(dir, rel, false) }
 	if !fresh() {
 		t.Fatal("the counts file of a part file classify just wrote is not read")
 	}
@@ -202,7 +196,7 @@ func TestStaleCountsAreNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, err := os.ReadFile(countsPath(dir, rel))
+	counts, err := os.ReadFile(tally.CountsPath(dir, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +205,7 @@ func TestStaleCountsAreNotRead(t *testing.T) {
 		if err := os.WriteFile(path, part, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(countsPath(dir, rel), counts, 0o644); err != nil {
+		if err := os.WriteFile(tally.CountsPath(dir, rel), counts, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if !fresh() {
@@ -235,12 +229,12 @@ func TestStaleCountsAreNotRead(t *testing.T) {
 		{"a byte of the counts file flipped", func() {
 			b := slices.Clone(counts)
 			b[len(b)/2] ^= 0x40
-			if err := os.WriteFile(countsPath(dir, rel), b, 0o644); err != nil {
+			if err := os.WriteFile(tally.CountsPath(dir, rel), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"the counts file cut short", func() {
-			if err := os.WriteFile(countsPath(dir, rel), counts[:len(counts)-9], 0o644); err != nil {
+			if err := os.WriteFile(tally.CountsPath(dir, rel), counts[:len(counts)-9], 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -257,11 +251,11 @@ func TestStaleCountsAreNotRead(t *testing.T) {
 			}
 			withStale := readAllCounts(t, dir)
 			aside := filepath.Join(t.TempDir(), "counts")
-			if err := os.Rename(filepath.Join(dir, countsDir), aside); err != nil {
+			if err := os.Rename(filepath.Join(dir, tally.CountsDir), aside); err != nil {
 				t.Fatal(err)
 			}
 			fromColumns := readAllCounts(t, dir)
-			if err := os.Rename(aside, filepath.Join(dir, countsDir)); err != nil {
+			if err := os.Rename(aside, filepath.Join(dir, tally.CountsDir)); err != nil {
 				t.Fatal(err)
 			}
 			compareCounts(t, "with the stale counts file", withStale, "without counts files", fromColumns)
@@ -292,14 +286,14 @@ func TestCountsFollowTheParts(t *testing.T) {
 		t.Fatal("the fixtures hold no second attempt")
 	}
 	out := t.TempDir()
-	if _, err := Update(ctx, traces, out); err != nil {
+	if _, err := classify.Update(ctx, traces, out); err != nil {
 		t.Fatal(err)
 	}
 	before := liveParts(t, out)
 	for _, f := range later {
 		copyTrace(t, traces, f)
 	}
-	res, err := Update(ctx, traces, out)
+	res, err := classify.Update(ctx, traces, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,14 +308,14 @@ func TestCountsFollowTheParts(t *testing.T) {
 		t.Errorf("counts files for %q, want one for each live part file %q", got, live)
 	}
 
-	orphan := countsPath(out, TurnsTable+"/source=bench/model=scripted/part-000009-0001.parquet")
+	orphan := tally.CountsPath(out, classified.TurnsTable+"/source=bench/model=scripted/part-000009-0001.parquet")
 	if err := os.MkdirAll(filepath.Dir(orphan), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(orphan, []byte("half a file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Update(ctx, traces, out); err != nil {
+	if _, err := classify.Update(ctx, traces, out); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(orphan); !os.IsNotExist(err) {

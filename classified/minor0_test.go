@@ -1,4 +1,4 @@
-package classify
+package classified
 
 import (
 	"context"
@@ -65,14 +65,14 @@ func TestPartFilesBeforeMinor1AreRead(t *testing.T) {
 	}
 
 	var read []TurnRow
-	readPart(context.Background(), path, Partition{}, func(p Partitioned[TurnRow], err error) bool {
+	ReadPart(context.Background(), path, Partition{}, nil, func(p Partitioned[TurnRow], err error) bool {
 		if err != nil {
 			t.Fatal(err)
 		}
 		read = append(read, p.Row)
 		return true
 	})
-	check("readPart", read)
+	check("ReadPart", read)
 
 	// The reader classify's rewrite uses when it copies old rows.
 	rf, err := os.Open(path)

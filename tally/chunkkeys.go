@@ -1,4 +1,4 @@
-package classify
+package tally
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // The grouping of a row group's rows by their columns' value indexes, and
 // the readers that turn a column chunk's pages into those indexes, for
-// TurnCounts and RunCounts (counts.go).
+// Turns and Runs (counts.go).
 
 // counterState is what countPart reuses from part file to part file: the
 // buffers of its columns and of its grouping.
@@ -264,8 +264,7 @@ type chunkKeys struct {
 	plain  map[string]int32 // the strings of plain pages, by index
 	number map[int32]int32  // the ints, by index
 	// small is the index + 1 of each int below smallNumbers among ints,
-	// 0 for none: a map lookup per row costs more than the rest of
-	// reading an int.
+	// 0 for none: an array lookup per row, not a map's.
 	small   []int32
 	listIdx map[string]int32 // the lists, by their encoding
 	listKey []byte
@@ -357,10 +356,9 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 			k.strs = slices.Grow(k.strs, d.Len())
 			// One string for the whole dictionary, the entries slices of
 			// it: most of a dictionary's strings are the chunk's only (the
-			// feedback of refusals names files), a string each costs an
-			// allocation each, and a map to intern them more. (So a
-			// consumer that keeps a few of them copies them: see
-			// TurnCounts.)
+			// feedback of refusals names files), and a string each would
+			// be an allocation each. (So a consumer that keeps a few of
+			// them copies them: see Turns.)
 			entries := d.Page().Data()
 			values, offsets := entries.ByteArray()
 			if len(offsets) != d.Len()+1 {
@@ -374,8 +372,7 @@ func (k *chunkKeys) readText(p parquet.Page, at []int32) ([]int32, error) {
 		n := uint32(d.Len())
 		idx := data.Int32()
 		// The largest index checked first, then the indexes copied: two
-		// passes of a few instructions a row, where a check and an add a
-		// row took a dozen.
+		// tight passes rather than a check and an add a row.
 		var hi uint32
 		for _, e := range idx {
 			hi = max(hi, uint32(e))
@@ -471,7 +468,7 @@ func (k *chunkKeys) readBools(p parquet.Page) error {
 	k.ints = append(k.ints[:0], 0, 1)
 	if r, ok := p.Values().(parquet.BooleanReader); ok && p.Dictionary() == nil {
 		if k.bools == nil {
-			k.bools = make([]bool, rowsPerGroup)
+			k.bools = make([]bool, valuesPerRead)
 		}
 		for {
 			n, err := r.ReadBooleans(k.bools)

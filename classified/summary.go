@@ -1,16 +1,6 @@
-package classify
+package classified
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"iter"
-	"slices"
-
-	"github.com/parquet-go/parquet-go"
-
-	"github.com/pyharness/pyharness/schemas"
-)
+import "github.com/pyharness/pyharness/schemas"
 
 // TurnSummary is the columns of a turns row that a summary of the table
 // needs. Reading a part file as TurnSummary reads these column chunks only,
@@ -69,79 +59,5 @@ func (r *RunRow) Summary() RunSummary {
 		RunID: r.RunID, CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
 		Verdict: r.Verdict, FailureClass: r.FailureClass, ClaimedDone: r.ClaimedDone, StopReason: r.StopReason,
 		ModelSteps: r.ModelSteps, Turns: r.Turns, Writes: r.Writes, FirstFailure: r.FirstFailure, Tags: r.Tags,
-	}
-}
-
-// TurnSummaries streams the turns table of a dataset as TurnSummary rows,
-// part file by part file. A refusal, nudge or parse failure with no
-// feedback (in a part file written before the column existed, or copied
-// from one) has it computed from its messages, which are read for those
-// rows' batches only.
-func TurnSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnSummary], error] {
-	return readTable(ctx, dir, TurnsTable, readTurnColumns)
-}
-
-// RunSummaries streams the runs table of a dataset as RunSummary rows,
-// part file by part file.
-func RunSummaries(ctx context.Context, dir string) iter.Seq2[Partitioned[RunSummary], error] {
-	return readTable(ctx, dir, RunsTable, readRunColumns)
-}
-
-// readTurnSummaries reads a turns part file as TurnSummary rows through
-// parquet-go's row reader: readTurnColumns's way for a file whose columns
-// it cannot read page by page.
-func readTurnSummaries(ctx context.Context, path string, part Partition, yield func(Partitioned[TurnSummary], error) bool) bool {
-	var fb feedbackFiller
-	defer fb.close()
-	return readPartFilled(ctx, path, part, fb.fill, yield)
-}
-
-// turnMessages is the messages column of a turns row.
-type turnMessages struct {
-	Messages []MessageRow `parquet:"messages,list"`
-}
-
-// feedbackFiller computes the feedback of the turn summaries of one part
-// file that lack it. It opens its reader of the messages at the first batch
-// that needs them, and seeks it forward past the batches that do not.
-type feedbackFiller struct {
-	msgs *parquet.GenericReader[turnMessages]
-	buf  []turnMessages
-}
-
-func lacksFeedback(t TurnSummary) bool {
-	return t.Feedback == "" && hasFeedback(t.Kind)
-}
-
-func (fb *feedbackFiller) fill(f *parquet.File, first int64, rows []TurnSummary) error {
-	if !slices.ContainsFunc(rows, lacksFeedback) {
-		return nil
-	}
-	if fb.msgs == nil {
-		fb.msgs = parquet.NewGenericReader[turnMessages](f)
-	}
-	if err := fb.msgs.SeekToRow(first); err != nil {
-		return fmt.Errorf("read messages for the feedback: %w", err)
-	}
-	fb.buf = slices.Grow(fb.buf[:0], len(rows))[:len(rows)]
-	clear(fb.buf)
-	n, err := fb.msgs.Read(fb.buf)
-	if n < len(rows) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return fmt.Errorf("read messages for the feedback: %w", err)
-	}
-	for i := range rows {
-		if lacksFeedback(rows[i]) {
-			rows[i].Feedback = feedbackOfRows(rows[i].Kind, fb.buf[i].Messages)
-		}
-	}
-	return nil
-}
-
-func (fb *feedbackFiller) close() {
-	if fb.msgs != nil {
-		fb.msgs.Close()
 	}
 }
