@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/pyharness/pyharness/internal/swar"
@@ -124,7 +125,7 @@ func appendLine(dst, line []byte) []byte {
 	i := 0
 chunks:
 	for i+8 <= len(line) {
-		s := startsIn(swar.Word(line, i), word[prevAt(i)])
+		s := startsIn(binary.LittleEndian.Uint64(line[i:]), word[prevAt(i)])
 		for s != 0 {
 			k := i + swar.First(s)
 			s &= s - 1

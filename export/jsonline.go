@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pyharness/pyharness/internal/swar"
 )
@@ -29,9 +30,17 @@ const hexDigits = "0123456789abcdef"
 // bytes at a time.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0 // the first byte of s not yet in dst
-	for i := swar.NextJSONSpecial(s, 0); i < len(s); i = swar.NextJSONSpecial(s, i) {
+	bs := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	start := 0                                       // the first byte of s not yet in dst
+	for i := 0; ; {
+		if i = swar.SkipPlainJSON(bs, i); i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' { // a plain byte among the last seven
+				i++
+				continue
+			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':

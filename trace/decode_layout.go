@@ -214,7 +214,7 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 	b := s.b
 	i := s.i + 1
 	for {
-		i = swar.NextJSONSpecial(b, i)
+		i = swar.SkipPlainJSON(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return 0, false
@@ -228,13 +228,15 @@ func (s *turnScanner) stringEnd() (end int, escaped bool) {
 		case c < 0x20:
 			s.bad = true
 			return 0, false
-		default: // a byte of a non-ASCII character
+		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return 0, false
 			}
 			i += n
+		default: // a plain byte among the last seven
+			i++
 		}
 	}
 }
@@ -253,7 +255,7 @@ func (s *turnScanner) str() string {
 	s.text = s.text[:0]
 	escaped := false
 	for {
-		i = swar.NextJSONSpecial(b, i)
+		i = swar.SkipPlainJSON(b, i)
 		if i >= len(b) {
 			s.bad = true
 			return ""
@@ -307,13 +309,15 @@ func (s *turnScanner) str() string {
 		case c < 0x20:
 			s.bad = true
 			return ""
-		default: // a byte of a non-ASCII character
+		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				s.bad = true
 				return ""
 			}
 			i += n
+		default: // a plain byte among the last seven
+			i++
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package swar
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Ones has 1 in every byte of a word; Highs has every byte's top bit, the
 // bit the tests here set to mark a byte.
@@ -8,14 +11,6 @@ const (
 	Ones  = 0x0101010101010101
 	Highs = 0x8080808080808080
 )
-
-// Word returns the eight bytes of b from i on as a word, b[i] in its lowest
-// byte, whatever the machine's byte order.
-func Word[T ~string | ~[]byte](b T, i int) uint64 {
-	_ = b[i+7] // one bounds check for the eight
-	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
-}
 
 // First returns the index in its word of the first (lowest) byte marked in
 // m, which must not be 0.
@@ -39,25 +34,6 @@ func isJSONSpecial(c byte) bool {
 	return c == '"' || c == '\\' || c < 0x20 || c >= 0x80
 }
 
-// NextJSONSpecial returns the index of the first byte of b from i on that
-// is '"', '\\', a control character or a byte of a non-ASCII character, or
-// len(b) when there is none: the bytes before it are ASCII that a JSON
-// string holds as they are. It tests eight bytes at a time while eight
-// remain.
-func NextJSONSpecial[T ~string | ~[]byte](b T, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		if m := jsonSpecial(Word(b, i)); m != 0 {
-			return i + First(m)
-		}
-	}
-	for ; i < len(b); i++ {
-		if isJSONSpecial(b[i]) {
-			return i
-		}
-	}
-	return len(b)
-}
-
 // Between marks the bytes of low that lie strictly between lo and hi
 // (lo < b < hi). low's bytes must have their top bits clear (a word with
 // Highs cleared), and lo ≤ 127, hi ≤ 128: then no borrow or carry crosses
@@ -65,4 +41,20 @@ func NextJSONSpecial[T ~string | ~[]byte](b T, i int) int {
 // the top bits clears the marks of the bytes that had them.
 func Between(low, lo, hi uint64) uint64 {
 	return (Ones*(127+hi) - low) & (low + Ones*(127-lo)) & Highs
+}
+
+// SkipPlainJSON returns i advanced, eight bytes at a time, past the bytes
+// of b that a JSON string holds as they are, to the first byte that is
+// not or to where fewer than eight bytes remain: the caller looks at the
+// bytes from there one at a time. It is small enough to be inlined in the
+// decoder's and the writer's string loops.
+func SkipPlainJSON(b []byte, i int) int {
+	// As uints, a negative i reads nothing: the caller's b[i] panics.
+	for uint(i)+8 <= uint(len(b)) {
+		if m := jsonSpecial(load(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	return i
 }

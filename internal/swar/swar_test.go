@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// firstSpecial is NextJSONSpecial by its definition, a byte at a time.
+// firstSpecial is the first special byte of b from i on, a byte at a time.
 func firstSpecial(b []byte, i int) int {
 	for ; i < len(b); i++ {
 		if isJSONSpecial(b[i]) {
@@ -52,48 +52,50 @@ func TestJSONSpecialMarksTheFirstSpecialByte(t *testing.T) {
 	}
 }
 
-func TestNextJSONSpecial(t *testing.T) {
+// skipped is what SkipPlainJSON must return: the first special byte from
+// i on when it lies in one of the whole words from i, else the end of the
+// last whole word (or i itself past the end).
+func skipped(b []byte, i int) int {
+	if i > len(b) {
+		return i
+	}
+	return min(firstSpecial(b, i), i+(len(b)-i)/8*8)
+}
+
+func TestSkipPlainJSON(t *testing.T) {
 	for _, c := range []struct {
 		s    string
 		from int
 		want int
 	}{
 		{"", 0, 0},
-		{"plain", 0, 5},
-		{"plain text, longer than a word", 0, 30},
+		{"plain", 0, 0}, // less than a word: nothing skipped
+		{"plain text, longer than a word", 0, 24}, // three words, then six bytes left
 		{`eight by"`, 0, 8},
-		{`a "quote"`, 3, 8},
-		{`a\b`, 0, 1},
+		{`a "quote" and more`, 0, 2},
+		{`a "quote" and more`, 3, 8},
 		{"sixteen bytes...\n", 0, 16},
-		{"tab\there", 0, 3},
-		{"del \x7f is plain", 0, 14},
-		{"ascii then é", 0, 11},
-		{"ascii then é", 12, 12},
-		{"short", 5, 5},
-		{"short", 7, 5},
+		{"tab\there and more", 0, 3},
+		{"del \x7f is plain, all", 0, 16},
+		{"ascii then é", 0, 8},
+		{"ascii then é and more", 4, 11},
+		{"short", 7, 7},
 	} {
-		if got := NextJSONSpecial(c.s, c.from); got != c.want {
-			t.Errorf("NextJSONSpecial(%q, %d) = %d, want %d", c.s, c.from, got, c.want)
-		}
-		if got := NextJSONSpecial([]byte(c.s), c.from); got != c.want {
-			t.Errorf("NextJSONSpecial([]byte(%q), %d) = %d, want %d", c.s, c.from, got, c.want)
+		if got := SkipPlainJSON([]byte(c.s), c.from); got != c.want || got != skipped([]byte(c.s), c.from) {
+			t.Errorf("SkipPlainJSON(%q, %d) = %d, want %d", c.s, c.from, got, c.want)
 		}
 	}
 }
 
-// FuzzNextJSONSpecial holds NextJSONSpecial to its definition on any text,
+// FuzzSkipPlainJSON holds SkipPlainJSON to its definition on any text,
 // from any index.
-func FuzzNextJSONSpecial(f *testing.F) {
+func FuzzSkipPlainJSON(f *testing.F) {
 	f.Add([]byte(`{"content":"def f():\n\treturn \"x\" # é"}`), uint8(0))
 	f.Add([]byte("twelve bytes\x00 and more plain text"), uint8(3))
 	f.Fuzz(func(t *testing.T, b []byte, from uint8) {
 		i := int(from) % (len(b) + 2)
-		want := firstSpecial(b, i)
-		if got := NextJSONSpecial(b, i); got != want {
-			t.Fatalf("NextJSONSpecial(%q, %d) = %d, want %d", b, i, got, want)
-		}
-		if got := NextJSONSpecial(string(b), i); got != want {
-			t.Fatalf("NextJSONSpecial(string %q, %d) = %d, want %d", b, i, got, want)
+		if got, want := SkipPlainJSON(b, i), skipped(b, i); got != want {
+			t.Fatalf("SkipPlainJSON(%q, %d) = %d, want %d", b, i, got, want)
 		}
 	})
 }
@@ -121,23 +123,4 @@ func TestBetween(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestWord(t *testing.T) {
-	s := "0123456789abcdef"
-	for i := 0; i+8 <= len(s); i++ {
-		want := binary.LittleEndian.Uint64([]byte(s[i:]))
-		if got := Word(s, i); got != want {
-			t.Errorf("Word(%q, %d) = %#x, want %#x", s, i, got, want)
-		}
-		if got := Word([]byte(s), i); got != want {
-			t.Errorf("Word([]byte(%q), %d) = %#x, want %#x", s, i, got, want)
-		}
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Word of fewer than eight bytes did not panic")
-		}
-	}()
-	_ = Word("seven b", 0)
 }
