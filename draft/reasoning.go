@@ -3,6 +3,7 @@ package draft
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -149,7 +150,7 @@ var answerMarkRE = regexp.MustCompile(`(?i)^(?:\[(?:begin |start )?final (?:resp
 // so, the reasoning before it with no mark of its own (the prompt opened
 // it): what comes before the mark is never read for an action.
 func splitAnswerMark(content string) (split, bool) {
-	for _, m := range markTokenRE.FindAllStringIndex(content, -1) {
+	for _, m := range markTokens(content) {
 		if !answerMarkRE.MatchString(content[m[0]:m[1]]) || insideFence(content[:m[0]]) {
 			continue
 		}
@@ -166,6 +167,38 @@ func splitAnswerMark(content string) (split, bool) {
 // bracket style: <…>, <|…|>, [<…>], [ … ], ◁…▷.
 var markTokenRE = regexp.MustCompile(`<\|[^<>\n]{1,40}\|>|<｜[^<>\n]{1,40}｜>|<[^<>\s]{1,40}>|<\|[^<>\s]{1,40}>|<[^<>\s]{1,40}\|>|\[/?[A-Za-z_ ]{1,30}\]|◁[^◁▷\n]{1,30}▷`)
 
+// markTokenAtRE is markTokenRE at the start of the text only.
+var markTokenAtRE = regexp.MustCompile(`^(?:` + markTokenRE.String() + `)`)
+
+// maxMarkToken is the most bytes a mark token spans: 40 characters of at
+// most four bytes between brackets of at most eight bytes in all.
+const maxMarkToken = 40*utf8.UTFMax + 8
+
+// markStarts marks the bytes a mark token can start with: '<', '[' and
+// the first byte of '◁'.
+var markStarts = func() (t [256]bool) {
+	t['<'], t['['], t["◁"[0]] = true, true, true
+	return t
+}()
+
+// markTokens is markTokenRE.FindAllStringIndex(s, -1): the spans of the
+// mark tokens of s, each found after the one before. The regexp is tried
+// only where a token can start, on the bytes a token can span, where
+// running it over the whole reply was most of what reading a draft cost.
+func markTokens(s string) [][]int {
+	var out [][]int
+	for i := 0; i < len(s); i++ {
+		if !markStarts[s[i]] {
+			continue
+		}
+		if m := markTokenAtRE.FindStringIndex(s[i:min(len(s), i+maxMarkToken)]); m != nil {
+			out = append(out, []int{i, i + m[1]})
+			i += m[1] - 1
+		}
+	}
+	return out
+}
+
 // thinkWordRE names thinking in a mark.
 var thinkWordRE = regexp.MustCompile(`(?i)think|thought|reason|analysis`)
 
@@ -180,7 +213,7 @@ var closeWordRE = regexp.MustCompile(`(?i)^(?:<\|?/|\[/|◁/)|end|close|done|fin
 // block the prompt opened.
 func splitAnyMark(content string) (split, bool) {
 	t := strings.TrimLeft(content, " \t\r\n")
-	if loc := markTokenRE.FindStringIndex(t); loc != nil && loc[0] == 0 && !closeWordRE.MatchString(t[:loc[1]]) {
+	if loc := markTokenAtRE.FindStringIndex(t[:min(len(t), maxMarkToken)]); loc != nil && !closeWordRE.MatchString(t[:loc[1]]) {
 		open, body := t[:loc[1]], t[loc[1]:]
 		named := thinkWordRE.MatchString(open)
 		if !named {
@@ -197,7 +230,7 @@ func splitAnyMark(content string) (split, bool) {
 					return split{Answer: strings.TrimLeft(body[k+len(m):], " \t\r\n"), Reasoning: strings.TrimSpace(body[:k]), Source: source}, true
 				}
 			}
-			for _, m := range markTokenRE.FindAllStringIndex(body, -1) {
+			for _, m := range markTokens(body) {
 				tok := body[m[0]:m[1]]
 				if thinkWordRE.MatchString(tok) && closeWordRE.MatchString(tok) {
 					return split{Answer: strings.TrimLeft(body[m[1]:], " \t\r\n"), Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
@@ -217,7 +250,7 @@ func splitAnyMark(content string) (split, bool) {
 		}
 	}
 	// A close with no open before it: the prompt opened the block.
-	for _, m := range markTokenRE.FindAllStringIndex(t, -1) {
+	for _, m := range markTokens(t) {
 		tok := t[m[0]:m[1]]
 		if !thinkWordRE.MatchString(tok) {
 			// A closing token, then the word that names thinking

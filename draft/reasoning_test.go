@@ -1,6 +1,10 @@
 package draft
 
 import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -125,5 +129,51 @@ func TestParseNeverReadsReasoning(t *testing.T) {
 				t.Fatalf("Parse = %s %s, %v; want %s %s", a.Verb, a.Path, err, tc.verb, tc.path)
 			}
 		})
+	}
+}
+
+// TestMarkTokensAreTheRegexpsMatches holds markTokens to what
+// markTokenRE.FindAllStringIndex finds, on every draft of testdata and on
+// texts made of mark-like pieces: tokens of every bracket style, tokens
+// too long by a character, unclosed ones, multi-byte text and cut
+// multi-byte characters.
+func TestMarkTokensAreTheRegexpsMatches(t *testing.T) {
+	var texts []string
+	drafts, err := filepath.Glob(filepath.Join("testdata", "*.draft"))
+	if err != nil || len(drafts) == 0 {
+		t.Fatalf("no drafts in testdata (%v)", err)
+	}
+	for _, d := range drafts {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	pieces := []string{
+		"<think>", "</think>", "<|channel|>", "<|end|>", "<｜begin▁of▁thinking｜>", "<｜", "｜>", "[THINK]", "[/THINK]",
+		"◁think▷", "◁/think▷", "<|START_THINKING|>", "<|think>", "<think|>", "[final answer]", "<|final_answer|>",
+		"<" + strings.Repeat("x", 40) + ">", "<" + strings.Repeat("x", 41) + ">", "<|" + strings.Repeat("é", 40) + "|>",
+		"<|" + strings.Repeat("é", 41) + "|>", "<｜" + strings.Repeat("😀", 40) + "｜>", "[" + strings.Repeat("a", 31) + "]", "<", "[", ">", "]", "|", "◁", "▷",
+		"a < b", "xs[0]", "\n", " ", "word", "\xe2\x97", "\xe2", "\xff", "é", "READ greet.py", "<<", "[[", "<<|x|>>",
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := markTokens(s), markTokenRE.FindAllStringIndex(s, -1); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("markTokens(%q) = %v, the regexp finds %v", s, got, want)
+		}
+		t2 := strings.TrimLeft(s, " \t\r\n")
+		loc := markTokenRE.FindStringIndex(t2)
+		atStart := loc != nil && loc[0] == 0
+		if got := markTokenAtRE.FindStringIndex(t2[:min(len(t2), maxMarkToken)]); (got != nil) != atStart || atStart && got[1] != loc[1] {
+			t.Fatalf("the token at the start of %q: %v, the regexp finds %v", t2, got, loc)
+		}
 	}
 }
