@@ -37,7 +37,7 @@ type Partitioned[T any] struct {
 // messages, as Rows computes it.
 func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], error] {
 	return func(yield func(Partitioned[TurnRow], error) bool) {
-		for t, err := range readTable(ctx, dir, TurnsTable, readRows[TurnRow]) {
+		for t, err := range ReadTable(ctx, dir, TurnsTable, readRows[TurnRow]) {
 			if err == nil {
 				t.Row.FillFeedback()
 			}
@@ -50,7 +50,7 @@ func Turns(ctx context.Context, dir string) iter.Seq2[Partitioned[TurnRow], erro
 
 // Runs streams the runs table of a dataset, part file by part file.
 func Runs(ctx context.Context, dir string) iter.Seq2[Partitioned[RunRow], error] {
-	return readTable(ctx, dir, RunsTable, readRows[RunRow])
+	return ReadTable(ctx, dir, RunsTable, readRows[RunRow])
 }
 
 // PartFiles lists a table's live part files, relative to the dataset: those
@@ -94,11 +94,15 @@ func PartFiles(dir, table string) ([]string, error) {
 	return parts, nil
 }
 
-// A partReader yields the rows of one part file; it returns false when the
-// consumer stopped.
-type partReader[T any] func(ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool
+// A PartReader yields the rows of the part file rel (relative to the
+// dataset dir) of partition part; it returns false when the consumer
+// stopped.
+type PartReader[T any] func(ctx context.Context, dir, rel string, part Partition, yield func(Partitioned[T], error) bool) bool
 
-func readTable[T any](ctx context.Context, dir, table string, read partReader[T]) iter.Seq2[Partitioned[T], error] {
+// ReadTable streams a table of the dataset dir part file by part file,
+// each read by read, in the table's order. A part file whose partition
+// directory does not parse is reported and the next one read.
+func ReadTable[T any](ctx context.Context, dir, table string, read PartReader[T]) iter.Seq2[Partitioned[T], error] {
 	return func(yield func(Partitioned[T], error) bool) {
 		parts, err := PartFiles(dir, table)
 		if err != nil {
@@ -113,7 +117,7 @@ func readTable[T any](ctx context.Context, dir, table string, read partReader[T]
 				}
 				continue
 			}
-			if !read(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield) {
+			if !read(ctx, dir, rel, part, yield) {
 				return
 			}
 		}
@@ -182,7 +186,7 @@ func OpenPart(path string, opts ...parquet.FileOption) (*os.File, *parquet.File,
 	return f, pf, nil
 }
 
-// readRows is ReadPart without a fill, for readTable.
-func readRows[T any](ctx context.Context, path string, part Partition, yield func(Partitioned[T], error) bool) bool {
-	return ReadPart(ctx, path, part, nil, yield)
+// readRows reads every row of a part file (ReadPart without a fill).
+func readRows[T any](ctx context.Context, dir, rel string, part Partition, yield func(Partitioned[T], error) bool) bool {
+	return ReadPart(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, nil, yield)
 }

@@ -65,22 +65,7 @@ func ListsClaimedDone(dir, rel string) bool {
 // RunSummariesOnDemand streams the runs table as ClaimedDone reads it, a
 // row group when the consumer reaches it, every run of it.
 func RunSummariesOnDemand(ctx context.Context, dir string) iter.Seq2[classified.Partitioned[classified.RunSummary], error] {
-	type row = classified.Partitioned[classified.RunSummary]
-	return func(yield func(row, error) bool) {
-		rels, err := classified.PartFiles(dir, classified.RunsTable)
-		if err != nil {
-			yield(row{}, err)
-			return
-		}
-		for _, rel := range rels {
-			part, err := classified.PartitionOf(rel)
-			if err != nil {
-				yield(row{}, err)
-				return
-			}
-			if !readRunSummaries(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield) {
-				return
-			}
-		}
-	}
+	return classified.ReadTable(ctx, dir, classified.RunsTable, func(ctx context.Context, dir, rel string, part classified.Partition, yield func(classified.Partitioned[classified.RunSummary], error) bool) bool {
+		return readRunSummaries(ctx, filepath.Join(dir, filepath.FromSlash(rel)), part, yield)
+	})
 }

@@ -795,28 +795,9 @@ func ClaimedDone(ctx context.Context, dir string) iter.Seq2[classified.Partition
 // claimedDoneRuns is ClaimedDone with at most perPart of each part file:
 // the counts file serves when it lists that many or all of them.
 func claimedDoneRuns(ctx context.Context, dir string, perPart int) iter.Seq2[classified.Partitioned[classified.RunSummary], error] {
-	type row = classified.Partitioned[classified.RunSummary]
-	return func(yield func(row, error) bool) {
-		rels, err := classified.PartFiles(dir, classified.RunsTable)
-		if err != nil {
-			yield(row{}, err)
-			return
-		}
-		for _, rel := range rels {
-			part, err := classified.PartitionOf(rel)
-			if err != nil {
-				// As classified.Runs: a bad partition directory is
-				// reported and the next part file read.
-				if !yield(row{}, err) {
-					return
-				}
-				continue
-			}
-			if !readClaimedDone(ctx, dir, rel, part, perPart, yield) {
-				return
-			}
-		}
-	}
+	return classified.ReadTable(ctx, dir, classified.RunsTable, func(ctx context.Context, dir, rel string, part classified.Partition, yield func(classified.Partitioned[classified.RunSummary], error) bool) bool {
+		return readClaimedDone(ctx, dir, rel, part, perPart, yield)
+	})
 }
 
 // readClaimedDone yields the first perPart runs of the part file rel that
