@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/classify"
-	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/collect/synthetic"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 )
@@ -15,10 +15,10 @@ import (
 // BenchmarkClassify labels a generated corpus into a fresh dataset:
 // turns/s and MB/s of traces read.
 func BenchmarkClassify(b *testing.B) {
-	o := corpus.DefaultOptions()
+	o := synthetic.DefaultOptions()
 	o.Turns = 5000
 	in := b.TempDir()
-	p, err := corpus.Generate(context.Background(), in, o)
+	p, err := synthetic.Generate(context.Background(), in, o)
 	if err != nil {
 		b.Fatal(err)
 	}

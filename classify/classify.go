@@ -14,14 +14,14 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/pyharness/pyharness/classified"
-	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/classify/countcache"
+	"github.com/pyharness/pyharness/classify/dataset"
+	"github.com/pyharness/pyharness/classify/derivedcache"
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/internal/wholefile"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/tally"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Result says what a classify did.
@@ -105,7 +105,7 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // classify stores keyed by the trace as it was read (package derived): a
 // later stage then takes the entry instead of decoding the trace again,
 // as long as the trace is unchanged.
-func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*Result, error) {
+func Update(ctx context.Context, in, out string, derivers ...derivedcache.Deriver) (*Result, error) {
 	res := &Result{Dataset: out, Traces: in, Kinds: map[schemas.Kind]int{}, Problems: trace.Problems{}, Parts: []string{}}
 	st, err := loadState(out)
 	if err != nil {
@@ -172,7 +172,7 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 		st.Traces = append(st.Traces, abs)
 	}
 
-	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[classified.TurnRow]{}, runs: map[int]*partWriter[classified.RunRow]{}}
+	b := &batch{root: out, st: st, n: st.Batch + 1, turns: map[int]*partWriter[dataset.TurnRow]{}, runs: map[int]*partWriter[dataset.RunRow]{}}
 	committed := false
 	defer func() {
 		if !committed {
@@ -184,9 +184,9 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 			return nil, err
 		}
 	}
-	var entries *derived.Writer
+	var entries *derivedcache.Writer
 	if len(jobs) > 0 && len(derivers) > 0 {
-		if entries, err = derived.Create(out, b.n, derivers); err != nil {
+		if entries, err = derivedcache.Create(out, b.n, derivers); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		defer func() {
@@ -201,13 +201,13 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 	type labelled struct {
 		run    *trace.Run
 		err    error
-		part   classified.Partition
-		runRow classified.RunRow
-		turns  []classified.TurnRow
+		part   dataset.Partition
+		runRow dataset.RunRow
+		turns  []dataset.TurnRow
 		// derived is what the derivers made of the run; none for a run
 		// read with problems, which the later stages read again to
 		// report them.
-		derived  derived.Made
+		derived  derivedcache.Made
 		hasEntry bool
 		size     int64 // of the bytes read
 	}
@@ -228,7 +228,7 @@ func Update(ctx context.Context, in, out string, derivers ...derived.Deriver) (*
 		if run.Start != nil {
 			l.part, l.runRow, l.turns = Rows(run)
 			if entries != nil && err == nil && len(run.Warnings) == 0 {
-				l.derived, l.hasEntry = derived.Derive(derivers, trace.Rebuild(run), data, stamp), true
+				l.derived, l.hasEntry = derivedcache.Derive(derivers, trace.Rebuild(run), data, stamp), true
 			}
 		}
 		return l
@@ -301,8 +301,8 @@ type batch struct {
 	st      *state
 	n       int
 	seq     int
-	turns   map[int]*partWriter[classified.TurnRow]
-	runs    map[int]*partWriter[classified.RunRow]
+	turns   map[int]*partWriter[dataset.TurnRow]
+	runs    map[int]*partWriter[dataset.RunRow]
 	written []string // new part files, closed or open
 	retired []string // live part files replaced by this batch
 }
@@ -312,11 +312,11 @@ func (b *batch) partName(table string, p int) string {
 	return fmt.Sprintf("%s/%s/part-%06d-%04d.parquet", table, b.st.Partitions[p], b.n, b.seq)
 }
 
-func (b *batch) writeRun(p int, run classified.RunRow, turns []classified.TurnRow) error {
-	if err := writeTo(b, b.runs, classified.RunsTable, p, []classified.RunRow{run}); err != nil {
+func (b *batch) writeRun(p int, run dataset.RunRow, turns []dataset.TurnRow) error {
+	if err := writeTo(b, b.runs, dataset.RunsTable, p, []dataset.RunRow{run}); err != nil {
 		return err
 	}
-	return writeTo(b, b.turns, classified.TurnsTable, p, turns)
+	return writeTo(b, b.turns, dataset.TurnsTable, p, turns)
 }
 
 // writeTo appends rows to the partition's open part of a table, starting a
@@ -362,10 +362,10 @@ func (b *batch) rewrite(ctx context.Context, drop map[string]bool) error {
 		var kept []string
 		var err error
 		switch table {
-		case classified.TurnsTable:
-			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *classified.TurnRow) string { return r.RunID }, (*classified.TurnRow).FillFeedback, drop)
-		case classified.RunsTable:
-			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *classified.RunRow) string { return r.RunID }, nil, drop)
+		case dataset.TurnsTable:
+			kept, err = copyPart(ctx, b, b.turns, table, p, rel, func(r *dataset.TurnRow) string { return r.RunID }, (*dataset.TurnRow).FillFeedback, drop)
+		case dataset.RunsTable:
+			kept, err = copyPart(ctx, b, b.runs, table, p, rel, func(r *dataset.RunRow) string { return r.RunID }, nil, drop)
 		}
 		if err != nil {
 			return err
@@ -457,7 +457,7 @@ func (b *batch) commit(ctx context.Context) error {
 		}
 	}
 	b.turns, b.runs = nil, nil
-	if err := tally.WriteCounts(ctx, b.root, b.written); err != nil {
+	if err := countcache.WriteCounts(ctx, b.root, b.written); err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
 	parts := slices.DeleteFunc(slices.Clone(b.st.Parts), func(rel string) bool { return slices.Contains(b.retired, rel) })
@@ -470,7 +470,7 @@ func (b *batch) commit(ctx context.Context) error {
 		if err := os.Remove(filepath.Join(b.root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove replaced part: %w", err)
 		}
-		if err := tally.RemoveCounts(b.root, rel); err != nil {
+		if err := countcache.RemoveCounts(b.root, rel); err != nil {
 			return fmt.Errorf("classify: %w", err)
 		}
 	}
@@ -488,7 +488,7 @@ func (b *batch) abort() {
 	}
 	for _, rel := range b.written {
 		os.Remove(filepath.Join(b.root, filepath.FromSlash(rel)))
-		tally.RemoveCounts(b.root, rel)
+		countcache.RemoveCounts(b.root, rel)
 	}
 }
 
@@ -499,7 +499,7 @@ func removeOrphans(root string, st *state) error {
 	for _, p := range st.Parts {
 		live[p] = true
 	}
-	for _, table := range []string{classified.TurnsTable, classified.RunsTable} {
+	for _, table := range []string{dataset.TurnsTable, dataset.RunsTable} {
 		dir := filepath.Join(root, table)
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -524,7 +524,7 @@ func removeOrphans(root string, st *state) error {
 			return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 		}
 	}
-	if err := tally.RemoveOrphanCounts(root, live); err != nil {
+	if err := countcache.RemoveOrphanCounts(root, live); err != nil {
 		return fmt.Errorf("classify: clean up an unfinished classify: %w", err)
 	}
 	return nil

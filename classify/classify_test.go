@@ -19,18 +19,18 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 const fixtures = "testdata/traces"
 
 // expectedRows classifies the fixture traces in memory: what the dataset
 // must hold.
-func expectedRows(t *testing.T, dir string) (map[string]classified.RunRow, map[string]classified.TurnRow, map[string]classified.Partition) {
+func expectedRows(t *testing.T, dir string) (map[string]dataset.RunRow, map[string]dataset.TurnRow, map[string]dataset.Partition) {
 	t.Helper()
-	runs, turns, parts := map[string]classified.RunRow{}, map[string]classified.TurnRow{}, map[string]classified.Partition{}
+	runs, turns, parts := map[string]dataset.RunRow{}, map[string]dataset.TurnRow{}, map[string]dataset.Partition{}
 	for run := range trace.Runs(t.Context(), dir) {
 		if run == nil || run.Start == nil {
 			continue
@@ -54,13 +54,13 @@ func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 	}
 	wantRuns, wantTurns, wantParts := expectedRows(t, fixtures)
 	gotRuns, gotTurns := 0, 0
-	for _, table := range []string{classified.TurnsTable, classified.RunsTable} {
-		parts, err := classified.PartFiles(out, table)
+	for _, table := range []string{dataset.TurnsTable, dataset.RunsTable} {
+		parts, err := dataset.PartFiles(out, table)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, rel := range parts {
-			part, err := classified.PartitionOf(rel)
+			part, err := dataset.PartitionOf(rel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestArrowReadsWhatParquetGoWrote(t *testing.T) {
 					t.Errorf("%s: run %s in partition %+v, want %+v", rel, id, part, wantParts[id])
 				}
 				var want map[string]any
-				if table == classified.RunsTable {
+				if table == dataset.RunsTable {
 					want = goRow(wantRuns[id])
 					gotRuns++
 				} else {
@@ -307,7 +307,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 
 	wantRuns, wantTurns, _ := expectedRows(t, fixtures)
 	seen := map[string]int{}
-	for r, err := range classified.Runs(ctx, out) {
+	for r, err := range dataset.Runs(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestClassifyIsIncremental(t *testing.T) {
 		t.Errorf("runs table holds %d runs, want %d", len(seen), len(wantRuns))
 	}
 	turns := 0
-	for tr, err := range classified.Turns(ctx, out) {
+	for tr, err := range dataset.Turns(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,7 +346,7 @@ func TestClassifyRemovesWhatACrashLeft(t *testing.T) {
 	if _, err := Update(context.Background(), fixtures, out); err != nil {
 		t.Fatal(err)
 	}
-	orphan := filepath.Join(out, classified.TurnsTable, "source=bench", "model=scripted", "part-000009-0001.parquet")
+	orphan := filepath.Join(out, dataset.TurnsTable, "source=bench", "model=scripted", "part-000009-0001.parquet")
 	if err := os.WriteFile(orphan, []byte("half a file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestClassifyCancelledLeavesTheDatasetAsItWas(t *testing.T) {
 	if _, err := Update(ctx, fixtures, out); err == nil {
 		t.Fatal("a cancelled classify returned no error")
 	}
-	if classified.IsDataset(out) {
+	if dataset.IsDataset(out) {
 		t.Error("a cancelled first classify left a dataset behind")
 	}
 }
@@ -411,7 +411,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 	}
 	verdicts := func() []schemas.Verdict {
 		var v []schemas.Verdict
-		for r, err := range classified.Runs(ctx, out) {
+		for r, err := range dataset.Runs(ctx, out) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,7 +439,7 @@ func TestClassifyReplacesAnIncompleteRunThatGrew(t *testing.T) {
 		t.Errorf("verdicts %v, want the completed run alone", got)
 	}
 	turns := 0
-	for _, err := range classified.Turns(ctx, out) {
+	for _, err := range dataset.Turns(ctx, out) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 var writeFixtures = flag.Bool("fixtures", false, "rewrite the hand-made runs of testdata/traces, and run no test")

@@ -5,24 +5,24 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Rows classifies one run: its runs row, its partition, and a turns row per
 // turn read. run.Start must not be nil.
-func Rows(run *trace.Run) (classified.Partition, classified.RunRow, []classified.TurnRow) {
+func Rows(run *trace.Run) (dataset.Partition, dataset.RunRow, []dataset.TurnRow) {
 	s := run.Start
-	part := classified.Partition{Source: s.Source, Model: s.Model.Label()}
-	r := classified.RunRow{
+	part := dataset.Partition{Source: s.Source, Model: s.Model.Label()}
+	r := dataset.RunRow{
 		RunID: s.RunID, Attempt: int32(s.Attempt), CaseID: s.CaseID, Tier: int32(s.Tier), Pass: int32(s.Pass),
 		Backend: s.Model.Backend, ModelName: s.Model.Name, ModelDigest: s.Model.Digest,
 		Seed: int64(s.Model.Options.Seed), Temperature: s.Model.Options.Temperature,
 		NumCtx: int32(s.Model.Options.NumCtx), NumPredict: int32(s.Model.Options.NumPredict),
 		HarnessVersion: s.Harness.Version, HarnessCommit: s.Harness.Commit, Task: s.Task,
-		Turns: int32(len(run.Turns)), Writes: []classified.Write{}, StartedAt: timePtr(s.StartedAt),
+		Turns: int32(len(run.Turns)), Writes: []dataset.Write{}, StartedAt: timePtr(s.StartedAt),
 		TraceFile: filepath.Base(run.File.Path), Tags: nonNil(s.Tags),
 	}
 	if r.RunID == "" {
@@ -33,7 +33,7 @@ func Rows(run *trace.Run) (classified.Partition, classified.RunRow, []classified
 		r.Verdict, r.FailureClass, r.ClaimedDone, r.StopReason = e.Verdict, e.FailureClass, e.ClaimedDone, e.StopReason
 		r.Steps, r.ModelSteps = int32(e.Steps), int32(e.ModelSteps)
 		for _, w := range e.Writes {
-			r.Writes = append(r.Writes, classified.Write{Path: w.Path, Added: int32(w.Added), Removed: int32(w.Removed)})
+			r.Writes = append(r.Writes, dataset.Write{Path: w.Path, Added: int32(w.Added), Removed: int32(w.Removed)})
 		}
 		r.ChecksRan, r.ChecksPassed, r.FirstFailure = e.Checks.Ran, e.Checks.Passed, e.Checks.FirstFailure
 		b, a := e.SuiteBefore, e.SuiteAfter
@@ -51,19 +51,19 @@ func Rows(run *trace.Run) (classified.Partition, classified.RunRow, []classified
 			}
 		}
 	}
-	turns := make([]classified.TurnRow, 0, len(run.Turns))
+	turns := make([]dataset.TurnRow, 0, len(run.Turns))
 	for _, t := range run.Turns {
 		turns = append(turns, turnRow(r, t))
 	}
 	return part, r, turns
 }
 
-func turnRow(r classified.RunRow, t *schemas.Turn) classified.TurnRow {
+func turnRow(r dataset.RunRow, t *schemas.Turn) dataset.TurnRow {
 	l := turnlabel.Of(t)
-	row := classified.TurnRow{
+	row := dataset.TurnRow{
 		RunID: r.RunID, Attempt: r.Attempt, Step: int32(t.Step), CaseID: r.CaseID, Tier: r.Tier, Pass: r.Pass,
-		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: classified.FeedbackOf(l.Kind, t.Sent.Messages),
-		Messages: make([]classified.MessageRow, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
+		Kind: l.Kind, Code: l.Code, LabelFrom: l.From, Feedback: dataset.FeedbackOf(l.Kind, t.Sent.Messages),
+		Messages: make([]dataset.MessageRow, 0, len(t.Sent.Messages)), Replaced: t.Sent.Replaced, PromptHash: t.Sent.PromptHash,
 		PromptTokensEstimate: int32(t.Sent.PromptTokensEstimate),
 		Draft:                t.Reply.Content, Thinking: t.Reply.Thinking, ReplyToolCalls: toolCallsJSON(t.Reply.ToolCalls),
 		FinishReason: t.Reply.FinishReason,
@@ -84,7 +84,7 @@ func turnRow(r classified.RunRow, t *schemas.Turn) classified.TurnRow {
 	}
 	row.WarningCodes = turnlabel.WarningCodes(t.Warnings)
 	for _, m := range t.Sent.Messages {
-		row.Messages = append(row.Messages, classified.MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
+		row.Messages = append(row.Messages, dataset.MessageRow{Role: m.Role, Content: m.Content, ToolCalls: toolCallsJSON(m.ToolCalls), ToolCallID: m.ToolCallID})
 	}
 	return row
 }

@@ -9,21 +9,21 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
 )
 
 // A part whose file cannot be written must fail its close, naming the
 // file, so that the batch does not commit it: the rows are written on the
 // part's encoder goroutine, where a failed write returns to nobody.
 func TestPartCloseReportsAFailedWrite(t *testing.T) {
-	p, err := createPart[classified.RunRow](t.TempDir(), "runs/source=x/model=y/part-000001-0001.parquet")
+	p, err := createPart[dataset.RunRow](t.TempDir(), "runs/source=x/model=y/part-000001-0001.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.f.Close() // every write to the file fails from here on
 	// More than a row group, so that parquet-go writes to the file before close.
 	for i := range 2 * rowsPerGroup {
-		p.write([]classified.RunRow{{RunID: fmt.Sprintf("run-%06d", i)}})
+		p.write([]dataset.RunRow{{RunID: fmt.Sprintf("run-%06d", i)}})
 	}
 	err = p.close()
 	if err == nil {
@@ -38,22 +38,22 @@ func TestPartCloseReportsAFailedWrite(t *testing.T) {
 func TestPartKeepsRowsInOrder(t *testing.T) {
 	dir := t.TempDir()
 	rel := "runs/source=x/model=y/part-000001-0001.parquet"
-	p, err := createPart[classified.RunRow](dir, rel)
+	p, err := createPart[dataset.RunRow](dir, rel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 3*rowsPerGroup + 17
 	for i := 0; i < n; i += 5 {
-		var rows []classified.RunRow
+		var rows []dataset.RunRow
 		for j := i; j < min(i+5, n); j++ {
-			rows = append(rows, classified.RunRow{RunID: fmt.Sprintf("run-%06d", j)})
+			rows = append(rows, dataset.RunRow{RunID: fmt.Sprintf("run-%06d", j)})
 		}
 		p.write(rows)
 	}
 	if err := p.close(); err != nil {
 		t.Fatal(err)
 	}
-	rows := readRows[classified.RunRow](t, filepath.Join(dir, filepath.FromSlash(rel)))
+	rows := readRows[dataset.RunRow](t, filepath.Join(dir, filepath.FromSlash(rel)))
 	if len(rows) != n {
 		t.Fatalf("read %d rows, wrote %d", len(rows), n)
 	}
@@ -69,15 +69,15 @@ func TestPartKeepsRowsInOrder(t *testing.T) {
 func TestPartPagesAreSnappy(t *testing.T) {
 	dir := t.TempDir()
 	rel := "turns/source=x/model=y/part-000001-0001.parquet"
-	p, err := createPart[classified.TurnRow](dir, rel)
+	p, err := createPart[dataset.TurnRow](dir, rel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := strings.Repeat("def add(a, b):\n    return a + b\n", 200)
-	var want []classified.TurnRow
+	var want []dataset.TurnRow
 	for i := range 50 {
-		want = append(want, classified.TurnRow{RunID: fmt.Sprintf("run-%03d", i), Step: int32(i), Kind: "opening",
-			Messages: []classified.MessageRow{{Role: "user", Content: text}}, Draft: text + fmt.Sprint(i),
+		want = append(want, dataset.TurnRow{RunID: fmt.Sprintf("run-%03d", i), Step: int32(i), Kind: "opening",
+			Messages: []dataset.MessageRow{{Role: "user", Content: text}}, Draft: text + fmt.Sprint(i),
 			PromptHash: fmt.Sprintf("%064x", i), Repairs: []string{}, FilesChanged: []string{}})
 	}
 	p.write(want)
@@ -94,7 +94,7 @@ func TestPartPagesAreSnappy(t *testing.T) {
 			}
 		}
 	}
-	got := readRows[classified.TurnRow](t, path)
+	got := readRows[dataset.TurnRow](t, path)
 	if len(got) != len(want) {
 		t.Fatalf("read %d rows, wrote %d", len(got), len(want))
 	}
@@ -109,7 +109,7 @@ func TestPartPagesAreSnappy(t *testing.T) {
 // end.
 func mustOpenPart(t *testing.T, path string) *parquet.File {
 	t.Helper()
-	f, pf, err := classified.OpenPart(path)
+	f, pf, err := dataset.OpenPart(path)
 	if err != nil {
 		t.Fatal(err)
 	}

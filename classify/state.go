@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
 )
 
 // state is the contents of classified.StateFile: which runs (and which
@@ -47,11 +47,11 @@ type runState struct {
 }
 
 func newState() *state {
-	return &state{Version: classified.StateVersion, Traces: []string{}, Partitions: []string{}, Parts: []string{}, Runs: map[string]runState{}}
+	return &state{Version: dataset.StateVersion, Traces: []string{}, Partitions: []string{}, Parts: []string{}, Runs: map[string]runState{}}
 }
 
 func loadState(dir string) (*state, error) {
-	b, err := os.ReadFile(filepath.Join(dir, classified.StateFile))
+	b, err := os.ReadFile(filepath.Join(dir, dataset.StateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(), nil
 	}
@@ -60,10 +60,10 @@ func loadState(dir string) (*state, error) {
 	}
 	st := newState()
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, classified.StateFile), err)
+		return nil, fmt.Errorf("read classify state %s: %w", filepath.Join(dir, dataset.StateFile), err)
 	}
-	if st.Version != classified.StateVersion {
-		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, classified.StateFile), st.Version, classified.StateVersion)
+	if st.Version != dataset.StateVersion {
+		return nil, fmt.Errorf("read classify state %s: version %d, this build reads %d", filepath.Join(dir, dataset.StateFile), st.Version, dataset.StateVersion)
 	}
 	if st.Runs == nil {
 		st.Runs = map[string]runState{}
@@ -77,7 +77,7 @@ func loadState(dir string) (*state, error) {
 // of a large dataset does not hold its whole text in memory.
 func (st *state) save(dir string) error {
 	slices.Sort(st.Parts)
-	tmp := filepath.Join(dir, classified.StateFile+".tmp")
+	tmp := filepath.Join(dir, dataset.StateFile+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write classify state: %w", err)
@@ -98,7 +98,7 @@ func (st *state) save(dir string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, classified.StateFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, dataset.StateFile)); err != nil {
 		return fmt.Errorf("write classify state: %w", err)
 	}
 	return syncDir(dir)

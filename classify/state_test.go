@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
 )
 
 // The state written a run at a time is the document json.Marshal writes,
@@ -56,7 +56,7 @@ func TestStateEncodesAsJSONMarshalDoes(t *testing.T) {
 // runs), and a state of another version is refused.
 func TestSavedStateListsTheParts(t *testing.T) {
 	dir := t.TempDir()
-	if parts, err := classified.PartFiles(dir, classified.RunsTable); err != nil || parts != nil {
+	if parts, err := dataset.PartFiles(dir, dataset.RunsTable); err != nil || parts != nil {
 		t.Fatalf("no state: %v, %v; want none and no error", parts, err)
 	}
 	st := newState()
@@ -66,8 +66,8 @@ func TestSavedStateListsTheParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var parts []string
-	for _, table := range []string{classified.RunsTable, classified.TurnsTable} {
-		p, err := classified.PartFiles(dir, table)
+	for _, table := range []string{dataset.RunsTable, dataset.TurnsTable} {
+		p, err := dataset.PartFiles(dir, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,10 +77,10 @@ func TestSavedStateListsTheParts(t *testing.T) {
 	if !slices.Equal(parts, want) {
 		t.Fatalf("parts %q, want %q", parts, want)
 	}
-	if err := os.WriteFile(filepath.Join(dir, classified.StateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, dataset.StateFile), []byte(`{"version":7,"parts":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := classified.PartFiles(dir, classified.RunsTable); err == nil || !strings.Contains(err.Error(), "version 7") {
+	if _, err := dataset.PartFiles(dir, dataset.RunsTable); err == nil || !strings.Contains(err.Error(), "version 7") {
 		t.Fatalf("a version 7 state: %v, want it refused", err)
 	}
 }

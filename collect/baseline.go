@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/suite"
+	"github.com/pyharness/pyharness/harness/suite"
 )
 
 // Baseline runs each entry's suite once on a copy of its repository, before

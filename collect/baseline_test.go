@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // A suite that judges nothing at baseline is refused with what it printed

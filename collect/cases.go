@@ -13,9 +13,9 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // CaseScript plays a benchmark case's own scripted drafts, as --model

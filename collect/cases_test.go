@@ -11,9 +11,9 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 func scriptOf(c datasets.Case, variant string, opts schemas.Options) (harness.Chatter, schemas.Model, error) {

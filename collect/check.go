@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // commandCheck is a manifest's check command: run with sh in the workspace

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // A manifest's check imports a src layout's package by its own name, as

@@ -17,7 +17,7 @@ import (
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/internal/version"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Item is one thing to collect on: a benchmark case or a dogfood entry.

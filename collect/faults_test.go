@@ -18,11 +18,11 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/model/ollama"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/model"
-	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Environment of the fault child: the test binary re-executed as a collect

@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
-	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // gitRepo makes a git repository of files.

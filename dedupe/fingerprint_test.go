@@ -10,7 +10,7 @@ import (
 
 	"github.com/pyharness/pyharness/dedupe/dedupetest"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // TestFingerprinterMatchesTheKeyTexts plays the turns of a run whose

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/pyharness/pyharness/internal/binfmt"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // runPrints is all dedupe needs of one run: whether it worked, and for

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/classify/derivedcache"
+	"github.com/pyharness/pyharness/collect/synthetic"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/derived"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // BenchmarkEncodeRunPrints is what classify spends on dedupe's
@@ -15,9 +15,9 @@ import (
 // beforehand: turns/s and bytes of entries made.
 func BenchmarkEncodeRunPrints(b *testing.B) {
 	dir := b.TempDir()
-	o := corpus.DefaultOptions()
+	o := synthetic.DefaultOptions()
 	o.Turns = 3000
-	if _, err := corpus.Generate(context.Background(), dir, o); err != nil {
+	if _, err := synthetic.Generate(context.Background(), dir, o); err != nil {
 		b.Fatal(err)
 	}
 	files, err := trace.ListFiles(dir)
@@ -38,7 +38,7 @@ func BenchmarkEncodeRunPrints(b *testing.B) {
 	size := 0
 	for b.Loop() {
 		for _, r := range runs {
-			d := derived.NewRun(r)
+			d := derivedcache.NewRun(r)
 			entry, _ := dedupe.PrintsOf(d)
 			size += len(entry)
 			d.Release()

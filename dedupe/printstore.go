@@ -3,7 +3,7 @@ package dedupe
 import (
 	"fmt"
 
-	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/classify/derivedcache"
 )
 
 // printsVersion names everything a run's fingerprints depend on: a pack
@@ -14,8 +14,8 @@ var printsVersion = fmt.Sprintf("v4 %s %s bands=%d rows=%d shingle=%d", keyVersi
 // Deriver is dedupe's deriver: the fingerprints of each run (runPrints,
 // in appendRunPrints's form), which classify makes while it has the run
 // decoded and dedupe reads instead of decoding the trace again.
-func Deriver() derived.Deriver {
-	return derived.Deriver{Name: "prints", Version: printsVersion, Derive: func(r *derived.Run) []byte {
+func Deriver() derivedcache.Deriver {
+	return derivedcache.Deriver{Name: "prints", Version: printsVersion, Derive: func(r *derivedcache.Run) []byte {
 		entry, _ := PrintsOf(r)
 		return entry
 	}}
@@ -34,8 +34,8 @@ type madePrints struct {
 // text of the run, so that a fingerprint it makes of another draft to one
 // of the run's prompts (export's training text, the draft in canonical
 // form) normalises the draft alone.
-func PrintsOf(r *derived.Run) (entry []byte, f *Fingerprinter) {
-	m := derived.Shared(r, printsKey{}, func() (madePrints, func()) {
+func PrintsOf(r *derivedcache.Run) (entry []byte, f *Fingerprinter) {
+	m := derivedcache.Shared(r, printsKey{}, func() (madePrints, func()) {
 		entry, f, release := runPrintsEntry(r.RebuiltRun)
 		return madePrints{entry, f}, release
 	})
@@ -43,8 +43,8 @@ func PrintsOf(r *derived.Run) (entry []byte, f *Fingerprinter) {
 }
 
 // openPrints opens the fingerprints classify stored in a dataset.
-func openPrints(dataset string) (*derived.Store, error) {
-	return derived.Open(dataset, Deriver())
+func openPrints(dataset string) (*derivedcache.Store, error) {
+	return derivedcache.Open(dataset, Deriver())
 }
 
 // readPrints is an accept function for derived.Lookup.Load: it reads an

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/classify/derivedcache"
 	"github.com/pyharness/pyharness/internal/wholefile"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // TestPackOfAnotherVersionIsNotRead writes the fingerprints of one run
@@ -34,12 +34,12 @@ func TestPackOfAnotherVersionIsNotRead(t *testing.T) {
 		{"version 3's", "v3 " + keyVersion + " " + confirmVersion, 0},
 	} {
 		dataset := t.TempDir()
-		d := derived.Deriver{Name: Deriver().Name, Version: c.version, Derive: func(*derived.Run) []byte { return entry }}
-		w, err := derived.Create(dataset, 1, []derived.Deriver{d})
+		d := derivedcache.Deriver{Name: Deriver().Name, Version: c.version, Derive: func(*derivedcache.Run) []byte { return entry }}
+		w, err := derivedcache.Create(dataset, 1, []derivedcache.Deriver{d})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Add(f, derived.Derive([]derived.Deriver{d}, run, data, wholefile.Stamp{})); err != nil {
+		if err := w.Add(f, derivedcache.Derive([]derivedcache.Deriver{d}, run, data, wholefile.Stamp{})); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {

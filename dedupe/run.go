@@ -12,9 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pyharness/pyharness/derived"
+	"github.com/pyharness/pyharness/classify/derivedcache"
 	"github.com/pyharness/pyharness/internal/ordered"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Options are the knobs of a dedupe run.
@@ -75,7 +75,7 @@ type Report struct {
 // classify stored (derived.Regroup and Lookup say how), and the others
 // are decoded.
 func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, error) {
-	var store *derived.Store
+	var store *derivedcache.Store
 	if opts.Dataset != "" {
 		var err error
 		if store, err = openPrints(opts.Dataset); err != nil {
@@ -83,7 +83,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 		}
 		defer store.Close()
 	}
-	rep, regrouped, err := derived.Regroup(store, func(l derived.Lookup) (*Report, error) {
+	rep, regrouped, err := derivedcache.Regroup(store, func(l derivedcache.Lookup) (*Report, error) {
 		return run(ctx, dir, opts, l)
 	})
 	if err != nil {
@@ -105,7 +105,7 @@ func Run(ctx context.Context, dir string, opts Options, w io.Writer) (*Report, e
 }
 
 // run is one pass of Run over the runs, their entries found by l.
-func run(ctx context.Context, dir string, opts Options, l derived.Lookup) (*Report, error) {
+func run(ctx context.Context, dir string, opts Options, l derivedcache.Lookup) (*Report, error) {
 	c, err := trace.OpenCorpus(ctx, dir, l.Groups())
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func run(ctx context.Context, dir string, opts Options, l derived.Lookup) (*Repo
 			return nil, err
 		}
 		if run.regroup {
-			return nil, derived.ErrRegroup
+			return nil, derivedcache.ErrRegroup
 		}
 		if run.err != nil {
 			rep.AddFile(run.err)
@@ -172,7 +172,7 @@ func run(ctx context.Context, dir string, opts Options, l derived.Lookup) (*Repo
 // group, so those are nearly always there) or read again.
 type printSource struct {
 	corpus *trace.Corpus
-	lookup derived.Lookup
+	lookup derivedcache.Lookup
 	recent []loadedRun // most recent last
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/dedupe/dedupetest"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // CorpusTexts serves an Index the text of a pair read again from the

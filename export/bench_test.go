@@ -8,17 +8,17 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/collect/synthetic"
 	"github.com/pyharness/pyharness/export"
 )
 
 // benchmarkExport exports a generated corpus: rows/s written and MB/s of
 // data files.
 func benchmarkExport(b *testing.B, format string) {
-	o := corpus.DefaultOptions()
+	o := synthetic.DefaultOptions()
 	o.Turns = 5000
 	in := b.TempDir()
-	if _, err := corpus.Generate(context.Background(), in, o); err != nil {
+	if _, err := synthetic.Generate(context.Background(), in, o); err != nil {
 		b.Fatal(err)
 	}
 	out := b.TempDir()

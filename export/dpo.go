@@ -10,7 +10,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 

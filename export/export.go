@@ -14,13 +14,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pyharness/pyharness/classify/derivedcache"
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/ordered"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // NothingError says that the selection left nothing to export, and why.
@@ -36,7 +36,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	var facts *derived.Store
+	var facts *derivedcache.Store
 	if opts.Dataset != "" {
 		var err error
 		if facts, err = openFacts(opts.Dataset); err != nil {
@@ -47,7 +47,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 	// With classify's facts, the runs are ordered by the groups stored
 	// with them (derived.Regroup): nothing is written before a pass that
 	// finds one stale ends, and the export starts again.
-	e, regrouped, err := derived.Regroup(facts, func(l derived.Lookup) (*exporter, error) {
+	e, regrouped, err := derivedcache.Regroup(facts, func(l derivedcache.Lookup) (*exporter, error) {
 		return exportRuns(ctx, opts, l)
 	})
 	if e == nil {
@@ -69,7 +69,7 @@ func Run(ctx context.Context, opts Options, w io.Writer) (*Summary, error) {
 // exportRuns makes one export of opts, its runs' stored facts found by l.
 // It returns the exporter, whose summary says what was done, unless the
 // traces could not be listed.
-func exportRuns(ctx context.Context, opts Options, l derived.Lookup) (*exporter, error) {
+func exportRuns(ctx context.Context, opts Options, l derivedcache.Lookup) (*exporter, error) {
 	c, err := trace.OpenCorpus(ctx, opts.In, l.Groups())
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -97,7 +97,7 @@ type exporter struct {
 	red    *redactor
 	// lookup finds the facts classify stored of each run
 	// (Options.Dataset).
-	lookup  derived.Lookup
+	lookup  derivedcache.Lookup
 	scanned map[string]bool // repositories searched for environment files
 	sum     *Summary
 	cases   map[string]datasets.Case
@@ -230,8 +230,8 @@ func firstPass[T any](ctx context.Context, e *exporter, forDPO bool, prep func(*
 				yield(prepared[T]{}, err)
 				return
 			}
-			if errors.Is(l.problem, derived.ErrRegroup) {
-				yield(prepared[T]{}, derived.ErrRegroup)
+			if errors.Is(l.problem, derivedcache.ErrRegroup) {
+				yield(prepared[T]{}, derivedcache.ErrRegroup)
 				return
 			}
 			if l.problem != nil {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 func options(in, out, format string) export.Options {

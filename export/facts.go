@@ -9,12 +9,12 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/pyharness/pyharness/classify/derivedcache"
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/internal/binfmt"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // runFacts is what export's first pass reads of a run, which classify
@@ -130,8 +130,8 @@ var factsVersion = sync.OnceValue(func() string {
 // Deriver is export's deriver: the facts its first pass reads of each run
 // (encodeRunFacts), which classify makes while it has the run decoded and
 // export --dataset reads instead of decoding the trace again.
-func Deriver() derived.Deriver {
-	return derived.Deriver{Name: "facts", Version: factsVersion(), Derive: func(r *derived.Run) []byte {
+func Deriver() derivedcache.Deriver {
+	return derivedcache.Deriver{Name: "facts", Version: factsVersion(), Derive: func(r *derivedcache.Run) []byte {
 		prints, f := dedupe.PrintsOf(r)
 		return encodeRunFacts(r.RebuiltRun, prints, f)
 	}}
@@ -141,8 +141,8 @@ func Deriver() derived.Deriver {
 // without them is an empty store, and a pack that is not whole is left
 // out: every run they do not vouch for is decoded from its trace, which
 // gives the same export.
-func openFacts(dataset string) (*derived.Store, error) {
-	return derived.Open(dataset, Deriver())
+func openFacts(dataset string) (*derivedcache.Store, error) {
+	return derivedcache.Open(dataset, Deriver())
 }
 
 // encodeRunFacts returns export's entry of run (Deriver), whose prompts

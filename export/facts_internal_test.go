@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pyharness/pyharness/classify/derivedcache"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/derived"
 )
 
 // TestRunFactsAreWhatTheFirstPassReads holds what classify stores of a run
@@ -38,7 +38,7 @@ func TestRunFactsAreWhatTheFirstPassReads(t *testing.T) {
 		}
 		// As export's deriver makes it: given dedupe's entry, whose
 		// fingerprints serve the turns trained as written; and without it.
-		d := derived.NewRun(run)
+		d := derivedcache.NewRun(run)
 		entry := Deriver().Derive(d)
 		d.Release()
 		if alone := encodeRunFacts(run, nil, nil); !bytes.Equal(entry, alone) {

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pyharness/pyharness/classified"
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/classify/dataset"
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // stripLabels rewrites every trace of dir without the kind and code of what
@@ -62,7 +62,7 @@ func TestKindFilterAgreesWithClassify(t *testing.T) {
 		code schemas.Code
 	}
 	labels := map[string]label{} // by run id and step
-	for r, err := range classified.Turns(t.Context(), ds) {
+	for r, err := range dataset.Turns(t.Context(), ds) {
 		if err != nil {
 			t.Fatal(err)
 		}

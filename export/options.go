@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/dedupe"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/collect/synthetic"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // TestRecentPrintsServeWhatTheTracesGive holds the fingerprints export
@@ -88,9 +88,9 @@ func generatedCorpus(t *testing.T, turns int) (string, *trace.Corpus) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	gen := corpus.DefaultOptions()
+	gen := synthetic.DefaultOptions()
 	gen.Turns = turns
-	if _, err := corpus.Generate(ctx, dir, gen); err != nil {
+	if _, err := synthetic.Generate(ctx, dir, gen); err != nil {
 		t.Fatal(err)
 	}
 	c, err := trace.OpenCorpus(ctx, dir, nil)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
 )
 

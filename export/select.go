@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pyharness/pyharness/classify/turnlabel"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/turnlabel"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Why a run or a turn was left out. The order is the order they are

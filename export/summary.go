@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // SplitCounts are the figures of one split.

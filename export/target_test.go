@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/dedupe/dedupetest"
-	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // Drafts of the delta case: applied drafts in other formats than the

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 )
 
 // TemplateCheck is what checking every written row against the chat

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/export"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 )
 
 func loadChatTemplate(t *testing.T, name string) *chattemplate.Template {
 	t.Helper()
-	tp, err := chattemplate.Load(filepath.Join("..", "chattemplate", "testdata", "templates", name+".jinja"))
+	tp, err := chattemplate.Load(filepath.Join("..", "harness", "chattemplate", "testdata", "templates", name+".jinja"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestChatTemplateRowFails(t *testing.T) {
 // --keep-tool-calls export, naming the row.
 func TestExportUnderRealTemplates(t *testing.T) {
 	in := writeFixture(t)
-	names, err := filepath.Glob(filepath.Join("..", "chattemplate", "testdata", "templates", "*.jinja"))
+	names, err := filepath.Glob(filepath.Join("..", "harness", "chattemplate", "testdata", "templates", "*.jinja"))
 	if err != nil || len(names) < 20 {
 		t.Fatalf("test templates: %v (%d)", err, len(names))
 	}
@@ -213,7 +213,7 @@ func TestExportUnderRealTemplates(t *testing.T) {
 // calls, which chattemplate's tests share.
 func dropsToolCalls(t *testing.T) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "chattemplate", "testdata", "drops-tool-calls.txt"))
+	b, err := os.ReadFile(filepath.Join("..", "harness", "chattemplate", "testdata", "drops-tool-calls.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

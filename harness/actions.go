@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // maxWriteBytes is the largest file a WRITE or PATCH may leave: more is no

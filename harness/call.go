@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
 

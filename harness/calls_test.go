@@ -92,7 +92,7 @@ var callLoopCases = []loopCase{
 // shell command is never run.
 func TestGuardsWhateverFormat(t *testing.T) {
 	golden := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "draft", "testdata", name+".draft"))
+		b, err := os.ReadFile(filepath.Join("draft", "testdata", name+".draft"))
 		if err != nil {
 			t.Fatal(err)
 		}

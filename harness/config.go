@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
 

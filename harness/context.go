@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/model/openai"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/model"
-	"github.com/pyharness/pyharness/model/openai"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // textwrapDrafts read a 1,500-line module and its tests for twenty steps:

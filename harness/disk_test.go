@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // The disk rows of the fault matrix that need no process of their own: an

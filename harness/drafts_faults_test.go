@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // replies is a model that answers with these drafts, byte for byte — what

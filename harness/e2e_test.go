@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/model/ollama"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/model"
-	"github.com/pyharness/pyharness/model/ollama"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // snapshotTree reads every file of a directory, for byte-for-byte checks.

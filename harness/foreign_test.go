@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -163,7 +163,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 			// Each case has its own workspace; most of the time is the
 			// suite's, which other cases need not wait for.
 			t.Parallel()
-			raw, err := os.ReadFile(filepath.Join("..", "draft", "testdata", lc.golden+".draft"))
+			raw, err := os.ReadFile(filepath.Join("draft", "testdata", lc.golden+".draft"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestForeignFormatsThroughTheLoop(t *testing.T) {
 		})
 	}
 	// Every golden of a foreign format or a refusal is played here.
-	goldens, err := filepath.Glob(filepath.Join("..", "draft", "testdata", "*.draft"))
+	goldens, err := filepath.Glob(filepath.Join("draft", "testdata", "*.draft"))
 	if err != nil {
 		t.Fatal(err)
 	}

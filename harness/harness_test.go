@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pyharness/pyharness/model/scripted"
+	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // fixture is a small Python project whose unittest suite passes.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // cacheDirs are directories of tools, never the repository's code: the

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 )
 
 // systemPrompt is the action protocol and the rules the guards enforce.

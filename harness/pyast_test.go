@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // pythonForTest is the interpreter a run would parse with, or the test

@@ -10,12 +10,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/internal/version"
-	"github.com/pyharness/pyharness/model"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // DefaultMaxSteps is the step budget of a run.

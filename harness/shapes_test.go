@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -17,7 +17,7 @@ import (
 // turn's record must carry that shape and an outcome that is not a parse
 // failure.
 func TestParserShapesThroughTheLoop(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join("..", "draft", "testdata", "*.golden.json"))
+	goldens, err := filepath.Glob(filepath.Join("draft", "testdata", "*.golden.json"))
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no golden drafts: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // wipeMarker marks the directories the vandal suite below may wipe: it

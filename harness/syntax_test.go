@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/chattemplate"
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/draft/learn"
+	"github.com/pyharness/pyharness/harness/chattemplate"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/draft/learn"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -19,7 +19,7 @@ import (
 // <mm:think>; the action is read by the syntax (shape template-syntax),
 // which only a run given it reads with.
 func TestRunReadsRepliesWithTheLearnedSyntax(t *testing.T) {
-	tp, err := chattemplate.Load(filepath.Join("..", "draft", "learn", "testdata", "templates", "MiniMax-M3.jinja"))
+	tp, err := chattemplate.Load(filepath.Join("draft", "learn", "testdata", "templates", "MiniMax-M3.jinja"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/draft"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 )
 

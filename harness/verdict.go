@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // finish runs the suite and checks one last time, takes the patch, and

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // noise is what a run leaves behind that is never a write; the sandbox's

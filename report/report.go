@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/pyharness/pyharness/internal/tabletext"
-	"github.com/pyharness/pyharness/runcost"
-	"github.com/pyharness/pyharness/stats"
+	"github.com/pyharness/pyharness/collect/runcost"
+	"github.com/pyharness/pyharness/report/stats"
 )
 
 //go:embed report.html.tmpl

@@ -17,9 +17,9 @@ import (
 
 	"github.com/pyharness/pyharness/internal/testkit/browser"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
-	"github.com/pyharness/pyharness/stats"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/transcript"
+	"github.com/pyharness/pyharness/report/stats"
+	"github.com/pyharness/pyharness/report/transcript"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 const fixtures = "../classify/testdata/traces"

@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pyharness/pyharness/report/transcript"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
-	"github.com/pyharness/pyharness/transcript"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // RunPages are the pages a report links its rows to: one per run, with

@@ -52,7 +52,7 @@ deploy_touched() {
     cmd/pyharness/cmd_collect.go cmd/pyharness/root.go cmd/pyharness/model_flags.go cmd/pyharness/exitcodes.go
 }
 
-# package_touched DIR: the change touched the package in DIR (./draft): a
+# package_touched DIR: the change touched the package in DIR (./harness/draft): a
 # file directly in it or under its testdata/ (a fuzz corpus). Packages it
 # imports do not count: each has its own targets, and a full run explores
 # them all.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs DuckDB for the test that runs the queries of docs/analysis.md
-# (stats/duckdb_test.go): the npm package @duckdb/node-api, which ships
+# (report/stats/duckdb_test.go): the npm package @duckdb/node-api, which ships
 # DuckDB's binary (the older "duckdb" package builds from source and fails
 # here). It goes into a cache directory outside the repository:
 #   $1, else $PYHARNESS_DUCKDB_DIR, else ${TMPDIR:-/tmp}/pyharness-duckdb

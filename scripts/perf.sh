@@ -108,7 +108,7 @@ measure jq-kinds sh -c "find '$corpus/runs' -name '*.jsonl' -print0 | xargs -0 c
 # The trace reader against a raw read of the same files, in one run of the
 # benchmark (a shared machine's load moves both alike), three times each:
 # the medians.
-bench="$(cd "$root" && go test ./corpus -run '^$' -bench '^BenchmarkTraceRead$' -count 3)"
+bench="$(cd "$root" && go test ./collect/synthetic -run '^$' -bench '^BenchmarkTraceRead$' -count 3)"
 median_mbs() {
   awk -v name="$1" '$1 ~ "^BenchmarkTraceRead/" name "-" {for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s") print $i}' <<<"$bench" |
     sort -n | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'

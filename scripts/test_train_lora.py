@@ -3,7 +3,7 @@ differences, its mask, and its adapter file read back.
 
     python3 -m unittest scripts/test_train_lora.py
 
-Run by `go test ./sfttokens` (TestTrainerPython), which fails where
+Run by `go test ./export/sfttokens` (TestTrainerPython), which fails where
 PYHARNESS_NO_SKIP is set and PyTorch is missing.
 """
 

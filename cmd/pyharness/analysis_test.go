@@ -114,7 +114,7 @@ func TestStatsArguments(t *testing.T) {
 		{"no traces", []string{"stats", "--in", "testdata"}, 2, "", "no trace files"},
 		{"missing directory", []string{"stats", "--in", "nowhere"}, 2, "", "stats: --in nowhere: no such directory"},
 		{"classify of nothing", []string{"classify", "--in", "nowhere", "--out", "unused"}, 2, "", "classify: --in nowhere: no such directory"},
-		{"broken traces", []string{"stats", "--in", "../../stats/testdata/broken"}, 0, "bench-semver-bump-p1-d1bf4c4cd785.jsonl:5: invalid JSON", ""},
+		{"broken traces", []string{"stats", "--in", "../../report/stats/testdata/broken"}, 0, "bench-semver-bump-p1-d1bf4c4cd785.jsonl:5: invalid JSON", ""},
 		{"by tier", []string{"stats", "--in", analysisFixtures, "--by", "tier"}, 0, "By tier", ""},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/collect/bench"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/collect"
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/draft/learn"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/chattemplate"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/draft/learn"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/schemas"
 )
 

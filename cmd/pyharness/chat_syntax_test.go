@@ -11,7 +11,7 @@ import (
 
 	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // glmTemplate is GLM-4.6's published chat template: it writes a call as
@@ -19,7 +19,7 @@ import (
 // <arg_value> tags, which no general reader reads.
 func glmTemplate(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs("../../draft/learn/testdata/templates/GLM-4.6.jinja")
+	p, err := filepath.Abs("../../harness/draft/learn/testdata/templates/GLM-4.6.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestDraftChatTemplate(t *testing.T) {
 // reasoning that the generation prompt opens, closed by <|close|>think.
 func kimiTemplate(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs("../../draft/learn/testdata/templates/Kimi-K3.jinja")
+	p, err := filepath.Abs("../../harness/draft/learn/testdata/templates/Kimi-K3.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/collect/bench"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/replay"
-	"github.com/pyharness/pyharness/preflight"
+	"github.com/pyharness/pyharness/harness/model/replay"
+	"github.com/pyharness/pyharness/harness/preflight"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 type benchOptions struct {

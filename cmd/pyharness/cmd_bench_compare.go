@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
-	"github.com/pyharness/pyharness/loop"
+	"github.com/pyharness/pyharness/collect/bench"
+	"github.com/pyharness/pyharness/collect/loop"
 )
 
 func newBenchCompareCmd(a *app) *cobra.Command {

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/classify"
+	"github.com/pyharness/pyharness/classify/derivedcache"
 	"github.com/pyharness/pyharness/dedupe"
-	"github.com/pyharness/pyharness/derived"
 	"github.com/pyharness/pyharness/export"
 )
 
@@ -70,6 +70,6 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 // (package derived): dedupe's fingerprints and export's facts, made while
 // classify has the run decoded, so that dedupe --dataset and export
 // --dataset decode only the traces that changed since.
-func laterStagesDerivers() []derived.Deriver {
-	return []derived.Deriver{dedupe.Deriver(), export.Deriver()}
+func laterStagesDerivers() []derivedcache.Deriver {
+	return []derivedcache.Deriver{dedupe.Deriver(), export.Deriver()}
 }

@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model/scripted"
-	"github.com/pyharness/pyharness/preflight"
+	"github.com/pyharness/pyharness/harness/chattemplate"
+	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/harness/preflight"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 type collectOptions struct {

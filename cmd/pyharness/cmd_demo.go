@@ -11,17 +11,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/collect/bench"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/report"
+	"github.com/pyharness/pyharness/report/stats"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/stats"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 type demoOptions struct {

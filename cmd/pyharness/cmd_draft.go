@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/draft/learn"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/draft/learn"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/export/rawtext"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 )
 
 type exportOptions struct {

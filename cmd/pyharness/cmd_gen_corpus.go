@@ -6,18 +6,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/corpus"
+	"github.com/pyharness/pyharness/collect/synthetic"
 )
 
 type genCorpusOptions struct {
-	corpus.Options
+	synthetic.Options
 	out   string
 	bench string
 	json  bool
 }
 
 func newGenCorpusCmd(a *app) *cobra.Command {
-	opts := genCorpusOptions{Options: corpus.DefaultOptions()}
+	opts := genCorpusOptions{Options: synthetic.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "gen-corpus",
 		Short: "Write a large, realistic, deterministic trace directory for measuring the pipeline",
@@ -61,16 +61,16 @@ func runGenCorpus(ctx context.Context, a *app, o genCorpusOptions) error {
 	if err := o.Validate(); err != nil {
 		return &exitError{code: exitUsage, msg: "gen-corpus: " + err.Error()}
 	}
-	ref, refName := corpus.ScriptedBench(), "scripted bench (fitted)"
+	ref, refName := synthetic.ScriptedBench(), "scripted bench (fitted)"
 	if o.bench != "" {
-		p, err := corpus.Measure(ctx, o.bench)
+		p, err := synthetic.Measure(ctx, o.bench)
 		if err != nil {
 			return err
 		}
 		ref, refName = p, "scripted bench ("+o.bench+")"
 	}
 	start := a.now()
-	p, err := corpus.Generate(ctx, o.out, o.Options)
+	p, err := synthetic.Generate(ctx, o.out, o.Options)
 	if err != nil {
 		return err
 	}
@@ -80,5 +80,5 @@ func runGenCorpus(ctx context.Context, a *app, o genCorpusOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "Wrote %d turns in %d runs to %s in %.1fs (%.1f MB, %.0f bytes on disk per turn)\n\n",
 		p.Turns, p.Runs, o.out, elapsed.Seconds(), float64(p.DiskBytes)/1e6, p.BytesPerTurn)
-	return corpus.WriteComparison(a.stdout, refName, ref, "generated", p)
+	return synthetic.WriteComparison(a.stdout, refName, ref, "generated", p)
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/collect/loop/randmodel"
 	"github.com/pyharness/pyharness/internal/gguf"
-	"github.com/pyharness/pyharness/randmodel"
 )
 
 type genModelOptions struct {

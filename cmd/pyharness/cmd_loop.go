@@ -12,15 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
-	"github.com/pyharness/pyharness/chattemplate"
 	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/collect/bench"
+	"github.com/pyharness/pyharness/collect/loop"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/export/rawtext"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/loop"
-	"github.com/pyharness/pyharness/model/ollama"
+	"github.com/pyharness/pyharness/harness/chattemplate"
+	"github.com/pyharness/pyharness/harness/model/ollama"
 	"github.com/pyharness/pyharness/schemas"
 )
 

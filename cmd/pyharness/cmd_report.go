@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/report"
-	"github.com/pyharness/pyharness/stats"
+	"github.com/pyharness/pyharness/report/stats"
 )
 
 type reportOptions struct {

@@ -14,11 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/bench"
+	"github.com/pyharness/pyharness/collect/bench"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/preflight"
+	"github.com/pyharness/pyharness/harness/preflight"
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/suite"
 )
 
 type runOptions struct {

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/pyharness/pyharness/transcript"
+	"github.com/pyharness/pyharness/report/transcript"
 )
 
 type showOptions struct {

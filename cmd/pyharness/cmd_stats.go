@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/classified"
-	"github.com/pyharness/pyharness/stats"
+	"github.com/pyharness/pyharness/classify/dataset"
+	"github.com/pyharness/pyharness/report/stats"
 )
 
 type statsOptions struct {
@@ -59,7 +59,7 @@ func runStats(ctx context.Context, a *app, o statsOptions) error {
 	if err != nil {
 		return err
 	}
-	if classified.IsDataset(in) {
+	if dataset.IsDataset(in) {
 		tuneDatasetGC()
 	} else {
 		tunePipelineGC()

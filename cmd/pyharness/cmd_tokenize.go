@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/export/sfttokens"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 	"github.com/pyharness/pyharness/internal/gguf"
-	"github.com/pyharness/pyharness/sfttokens"
 )
 
 type tokenizeOptions struct {

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/datasets"
+	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/model"
 )
 
 // runCLIExit runs the command line in-process under ctx, with backends that

@@ -31,7 +31,7 @@ func TestExportFormatText(t *testing.T) {
 	if code, _, stderr := runCLI(t, "bench", "--model", "scripted", "--case", "initials", "--case", "env-flag", "--repeat", "3", "--out", traces); code != 0 {
 		t.Fatalf("bench: %d %s", code, stderr)
 	}
-	tmplPath, err := filepath.Abs("../../chattemplate/testdata/templates/Qwen-Qwen2.5-7B-Instruct.jinja")
+	tmplPath, err := filepath.Abs("../../harness/chattemplate/testdata/templates/Qwen-Qwen2.5-7B-Instruct.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestExportFormatText(t *testing.T) {
 		jobs = append(jobs, map[string]any{"template": string(source), "context": map[string]any{"messages": msgs, "add_generation_prompt": false}})
 	}
 	in, _ := json.Marshal(map[string]any{"now": "2026-12-01T09:30:00", "jobs": jobs})
-	cmd := exec.Command(debianPython, "../../chattemplate/testdata/render_transformers.py")
+	cmd := exec.Command(debianPython, "../../harness/chattemplate/testdata/render_transformers.py")
 	cmd.Stdin = bytes.NewReader(in)
 	res, err := cmd.Output()
 	if err != nil {

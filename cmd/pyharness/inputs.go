@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pyharness/pyharness/classified"
+	"github.com/pyharness/pyharness/classify/dataset"
 )
 
 // Where the commands read and write, one rule (the README's "Where things
@@ -32,13 +32,13 @@ func readInput(cmd, flag, in string, withDataset bool) (string, error) {
 	case !st.IsDir():
 		return "", &exitError{code: exitUsage, msg: fmt.Sprintf("%s: %s: not a directory (a trace directory holds runs/*.jsonl)", cmd, named)}
 	}
-	if withDataset && classified.IsDataset(in) {
+	if withDataset && dataset.IsDataset(in) {
 		return in, nil
 	}
 	if traceFiles(in) > 0 {
 		return in, nil
 	}
-	if ds := filepath.Join(in, "dataset"); withDataset && classified.IsDataset(ds) {
+	if ds := filepath.Join(in, "dataset"); withDataset && dataset.IsDataset(ds) {
 		return ds, nil
 	}
 	what := "no trace files (*.jsonl) in " + in + " or " + filepath.Join(in, "runs")

@@ -20,7 +20,7 @@ import (
 // parityAdapter is a LoRA adapter GGUF scripts/train_lora.py wrote (the
 // parity test's, which llama-server --lora loaded when its answers were
 // recorded): what a LoRA trainer leaves at {adapter}.
-var parityAdapter = filepath.Join("..", "..", "sfttokens", "testdata", "parity", "adapter.gguf")
+var parityAdapter = filepath.Join("..", "..", "export", "sfttokens", "testdata", "parity", "adapter.gguf")
 
 // standInServe is the --serve command of the loop's llama-server tests:
 // `stand-in-serve ... --port P ...` listens on 127.0.0.1:P and forwards

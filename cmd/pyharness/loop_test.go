@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pyharness/pyharness/collect/loop"
 	"github.com/pyharness/pyharness/internal/gguf"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/loop"
 )
 
 // standInTrain is the train command of the loop's tests, a trainer that

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pyharness/pyharness/model"
+	"github.com/pyharness/pyharness/harness/model"
 )
 
 func main() {

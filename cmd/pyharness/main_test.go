@@ -14,10 +14,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/pyharness/pyharness/harness/suite"
 	"github.com/pyharness/pyharness/internal/testkit/browser"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/suite"
 )
 
 // sftValidator is the standard-library checker of the trainers' rules that

@@ -8,16 +8,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pyharness/pyharness/draft"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/model"
-	"github.com/pyharness/pyharness/model/ollama"
-	"github.com/pyharness/pyharness/model/openai"
-	"github.com/pyharness/pyharness/model/replay"
-	"github.com/pyharness/pyharness/model/scripted"
-	"github.com/pyharness/pyharness/preflight"
+	"github.com/pyharness/pyharness/harness/draft"
+	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/harness/model/ollama"
+	"github.com/pyharness/pyharness/harness/model/openai"
+	"github.com/pyharness/pyharness/harness/model/replay"
+	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/harness/preflight"
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // The backends --model chooses between are what the harness needs of one.

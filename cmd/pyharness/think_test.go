@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // TestRunThink: --think is sent with every request, run_start says it was

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/chattemplate"
-	"github.com/pyharness/pyharness/draft"
-	"github.com/pyharness/pyharness/sfttokens"
+	"github.com/pyharness/pyharness/export/sfttokens"
+	"github.com/pyharness/pyharness/harness/chattemplate"
+	"github.com/pyharness/pyharness/harness/draft"
 )
 
 // trainedTemplate is a chat template as the span tests use it: the
@@ -33,7 +33,7 @@ type trainedTemplate struct {
 func loadTrainedTemplates(t *testing.T) []trainedTemplate {
 	t.Helper()
 	load := func(file string, tokens map[string]string) *chattemplate.Template {
-		tpl, err := chattemplate.Load(filepath.Join("..", "..", "chattemplate", "testdata", "templates", file))
+		tpl, err := chattemplate.Load(filepath.Join("..", "..", "harness", "chattemplate", "testdata", "templates", file))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/pyharness/pyharness/schemas"
-	"github.com/pyharness/pyharness/trace"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 // System is the system prompt of every fixture run.

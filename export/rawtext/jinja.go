@@ -1,7 +1,7 @@
 package rawtext
 
 import (
-	"github.com/pyharness/pyharness/chattemplate"
+	"github.com/pyharness/pyharness/harness/chattemplate"
 )
 
 // Jinja renders a row through a model's own chat template (its Jinja

@@ -139,7 +139,7 @@ func TestOllamaCreateAdapter(t *testing.T) {
 	srv := NewOllama(t)
 	srv.Trained = Trained4096
 	c := api.NewClient(mustURL(t, srv.URL), http.DefaultClient)
-	adapter, err := os.ReadFile(filepath.Join("..", "..", "..", "sfttokens", "testdata", "parity", "adapter.gguf"))
+	adapter, err := os.ReadFile(filepath.Join("..", "..", "..", "export", "sfttokens", "testdata", "parity", "adapter.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
