@@ -8,8 +8,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/collect/runcost"
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/report/stats"
 )
 

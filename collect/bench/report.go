@@ -10,10 +10,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pyharness/pyharness/collect/runcost"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/internal/tabletext"
-	"github.com/pyharness/pyharness/collect/runcost"
 	"github.com/pyharness/pyharness/schemas"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/pyharness/pyharness/classify/countcache"
 	"github.com/pyharness/pyharness/classify/dataset"
 	"github.com/pyharness/pyharness/classify/turnlabel"
-	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/collect/runcost"
+	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )

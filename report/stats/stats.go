@@ -8,8 +8,8 @@ import (
 	"github.com/pyharness/pyharness/classify"
 	"github.com/pyharness/pyharness/classify/countcache"
 	"github.com/pyharness/pyharness/classify/dataset"
-	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/collect/runcost"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )

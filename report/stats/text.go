@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/collect/runcost"
+	"github.com/pyharness/pyharness/internal/tabletext"
 	"github.com/pyharness/pyharness/schemas"
 )
 
