@@ -102,7 +102,7 @@ var kindOrder = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, sche
 // kept.
 //
 // While a run is decoded, each of derivers makes its entry of it, which
-// classify stores keyed by the trace as it was read (package derived): a
+// classify stores keyed by the trace as it was read (package derivedcache): a
 // later stage then takes the entry instead of decoding the trace again,
 // as long as the trace is unchanged.
 func Update(ctx context.Context, in, out string, derivers ...derivedcache.Deriver) (*Result, error) {

@@ -11,7 +11,7 @@ import (
 // snappy encoder: plain snappy blocks, which any Parquet reader decodes.
 // It costs much less a byte than zstd or s2's "better" snappy, for a
 // somewhat larger table, and nothing of ours decompresses the pages on
-// the hot path (stats reads package tally's counts files);
+// the hot path (stats reads package countcache's counts files);
 // docs/performance.md has the figures.
 type snappyCodec struct {
 	decode pqsnappy.Codec

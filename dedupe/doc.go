@@ -16,7 +16,7 @@
 // that `pyharness dedupe` prints. It takes each run's fingerprints
 // (runPrints) from the dataset classify wrote when the run's trace is the
 // one classify read (Deriver, whose entries classify makes while it has
-// the run decoded: package derived), and decodes the others, so that a
+// the run decoded: package derivedcache), and decodes the others, so that a
 // pipeline decodes each trace once. The export package runs an Index on the pairs it selects,
 // served text by the traces on disk (CorpusTexts; trace.Corpus rebuilds
 // the prompts), or their SHA-256 (Digests) when it reads the fingerprints

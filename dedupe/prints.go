@@ -16,7 +16,7 @@ import (
 // runPrints is all dedupe needs of one run: whether it worked, and for
 // every turn whether it is a pair, its time, and the fingerprint of a
 // pair. classify makes it while it has the run decoded and stores it in
-// the dataset (package derived), so that dedupe takes it from there instead
+// the dataset (package derivedcache), so that dedupe takes it from there instead
 // of decoding the trace again (Deriver).
 type runPrints struct {
 	Worked bool

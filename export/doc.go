@@ -18,6 +18,6 @@
 // which writes the Hugging Face shards by design; it reads traces, never
 // classify's Parquet dataset, so it pulls in no Arrow package. What its
 // first pass reads of each run classify stores in the dataset (Deriver,
-// facts.go; package derived), and export --dataset takes it from there
+// facts.go; package derivedcache), and export --dataset takes it from there
 // for every trace byte for byte the one classify read.
 package export

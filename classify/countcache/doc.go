@@ -1,4 +1,4 @@
-// Package tally counts a classified dataset's rows by their columns: the
+// Package countcache counts a classified dataset's rows by their columns: the
 // turns and the runs of each partition, grouped by the values stats
 // breaks them down by, without reading the rows one by one. Classify
 // writes a small counts file beside each part file when it commits

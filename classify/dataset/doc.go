@@ -1,4 +1,4 @@
-// Package classified is the format of the dataset package classify
+// Package dataset is the format of the dataset package classify
 // writes: the turns and runs tables and their row types, their Hive
 // partitions (source=…/model=…), the part files that hold them and the
 // state file that says which part files are live, and the reading of the

@@ -1,4 +1,4 @@
-// Package derived keeps what the pipeline's stages derive from each run's
+// Package derivedcache keeps what the pipeline's stages derive from each run's
 // trace, so that a later stage need not decode the trace again. A stage
 // that wants an entry of every run gives a Deriver (a name, a version that
 // names everything the entry depends on, and Derive); classify, while it

@@ -67,7 +67,7 @@ func runClassify(ctx context.Context, a *app, o classifyOptions) error {
 }
 
 // laterStagesDerivers are what the stages after classify keep of each run
-// (package derived): dedupe's fingerprints and export's facts, made while
+// (package derivedcache): dedupe's fingerprints and export's facts, made while
 // classify has the run decoded, so that dedupe --dataset and export
 // --dataset decode only the traces that changed since.
 func laterStagesDerivers() []derivedcache.Deriver {

@@ -1,4 +1,4 @@
-// Package corpus generates large, realistic trace directories for measuring
+// Package synthetic generates large, realistic trace directories for measuring
 // the pipeline, and measures the shape of any trace directory so that a
 // generated corpus can be compared with a real one.
 //

@@ -2,5 +2,5 @@
 // whether it has changed since, by its stamp (size, modification and
 // change times, inode and device): the trace reader reads every trace
 // through it, and the stages that keep what they derived from a trace
-// (package derived) key it by the stamp the trace was read with.
+// (package derivedcache) key it by the stamp the trace was read with.
 package wholefile

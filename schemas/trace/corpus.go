@@ -46,7 +46,7 @@ const cacheRuns = 8
 //
 // known, when not nil, gives a run's group when it has it (ok), without
 // its run_start being read: for a caller that learnt the groups elsewhere
-// (package derived's store) and checks them when it reads the runs. It is
+// (package derivedcache's store) and checks them when it reads the runs. It is
 // called on every core at once.
 func OpenCorpus(ctx context.Context, dir string, known func(File) (string, bool)) (*Corpus, error) {
 	all, err := list(dir)
