@@ -442,7 +442,7 @@ func copyPart[T any](ctx context.Context, b *batch, open map[int]*partWriter[T],
 	return ids, nil
 }
 
-// commit closes the part files, counts them for stats (tally.WriteCounts),
+// commit closes the part files, counts them for stats (countcache.WriteCounts),
 // records them and the runs in the state, and removes the part files this
 // batch replaced.
 func (b *batch) commit(ctx context.Context) error {

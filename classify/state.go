@@ -13,7 +13,7 @@ import (
 	"github.com/pyharness/pyharness/classify/dataset"
 )
 
-// state is the contents of classified.StateFile: which runs (and which
+// state is the contents of dataset.StateFile: which runs (and which
 // attempt of each) are in the dataset, and which part files are live, so
 // that a second classify of a directory that gained runs classifies only
 // the new ones.

@@ -76,7 +76,7 @@ func RunTallyOf(r *dataset.RunSummary) RunTally {
 // file by part file. A row group holding a refusal, nudge or parse failure
 // without feedback (copied from a part file written before the column
 // existed) is read row by row, its feedback computed from the messages as
-// classified.Turns does; so is a part file laid out otherwise.
+// dataset.Turns does; so is a part file laid out otherwise.
 //
 // The strings of a column chunk's dictionary share one allocation: a
 // consumer that keeps a few strings out of many (the first wordings of a
@@ -357,7 +357,7 @@ func countTable[T any](ctx context.Context, dir, table string, cols []keyColumn[
 		for _, pc := range ordered.Map(rels, runtime.GOMAXPROCS(0), read) {
 			switch {
 			case pc.dirErr != nil:
-				// As classified.Turns and Runs: a bad partition
+				// As dataset.Turns and Runs: a bad partition
 				// directory is reported and the next part file read.
 				if !yield(Counted[T]{}, pc.dirErr) {
 					return
