@@ -12,7 +12,7 @@ time to the load event and the DOM's element count. The time is read inside
 the browser (Navigation Timing, logged to the console by a probe script
 added to a copy of each page, its content security policy removed), so the
 browser's own start-up, which dwarfs a small page on a busy machine, is not
-counted. docs/analysis.md gives the figures. Needs chromium (apt-get install
+counted. docs/performance.md gives the figures. Needs chromium (apt-get install
 -y chromium)."""
 import os, re, shutil, statistics, subprocess, sys, tempfile
 

@@ -2,7 +2,7 @@
 """A LoRA trainer for small llama GGUF models on CPU, in PyTorch.
 
 It stands in, on a machine without a GPU, for the GPU trainers of
-docs/loop.md (TRL, Unsloth, Axolotl, mlx-lm): it does what they do with a
+docs/training.md (TRL, Unsloth, Axolotl, mlx-lm): it does what they do with a
 prompt-completion export, on the base model's own GGUF file, and writes an
 adapter that llama.cpp's server loads with --lora and Ollama with ADAPTER.
 
