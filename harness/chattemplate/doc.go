@@ -9,7 +9,7 @@
 // template refuses, or renders without its system prompt, its reasoning or
 // its tool calls, trains something else than what was exported. This
 // package renders with github.com/ardanlabs/jinja (the Go engine that
-// matched Python jinja2 on the most real templates, docs/export.md), gives
+// matched Python jinja2 on the most real templates, docs/templates.md), gives
 // it transformers' globals and filters, loads a template from a .jinja
 // file, a tokenizer_config.json, a GGUF file or a llama.cpp server's
 // /props, probes what the template does with system prompts, reasoning and
