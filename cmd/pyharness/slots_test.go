@@ -68,7 +68,7 @@ func TestCollectFillsTheSlots(t *testing.T) {
 }
 
 // BenchmarkCollectAgainstSlots is the measurement of docs/performance.md
-// ("Setting --jobs against a server's slots"): collect --passes 1 over the
+// ("`collect --jobs` against a server's slots"): collect --passes 1 over the
 // fifteen cases against a stand-in Ollama with 4 slots and a fixed delay
 // per reply, each conversation playing slotsScript, at --jobs 1 and 4,
 // with the stuck rule (the default) and without it (--stuck-after 0).
