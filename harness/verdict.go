@@ -41,16 +41,14 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 		end.DurationMS = end.EndedAt.Sub(started).Milliseconds()
 	}()
 	switch r.stopReason {
-	case schemas.StopCancelled:
+	case schemas.StopCancelled, schemas.StopModelError:
 		end.Verdict = schemas.VerdictCancelled
-		end.SuiteAfter = r.suiteBefore.Counts
-		if r.suiteLatest != nil {
-			end.SuiteAfter = r.suiteLatest.Counts
+		if r.stopReason == schemas.StopModelError {
+			end.Verdict = schemas.VerdictError
 		}
-		return end, nil
-	case schemas.StopModelError:
-		end.Verdict = schemas.VerdictError
-		end.SuiteAfter = r.suiteBefore.Counts
+		// The suite is not run for a run that ended so; its last run
+		// stands when nothing changed since, and otherwise none does.
+		end.SuiteAfter = schemas.SuiteCounts{NotRun: true}
 		if r.suiteLatest != nil {
 			end.SuiteAfter = r.suiteLatest.Counts
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -129,6 +130,26 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				if (px > 0) != neg {
 					ts.Fatalf("%s scrolls sideways by %d px at %d px wide", args[0], px, browser.Width)
+				}
+			},
+			// exitcode N PROG ARGS... runs PROG as exec does (stdout and
+			// stderr are read by the lines after it) and fails unless it
+			// exits N: the exit code is what a script of the user's reads.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 || neg {
+					ts.Fatalf("usage: exitcode N PROG ARGS...")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				got := 0
+				var ee *exec.ExitError
+				if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%s: %v", args[1], err)
+				}
+				if got != want {
+					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 				}
 			},
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.
