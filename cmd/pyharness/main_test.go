@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,8 +71,13 @@ func haveChromium() (bool, error) {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"pyharness": func() {
+			// Signals as main takes them: a script's kill -INT is a Ctrl-C.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
-			os.Exit(run(context.Background(), a, os.Args[1:]))
+			code := run(ctx, a, os.Args[1:])
+			stop()
+			os.Exit(code)
 		},
 		"stand-in-train": func() { os.Exit(standInTrain()) },
 		"stand-in-serve": func() { os.Exit(standInServe()) },
@@ -130,6 +137,21 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				if (px > 0) != neg {
 					ts.Fatalf("%s scrolls sideways by %d px at %d px wide", args[0], px, browser.Width)
+				}
+			},
+			// waitfile GLOB waits until a file matches GLOB: a background
+			// command has got that far. It gives up after five minutes.
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: waitfile GLOB")
+				}
+				for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+					if m, _ := filepath.Glob(ts.MkAbs(args[0])); len(m) > 0 {
+						return
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("no file matches %s after five minutes", args[0])
+					}
 				}
 			},
 			// exitcode N PROG ARGS... runs PROG as exec does (stdout and
