@@ -476,6 +476,8 @@ func (c *collector) finish() *Summary {
 	for k, n := range c.kinds {
 		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: n, Share: share(n, s.Turns.Total)})
 	}
+	// Commonest first, as every other count of the summary is listed.
+	slices.SortStableFunc(s.Kinds, func(a, b Count) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name)) })
 
 	s.Nudges = []Nudge{}
 	for code, n := range c.nudges {
