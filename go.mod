@@ -3,6 +3,7 @@ module github.com/pyharness/pyharness
 go 1.26.8
 
 require (
+	github.com/agnivade/levenshtein v1.1.1
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/ardanlabs/jinja v1.8.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
@@ -25,7 +26,6 @@ require (
 )
 
 require (
-	github.com/agnivade/levenshtein v1.1.1 // indirect
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -27,7 +27,7 @@ func TestBaselineSaysWhatItFoundAndWhatToDo(t *testing.T) {
 		want  []string // in the problem; none means the entry is kept
 	}{
 		{"unittest on bare-assert tests", bare, "{python} -m unittest",
-			[]string{`the suite ({python} -m unittest) runs no test at baseline: its output ends "`, "exit status", "unittest does not collect", `leave suite: out to run pytest, or give suite: "{python} -m pytest"`}},
+			[]string{`the suite ({python} -m unittest) runs no test at baseline: its output ends "`, "exit status", "unittest does not collect", `leave the suite command out to run pytest, or give "{python} -m pytest"`}},
 		{"pytest selecting none", bare, "{python} -m pytest -q -k no_such_test",
 			[]string{"the suite ({python} -m pytest -q -k no_such_test) runs no test at baseline", "deselected", "exit status 5", "Pytest collected no test: check the paths, -k and -m"}},
 		{"no test file", map[string]string{"calc.py": "x = 1\n"}, "",
@@ -40,7 +40,10 @@ func TestBaselineSaysWhatItFoundAndWhatToDo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := Entry{ID: "e", Dir: gitRepo(t, tt.files), Line: 7}
 			e.Suite = tt.suite
-			ok, problems, _ := Baseline(context.Background(), []Entry{e}, "")
+			ok, problems, _, err := runBaselines(context.Background(), []Entry{e}, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tt.want == nil {
 				if len(ok) != 1 || len(problems) != 0 {
 					t.Fatalf("entry refused: %+v", problems)

@@ -247,29 +247,87 @@ func planPath(outDir string, k, n int) string {
 	return filepath.Join(outDir, "collect.json")
 }
 
-// Run collects: every planned run not yet complete, Jobs at a time.
-func Run(ctx context.Context, o Options) (*Summary, error) {
+// ErrOtherPlan is returned when OUT's plan file is another collection's:
+// one directory holds one plan.
+var ErrOtherPlan = errors.New("another collection's plan")
+
+// Precheck plans the collection and reads where each planned run stands
+// in OUT, and refuses as Run does, before anything runs a suite: OUT holds
+// another collection's plan (ErrOtherPlan), or complete runs of this one
+// without Resume (ErrAlreadyCollected).
+func Precheck(ctx context.Context, o Options) ([]*Planned, error) {
+	plan, _, err := prepare(ctx, o)
+	return plan, err
+}
+
+// prepare is Precheck with the summary Run starts from.
+func prepare(ctx context.Context, o Options) ([]*Planned, *Summary, error) {
 	if o.Passes < 1 {
-		return nil, fmt.Errorf("collect: --passes must be at least 1")
+		return nil, nil, fmt.Errorf("collect: --passes must be at least 1")
 	}
 	plan, err := Plan(ctx, o)
 	if err != nil {
-		return nil, err
-	}
-	if err := readStatus(ctx, o.OutDir, plan); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum := &Summary{Planned: len(plan), PlanPath: planPath(o.OutDir, o.ShardK, o.ShardN)}
+	if err := refuseOtherPlan(sum.PlanPath, o.OutDir, plan); err != nil {
+		return nil, nil, err
+	}
+	if err := readStatus(ctx, o.OutDir, plan); err != nil {
+		return nil, nil, err
+	}
 	for _, p := range plan {
 		if p.Status == StatusComplete {
 			sum.Skipped++
 		}
 	}
 	if sum.Skipped > 0 && !o.Resume && sum.Skipped == len(plan) {
-		return sum, fmt.Errorf("collect: %s already holds all %d runs of this plan: nothing to do (another --out, or more --passes, collects more): %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
+		return plan, sum, fmt.Errorf("collect: %s already holds all %d runs of this plan: nothing to do (another --out, or more --passes, collects more): %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
 	}
 	if sum.Skipped > 0 && !o.Resume {
-		return sum, fmt.Errorf("collect: %s already holds %d complete run(s) of this plan: use --resume to finish it, or another --out: %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
+		return plan, sum, fmt.Errorf("collect: %s already holds %d complete run(s) of this plan: use --resume to finish it, or another --out: %w", o.OutDir, sum.Skipped, ErrAlreadyCollected)
+	}
+	return plan, sum, nil
+}
+
+// refuseOtherPlan refuses a plan file of another collection at path: one
+// whose runs are not all runs of plan (another model, other items, another
+// harness). A plan that extends it (more passes, more cases) may take its
+// place: nothing it planned is lost.
+func refuseOtherPlan(path, outDir string, plan []*Planned) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("collect: %w", err)
+	}
+	var old planFile
+	if err := json.Unmarshal(b, &old); err != nil {
+		return fmt.Errorf("collect: %s: %w", path, err)
+	}
+	ids := map[string]bool{}
+	for _, p := range plan {
+		ids[p.RunID] = true
+	}
+	other := 0
+	for _, p := range old.Runs {
+		if !ids[p.RunID] {
+			other++
+		}
+	}
+	if other == 0 {
+		return nil
+	}
+	return fmt.Errorf("collect: %s holds another collection's plan (%s: model %s %s, %d passes, %d runs, %d of them not in this plan): one directory holds one plan; give this collection another --out: %w",
+		outDir, path, old.Model.Backend, old.Model.Name, old.Passes, len(old.Runs), other, ErrOtherPlan)
+}
+
+// Run collects: every planned run not yet complete, Jobs at a time.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	plan, sum, err := prepare(ctx, o)
+	if err != nil {
+		return sum, err
 	}
 	pf := &planFile{Harness: schemas.Harness(version.Harness()), Passes: o.Passes, Runs: plan}
 	if len(plan) > 0 {

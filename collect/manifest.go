@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pyharness/pyharness/schemas"
@@ -74,17 +75,46 @@ func (e *ManifestError) Error() string {
 
 var entryKeys = []string{"id", "repo", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
 
-// ParseManifest reads a manifest: a YAML list of entries (or a mapping
+// parseManifest reads a manifest: a YAML list of entries (or a mapping
 // with an `entries` list). It checks the shape of every entry — keys,
-// required fields, unique ids — and reports every problem with its line.
-func ParseManifest(file string, data []byte) ([]Entry, error) {
+// required fields, unique ids — and reports every problem with its line;
+// the entries it returns are those with none.
+func parseManifest(file string, data []byte) ([]Entry, error) {
+	checked, problems, err := parseEntries(file, data)
+	if err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	for _, c := range checked {
+		if !c.bad {
+			entries = append(entries, c.Entry)
+		}
+	}
+	if len(problems) > 0 {
+		return entries, &ManifestError{File: file, Problems: problems}
+	}
+	return entries, nil
+}
+
+// checkedEntry is an entry of a manifest and whether a problem was found
+// with it; an entry with one is still checked for the others.
+type checkedEntry struct {
+	Entry
+	bad      bool
+	resolved bool // its repository is on disk (Dir)
+}
+
+// parseEntries decodes every entry of a manifest and checks its shape,
+// returning every entry that decodes, bad or not, and every problem. An
+// error is a manifest that cannot be read as a list of entries at all.
+func parseEntries(file string, data []byte) ([]*checkedEntry, []Problem, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	merr := &ManifestError{File: file}
+	var problems []Problem
 	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: the manifest is empty", file)
+		return nil, nil, fmt.Errorf("%s: the manifest is empty", file)
 	}
 	list := doc.Content[0]
 	if list.Kind == yaml.MappingNode {
@@ -93,48 +123,58 @@ func ParseManifest(file string, data []byte) ([]Entry, error) {
 			if list.Content[i].Value == "entries" {
 				found = list.Content[i+1]
 			} else {
-				merr.Problems = append(merr.Problems, Problem{Line: list.Content[i].Line, Msg: fmt.Sprintf("unknown top-level key %q (want a list of entries, or entries:)", list.Content[i].Value)})
+				problems = append(problems, Problem{Line: list.Content[i].Line, Msg: fmt.Sprintf("unknown top-level key %q (want a list of entries, or entries:)", list.Content[i].Value)})
 			}
 		}
 		if found == nil {
-			merr.Problems = append(merr.Problems, Problem{Line: list.Line, Msg: "no entries: list"})
-			return nil, merr
+			problems = append(problems, Problem{Line: list.Line, Msg: "no entries: list"})
+			return nil, problems, nil
 		}
 		list = found
 	}
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d: want a list of entries", file, list.Line)
+		return nil, nil, fmt.Errorf("%s:%d: want a list of entries", file, list.Line)
 	}
-	var entries []Entry
+	var entries []*checkedEntry
 	seen := map[string]int{}
 	for _, item := range list.Content {
 		if item.Kind != yaml.MappingNode {
-			merr.Problems = append(merr.Problems, Problem{Line: item.Line, Msg: "an entry must be a mapping (id:, repo:, task:, …)"})
+			problems = append(problems, Problem{Line: item.Line, Msg: "an entry must be a mapping (id:, repo:, task:, …)"})
 			continue
 		}
-		bad := false
+		c := &checkedEntry{}
+		bad := func(line int, msg string) {
+			problems = append(problems, Problem{Line: line, Entry: idOf(item), Msg: msg})
+			c.bad = true
+		}
 		for i := 0; i+1 < len(item.Content); i += 2 {
 			if k := item.Content[i].Value; !slices.Contains(entryKeys, k) {
-				merr.Problems = append(merr.Problems, Problem{Line: item.Content[i].Line, Entry: idOf(item), Msg: fmt.Sprintf("unknown key %q (known: %s)", k, strings.Join(entryKeys, ", "))})
-				bad = true
+				bad(item.Content[i].Line, unknownKey(k))
 			}
 		}
-		var e Entry
-		if err := item.Decode(&e); err != nil {
-			merr.Problems = append(merr.Problems, Problem{Line: item.Line, Entry: idOf(item), Msg: err.Error()})
+		// The keys it knows are decoded without the ones it does not, so
+		// that the rest of the entry is checked too.
+		known := *item
+		known.Content = nil
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			if slices.Contains(entryKeys, item.Content[i].Value) {
+				known.Content = append(known.Content, item.Content[i], item.Content[i+1])
+			}
+		}
+		if err := known.Decode(&c.Entry); err != nil {
+			bad(item.Line, err.Error())
 			continue
 		}
+		e := &c.Entry
 		e.Line = item.Line
 		for _, req := range []struct{ name, val string }{{"id", e.ID}, {"repo", e.Repo}, {"task", e.Task}} {
 			if strings.TrimSpace(req.val) == "" {
-				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: "missing " + req.name})
-				bad = true
+				bad(e.Line, "missing "+req.name)
 			}
 		}
 		if e.ID != "" {
 			if first, dup := seen[e.ID]; dup {
-				merr.Problems = append(merr.Problems, Problem{Line: e.Line, Entry: e.ID, Msg: fmt.Sprintf("duplicate id (first at line %d)", first)})
-				bad = true
+				bad(e.Line, fmt.Sprintf("duplicate id (first at line %d)", first))
 			}
 			seen[e.ID] = e.Line
 		}
@@ -144,17 +184,33 @@ func ParseManifest(file string, data []byte) ([]Entry, error) {
 			if errors.As(err, &se) {
 				line = keyLine(item, se.Field, line)
 			}
-			merr.Problems = append(merr.Problems, Problem{Line: line, Entry: e.ID, Msg: err.Error()})
-			bad = true
+			bad(line, err.Error())
 		}
-		if !bad {
-			entries = append(entries, e)
+		entries = append(entries, c)
+	}
+	return entries, problems, nil
+}
+
+// unknownKey says a key is not an entry's, with the known key it is
+// likely a slip for ("target" for targets).
+func unknownKey(k string) string {
+	msg := fmt.Sprintf("unknown key %q", k)
+	if near := nearestKey(k); near != "" {
+		msg += fmt.Sprintf(": did you mean %q?", near)
+	}
+	return msg + " (known: " + strings.Join(entryKeys, ", ") + ")"
+}
+
+// nearestKey is the known key within two edits of k (a missing plural s,
+// a swapped or dropped letter), or "".
+func nearestKey(k string) string {
+	best, bestD := "", 3
+	for _, known := range entryKeys {
+		if d := levenshtein.ComputeDistance(strings.ToLower(k), known); d < bestD {
+			best, bestD = known, d
 		}
 	}
-	if len(merr.Problems) > 0 {
-		return entries, merr
-	}
-	return entries, nil
+	return best
 }
 
 // keyLine is the line of key in an entry's mapping, def when it is absent.
@@ -192,24 +248,9 @@ func isLocal(s string) bool {
 	return err == nil
 }
 
-// Resolve finds each entry's repository on disk — a local path relative to
-// the manifest, or a git URL cloned (shallow) into cacheDir — and checks it
-// is a git repository whose scope matches files. Entries that cannot be
-// used are returned as problems with their lines; the rest are ready.
-func Resolve(ctx context.Context, file string, entries []Entry, cacheDir string) ([]Entry, []Problem) {
-	base := filepath.Dir(file)
-	var ok []Entry
-	var problems []Problem
-	for _, e := range entries {
-		if err := resolveOne(ctx, base, &e, cacheDir); err != nil {
-			problems = append(problems, Problem{Line: e.Line, Entry: e.ID, Msg: err.Error()})
-			continue
-		}
-		ok = append(ok, e)
-	}
-	return ok, problems
-}
-
+// resolveOne finds an entry's repository on disk — a local path relative
+// to the manifest, or a git URL cloned (shallow) into cacheDir — and checks
+// it is a git repository whose scope matches files.
 func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) error {
 	if isGitURL(e.Repo) {
 		h := sha256.Sum256([]byte(e.Repo))

@@ -30,7 +30,7 @@ func FuzzParseManifest(f *testing.F) {
 	}
 	const file = "fuzz/dogfood.yaml"
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := ParseManifest(file, data)
+		entries, err := parseManifest(file, data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), file+":") {
 				t.Fatalf("error does not name the manifest: %v", err)

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,16 +81,19 @@ func TestManifestProblemsNameTheirLines(t *testing.T) {
   targets: [./m.py]
 `
 	file := filepath.Join(t.TempDir(), "dogfood.yaml")
-	entries, err := ParseManifest(file, []byte(manifest))
+	m, err := CheckManifest(context.Background(), file, []byte(manifest), ManifestCheck{RepoCache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Baseline(context.Background(), "", "", nil); err != nil {
+		t.Fatal(err)
+	}
 	var merr *ManifestError
-	if err == nil || !asManifestError(err, &merr) {
+	if err := m.Err(); err == nil || !asManifestError(err, &merr) {
 		t.Fatalf("want a ManifestError, got %v", err)
 	}
 	problems := merr.Problems
-	ok, more := Resolve(context.Background(), file, entries, t.TempDir())
-	problems = append(problems, more...)
-	ok, more, _ = Baseline(context.Background(), ok, "")
-	problems = append(problems, more...)
+	ok := m.Usable()
 	want := []struct {
 		line int
 		text string
@@ -118,6 +122,28 @@ func TestManifestProblemsNameTheirLines(t *testing.T) {
 	}
 	if len(ok) != 1 || ok[0].ID != "ok" {
 		t.Errorf("usable entries %+v, want only the first", ok)
+	}
+}
+
+// An entry with an unknown key is still checked whole: its missing
+// repository and script are said in the same pass, and a key that is a
+// slip for a known one says which.
+func TestManifestProblemsComeInOnePass(t *testing.T) {
+	manifest := `- id: slip
+  repo: /nowhere/at/all
+  task: do it
+  target: [m.py]
+`
+	file := filepath.Join(t.TempDir(), "dogfood.yaml")
+	m, err := CheckManifest(context.Background(), file, []byte(manifest), ManifestCheck{NeedScript: true, RepoCache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(m.Err())
+	for _, want := range []string{`:4: entry "slip": unknown key "target": did you mean "targets"?`, "repository /nowhere/at/all does not exist", "no script:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems %s\ndo not say %q", got, want)
+		}
 	}
 }
 
@@ -158,14 +184,14 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 	manifest := "entries:\n  - id: textwrap-shorten\n    repo: " + repo + "\n    task: Note in shorten() what it does\n    targets: [textwrap.py]\n    suite: \"{python} -m unittest test_textwrap\"\n    script: textwrap.jsonl\n    tags: [stdlib]\n"
 	file := filepath.Join(dir, "dogfood.yaml")
 	os.WriteFile(file, []byte(manifest), 0o644)
-	entries, err := ParseManifest(file, []byte(manifest))
+	m, err := CheckManifest(context.Background(), file, []byte(manifest), ManifestCheck{RepoCache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, problems := Resolve(context.Background(), file, entries, t.TempDir())
-	if len(problems) > 0 {
-		t.Fatal(problems)
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
 	}
+	entries := m.Usable()
 	out := t.TempDir()
 	sum, err := Run(context.Background(), Options{Entries: entries, Passes: 1, OutDir: out,
 		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {

@@ -122,11 +122,93 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	started := cfg.Now()
+	r, err := newRunner(ctx, cfg, m)
+	if err != nil {
+		return nil, err
+	}
+	defer r.ws.close()
+	// The suite before the task runs before anything is recorded: an ad
+	// hoc run whose suite cannot judge it stops here, with the message
+	// collect refuses such a manifest entry with, and no model is called.
+	if r.suiteBefore, err = r.runSuite(ctx); err != nil {
+		return nil, err
+	}
+	r.suiteLatest = r.suiteBefore
+	if cfg.Source == schemas.SourceAdhoc {
+		b := Baseline{Result: r.suiteBefore, Given: cfg.Suite, Detected: suite.Detect(r.ws.dir), Python: r.suite.Python}
+		if err := b.Check(); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	}
+
+	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	r.w = w
+	res := &Result{TracePath: w.Path(), Start: r.runStart(started, w.Attempt())}
+	if err := w.Write(schemas.Record{RunStart: &res.Start}); err != nil {
+		return nil, err
+	}
+	if r.suiteBefore.Counts.ExitStatusOnly {
+		w := fmt.Sprintf("the suite's runner cannot be told from its command (%s) nor from its output: the run is judged by the suite's exit status alone, with no test counted or named",
+			shownSuiteCommand(r.suiteBefore.Command, r.suite.Python, r.suiteCommand()))
+		r.logf("warning: %s", w)
+		r.warnings = append(r.warnings, w)
+	}
+	settled, err := r.settledAtBaseline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Source == schemas.SourceAdhoc && !settled {
+		// What collect checks of a manifest entry, said before the first
+		// model call of an ad hoc run, on the log and in the summary.
+		for _, w := range r.beforeModel() {
+			r.logf("warning: %s", w)
+			r.warnings = append(r.warnings, w)
+		}
+	}
+	if settled {
+		r.stopReason = schemas.StopNoModelSteps
+	} else if err := r.loop(ctx); err != nil {
+		return nil, err
+	}
+	end, err := r.finish(ctx, started)
+	if err != nil {
+		return nil, err
+	}
+	res.End = *end
+	if end.StopReason == schemas.StopBrokeSuite {
+		res.BrokeSuite = r.brokenBy
+	}
+	res.Warnings = r.warnings
+	res.Steps = r.steps
+	res.TurnWarnings = r.turnCodes
+	if res.PatchPath, err = r.writePatch(end.Patch); err != nil {
+		return nil, err
+	}
+	if err := w.Write(schemas.Record{RunEnd: end}); err != nil {
+		return nil, err
+	}
+	return res, w.Close()
+}
+
+// newRunner sets up a run: its workspace (a copy of the repository unless
+// in place), its scope, the context window it budgets prompts against,
+// and the suite's runner with its interpreter. A suite that cannot start
+// is said here, before anything is recorded: no trace of one record that
+// validate and export call incomplete.
+func newRunner(ctx context.Context, cfg Config, m Chatter) (r *runner, err error) {
 	ws, err := newWorkspace(ctx, cfg.Repo, cfg.InPlace, cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	defer ws.close()
+	defer func() {
+		if err != nil {
+			ws.close()
+		}
+	}()
 	sc, err := newScope(ws.dir, cfg.Scope)
 	if err != nil {
 		return nil, err
@@ -136,7 +218,7 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if c := cfg.Model.Context; c != nil && c.Effective > 0 {
 		window, source = c.Effective, "the effective context ("+c.Source+")"
 	}
-	r := &runner{
+	r = &runner{
 		cfg: cfg, model: m, ws: ws, scope: sc, tok: newTokenizer(),
 		window:      window,
 		budget:      window - cfg.Model.Options.NumPredict,
@@ -167,86 +249,41 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 		}
 		r.suite.Python = py
 	}
-	// A suite that cannot start is said before anything is recorded: no
-	// trace of one record that validate and export call incomplete.
 	if err := r.suite.Check(ctx, ws.dir); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	r.py = newPyParser(r.suite.Python, func(ctx context.Context) (string, error) { return suite.FindPython(ctx, cfg.Python, false) })
+	return r, nil
+}
 
-	w, err := trace.Create(filepath.Join(cfg.OutDir, trace.RunsDir), cfg.RunID)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	r.w = w
-	res := &Result{TracePath: w.Path()}
-	res.Start = schemas.RunStart{
-		Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: cfg.RunID, Attempt: w.Attempt(),
+// runStart is the run's first record: everything a replay of it needs.
+func (r *runner) runStart(started time.Time, attempt int) schemas.RunStart {
+	cfg := r.cfg
+	return schemas.RunStart{
+		Schema: schemas.Schema, SchemaMinor: schemas.SchemaMinor, RunID: cfg.RunID, Attempt: attempt,
 		Source: cfg.Source, CaseID: cfg.CaseID, Tier: cfg.Tier, Pass: cfg.Pass, Model: cfg.Model,
 		Harness: schemas.Harness(version.Harness()), Task: cfg.Task, Targets: cfg.Targets, Names: cfg.Names, Subject: cfg.Subject,
 		Scope: cfg.Scope, Suite: r.suiteCommand(), Python: r.suite.Python,
-		Repo: schemas.Repo{Path: cmp.Or(cfg.RepoLabel, ws.source), Commit: ws.commit, URL: cfg.RepoURL}, MaxSteps: cfg.MaxSteps,
+		Repo: schemas.Repo{Path: cmp.Or(cfg.RepoLabel, r.ws.source), Commit: r.ws.commit, URL: cfg.RepoURL}, MaxSteps: cfg.MaxSteps,
 		NativeTools: cfg.NativeTools, Interactive: cfg.Ask != nil, Tags: cfg.Tags, StartedAt: started.UTC(),
 	}
-	if err := w.Write(schemas.Record{RunStart: &res.Start}); err != nil {
-		return nil, err
-	}
+}
 
-	r.suiteBefore, err = r.runSuite(ctx)
-	if err != nil {
-		return nil, err
+// writePatch writes the run's patch to OUT/patches/<run_id>.diff and
+// returns its path; "" when the run changed nothing.
+func (r *runner) writePatch(patch string) (string, error) {
+	if patch == "" {
+		return "", nil
 	}
-	r.suiteLatest = r.suiteBefore
-	if r.suiteBefore.Counts.ExitStatusOnly {
-		w := fmt.Sprintf("the suite's runner cannot be told from its command (%s) nor from its output: the run is judged by the suite's exit status alone, with no test counted or named",
-			shownSuiteCommand(r.suiteBefore.Command, r.suite.Python, r.suiteCommand()))
-		r.logf("warning: %s", w)
-		r.warnings = append(r.warnings, w)
+	dir := filepath.Join(r.cfg.OutDir, "patches")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write patch: %w", err)
 	}
-	settled, err := r.settledAtBaseline(ctx)
-	if err != nil {
-		return nil, err
+	path := filepath.Join(dir, r.cfg.RunID+".diff")
+	if err := os.WriteFile(path, []byte(patch), 0o644); err != nil {
+		return "", fmt.Errorf("write patch: %w", err)
 	}
-	if cfg.Source == schemas.SourceAdhoc && !settled {
-		// What collect checks of a manifest entry, said before the first
-		// model call of an ad hoc run, on the log and in the summary.
-		for _, w := range r.beforeModel() {
-			r.logf("warning: %s", w)
-			r.warnings = append(r.warnings, w)
-		}
-	}
-	if settled {
-		r.stopReason = schemas.StopNoModelSteps
-	} else if err := r.loop(ctx); err != nil {
-		return nil, err
-	}
-	end, err := r.finish(ctx, started)
-	if err != nil {
-		return nil, err
-	}
-	res.End = *end
-	res.BrokeSuite = ""
-	if end.StopReason == schemas.StopBrokeSuite {
-		res.BrokeSuite = r.brokenBy
-	}
-	res.Warnings = r.warnings
-	res.Steps = r.steps
-	res.TurnWarnings = r.turnCodes
-	if end.Patch != "" {
-		dir := filepath.Join(cfg.OutDir, "patches")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("write patch: %w", err)
-		}
-		res.PatchPath = filepath.Join(dir, cfg.RunID+".diff")
-		if err := os.WriteFile(res.PatchPath, []byte(end.Patch), 0o644); err != nil {
-			return nil, fmt.Errorf("write patch: %w", err)
-		}
-	}
-	if err := w.Write(schemas.Record{RunEnd: end}); err != nil {
-		return nil, err
-	}
-	return res, w.Close()
+	return path, nil
 }
 
 // settledAtBaseline reports whether the harness's own checks settle the
@@ -397,8 +434,9 @@ func messageEqual(a, b schemas.Message) bool {
 
 // beforeModel is what an ad hoc run's configuration looks like it got
 // wrong, found before the model is called: a scope glob that matches no
-// file, a target that is not in the repository (a typo, or a file the
-// task is to create), a suite that does not import or runs nothing.
+// file, or a target that is not in the repository (a typo, or a file the
+// task is to create). A suite that cannot judge the run has stopped it
+// before this (Baseline.Check).
 func (r *runner) beforeModel() []string {
 	var out []string
 	if all, err := newScope(r.ws.dir, nil); err == nil && len(r.cfg.Scope) > 0 {
@@ -418,15 +456,6 @@ func (r *runner) beforeModel() []string {
 		if _, err := os.Stat(r.abs(t)); err != nil {
 			out = append(out, fmt.Sprintf("--target %s is not in the repository: the run is to create it", t))
 		}
-	}
-	c := r.suiteBefore.Counts
-	switch {
-	case c.ImportError != "":
-		out = append(out, "the suite does not import before the task: "+oneLine(c.ImportError)+"; the run is judged against that, and must not make it worse")
-	case c.TimedOut:
-		out = append(out, "the suite timed out before the task")
-	case c.NoTests:
-		out = append(out, "the suite runs no test before the task")
 	}
 	return out
 }

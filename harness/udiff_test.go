@@ -88,7 +88,10 @@ func TestUnifiedDiffThroughTheLoop(t *testing.T) {
 // "READ either a.py or b.py" names two files that both exist: refused as
 // ambiguous, never guessed.
 func TestPathCandidatesAmbiguous(t *testing.T) {
-	files := map[string]string{"a.py": "x = 1\n", "b.py": "y = 2\n", "tests/__init__.py": ""}
+	// A suite that runs a test: an ad hoc run whose suite runs none stops
+	// before the model.
+	files := map[string]string{"a.py": "x = 1\n", "b.py": "y = 2\n", "tests/__init__.py": "",
+		"tests/test_a.py": "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n"}
 	out := runScripted(t, files, Config{}, "READ either a.py or b.py", "READ the module b.py")
 	if o := out.turns[0].Outcome; o.Code != schemas.CodeAmbiguousDraft || !strings.Contains(o.Message, "a.py and b.py") {
 		t.Errorf("two existing files: %+v", o)

@@ -41,16 +41,14 @@ func (r *runner) finish(ctx context.Context, started time.Time) (*schemas.RunEnd
 		end.DurationMS = end.EndedAt.Sub(started).Milliseconds()
 	}()
 	switch r.stopReason {
-	case schemas.StopCancelled:
+	case schemas.StopCancelled, schemas.StopModelError:
 		end.Verdict = schemas.VerdictCancelled
-		end.SuiteAfter = r.suiteBefore.Counts
-		if r.suiteLatest != nil {
-			end.SuiteAfter = r.suiteLatest.Counts
+		if r.stopReason == schemas.StopModelError {
+			end.Verdict = schemas.VerdictError
 		}
-		return end, nil
-	case schemas.StopModelError:
-		end.Verdict = schemas.VerdictError
-		end.SuiteAfter = r.suiteBefore.Counts
+		// The suite is not run for a run that ended so; its last run
+		// stands when nothing changed since, and otherwise none does.
+		end.SuiteAfter = schemas.SuiteCounts{NotRun: true}
 		if r.suiteLatest != nil {
 			end.SuiteAfter = r.suiteLatest.Counts
 		}
@@ -202,12 +200,19 @@ func suiteBroken(before, after *suite.Result) string {
 		return "the suite does not import after the run: " + oneLine(a.ImportError)
 	}
 	if fresh := newFailures(before, after); len(fresh) > 0 {
-		more := ""
-		if len(fresh) > 3 {
-			more = fmt.Sprintf(" and %d more", len(fresh)-3)
-			fresh = fresh[:3]
+		// "a fails …", "a, b and c fail …", "a, b, c and 36 more fail …".
+		names := strings.Join(fresh, ", ")
+		switch {
+		case len(fresh) > 3:
+			names = fmt.Sprintf("%s and %d more", strings.Join(fresh[:3], ", "), len(fresh)-3)
+		case len(fresh) > 1:
+			names = strings.Join(fresh[:len(fresh)-1], ", ") + " and " + fresh[len(fresh)-1]
 		}
-		return fmt.Sprintf("%s fail%s after the run, not before it%s", strings.Join(fresh, ", "), map[bool]string{true: "s"}[len(fresh) == 1], more)
+		verb := "fail"
+		if len(fresh) == 1 {
+			verb = "fails"
+		}
+		return fmt.Sprintf("%s %s after the run, not before it", names, verb)
 	}
 	if a.Passed < b.Passed || a.Failed+a.Errors > b.Failed+b.Errors {
 		return fmt.Sprintf("the suite is worse after the run: %d passed, %d failing, where %d passed and %d failed before", a.Passed, a.Failed+a.Errors, b.Passed, b.Failed+b.Errors)

@@ -30,7 +30,10 @@ const schemaMajor = 1
 // Minor 4 added Model.ChatSyntax: the call and reasoning syntax learned
 // from the model's chat template, and which template (its digest), or why
 // none was.
-const SchemaMinor = 4
+//
+// Minor 5 added SuiteCounts.NotRun: a run_end's suite_after that did not
+// run (before minor 5 such a run recorded its suite_before there).
+const SchemaMinor = 5
 
 // Record types, the value of the "type" field.
 const (
@@ -417,4 +420,8 @@ type SuiteCounts struct {
 	// from its command and its output held no runner's report: the run
 	// was read from its exit status alone, and the counts are zero.
 	ExitStatusOnly bool `json:"exit_status_only,omitempty"`
+	// NotRun is set on a run_end's suite_after when the suite did not run
+	// after the run's last change (the run ended cancelled or in a model
+	// error): the counts are zero and say nothing of the run's changes.
+	NotRun bool `json:"not_run,omitempty"`
 }

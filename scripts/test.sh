@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command of the README: the binary as the image builds it, every
-# package's tests (each fuzz target's seeds and corpus among them), deploy/'s
+# The test command of the README: every package's tests (each fuzz target's
+# seeds and corpus among them), the binary as the image builds it, deploy/'s
 # tests, and a bounded exploration of the fuzz targets. deploy/'s tests and
 # the exploration run when the change touched what they check
 # (scripts/changes.sh; PYHARNESS_CI_FULL=1 runs them all). Every step runs
@@ -14,10 +14,6 @@ cd "$(dirname "$0")/.."
 . scripts/changes.sh
 failed=()
 
-# The binary as the container image builds it (Dockerfile), and a smoke run.
-bin="$(mktemp -d)/pyharness"
-./scripts/build.sh "$bin" && "$bin" version || failed+=("the binary (scripts/build.sh, pyharness version)")
-
 # gotestsum (a tool of this module: go.mod's tool line) runs go test and ends
 # with the skipped tests and the counts. A package's tests may take longer
 # than go test's default ten minutes on a loaded machine (the harness's and
@@ -27,6 +23,13 @@ bin="$(mktemp -d)/pyharness"
 count=()
 [ -n "${PYHARNESS_NO_SKIP:-}" ] && count=(-count=1)
 gotestsum="$(go tool -n gotestsum)" && "$gotestsum" --format pkgname-and-test-fails --format-hide-empty-pkg -- "${goflags[@]}" -timeout 20m "${count[@]}" ./... || failed+=("go test ./...")
+
+# The binary as the container image builds it (Dockerfile), and a smoke
+# run that prints the commit it was built from. It is built after the
+# tests, whose compiles it reuses from the build cache, so that the first
+# test result does not wait for a build of its own.
+bin="$(mktemp -d)/pyharness"
+./scripts/build.sh "$bin" && "$bin" version || failed+=("the binary (scripts/build.sh, pyharness version)")
 
 # deploy/ is a module of its own (the Kubernetes and BuildKit packages stay
 # out of pyharness's): the manifests, decoded strictly, and the Dockerfile.

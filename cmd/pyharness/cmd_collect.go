@@ -14,7 +14,6 @@ import (
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
-	"github.com/pyharness/pyharness/harness/chattemplate"
 	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/harness/preflight"
 	"github.com/pyharness/pyharness/harness/suite"
@@ -106,6 +105,10 @@ func parseShard(s string) (int, int, error) {
 	return k, n, nil
 }
 
+// runCollect checks what costs nothing before anything that runs a suite:
+// the flags, the manifest's entries, the model, then the output
+// directory's plan (another collection's, or runs already complete
+// without --resume), and only then the entries' suites at baseline.
 func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	spec, err := parseModelSpec(o.model.spec)
 	if err == nil {
@@ -120,6 +123,9 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if err := checkStuckAfter(o.stuck); err != nil {
 		return &exitError{code: exitUsage, msg: "collect: " + err.Error()}
 	}
+	if o.passes < 1 {
+		return &exitError{code: exitUsage, msg: "collect: --passes must be at least 1"}
+	}
 	opts := collect.Options{Passes: o.passes, Jobs: o.jobs, OutDir: o.out, ShardK: k, ShardN: n, Resume: o.resume,
 		Options: o.model.options(), FixedSeed: o.fixedSeed, Python: o.python, MaxSteps: o.steps, StuckAfter: stuckLimit(o.stuck), Now: a.now}
 	if o.bench || o.manifest == "" {
@@ -131,12 +137,12 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 			return &exitError{code: exitUsage, msg: "collect: " + err.Error()}
 		}
 	}
+	var manifest *collect.Manifest
 	if o.manifest != "" {
-		entries, err := loadManifest(ctx, a, o, spec.backend == schemas.BackendScripted && spec.arg == "")
-		if err != nil {
+		if manifest, err = checkManifest(ctx, o, spec.backend == schemas.BackendScripted && spec.arg == ""); err != nil {
 			return err
 		}
-		opts.Entries = entries
+		opts.Entries = manifest.Usable()
 	}
 	factory, pre, jobs, err := collectModel(ctx, a, spec, &o)
 	if err != nil {
@@ -152,24 +158,46 @@ func runCollect(ctx context.Context, a *app, o collectOptions, k, n int) error {
 	if opts.Jobs == 0 {
 		opts.Jobs = jobs
 	}
+	if manifest != nil {
+		if opts.Entries, err = baselineManifest(ctx, a, o, opts, manifest); err != nil {
+			return err
+		}
+	} else if _, err := collect.Precheck(ctx, opts); err != nil {
+		return collectRefusal(err)
+	}
 	bar := newProgress(a, "collect")
 	opts.Progress = bar.update
 	sum, err := collect.Run(ctx, opts)
 	bar.finish()
-	if sum != nil && !errors.Is(err, collect.ErrAlreadyCollected) {
+	if sum != nil && !errors.Is(err, collect.ErrAlreadyCollected) && !errors.Is(err, collect.ErrOtherPlan) {
 		printCollectSummary(a, sum, o, spec)
 	}
 	switch {
-	case errors.Is(err, collect.ErrAlreadyCollected):
-		return &exitError{code: exitUsage, msg: err.Error()}
+	case errors.Is(err, collect.ErrAlreadyCollected), errors.Is(err, collect.ErrOtherPlan):
+		return collectRefusal(err)
 	case err != nil && ctx.Err() != nil:
-		return &exitError{code: exitInterrupted, msg: "collect: interrupted; the run in flight was recorded as cancelled. Run the same command with --resume to finish."}
+		msg := "collect: interrupted before any run started; nothing was recorded. Run the same command to start it."
+		if sum != nil && sum.Cancelled > 0 {
+			msg = "collect: interrupted; the run in flight was recorded as cancelled. Run the same command with --resume to finish."
+		} else if sum != nil && sum.Ran+sum.Skipped > 0 {
+			msg = "collect: interrupted between runs. Run the same command with --resume to finish."
+		}
+		return &exitError{code: exitInterrupted, msg: msg}
 	case err != nil:
 		return err
 	case sum.Incomplete > 0:
 		return &exitError{code: exitIncomplete, msg: fmt.Sprintf("collect: %d of %d planned run(s) are not complete; run the same command with --resume to redo them", sum.Incomplete, sum.Planned)}
 	}
 	return nil
+}
+
+// collectRefusal is the exit of an output directory collect will not
+// write to as told: a configuration error (exit 2) that says the way out.
+func collectRefusal(err error) error {
+	if errors.Is(err, collect.ErrAlreadyCollected) || errors.Is(err, collect.ErrOtherPlan) {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return err
 }
 
 func printCollectSummary(a *app, s *collect.Summary, o collectOptions, spec modelSpec) {
@@ -200,62 +228,61 @@ func printCollectSummary(a *app, s *collect.Summary, o collectOptions, spec mode
 	}
 }
 
-// loadManifest reads, resolves and baselines the manifest's entries; every
-// problem with them is a configuration error, found before anything runs.
+// checkManifest reads the manifest and checks every entry for what
+// costs nothing: a problem is said with all the others after the
+// baselines (baselineManifest), unless the manifest cannot be read at all.
 // needScript is set when each entry must bring its own drafts (plain
 // --model scripted).
-func loadManifest(ctx context.Context, a *app, o collectOptions, needScript bool) ([]collect.Entry, error) {
+func checkManifest(ctx context.Context, o collectOptions, needScript bool) (*collect.Manifest, error) {
 	data, err := os.ReadFile(o.manifest)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("collect: read manifest: %v", err)}
 	}
-	entries, perr := collect.ParseManifest(o.manifest, data)
-	merr := &collect.ManifestError{File: o.manifest}
-	var shape *collect.ManifestError
-	if errors.As(perr, &shape) {
-		merr.Problems = append(merr.Problems, shape.Problems...)
-	} else if perr != nil {
-		return nil, &exitError{code: exitUsage, msg: "collect: " + perr.Error()}
+	m, err := collect.CheckManifest(ctx, o.manifest, data, collect.ManifestCheck{
+		NeedScript: needScript, ChatTemplates: o.model.chatTemplate == "", RepoCache: filepath.Join(o.out, "cache", "repos")})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "collect: " + err.Error()}
 	}
-	if needScript {
-		// Said before the baselines run, not when the entry's run starts.
-		kept := entries[:0]
-		for _, e := range entries {
-			if e.Script == "" {
-				merr.Problems = append(merr.Problems, collect.Problem{Line: e.Line, Entry: e.ID, Msg: "no script: with --model scripted every entry needs script: (a JSON Lines file of drafts), or give --model scripted:FILE"})
-				continue
-			}
-			kept = append(kept, e)
+	return m, nil
+}
+
+// baselineManifest refuses an output directory collect will not write to
+// before any suite runs, then runs the suites of the entries with runs to
+// do (a --resume skips those whose runs are all complete; a suite found
+// usable before is not run again), and says every problem of every entry
+// at once. It returns the entries to collect on.
+func baselineManifest(ctx context.Context, a *app, o collectOptions, opts collect.Options, m *collect.Manifest) ([]collect.Entry, error) {
+	var need func(collect.Entry) bool // nil: every entry's suite
+	if m.Err() == nil || o.skipBad {
+		plan, err := collect.Precheck(ctx, opts)
+		if err != nil {
+			return nil, collectRefusal(err)
 		}
-		entries = kept
-	}
-	entries, problems := collect.Resolve(ctx, o.manifest, entries, filepath.Join(o.out, "cache", "repos"))
-	merr.Problems = append(merr.Problems, problems...)
-	if o.model.chatTemplate == "" {
-		// A template that does not load is said now, not at its first run.
-		kept := entries[:0]
-		for _, e := range entries {
-			if e.ChatTemplate != "" {
-				if _, err := chattemplate.Load(e.ChatTemplate); err != nil {
-					merr.Problems = append(merr.Problems, collect.Problem{Line: e.Line, Entry: e.ID, Msg: "chat_template: " + err.Error()})
-					continue
-				}
+		todo := map[string]bool{}
+		for _, p := range plan {
+			if p.Status != collect.StatusComplete {
+				todo[p.Item] = true
 			}
-			kept = append(kept, e)
 		}
-		entries = kept
+		need = func(e collect.Entry) bool { return todo[e.ID] }
 	}
-	entries, problems, notes := collect.Baseline(ctx, entries, o.python)
-	merr.Problems = append(merr.Problems, problems...)
+	notes, err := m.Baseline(ctx, o.python, filepath.Join(o.out, "cache", "baselines"), need)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &exitError{code: exitInterrupted, msg: "collect: interrupted while checking the entries' suites at baseline; no run was started"}
+		}
+		return nil, err
+	}
 	for _, n := range notes {
 		fmt.Fprintln(a.stderr, "note:", n)
 	}
-	if len(merr.Problems) > 0 {
+	if err := m.Err(); err != nil {
 		if !o.skipBad {
-			return nil, &exitError{code: exitUsage, msg: merr.Error() + "\nnothing was run; fix the entries or use --skip-bad to run the good ones"}
+			return nil, &exitError{code: exitUsage, msg: err.Error() + "\nnothing was run; fix the entries or use --skip-bad to run the good ones"}
 		}
-		fmt.Fprintln(a.stderr, merr.Error()+"\n--skip-bad: running the other entries")
+		fmt.Fprintln(a.stderr, err.Error()+"\n--skip-bad: running the other entries")
 	}
+	entries := m.Usable()
 	if len(entries) == 0 {
 		return nil, &exitError{code: exitUsage, msg: "collect: no usable manifest entry"}
 	}

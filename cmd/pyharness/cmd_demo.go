@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,6 +72,11 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		},
 	})
 	bar.finish()
+	if errors.Is(err, collect.ErrOtherPlan) {
+		// A directory of another plan (more passes, a collect's) would
+		// have its runs in every table below.
+		return &exitError{code: exitUsage, msg: "demo: " + err.Error()}
+	}
 	if err != nil {
 		return err
 	}

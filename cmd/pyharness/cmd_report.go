@@ -13,6 +13,7 @@ import (
 
 	"github.com/pyharness/pyharness/report"
 	"github.com/pyharness/pyharness/report/stats"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 type reportOptions struct {
@@ -59,7 +60,13 @@ func runReport(ctx context.Context, a *app, o reportOptions) (err error) {
 		return err
 	}
 	if o.out == "" {
-		o.out = filepath.Join(o.in, "report.html")
+		// Given OUT/runs, the report goes beside the runs, in OUT, as it
+		// does for --in OUT: never among the trace files.
+		dir := o.in
+		if filepath.Base(filepath.Clean(dir)) == trace.RunsDir {
+			dir = filepath.Dir(filepath.Clean(dir))
+		}
+		o.out = filepath.Join(dir, "report.html")
 	}
 	s, err := stats.Load(ctx, in, opts)
 	if err != nil {

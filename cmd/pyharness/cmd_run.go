@@ -52,10 +52,15 @@ func newRunCmd(a *app) *cobra.Command {
 written unless --in-place), step by step, records every turn under OUT/runs/,
 writes the run's patch to OUT/patches/<run_id>.diff, and prints a summary.
 
-Before the first model call it warns of a --scope glob that matches no file, a
---target that is not in the repository, and a suite that does not import. The
-run is judged against the suite as it was before the task: a test failing then
-and still failing is not held against it unless the task names it.
+Before the first model call it runs the suite, and stops with exit 2 when the
+suite cannot judge the run, with the check and the message collect refuses a
+manifest entry with: the suite does not import, runs no test, times out, or its
+command starts an interpreter that has no pytest (write {python} in --suite
+where the command names the interpreter: the harness puts there one that has
+pytest, or --python). It warns of a --scope glob that matches no file and a
+--target that is not in the repository. The run is judged against the suite as
+it was before the task: a test failing then and still failing is not held
+against it unless the task names it.
 
 --model scripted:FILE plays replies from a JSON Lines file instead of calling a
 model, one object per model call: {"content": "..."} is one reply (also
@@ -165,6 +170,9 @@ func runRun(ctx context.Context, a *app, o runOptions) error {
 		cfg.Ask = terminalAsker(a.stdin, a.stderr)
 	}
 	res, err := harness.Run(ctx, cfg, be.chat)
+	if bad := (*harness.BaselineError)(nil); errors.As(err, &bad) {
+		return &exitError{code: exitUsage, msg: err.Error() + "\nnothing was recorded and no model was called"}
+	}
 	if err != nil {
 		return err
 	}
@@ -280,6 +288,8 @@ func printSummary(w io.Writer, res *harness.Result) {
 
 func countsLine(c schemas.SuiteCounts) string {
 	switch {
+	case c.NotRun:
+		return "not run (the run ended before the suite ran on its changes)"
 	case c.TimedOut:
 		return "timed out"
 	case c.ImportError != "":

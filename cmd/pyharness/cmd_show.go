@@ -112,6 +112,15 @@ func runShow(ctx context.Context, a *app, o showOptions, args []string) error {
 		switch {
 		case o.caseID != "":
 			f, err := transcript.FindCase(ctx, o.in, o.caseID, o.pass)
+			var amb *transcript.AmbiguousError
+			if errors.As(err, &amb) && o.pass == 0 {
+				// As a case's name does: the first run is shown, and the
+				// others named.
+				fmt.Fprintf(a.stderr, "show: case %s has %d runs; showing %s (the others: %s); --pass N picks one\n",
+					o.caseID, len(amb.Matches), amb.Matches[0], strings.Join(amb.Matches[1:], ", "))
+				id, _, _ := strings.Cut(amb.Matches[0], " ")
+				f, err = transcript.Find(ctx, o.in, id)
+			}
 			return []transcript.Found{f}, err
 		case o.last:
 			f, err := transcript.FindLast(ctx, o.in)

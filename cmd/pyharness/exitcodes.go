@@ -30,7 +30,7 @@ var exitCodeRows = []struct {
 }{
 	{exitOK, "success: every planned run ran to its end (its verdict, worked or failed, is in the summary)"},
 	{exitFailure, "any other error (a file that cannot be read or written, a bad trace)"},
-	{exitUsage, "usage or configuration error (flags, model spec, manifest, an output directory collected without --resume): nothing was run; a retry fails the same way"},
+	{exitUsage, "usage or configuration error (flags, model spec, manifest, an output directory collected without --resume or holding another plan): nothing was run; a retry fails the same way"},
 	{exitIncomplete, "runs incomplete: a run ended in a model error (collect: a planned run is not complete at the end); collect --resume redoes exactly those"},
 	{exitPreflight, "pre-flight failed (server, model, context window, Python, git or disk): nothing was run"},
 	{exitInterrupted, "interrupted (SIGINT or SIGTERM): the run in flight is recorded as cancelled; collect --resume redoes it"},

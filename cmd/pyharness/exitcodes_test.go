@@ -125,7 +125,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "collect with the server down", args: []string{"collect", "--model", "ollama:tiny", "--base-url", closed.URL, "--case", "initials"},
 			code: exitPreflight, stderr: "pre-flight failed"},
 		{name: "collect interrupted", ctx: cancelled, args: []string{"collect", "--model", "scripted", "--case", "initials", "--passes", "1"},
-			code: exitInterrupted, stderr: "--resume"},
+			code: exitInterrupted, stderr: "interrupted before any run started; nothing was recorded"},
 		{name: "collect into a file", args: []string{"collect", "--model", "scripted", "--case", "initials", "--passes", "1", "--out", filepath.Join(dir, "a-file", "out")},
 			code: exitFailure},
 

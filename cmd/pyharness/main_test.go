@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,8 +71,13 @@ func haveChromium() (bool, error) {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"pyharness": func() {
+			// Signals as main takes them: a script's kill -INT is a Ctrl-C.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
-			os.Exit(run(context.Background(), a, os.Args[1:]))
+			code := run(ctx, a, os.Args[1:])
+			stop()
+			os.Exit(code)
 		},
 		"stand-in-train": func() { os.Exit(standInTrain()) },
 		"stand-in-serve": func() { os.Exit(standInServe()) },
@@ -129,6 +137,41 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				if (px > 0) != neg {
 					ts.Fatalf("%s scrolls sideways by %d px at %d px wide", args[0], px, browser.Width)
+				}
+			},
+			// waitfile GLOB waits until a file matches GLOB: a background
+			// command has got that far. It gives up after five minutes.
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: waitfile GLOB")
+				}
+				for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+					if m, _ := filepath.Glob(ts.MkAbs(args[0])); len(m) > 0 {
+						return
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("no file matches %s after five minutes", args[0])
+					}
+				}
+			},
+			// exitcode N PROG ARGS... runs PROG as exec does (stdout and
+			// stderr are read by the lines after it) and fails unless it
+			// exits N: the exit code is what a script of the user's reads.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 || neg {
+					ts.Fatalf("usage: exitcode N PROG ARGS...")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				got := 0
+				var ee *exec.ExitError
+				if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%s: %v", args[1], err)
+				}
+				if got != want {
+					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 				}
 			},
 			// cut FILE N drops the last N bytes of FILE, as a crash mid-write would.

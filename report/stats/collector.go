@@ -98,10 +98,17 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	case byCase:
 		v = caseID
 	}
-	g := c.groups[v]
+	// Scripted and replayed runs are grouped apart from models' in every
+	// dimension, as the headline keeps them: no line totals the two.
+	scripted := c.by != ByModel && schemas.LabelHandWritten(p.Model)
+	key := v
+	if scripted {
+		key += "\x00scripted"
+	}
+	g := c.groups[key]
 	if g == nil {
-		g = &Group{Value: v}
-		c.groups[v] = g
+		g = &Group{Value: v, Scripted: scripted}
+		c.groups[key] = g
 	}
 	return g
 }
@@ -343,11 +350,11 @@ func (c *collector) addTurn(p dataset.Partition, t dataset.TurnSummary, n int) {
 func (c *collector) mergeTurns(t *collector) {
 	c.s.Turns = t.s.Turns
 	c.kinds, c.nudges, c.forms = t.kinds, t.nudges, t.forms
-	for v, tg := range t.groups {
-		g := c.groups[v]
+	for key, tg := range t.groups {
+		g := c.groups[key]
 		if g == nil {
-			g = &Group{Value: v}
-			c.groups[v] = g
+			g = &Group{Value: tg.Value, Scripted: tg.Scripted}
+			c.groups[key] = g
 		}
 		g.Turns += tg.Turns
 		g.refusals += tg.refusals
@@ -469,6 +476,8 @@ func (c *collector) finish() *Summary {
 	for k, n := range c.kinds {
 		s.Kinds = append(s.Kinds, Count{Name: string(k), Count: n, Share: share(n, s.Turns.Total)})
 	}
+	// Commonest first, as every other count of the summary is listed.
+	slices.SortStableFunc(s.Kinds, func(a, b Count) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name)) })
 
 	s.Nudges = []Nudge{}
 	for code, n := range c.nudges {
@@ -506,9 +515,9 @@ func (c *collector) finish() *Summary {
 			if c.by == byTier {
 				ai, _ := strconv.Atoi(a.Value)
 				bi, _ := strconv.Atoi(b.Value)
-				return cmp.Compare(ai, bi)
+				return cmp.Or(cmp.Compare(ai, bi), compareBool(a.Scripted, b.Scripted))
 			}
-			return cmp.Compare(a.Value, b.Value)
+			return cmp.Or(cmp.Compare(a.Value, b.Value), compareBool(a.Scripted, b.Scripted))
 		})
 	}
 	return s

@@ -276,7 +276,10 @@ type Breakdown struct {
 
 // Group is one value of a breakdown.
 type Group struct {
-	Value         string  `json:"value"`
+	Value string `json:"value"`
+	// Scripted marks a group of scripted and replayed runs, counted apart
+	// from the models' runs of the same value (every dimension but model).
+	Scripted      bool    `json:"scripted,omitempty"`
 	Runs          int     `json:"runs"`
 	Judged        int     `json:"judged"`
 	Worked        int     `json:"worked"`

@@ -197,7 +197,11 @@ func (s *Summary) writeText(w io.Writer) {
 		tw = table(w)
 		fmt.Fprintf(tw, "%s\truns\tworked\tfailed\tnot judged\tturns\trefusals and nudges\n", s.By.Dimension)
 		for _, g := range s.By.Groups {
-			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", tabletext.Dash(g.Value), g.Runs, g.Worked, g.Judged,
+			value := tabletext.Dash(g.Value)
+			if g.Scripted {
+				value += " (scripted)"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", value, g.Runs, g.Worked, g.Judged,
 				g.Failed, tabletext.Share(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, tabletext.Share(g.RefusalsShare, g.Turns))
 		}
 		tw.Flush()

@@ -1,12 +1,14 @@
 package transcript
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas/trace"
@@ -82,7 +84,7 @@ func Find(ctx context.Context, dir, arg string) (Found, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return Found{}, &notFoundError{Dir: files.dir, What: fmt.Sprintf("%q", arg), Runs: len(files.latest)}
+		return Found{}, &notFoundError{Dir: files.dir, What: fmt.Sprintf("%q", arg), Runs: len(files.latest), Extra: withSource(files.latest, arg)}
 	case 1:
 		return files.found(matches[0]), nil
 	}
@@ -91,6 +93,24 @@ func Find(ctx context.Context, dir, arg string) (Found, error) {
 		ids[i] = files.latest[m].RunID
 	}
 	return Found{}, &AmbiguousError{What: fmt.Sprintf("%q", arg), Matches: ids}
+}
+
+// withSource is a hint for a name that is a run id without its source
+// ("ct-ttl-expire-bad" for dogfood-ct-ttl-expire-bad-p1-…, a manifest
+// entry's id): the prefix it likely meant, and --case; "" when no run id
+// reads so.
+func withSource(latest []trace.File, arg string) string {
+	var meant []string
+	for _, f := range latest {
+		source, rest, ok := strings.Cut(f.RunID, "-")
+		if p := source + "-" + arg; ok && strings.HasPrefix(rest, arg) && !slices.Contains(meant, p) {
+			meant = append(meant, p)
+		}
+	}
+	if len(meant) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("did you mean %s? (run ids start with their source: bench-, dogfood-, adhoc-); --case %s picks a run by its case", strings.Join(meant, " or "), arg)
 }
 
 // FindCase locates the run of a case in a pass; pass 0 takes the only run
@@ -104,8 +124,11 @@ func FindCase(ctx context.Context, dir, caseID string, pass int) (Found, error) 
 	if pass > 0 {
 		what += fmt.Sprintf(" in pass %d", pass)
 	}
-	var matches []int
-	var labels []string
+	type match struct {
+		i, pass int
+		label   string
+	}
+	var found []match
 	cases := map[string]bool{}
 	for i, f := range files.latest {
 		st, err := trace.ReadStart(f)
@@ -114,9 +137,15 @@ func FindCase(ctx context.Context, dir, caseID string, pass int) (Found, error) 
 		}
 		cases[st.CaseID] = true
 		if st.CaseID == caseID && (pass == 0 || st.Pass == pass) {
-			matches = append(matches, i)
-			labels = append(labels, fmt.Sprintf("%s (pass %d, %s)", f.RunID, st.Pass, st.Model.Name))
+			found = append(found, match{i, st.Pass, fmt.Sprintf("%s (pass %d, %s)", f.RunID, st.Pass, st.Model.Name)})
 		}
+	}
+	// The first pass first: the run a caller that must pick one picks.
+	slices.SortStableFunc(found, func(a, b match) int { return cmp.Compare(a.pass, b.pass) })
+	var matches []int
+	var labels []string
+	for _, m := range found {
+		matches, labels = append(matches, m.i), append(labels, m.label)
 	}
 	switch len(matches) {
 	case 0:

@@ -463,6 +463,9 @@ func (p *printer) tail(r *Run) {
 
 // suiteLine says what one run of the suite counted.
 func suiteLine(when string, c schemas.SuiteCounts) string {
+	if c.NotRun {
+		return when + " not run"
+	}
 	s := fmt.Sprintf("%s %d/%d passed", when, c.Passed, c.Ran)
 	if c.Failed > 0 {
 		s += fmt.Sprintf(", %d failed", c.Failed)

@@ -904,6 +904,9 @@ func (s *turnScanner) suiteCounts(c *schemas.SuiteCounts) {
 	if s.opt(`,"exit_status_only":`) {
 		c.ExitStatusOnly = s.boolean()
 	}
+	if s.opt(`,"not_run":`) {
+		c.NotRun = s.boolean()
+	}
 	s.lit("}")
 }
 
