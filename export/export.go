@@ -395,9 +395,9 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	// Why each turn is no pair ("" for a selected turn), and the
 	// fingerprint of each selected turn, of the text it will be trained on,
 	// made on the worker that read the run: deciding a turn parses its
-	// draft, which left to the goroutine that takes the runs in order was
-	// a fifth of an export's CPU done on one core. A run served from
-	// classify's store has them stored.
+	// draft, work that the one goroutine taking the runs in order would
+	// otherwise do alone. A run served from classify's store has them
+	// stored.
 	type selection struct {
 		whys  []string
 		fps   []dedupe.Fingerprint

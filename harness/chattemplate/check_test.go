@@ -227,7 +227,7 @@ var (
 	stripsThink = "holds a <think> block, which the template strips"
 )
 
-// The templates of the issue, what each must refuse (every other row must
+// The test templates, what each must refuse (every other row must
 // check clean) and the adaptations it needs. A refusal is loud by design:
 // a template that renders no reasoning field, or drops tool calls, cannot
 // train what such a row holds.

@@ -164,8 +164,8 @@ func runConformance(t *testing.T, f fixture) {
 		}
 	})
 
-	// An EOF where the answer should be is a dropped stream too (issue 14,
-	// finding 5: it was labelled connection-refused).
+	// An EOF where the answer should be is a dropped stream too, not a
+	// refused connection.
 	for _, kind := range []string{kindCut, kindCutInLine, kindCutFirst, kindNoDone} {
 		faultCase("stream "+kind+" retried", []string{kind}, func(t *testing.T) {
 			var s sleeps

@@ -256,11 +256,10 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
-// TestInfo: discovery on both server families. Issue 20, finding 1: on
-// llama-server, which has no GET /v1/models/{id} and answers for any
-// model name, the model is present and its window is learned; issue 14,
-// finding 3: behind Ollama's /v1, the trained context comes from
-// /api/show at the root.
+// TestInfo: discovery on both server families. On llama-server, which
+// has no GET /v1/models/{id} and answers for any model name, the model is
+// present and its window is learned; behind Ollama's /v1, the trained
+// context comes from /api/show at the root.
 func TestInfo(t *testing.T) {
 	show := wiretest.MustLoad("show-tiny")
 	tests := []struct {
