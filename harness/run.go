@@ -82,7 +82,6 @@ type runner struct {
 	claimedDone bool
 	stopReason  schemas.StopReason
 	modelErr    string
-	pendingStop bool
 	truncWarned bool
 	fullWarned  bool
 	turnCodes   map[schemas.Code]int
