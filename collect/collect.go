@@ -15,6 +15,7 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/internal/version"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
@@ -31,7 +32,16 @@ type Item struct {
 
 // Model gives the backend of one planned run. slot is the run's place in
 // the plan, for spreading runs over several servers.
-type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error)
+type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error)
+
+// Backend is what a planned run talks to and records of it.
+type Backend struct {
+	Chat  harness.Chatter
+	Model schemas.Model
+	// Syntax reads the model's replies (harness.Config.Syntax): the one
+	// learned from its chat template, nil for the harness's own.
+	Syntax *draft.Syntax
+}
 
 // Options configure a collection, or a benchmark (bench.Run), which plans
 // and runs the same way.
@@ -186,10 +196,11 @@ func Plan(ctx context.Context, o Options) ([]*Planned, error) {
 	slot := 0
 	for p := 1; p <= o.Passes; p++ {
 		for _, it := range items {
-			_, m, err := o.Model(ctx, it, p, o.optionsFor(p), slot)
+			be, err := o.Model(ctx, it, p, o.optionsFor(p), slot)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s pass %d: %w", it.ID, p, err)
 			}
+			m := be.Model
 			m.Host = "" // where a run is served does not change what it is
 			id := runID(it.Source, it.ID, p, m, version.Harness().Version)
 			slot++
@@ -405,7 +416,7 @@ func now(o Options) time.Time {
 
 // runOne runs one planned run to its end.
 func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, harness.Chatter, error) {
-	chat, m, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
+	be, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -427,9 +438,9 @@ func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Resu
 			cfg.SettleFirst = true // a task whose check already passes needs no model
 		}
 	}
-	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.StuckAfter, o.Now
-	res, err := harness.Run(ctx, cfg, chat)
-	return res, chat, err
+	cfg.RunID, cfg.OutDir, cfg.Model, cfg.Syntax, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, be.Model, be.Syntax, o.MaxSteps, o.StuckAfter, o.Now
+	res, err := harness.Run(ctx, cfg, be.Chat)
+	return res, be.Chat, err
 }
 
 func writeJSONAtomic(path string, v any) error {

@@ -111,9 +111,6 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	if cfg.Model.Options.NumPredict <= 0 {
 		cfg.Model.Options.NumPredict = DefaultNumPredict
 	}
-	if sc, ok := m.(syntaxChatter); ok && cfg.Syntax == nil {
-		cfg.Syntax = sc.syn
-	}
 	if cfg.RunID == "" {
 		return nil, errors.New("run: no run id")
 	}

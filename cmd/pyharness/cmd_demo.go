@@ -17,7 +17,6 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/report"
 	"github.com/pyharness/pyharness/report/stats"
 	"github.com/pyharness/pyharness/schemas"
@@ -66,7 +65,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	bar := newProgress(a, "collect")
 	sum, err := collect.Run(ctx, collect.Options{
 		Cases: cases, Passes: o.passes, Jobs: 2, OutDir: o.out, Resume: true, Now: a.now, Progress: bar.update,
-		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
 			return collect.CaseScript(*it.Case, pass, opts)
 		},
 	})
