@@ -90,14 +90,14 @@ type Tally struct {
 type RunStatus string
 
 const (
-	// StatusPlanned: no attempt of the run is in OUT.
-	StatusPlanned RunStatus = "planned"
-	// StatusComplete: the run's last attempt ended with a run_end whose
+	// statusPlanned: no attempt of the run is in OUT.
+	statusPlanned RunStatus = "planned"
+	// statusComplete: the run's last attempt ended with a run_end whose
 	// stop reason is neither cancelled nor model-error.
-	StatusComplete RunStatus = "complete"
-	// StatusIncomplete: the last attempt ended in a model error, was
+	statusComplete RunStatus = "complete"
+	// statusIncomplete: the last attempt ended in a model error, was
 	// cancelled, or was cut off; --resume runs it again.
-	StatusIncomplete RunStatus = "incomplete"
+	statusIncomplete RunStatus = "incomplete"
 )
 
 // Planned is one run of the plan and where it stands.
@@ -119,13 +119,13 @@ type Planned struct {
 // setEnd records how the run's last attempt ended; nil is an attempt cut
 // off before its run_end.
 func (p *Planned) setEnd(end *schemas.RunEnd) {
-	p.Status = StatusIncomplete
+	p.Status = statusIncomplete
 	if end == nil {
 		return
 	}
 	p.Verdict, p.Stop = end.Verdict, end.StopReason
 	if complete(end) {
-		p.Status = StatusComplete
+		p.Status = statusComplete
 	}
 }
 
@@ -207,7 +207,7 @@ func Plan(ctx context.Context, o Options) ([]*Planned, error) {
 			if o.ShardN > 1 && shardOf(id, o.ShardN) != o.ShardK {
 				continue
 			}
-			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: StatusPlanned, item: it, model: m})
+			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: statusPlanned, item: it, model: m})
 		}
 	}
 	return plan, nil
@@ -237,7 +237,7 @@ func readStatus(ctx context.Context, outDir string, plan []*Planned) error {
 		la, ok := last[p.RunID]
 		if !ok {
 			p.Attempts = 0
-			p.Status = StatusPlanned
+			p.Status = statusPlanned
 			continue
 		}
 		p.Attempts = 1 + la.SetAside
@@ -272,7 +272,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	sum := &Summary{Planned: len(plan), PlanPath: planPath(o.OutDir, o.ShardK, o.ShardN)}
 	for _, p := range plan {
-		if p.Status == StatusComplete {
+		if p.Status == statusComplete {
 			sum.Skipped++
 		}
 	}
@@ -324,7 +324,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		err = fmt.Errorf("collect %w", err)
 	}
 	for _, p := range plan {
-		if p.Status != StatusComplete {
+		if p.Status != statusComplete {
 			sum.Incomplete++
 		}
 	}
@@ -351,7 +351,7 @@ type Ran struct {
 func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
 	var todo []*Planned
 	for _, p := range plan {
-		if p.Status != StatusComplete {
+		if p.Status != statusComplete {
 			todo = append(todo, p)
 		}
 	}

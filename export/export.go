@@ -504,7 +504,7 @@ func mapKeys[V any](m map[string]V) []string {
 // pairs of each split; names names the groups the rows' gnum number.
 func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(split string) iter.Seq2[*pairRow, error],
 	names []string, splits map[string]string, weights map[string]float64) error {
-	splitNames := []string{SplitTrain, SplitValidation}
+	splitNames := []string{SplitTrain, splitValidation}
 	if e.opts.Test > 0 {
 		splitNames = append(splitNames, splitTest)
 	}
@@ -747,7 +747,7 @@ func splitOrder(s string) string {
 	switch s {
 	case SplitTrain:
 		return "0"
-	case SplitValidation:
+	case splitValidation:
 		return "1"
 	}
 	return "2"
@@ -783,7 +783,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 		out.tools = nil
 		out.meta.RejectedRunID, out.meta.RejectedStep, out.meta.PromptHash = rej.Start.RunID, rt.Step, t.Sent.PromptHash
 		out.meta.Weight, out.meta.Key, out.meta.Multiplicity, out.meta.ClusterTurns = 1, "", 0, 0
-	case e.opts.Layout == LayoutMessages:
+	case e.opts.Layout == layoutMessages:
 		out.messages = append(context, target)
 		for i := range out.messages {
 			if out.messages[i].Role == "assistant" {
@@ -791,7 +791,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 			}
 		}
 		out.messages[len(out.messages)-1].Weight = &trained
-	case e.opts.Layout == LayoutAssistantOnly:
+	case e.opts.Layout == layoutAssistantOnly:
 		out.messages = append(foldHistory(context), target)
 		out.messages[len(out.messages)-1].Weight = &trained
 	default:

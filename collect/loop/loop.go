@@ -56,9 +56,9 @@ type Target struct {
 const (
 	// ImportOllama creates the student in Ollama (the default).
 	ImportOllama = "ollama"
-	// ImportLlamaServer starts llama-server with the base and the
+	// importLlamaServer starts llama-server with the base and the
 	// trained adapter (--lora) and benches it there.
-	ImportLlamaServer = "llama-server"
+	importLlamaServer = "llama-server"
 )
 
 // Data is what the train command's {data} is.
@@ -100,9 +100,9 @@ type Options struct {
 	// {base} and {out} or {adapter} (a LoRA adapter GGUF).
 	Train string
 	// Import is how the student is served: ImportOllama ("" too) or
-	// ImportLlamaServer.
+	// importLlamaServer.
 	Import string
-	// Serve, for ImportLlamaServer, is the command that starts the
+	// Serve, for importLlamaServer, is the command that starts the
 	// server: a shell command line with {base} and {adapter}, run in the
 	// background for the trained model's bench; StudentURL is where it
 	// answers (http://HOST:PORT) and ServeWait how long it may take to
@@ -122,7 +122,7 @@ type Options struct {
 	// Log receives a line per stage and what the stages print.
 	Log io.Writer
 
-	// srv is the server the loop started for ImportLlamaServer.
+	// srv is the server the loop started for importLlamaServer.
 	srv *server
 }
 
@@ -177,7 +177,7 @@ func (o *Options) inputs() map[string]string {
 	if o.Data != DataJSONL && o.Renderer != nil {
 		in[StageExport] += " template=" + o.Renderer.Name()
 	}
-	if o.Import == ImportLlamaServer {
+	if o.Import == importLlamaServer {
 		in[StageImport] += fmt.Sprintf(" import=llama-server serve=%s url=%s", o.Serve, o.StudentURL)
 		in[StageBenchTrained] += " url=" + o.StudentURL
 	}
@@ -218,7 +218,7 @@ func (o *Options) Validate() error {
 		if o.Serve != "" || o.StudentURL != "" {
 			errs = append(errs, errors.New("--serve and --student-url are for --import llama-server"))
 		}
-	case ImportLlamaServer:
+	case importLlamaServer:
 		if !strings.Contains(o.Train, "{adapter}") {
 			errs = append(errs, errors.New("--import llama-server serves the base with the trained adapter: --train must write a LoRA adapter GGUF to {adapter}"))
 		}
@@ -342,7 +342,7 @@ func (o *Options) outputExists(ctx context.Context, stage string) bool {
 		}
 		return (!c.writesOut() || is(trainDir, trainOutput)) && (!c.writesAdapter() || is(trainDir, trainAdapter))
 	case StageImport:
-		if o.Import == ImportLlamaServer {
+		if o.Import == importLlamaServer {
 			// The server is started again when the bench needs it.
 			return is(importDir, serveScript)
 		}
@@ -371,7 +371,7 @@ func (o *Options) runStage(ctx context.Context, name string, st *State, ss *Stag
 		return o.importModel(ctx, ss)
 	case StageBenchTrained:
 		t := Target{Model: o.Student}
-		if o.Import == ImportLlamaServer {
+		if o.Import == importLlamaServer {
 			if err := o.ensureServer(ctx); err != nil {
 				return nil, err
 			}

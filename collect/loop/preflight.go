@@ -40,7 +40,7 @@ func (o *Options) preflight(ctx context.Context, plan map[string]bool) error {
 			}
 		}
 	}
-	viaOllama := o.Import != ImportLlamaServer
+	viaOllama := o.Import != importLlamaServer
 	if !viaOllama && (plan[StageImport] || plan[StageBenchTrained]) {
 		if p := programOf(o.Serve); p != "" {
 			if _, err := exec.LookPath(p); err != nil {

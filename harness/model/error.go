@@ -126,7 +126,7 @@ func FromStatus(status int, message string, header http.Header) *Error {
 	}
 	e := &Error{Code: code, Status: status, Message: message, Retryable: retryable(code)}
 	if header != nil {
-		e.RetryAfter = ParseRetryAfter(header, time.Now())
+		e.RetryAfter = parseRetryAfter(header, time.Now())
 	}
 	return e
 }
@@ -151,10 +151,10 @@ func isToolsUnsupported(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "does not support tools")
 }
 
-// ParseRetryAfter reads the wait a server asked for: Retry-After in seconds
+// parseRetryAfter reads the wait a server asked for: Retry-After in seconds
 // or as an HTTP date, or the retry-after-ms some OpenAI-compatible servers
 // send. It returns 0 when there is none or it cannot be read.
-func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
 			return time.Duration(ms * float64(time.Millisecond))

@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// MaxProblems is how many bad lines of trace files a report (dedupe's,
+// maxProblems is how many bad lines of trace files a report (dedupe's,
 // export's) lists one by one.
-const MaxProblems = 50
+const maxProblems = 50
 
 // Problems are the bad lines of trace files a stage met and read past,
 // each "file:line: what" as the trace reader words it. Every stage that
@@ -66,14 +66,14 @@ func (p Problems) Write(w io.Writer, files, left int) {
 
 // BadLines is what a report that reads past bad lines (dedupe's, export's)
 // says of them: how many trace files had them, and the lines themselves,
-// at most MaxProblems listed and the rest counted. Embedded, its fields
+// at most maxProblems listed and the rest counted. Embedded, its fields
 // are the report's own in JSON.
 type BadLines struct {
 	// FilesWithErrors are trace files with bad lines; their good records
 	// were used.
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
-	// (at most MaxProblems; ProblemsLeft counts the rest).
+	// (at most maxProblems; ProblemsLeft counts the rest).
 	Problems     Problems `json:"problems,omitempty"`
 	ProblemsLeft int      `json:"problems_left,omitempty"`
 }
@@ -82,7 +82,7 @@ type BadLines struct {
 // reader's error for the file).
 func (b *BadLines) AddFile(err error) {
 	b.FilesWithErrors++
-	b.ProblemsLeft += b.Problems.AddAtMost(err, MaxProblems)
+	b.ProblemsLeft += b.Problems.AddAtMost(err, maxProblems)
 }
 
 // WriteBadLines prints the bad lines, as Problems.Write does, when there

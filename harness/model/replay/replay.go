@@ -28,8 +28,8 @@ func New(path string) (*Backend, error) {
 	return fromRecords(trace.ReadFile(path), path)
 }
 
-// NewFromReader reads a trace from r; name is used in errors.
-func NewFromReader(r io.Reader, name string) (*Backend, error) {
+// newFromReader reads a trace from r; name is used in errors.
+func newFromReader(r io.Reader, name string) (*Backend, error) {
 	return fromRecords(trace.Read(r, name), name)
 }
 

@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness/model"
-	"github.com/pyharness/pyharness/harness/model/replay"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
@@ -45,7 +44,7 @@ func recordedRun(t *testing.T) []byte {
 }
 
 func TestPlaysRecordedDraftsInOrder(t *testing.T) {
-	b, err := replay.NewFromReader(bytes.NewReader(recordedRun(t)), "r1.jsonl")
+	b, err := newFromReader(bytes.NewReader(recordedRun(t)), "r1.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := replay.NewFromReader(bytes.NewReader(tt.trace), "r1.jsonl")
+			b, err := newFromReader(bytes.NewReader(tt.trace), "r1.jsonl")
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
