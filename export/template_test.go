@@ -102,7 +102,7 @@ func TestChatTemplateFoldsSystem(t *testing.T) {
 		rows += sp.Rows
 	}
 	tc := sum.Template
-	if tc == nil || tc.Rows != rows || tc.Adaptations[chattemplate.AdaptSystemFolded] != rows {
+	if tc == nil || tc.Rows != rows || tc.Adaptations["system prompt folded into the first user message"] != rows {
 		t.Fatalf("template check %+v, want all %d rows checked and folded", tc, rows)
 	}
 	card, err := os.ReadFile(filepath.Join(out, "README.md"))

@@ -89,7 +89,7 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	}
 	var v string
 	switch c.by {
-	case ByModel:
+	case byModel:
 		v = p.Model
 	case bySource:
 		v = p.Source

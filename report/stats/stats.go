@@ -22,14 +22,14 @@ const (
 
 // Dimensions of a breakdown (--by).
 const (
-	ByModel  = "model"
+	byModel  = "model"
 	byTier   = "tier"
 	byCase   = "case"
 	bySource = "source"
 )
 
 // Dimensions lists the values --by takes.
-var dimensions = []string{ByModel, byTier, byCase, bySource}
+var dimensions = []string{byModel, byTier, byCase, bySource}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input: as many as
