@@ -365,11 +365,11 @@ func TestServerFamilies(t *testing.T) {
 			url, push := f.start(t)
 			push(wiretest.Text(draft))
 			_, err := client(t, url, "whatever").Chat(context.Background(), request())
-			if got, want := model.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
+			if got, want := wiretest.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
 				t.Errorf("%s: a chat for model 'whatever' = %v, want code %q", f.name, err, want)
 			}
 			info, err := client(t, url, "whatever").Info(context.Background())
-			if got, want := model.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
+			if got, want := wiretest.CodeOf(err), map[string]string{ollamaV1.name: model.CodeModelNotFound, llama.name: ""}[f.name]; got != want {
 				t.Errorf("%s: Info for model 'whatever' = %+v %v, want code %q", f.name, info, err, want)
 			}
 		}

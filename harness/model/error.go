@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -88,16 +87,6 @@ func (e *Error) Unwrap() error { return e.Err }
 // NewError returns an *Error with the code's default retryability.
 func NewError(code, message string, err error) *Error {
 	return &Error{Code: code, Message: message, Retryable: retryable(code), Err: err}
-}
-
-// CodeOf returns the Code of the *Error in err's chain, or "" if there is
-// none.
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
 }
 
 // FromStatus classifies an HTTP error answer by its status and the server's

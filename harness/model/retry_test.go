@@ -191,11 +191,8 @@ func TestErrorText(t *testing.T) {
 	if got, want := e.Error(), "model-not-found: HTTP 404: model 'x' not found (after 2 attempts)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	wrapped := errors.Join(errors.New("step 3"), e)
-	if got := model.CodeOf(wrapped); got != model.CodeModelNotFound {
-		t.Errorf("CodeOf = %q", got)
-	}
-	if got := model.CodeOf(errors.New("x")); got != "" {
-		t.Errorf("CodeOf(plain) = %q", got)
+	var got *model.Error
+	if !errors.As(errors.Join(errors.New("step 3"), e), &got) || got.Code != model.CodeModelNotFound {
+		t.Errorf("the *Error in a joined chain: %+v", got)
 	}
 }

@@ -347,7 +347,7 @@ func TestInfo(t *testing.T) {
 	}
 
 	_, err = newClient(t, srv, "llama3.1:8b").Info(context.Background())
-	if model.CodeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
+	if wiretest.CodeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
 		t.Errorf("Info of an unknown model: %v", err)
 	}
 }

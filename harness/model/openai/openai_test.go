@@ -310,7 +310,7 @@ func TestInfo(t *testing.T) {
 			}
 			info, err := c.Info(context.Background())
 			if tt.code != "" {
-				if model.CodeOf(err) != tt.code {
+				if wiretest.CodeOf(err) != tt.code {
 					t.Fatalf("Info = %v, want %s", err, tt.code)
 				}
 				return

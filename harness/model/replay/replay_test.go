@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness/model"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
@@ -66,7 +67,7 @@ func TestPlaysRecordedDraftsInOrder(t *testing.T) {
 		}
 	}
 	_, err = b.Chat(context.Background(), model.Request{})
-	if model.CodeOf(err) != model.CodeScriptExhausted {
+	if wiretest.CodeOf(err) != model.CodeScriptExhausted {
 		t.Errorf("after the last draft: %v, want script-exhausted", err)
 	}
 	info, _ := b.Info(context.Background())

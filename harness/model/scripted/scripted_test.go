@@ -13,6 +13,7 @@ import (
 
 	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -160,7 +161,7 @@ func TestConcurrentChats(t *testing.T) {
 			_, err := b.Chat(context.Background(), model.Request{})
 			mu.Lock()
 			defer mu.Unlock()
-			switch model.CodeOf(err) {
+			switch wiretest.CodeOf(err) {
 			case "":
 				ok++
 			case model.CodeScriptExhausted:
