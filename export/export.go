@@ -392,42 +392,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	recent := &recentPrints{texts: texts}
 	ix := dedupe.NewIndex(e.opts.Threshold, recent, settled)
-	// Why each turn is no pair ("" for a selected turn), and the
-	// fingerprint of each selected turn, of the text it will be trained on,
-	// made on the worker that read the run: deciding a turn parses its
-	// draft, work that the one goroutine taking the runs in order would
-	// otherwise do alone. A run served from classify's store has them
-	// stored.
-	type selection struct {
-		whys  []string
-		fps   []dedupe.Fingerprint
-		times []int64
-	}
-	selectTurns := func(run *passRun) selection {
-		if e.opts.runWhy(run.start, run.end, false) != "" {
-			return selection{}
-		}
-		sel := selection{whys: make([]string, run.turns), fps: make([]dedupe.Fingerprint, run.turns), times: make([]int64, run.turns)}
-		if run.facts != nil {
-			for i, t := range run.facts {
-				sel.times[i] = t.time
-				if sel.whys[i] = e.opts.whyOf(t.facts, e.opts.kindIn(t.kind)); sel.whys[i] == "" {
-					sel.fps[i] = t.print
-				}
-			}
-			return sel
-		}
-		var f dedupe.Fingerprinter
-		for i := range run.run.Turns {
-			sel.times[i] = run.run.Time(i)
-			var p parsedDraft
-			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.lookup.Stored())
-			}
-		}
-		return sel
-	}
-	err = considered(ctx, e, false, selectTurns, func(run *passRun, sel selection) error {
+	selectTurns := func(run *passRun) turnSelection { return e.selectTurns(rd, run) }
+	err = considered(ctx, e, false, selectTurns, func(run *passRun, sel turnSelection) error {
 		recent.keep(run.index, sel.fps)
 		group, worked := e.corpus.Group(int(run.index)), run.worked()
 		for i := range sel.whys {
@@ -487,6 +453,44 @@ func (e *exporter) runSFT(ctx context.Context) error {
 		}
 	}
 	return e.write(ctx, pairs, rows, names, splits, weights)
+}
+
+// turnSelection is why each turn of a run is no pair ("" for a selected
+// turn), and the fingerprint and time of each selected turn, of the text
+// it will be trained on.
+type turnSelection struct {
+	whys  []string
+	fps   []dedupe.Fingerprint
+	times []int64
+}
+
+// selectTurns decides the turns of a run on the worker that read it:
+// deciding a turn parses its draft, work that the one goroutine taking
+// the runs in order would otherwise do alone. A run served from
+// classify's store has its facts and fingerprints stored.
+func (e *exporter) selectTurns(rd *renderer, run *passRun) turnSelection {
+	if e.opts.runWhy(run.start, run.end, false) != "" {
+		return turnSelection{}
+	}
+	sel := turnSelection{whys: make([]string, run.turns), fps: make([]dedupe.Fingerprint, run.turns), times: make([]int64, run.turns)}
+	if run.facts != nil {
+		for i, t := range run.facts {
+			sel.times[i] = t.time
+			if sel.whys[i] = e.opts.whyOf(t.facts, e.opts.kindIn(t.kind)); sel.whys[i] == "" {
+				sel.fps[i] = t.print
+			}
+		}
+		return sel
+	}
+	var f dedupe.Fingerprinter
+	for i := range run.run.Turns {
+		sel.times[i] = run.run.Time(i)
+		var p parsedDraft
+		if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
+			sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.lookup.Stored())
+		}
+	}
+	return sel
 }
 
 func mapKeys[V any](m map[string]V) []string {
