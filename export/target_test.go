@@ -164,11 +164,10 @@ func TestTrainedTargets(t *testing.T) {
 		}
 	}
 	type config struct {
-		format, layout      string
-		asWritten, keep     bool
-		reasoning           string
-		includeFailed       bool
-		wantForeignRewrites int // rows whose model text differs from the trained draft
+		format, layout  string
+		asWritten, keep bool
+		reasoning       string
+		includeFailed   bool
 	}
 	var configs []config
 	for _, format := range []string{export.FormatJSONL, export.FormatParquet} {

@@ -52,9 +52,9 @@ func appendLines(list []string, err error, most int, left *int) []string {
 	return list
 }
 
-// Write prints the bad lines a report met in files trace files, and says
+// write prints the bad lines a report met in files trace files, and says
 // how many more (left) it did not list.
-func (p Problems) Write(w io.Writer, files, left int) {
+func (p Problems) write(w io.Writer, files, left int) {
 	fmt.Fprintf(w, "%d trace file(s) have bad lines; their good records were used:\n", files)
 	for _, line := range p {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -85,10 +85,10 @@ func (b *BadLines) AddFile(err error) {
 	b.ProblemsLeft += b.Problems.AddAtMost(err, maxProblems)
 }
 
-// WriteBadLines prints the bad lines, as Problems.Write does, when there
+// WriteBadLines prints the bad lines, as Problems.write does, when there
 // were any.
 func (b BadLines) WriteBadLines(w io.Writer) {
 	if b.FilesWithErrors > 0 {
-		b.Problems.Write(w, b.FilesWithErrors, b.ProblemsLeft)
+		b.Problems.write(w, b.FilesWithErrors, b.ProblemsLeft)
 	}
 }

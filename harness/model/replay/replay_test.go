@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +14,11 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
+
+// newFromReader reads a trace from r; name is used in errors.
+func newFromReader(r io.Reader, name string) (*Backend, error) {
+	return fromRecords(trace.Read(r, name), name)
+}
 
 func encode(t *testing.T, recs ...schemas.Record) []byte {
 	t.Helper()
