@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,9 +16,15 @@ import (
 	"github.com/pyharness/pyharness/schemas/trace"
 )
 
-// newFromReader reads a trace from r; name is used in errors.
-func newFromReader(r io.Reader, name string) (*Backend, error) {
-	return fromRecords(trace.Read(r, name), name)
+// newFromTrace writes data to r1.jsonl in a directory of t's and reads
+// the backend from it, as New does.
+func newFromTrace(t *testing.T, data []byte) (*Backend, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r1.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return New(path)
 }
 
 func encode(t *testing.T, recs ...schemas.Record) []byte {
@@ -51,7 +58,7 @@ func recordedRun(t *testing.T) []byte {
 }
 
 func TestPlaysRecordedDraftsInOrder(t *testing.T) {
-	b, err := newFromReader(bytes.NewReader(recordedRun(t)), "r1.jsonl")
+	b, err := newFromTrace(t, recordedRun(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +107,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := newFromReader(bytes.NewReader(tt.trace), "r1.jsonl")
+			b, err := newFromTrace(t, tt.trace)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
