@@ -17,14 +17,15 @@ import (
 )
 
 // newFromTrace writes data to r1.jsonl in a directory of t's and reads
-// the backend from it, as New does.
-func newFromTrace(t *testing.T, data []byte) (*Backend, error) {
+// the backend from it with New; it returns the file's path too.
+func newFromTrace(t *testing.T, data []byte) (*Backend, string, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r1.jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return New(path)
+	b, err := New(path)
+	return b, path, err
 }
 
 func encode(t *testing.T, recs ...schemas.Record) []byte {
@@ -58,7 +59,7 @@ func recordedRun(t *testing.T) []byte {
 }
 
 func TestPlaysRecordedDraftsInOrder(t *testing.T) {
-	b, err := newFromTrace(t, recordedRun(t))
+	b, path, err := newFromTrace(t, recordedRun(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestPlaysRecordedDraftsInOrder(t *testing.T) {
 		t.Errorf("after the last draft: %v, want script-exhausted", err)
 	}
 	info, _ := b.Info(context.Background())
-	if want := (model.Info{Backend: "replay", Name: "llama3.1:8b", Digest: "sha256:46e0c10c", Host: "r1.jsonl", ContextLength: 131072}); !reflect.DeepEqual(info, want) {
+	if want := (model.Info{Backend: "replay", Name: "llama3.1:8b", Digest: "sha256:46e0c10c", Host: path, ContextLength: 131072}); !reflect.DeepEqual(info, want) {
 		t.Errorf("Info = %+v, want %+v", info, want)
 	}
 	if n := len(b.Requests()); n != 4 {
@@ -107,7 +108,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := newFromTrace(t, tt.trace)
+			b, _, err := newFromTrace(t, tt.trace)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
