@@ -347,7 +347,7 @@ func TestInfo(t *testing.T) {
 	}
 
 	_, err = newClient(t, srv, "llama3.1:8b").Info(context.Background())
-	if wiretest.CodeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
+	if codeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
 		t.Errorf("Info of an unknown model: %v", err)
 	}
 }
@@ -387,4 +387,14 @@ func TestTrainedContext(t *testing.T) {
 	if got.FinishReason != "length" || *got.Metrics.PromptTokens != 3021 || *got.Metrics.OutputTokens != 2000 {
 		t.Errorf("recorded fits: finish %q, prompt %d, output %d; want length, 3021, 2000", got.FinishReason, *got.Metrics.PromptTokens, *got.Metrics.OutputTokens)
 	}
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

@@ -310,7 +310,7 @@ func TestInfo(t *testing.T) {
 			}
 			info, err := c.Info(context.Background())
 			if tt.code != "" {
-				if wiretest.CodeOf(err) != tt.code {
+				if codeOf(err) != tt.code {
 					t.Fatalf("Info = %v, want %s", err, tt.code)
 				}
 				return
@@ -360,4 +360,14 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			t.Errorf("New(%+v) = nil error", cfg)
 		}
 	}
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness/model"
-	"github.com/pyharness/pyharness/internal/testkit/wiretest"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
@@ -81,7 +80,7 @@ func TestPlaysRecordedDraftsInOrder(t *testing.T) {
 		}
 	}
 	_, err = b.Chat(context.Background(), model.Request{})
-	if wiretest.CodeOf(err) != model.CodeScriptExhausted {
+	if codeOf(err) != model.CodeScriptExhausted {
 		t.Errorf("after the last draft: %v, want script-exhausted", err)
 	}
 	info, _ := b.Info(context.Background())
@@ -136,4 +135,14 @@ func sameReply(a, b schemas.Reply) bool {
 		a.ToolCalls, b.ToolCalls = nil, nil
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }
