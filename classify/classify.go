@@ -111,53 +111,9 @@ func Update(ctx context.Context, in, out string, derivers ...derivedcache.Derive
 	if err != nil {
 		return nil, err
 	}
-
-	// Decide what to do with each run before writing anything. A file's
-	// run id is a part of the listing's own string: the state's keys cost
-	// no string of their own.
-	// A job keeps the run id and attempt, not the file's path: the path is
-	// made again when the run is read (a path string a run was most of
-	// what classify held per run at a million turns).
-	type job struct {
-		runID   string
-		attempt int32
-		seen    bool // the dataset holds an older classification of the run
-	}
-	traceDir := trace.Dir(in)
-	fileOf := func(j job) trace.File {
-		return trace.File{RunID: j.runID, Attempt: int(j.attempt), Path: filepath.Join(traceDir, trace.AttemptFileName(j.runID, int(j.attempt)))}
-	}
-	var jobs []job
-	drop := map[string]bool{} // run ids whose old rows go
-	for la, err := range trace.LastAttempts(ctx, in) {
-		if err != nil {
-			return nil, fmt.Errorf("classify: %w", err)
-		}
-		res.Runs++
-		res.SetAside += la.SetAside
-		id := la.RunID
-		old, seen := st.Runs[id]
-		if seen && int(old.Attempt) == la.Attempt {
-			// Only an incomplete run can have grown; a file no
-			// other classify read needs no stat (its size is the
-			// bytes read).
-			unchanged := old.Complete
-			if !unchanged {
-				info, err := os.Stat(la.Path)
-				if err != nil {
-					return nil, fmt.Errorf("classify: %w", err)
-				}
-				unchanged = old.Size == info.Size()
-			}
-			if unchanged {
-				res.Unchanged++
-				continue
-			}
-		}
-		if seen {
-			drop[id] = true
-		}
-		jobs = append(jobs, job{runID: la.RunID, attempt: int32(la.Attempt), seen: seen})
+	jobs, drop, err := planJobs(ctx, in, st, res)
+	if err != nil {
+		return nil, err
 	}
 	if res.Runs == 0 {
 		return nil, fmt.Errorf("classify: no trace files (*.jsonl) in %s or %s/runs", in, in)
@@ -184,106 +140,34 @@ func Update(ctx context.Context, in, out string, derivers ...derivedcache.Derive
 			return nil, err
 		}
 	}
-	var entries *derivedcache.Writer
+	u := &update{res: res, st: st, b: b, traceDir: trace.Dir(in), drop: drop}
 	if len(jobs) > 0 && len(derivers) > 0 {
-		if entries, err = derivedcache.Create(out, b.n, derivers); err != nil {
+		if u.entries, err = derivedcache.Create(out, b.n, derivers); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 		defer func() {
 			if !committed {
-				entries.Abort()
+				u.entries.Abort()
 			}
 		}()
 	}
 	// Reading and labelling a run is most of the work and needs nothing
 	// from the others: it runs on every core, and the rows are written in
 	// run order as before.
-	type labelled struct {
-		run    *trace.Run
-		err    error
-		part   dataset.Partition
-		runRow dataset.RunRow
-		turns  []dataset.TurnRow
-		// derived is what the derivers made of the run; none for a run
-		// read with problems, which the later stages read again to
-		// report them.
-		derived  derivedcache.Made
-		hasEntry bool
-		size     int64 // of the bytes read
-	}
-	label := func(j job) labelled {
-		if ctx.Err() != nil {
-			return labelled{}
-		}
-		f := fileOf(j)
-		data, stamp, done, err := wholefile.Read(f.Path)
-		defer done()
-		if err != nil {
-			// ReadRun says why the file cannot be read, as it always has.
-			run, err := trace.ReadRun(f)
-			return labelled{run: run, err: err}
-		}
-		run, err := trace.ReadRunBytes(f, data)
-		l := labelled{run: run, err: err, size: int64(len(data))}
-		if run.Start != nil {
-			l.part, l.runRow, l.turns = Rows(run)
-			if entries != nil && err == nil && len(run.Warnings) == 0 {
-				l.derived, l.hasEntry = derivedcache.Derive(derivers, trace.Rebuild(run), data, stamp), true
-			}
-		}
-		return l
-	}
+	label := func(j runJob) labelledRun { return labelRun(ctx, j.file(u.traceDir), u.entries, derivers) }
 	workers := runtime.GOMAXPROCS(0)
 	for k, l := range ordered.MapAhead(jobs, workers, max(readAhead, 4*workers), label) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
-		j, run, err := jobs[k], l.run, l.err
-		id, attempt := j.runID, int(j.attempt)
-		for _, w := range run.Warnings {
-			res.Problems.Add(w)
-		}
-		if err != nil {
-			res.Problems.Add(err)
-		}
-		if run.Start == nil {
-			res.Skipped++
-			if drop[id] {
-				delete(st.Runs, id) // the old rows are gone and nothing replaces them
-			}
-			continue
-		}
-		if j.seen {
-			res.Reclassified++
-		} else {
-			res.Classified++
-		}
-		part, runRow, turns := l.part, l.runRow, l.turns
-		p := st.partition(part.Dir())
-		if err := b.writeRun(p, runRow, turns); err != nil {
+		if err := u.write(jobs[k], l); err != nil {
 			return nil, err
 		}
-		if l.hasEntry {
-			if err := entries.Add(fileOf(j), l.derived); err != nil {
-				return nil, fmt.Errorf("classify: %w", err)
-			}
-		}
-		st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: l.size, Batch: int32(b.n), Part: int32(p)}
-		if !run.Complete() {
-			res.Incomplete++
-		}
-		res.Turns += len(turns)
-		for _, t := range turns {
-			res.Kinds[t.Kind]++
-			if t.LabelFrom == turnlabel.FromRules {
-				res.RulesLabelled++
-			}
-		}
 	}
-	if entries != nil {
+	if u.entries != nil {
 		// The packs first: a pack whose classify did not commit is still
 		// right about every trace it names, and is read only for those.
-		if err := entries.Commit(); err != nil {
+		if err := u.entries.Commit(); err != nil {
 			return nil, fmt.Errorf("classify: %w", err)
 		}
 	}
@@ -293,6 +177,158 @@ func Update(ctx context.Context, in, out string, derivers ...derivedcache.Derive
 	committed = true
 	res.Parts = b.written
 	return res, nil
+}
+
+// runJob is a run Update classifies. It keeps the run id and attempt, not
+// the file's path: the path is made again when the run is read (a path
+// string a run was most of what classify held per run at a million
+// turns). The run id is a part of the listing's own string, so the
+// state's keys cost no string of their own.
+type runJob struct {
+	runID   string
+	attempt int32
+	seen    bool // the dataset holds an older classification of the run
+}
+
+// file is the trace file of j's attempt in traceDir.
+func (j runJob) file(traceDir string) trace.File {
+	return trace.File{RunID: j.runID, Attempt: int(j.attempt), Path: filepath.Join(traceDir, trace.AttemptFileName(j.runID, int(j.attempt)))}
+}
+
+// planJobs decides what to do with each run of in before anything is
+// written: it returns the runs to classify and the ids of the runs whose
+// old rows go, and counts the runs, the attempts set aside and the runs
+// unchanged since the last classify into res.
+func planJobs(ctx context.Context, in string, st *state, res *Result) ([]runJob, map[string]bool, error) {
+	var jobs []runJob
+	drop := map[string]bool{}
+	for la, err := range trace.LastAttempts(ctx, in) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("classify: %w", err)
+		}
+		res.Runs++
+		res.SetAside += la.SetAside
+		id := la.RunID
+		old, seen := st.Runs[id]
+		if seen && int(old.Attempt) == la.Attempt {
+			// Only an incomplete run can have grown; a file no
+			// other classify read needs no stat (its size is the
+			// bytes read).
+			unchanged := old.Complete
+			if !unchanged {
+				info, err := os.Stat(la.Path)
+				if err != nil {
+					return nil, nil, fmt.Errorf("classify: %w", err)
+				}
+				unchanged = old.Size == info.Size()
+			}
+			if unchanged {
+				res.Unchanged++
+				continue
+			}
+		}
+		if seen {
+			drop[id] = true
+		}
+		jobs = append(jobs, runJob{runID: la.RunID, attempt: int32(la.Attempt), seen: seen})
+	}
+	return jobs, drop, nil
+}
+
+// labelledRun is a run read and labelled, its rows ready to be written.
+type labelledRun struct {
+	run    *trace.Run
+	err    error
+	part   dataset.Partition
+	runRow dataset.RunRow
+	turns  []dataset.TurnRow
+	// derived is what the derivers made of the run; none for a run
+	// read with problems, which the later stages read again to
+	// report them.
+	derived  derivedcache.Made
+	hasEntry bool
+	size     int64 // of the bytes read
+}
+
+// labelRun reads the run of f and labels it; the derivers make their
+// facts of it when entries (the derived-cache writer) is not nil.
+func labelRun(ctx context.Context, f trace.File, entries *derivedcache.Writer, derivers []derivedcache.Deriver) labelledRun {
+	if ctx.Err() != nil {
+		return labelledRun{}
+	}
+	data, stamp, done, err := wholefile.Read(f.Path)
+	defer done()
+	if err != nil {
+		// ReadRun says why the file cannot be read, as it always has.
+		run, err := trace.ReadRun(f)
+		return labelledRun{run: run, err: err}
+	}
+	run, err := trace.ReadRunBytes(f, data)
+	l := labelledRun{run: run, err: err, size: int64(len(data))}
+	if run.Start != nil {
+		l.part, l.runRow, l.turns = Rows(run)
+		if entries != nil && err == nil && len(run.Warnings) == 0 {
+			l.derived, l.hasEntry = derivedcache.Derive(derivers, trace.Rebuild(run), data, stamp), true
+		}
+	}
+	return l
+}
+
+// update is what one Update writes to and counts in, run by run.
+type update struct {
+	res      *Result
+	st       *state
+	b        *batch
+	entries  *derivedcache.Writer // nil when no deriver runs
+	traceDir string
+	drop     map[string]bool // run ids whose old rows go
+}
+
+// write writes the rows of a labelled run, its derived facts, and its
+// state, and counts it; a run without a start is counted as skipped.
+func (u *update) write(j runJob, l labelledRun) error {
+	res, st := u.res, u.st
+	run, err := l.run, l.err
+	id, attempt := j.runID, int(j.attempt)
+	for _, w := range run.Warnings {
+		res.Problems.Add(w)
+	}
+	if err != nil {
+		res.Problems.Add(err)
+	}
+	if run.Start == nil {
+		res.Skipped++
+		if u.drop[id] {
+			delete(st.Runs, id) // the old rows are gone and nothing replaces them
+		}
+		return nil
+	}
+	if j.seen {
+		res.Reclassified++
+	} else {
+		res.Classified++
+	}
+	p := st.partition(l.part.Dir())
+	if err := u.b.writeRun(p, l.runRow, l.turns); err != nil {
+		return err
+	}
+	if l.hasEntry {
+		if err := u.entries.Add(j.file(u.traceDir), l.derived); err != nil {
+			return fmt.Errorf("classify: %w", err)
+		}
+	}
+	st.Runs[id] = runState{Attempt: int32(attempt), Complete: run.Complete(), Size: l.size, Batch: int32(u.b.n), Part: int32(p)}
+	if !run.Complete() {
+		res.Incomplete++
+	}
+	res.Turns += len(l.turns)
+	for _, t := range l.turns {
+		res.Kinds[t.Kind]++
+		if t.LabelFrom == turnlabel.FromRules {
+			res.RulesLabelled++
+		}
+	}
+	return nil
 }
 
 // batch is the part files one classify writes, committed together.

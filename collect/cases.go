@@ -21,17 +21,17 @@ import (
 // CaseScript plays a benchmark case's own scripted drafts, as --model
 // scripted and the demo do: one of its scripts, picked by a hash of the
 // case and the pass, so passes mix variants the way a real model's differ.
-func CaseScript(c datasets.Case, pass int, opts schemas.Options) (harness.Chatter, schemas.Model, error) {
+func CaseScript(c datasets.Case, pass int, opts schemas.Options) (Backend, error) {
 	name := variant(c.ID, pass, c.Scripts())
 	raw, err := c.Script(name)
 	if err != nil {
-		return nil, schemas.Model{}, fmt.Errorf("script %s of %s: %w", name, c.ID, err)
+		return Backend{}, fmt.Errorf("script %s of %s: %w", name, c.ID, err)
 	}
 	m, err := scripted.NewFromReader(bytes.NewReader(raw), c.Dir+"/scripts/"+name+".jsonl")
 	if err != nil {
-		return nil, schemas.Model{}, err
+		return Backend{}, err
 	}
-	return m, schemas.Model{Backend: schemas.BackendScripted, Name: c.ID + "/" + name, Options: opts}, nil
+	return Backend{Chat: m, Model: schemas.Model{Backend: schemas.BackendScripted, Name: c.ID + "/" + name, Options: opts}}, nil
 }
 
 // variant picks the scripted variant of a (case, pass) by a deterministic

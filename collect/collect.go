@@ -15,6 +15,7 @@ import (
 
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/internal/version"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
@@ -31,7 +32,16 @@ type Item struct {
 
 // Model gives the backend of one planned run. slot is the run's place in
 // the plan, for spreading runs over several servers.
-type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error)
+type Model func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error)
+
+// Backend is what a planned run talks to and records of it.
+type Backend struct {
+	Chat  harness.Chatter
+	Model schemas.Model
+	// Syntax reads the model's replies (harness.Config.Syntax): the one
+	// learned from its chat template, nil for the harness's own.
+	Syntax *draft.Syntax
+}
 
 // Options configure a collection, or a benchmark (bench.Run), which plans
 // and runs the same way.
@@ -80,14 +90,14 @@ type Tally struct {
 type RunStatus string
 
 const (
-	// StatusPlanned: no attempt of the run is in OUT.
-	StatusPlanned RunStatus = "planned"
-	// StatusComplete: the run's last attempt ended with a run_end whose
+	// statusPlanned: no attempt of the run is in OUT.
+	statusPlanned RunStatus = "planned"
+	// statusComplete: the run's last attempt ended with a run_end whose
 	// stop reason is neither cancelled nor model-error.
-	StatusComplete RunStatus = "complete"
-	// StatusIncomplete: the last attempt ended in a model error, was
+	statusComplete RunStatus = "complete"
+	// statusIncomplete: the last attempt ended in a model error, was
 	// cancelled, or was cut off; --resume runs it again.
-	StatusIncomplete RunStatus = "incomplete"
+	statusIncomplete RunStatus = "incomplete"
 )
 
 // Planned is one run of the plan and where it stands.
@@ -109,13 +119,13 @@ type Planned struct {
 // setEnd records how the run's last attempt ended; nil is an attempt cut
 // off before its run_end.
 func (p *Planned) setEnd(end *schemas.RunEnd) {
-	p.Status = StatusIncomplete
+	p.Status = statusIncomplete
 	if end == nil {
 		return
 	}
 	p.Verdict, p.Stop = end.Verdict, end.StopReason
 	if complete(end) {
-		p.Status = StatusComplete
+		p.Status = statusComplete
 	}
 }
 
@@ -186,17 +196,18 @@ func Plan(ctx context.Context, o Options) ([]*Planned, error) {
 	slot := 0
 	for p := 1; p <= o.Passes; p++ {
 		for _, it := range items {
-			_, m, err := o.Model(ctx, it, p, o.optionsFor(p), slot)
+			be, err := o.Model(ctx, it, p, o.optionsFor(p), slot)
 			if err != nil {
 				return nil, fmt.Errorf("plan %s pass %d: %w", it.ID, p, err)
 			}
+			m := be.Model
 			m.Host = "" // where a run is served does not change what it is
 			id := runID(it.Source, it.ID, p, m, version.Harness().Version)
 			slot++
 			if o.ShardN > 1 && shardOf(id, o.ShardN) != o.ShardK {
 				continue
 			}
-			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: StatusPlanned, item: it, model: m})
+			plan = append(plan, &Planned{RunID: id, Source: it.Source, Item: it.ID, Tier: it.Tier, Pass: p, Status: statusPlanned, item: it, model: m})
 		}
 	}
 	return plan, nil
@@ -226,7 +237,7 @@ func readStatus(ctx context.Context, outDir string, plan []*Planned) error {
 		la, ok := last[p.RunID]
 		if !ok {
 			p.Attempts = 0
-			p.Status = StatusPlanned
+			p.Status = statusPlanned
 			continue
 		}
 		p.Attempts = 1 + la.SetAside
@@ -277,7 +288,7 @@ func prepare(ctx context.Context, o Options) ([]*Planned, *Summary, error) {
 		return nil, nil, err
 	}
 	for _, p := range plan {
-		if p.Status == StatusComplete {
+		if p.Status == statusComplete {
 			sum.Skipped++
 		}
 	}
@@ -371,7 +382,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		err = fmt.Errorf("collect %w", err)
 	}
 	for _, p := range plan {
-		if p.Status != StatusComplete {
+		if p.Status != statusComplete {
 			sum.Incomplete++
 		}
 	}
@@ -398,7 +409,7 @@ type Ran struct {
 func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
 	var todo []*Planned
 	for _, p := range plan {
-		if p.Status != StatusComplete {
+		if p.Status != statusComplete {
 			todo = append(todo, p)
 		}
 	}
@@ -463,7 +474,7 @@ func now(o Options) time.Time {
 
 // runOne runs one planned run to its end.
 func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Result, harness.Chatter, error) {
-	chat, m, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
+	be, err := o.Model(ctx, p.item, p.Pass, o.optionsFor(p.Pass), slot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -485,9 +496,9 @@ func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Resu
 			cfg.SettleFirst = true // a task whose check already passes needs no model
 		}
 	}
-	cfg.RunID, cfg.OutDir, cfg.Model, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, m, o.MaxSteps, o.StuckAfter, o.Now
-	res, err := harness.Run(ctx, cfg, chat)
-	return res, chat, err
+	cfg.RunID, cfg.OutDir, cfg.Model, cfg.Syntax, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, be.Model, be.Syntax, o.MaxSteps, o.StuckAfter, o.Now
+	res, err := harness.Run(ctx, cfg, be.Chat)
+	return res, be.Chat, err
 }
 
 func writeJSONAtomic(path string, v any) error {

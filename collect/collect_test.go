@@ -26,13 +26,13 @@ import (
 )
 
 // caseScripts plays each case's clean script.
-func caseScripts(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+func caseScripts(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
 	raw, err := it.Case.Script("clean")
 	if err != nil {
-		return nil, schemas.Model{}, err
+		return Backend{}, err
 	}
 	m, err := scripted.NewFromReader(bytes.NewReader(raw), "clean")
-	return m, schemas.Model{Backend: "scripted", Name: it.Case.ID + "/clean", Options: opts}, err
+	return Backend{Chat: m, Model: schemas.Model{Backend: "scripted", Name: it.Case.ID + "/clean", Options: opts}}, err
 }
 
 func someCases(t *testing.T, ids ...string) []datasets.Case {
@@ -142,9 +142,10 @@ func collectChild(out string) {
 			some = append(some, c)
 		}
 	}
-	o := Options{Cases: some, Passes: 1, Jobs: 1, OutDir: out, Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-		c, m, err := caseScripts(ctx, it, pass, opts, slot)
-		return announce{c, it.ID}, m, err
+	o := Options{Cases: some, Passes: 1, Jobs: 1, OutDir: out, Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
+		be, err := caseScripts(ctx, it, pass, opts, slot)
+		be.Chat = announce{be.Chat, it.ID}
+		return be, err
 	}}
 	if _, err := Run(context.Background(), o); err != nil {
 		fmt.Println("error", err)
@@ -234,12 +235,12 @@ func TestCtrlCThenResume(t *testing.T) {
 	var tallies []Tally
 	o := Options{Cases: someCases(t, "initials", "fix-offbyone"), Passes: 1, Jobs: 1, OutDir: out,
 		Progress: func(t Tally) { tallies = append(tallies, t) },
-		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			c, m, err := caseScripts(ctx, it, pass, opts, slot)
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
+			be, err := caseScripts(ctx, it, pass, opts, slot)
 			if calls.Add(1) > 2 && it.ID == "initials" { // after planning, while running
-				return &cancelling{Chatter: c, cancel: cancel, at: 2}, m, err
+				be.Chat = &cancelling{Chatter: be.Chat, cancel: cancel, at: 2}
 			}
-			return c, m, err
+			return be, err
 		}}
 	sum, err := Run(ctx, o)
 	if err == nil || sum.Cancelled != 1 {
@@ -284,9 +285,9 @@ func TestServerDownThenResume(t *testing.T) {
 	cases := someCases(t, "initials", "fix-offbyone")
 	noWait := model.Retry{Max: 1, Sleep: model.NoSleep}
 	backendAt := func(host string) Model {
-		return func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		return func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
 			c, err := ollama.New(ollama.Config{Host: host, Model: "tiny", Retry: noWait, IdleTimeout: 10 * time.Second})
-			return c, schemas.Model{Backend: "ollama", Name: "tiny", Host: host, Options: opts}, err
+			return Backend{Chat: c, Model: schemas.Model{Backend: "ollama", Name: "tiny", Host: host, Options: opts}}, err
 		}
 	}
 	sum, err := Run(context.Background(), Options{Cases: cases, Passes: 1, OutDir: out, Model: backendAt("http://127.0.0.1:1")})

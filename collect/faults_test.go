@@ -50,9 +50,10 @@ func faultChild(out string) {
 	cases := casesByID(strings.Split(os.Getenv(faultChildCases), ","))
 	o := Options{Cases: cases, Passes: 1, Jobs: max(jobs, 1), OutDir: out, Resume: os.Getenv(faultChildResume) == "1",
 		Progress: func(t Tally) { fmt.Printf("event progress %d/%d\n", t.Done, t.Total) },
-		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			c, m, err := caseScripts(ctx, it, pass, opts, slot)
-			return announceEvent{c, it.ID}, m, err
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
+			be, err := caseScripts(ctx, it, pass, opts, slot)
+			be.Chat = announceEvent{be.Chat, it.ID}
+			return be, err
 		}}
 	if _, err := Run(context.Background(), o); err != nil {
 		fmt.Println("error", err)
@@ -314,13 +315,13 @@ func TestCollectGoesOnAfterAModelError(t *testing.T) {
 		}
 	}
 	o := Options{Cases: casesByID(ids), Passes: 1, Jobs: 1, OutDir: out,
-		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
 			host := good.URL
 			if it.ID == ids[0] {
 				host = broken.URL
 			}
 			c, err := ollama.New(ollama.Config{Host: host, Model: "tiny", Retry: model.Retry{Max: 2, Sleep: model.NoSleep}, IdleTimeout: 10 * time.Second})
-			return c, schemas.Model{Backend: "ollama", Name: "tiny", Options: opts}, err
+			return Backend{Chat: c, Model: schemas.Model{Backend: "ollama", Name: "tiny", Options: opts}}, err
 		}}
 	sum, err := Run(context.Background(), o)
 	if err != nil {

@@ -194,9 +194,9 @@ func TestDogfoodOnARealRepository(t *testing.T) {
 	entries := m.Usable()
 	out := t.TempDir()
 	sum, err := Run(context.Background(), Options{Entries: entries, Passes: 1, OutDir: out,
-		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
 			m, err := scripted.New(it.Entry.Script)
-			return m, schemas.Model{Backend: "scripted", Name: it.Entry.ID, Options: opts}, err
+			return Backend{Chat: m, Model: schemas.Model{Backend: "scripted", Name: it.Entry.ID, Options: opts}}, err
 		}})
 	if err != nil || sum.Worked != 1 {
 		t.Fatalf("summary %+v, err %v", sum, err)
@@ -231,9 +231,9 @@ func TestCheckThatAlreadyPassesNeedsNoModel(t *testing.T) {
 	out := t.TempDir()
 	called := false
 	sum, err := Run(context.Background(), Options{Entries: []Entry{e}, Passes: 1, OutDir: out,
-		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		Model: func(ctx context.Context, it Item, pass int, opts schemas.Options, slot int) (Backend, error) {
 			m, err := scripted.NewFromReader(strings.NewReader(""), "empty")
-			return chatSpy{m, &called}, schemas.Model{Backend: "scripted", Name: "empty", Options: opts}, err
+			return Backend{Chat: chatSpy{m, &called}, Model: schemas.Model{Backend: "scripted", Name: "empty", Options: opts}}, err
 		}})
 	if err != nil {
 		t.Fatal(err)

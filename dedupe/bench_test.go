@@ -46,7 +46,7 @@ func BenchmarkExactKey(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = AppendKeyText(buf[:0], prompt, draft)
+		buf = appendKeyText(buf[:0], prompt, draft)
 		_ = Key(buf)
 	}
 }

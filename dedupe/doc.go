@@ -4,7 +4,7 @@
 //
 // A pair is a model turn: the prompt it was sent, rebuilt from the trace and
 // proved by its prompt hash, and the draft that answered it. Exact duplicates
-// share an xxhash64 key over the normalised training text (AppendKeyText,
+// share an xxhash64 key over the normalised training text (appendKeyText,
 // appendNormalized), confirmed by what Texts gives again of the first copy
 // (the key text itself, or its SHA-256); near-duplicates share MinHash
 // bands over token 5-grams of the draft and the message it answered

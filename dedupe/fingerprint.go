@@ -70,11 +70,11 @@ func (f *Fingerprinter) reset() {
 	f.arena = f.arena[:0] // nothing made of the last run points into it
 }
 
-// Make makes the fingerprint of a pair: of AppendKeyText and
+// Make makes the fingerprint of a pair: of appendKeyText and
 // AppendNearText of prompt and draft.
 func (f *Fingerprinter) Make(prompt []schemas.Message, draft schemas.Reply) Fingerprint {
 	var fp Fingerprint
-	fp.KeyText = appendKeyText(nil, prompt, draft, f.appendNormal)
+	fp.KeyText = appendKeyTextNorm(nil, prompt, draft, f.appendNormal)
 	fp.Key = Key(fp.KeyText)
 	fp.Bands = f.nearPrint(prompt, draft)
 	fp.Shingles = slices.Clone(f.shingles)
@@ -142,7 +142,7 @@ func (f *Fingerprinter) nearPrint(prompt []schemas.Message, draft schemas.Reply)
 // state of the confirm text's SHA-256 after them, for a prompt that starts
 // with the same messages (confirmedKey).
 type keyHasher struct {
-	// text is the key text (appendKeyText) up to the end of prompt's
+	// text is the key text (appendKeyTextNorm) up to the end of prompt's
 	// messages; countAt is where its number of messages goes.
 	text    []byte
 	countAt int

@@ -16,7 +16,7 @@ import (
 // TestFingerprinterMatchesTheKeyTexts plays the turns of a run whose
 // prompts grow by the draft and the harness's answer, with a text repeated
 // and a tool call among them, through one Fingerprinter and checks each
-// fingerprint against the one of AppendKeyText and AppendNearText of the
+// fingerprint against the one of appendKeyText and AppendNearText of the
 // same pair, which normalise every text anew.
 func TestFingerprinterMatchesTheKeyTexts(t *testing.T) {
 	prompt := []schemas.Message{{Role: "system", Content: "You edit code.\n  Reply with one action.  "}, {Role: "user", Content: "Fix add() in calc.py at 2026-01-02T03:04:05Z"}}
@@ -35,7 +35,7 @@ func TestFingerprinterMatchesTheKeyTexts(t *testing.T) {
 	for i, d := range drafts {
 		got := f.Make(prompt, d)
 		var want Fingerprint
-		want.reset(AppendKeyText(nil, prompt, d), AppendNearText(nil, prompt, d))
+		want.reset(appendKeyText(nil, prompt, d), AppendNearText(nil, prompt, d))
 		if !bytes.Equal(got.KeyText, want.KeyText) || got.Key != want.Key || got.Bands != want.Bands || len(got.Shingles) != len(want.Shingles) {
 			t.Fatalf("turn %d: the fingerprints differ", i+1)
 		}
@@ -106,7 +106,7 @@ func TestEncodedRunPrintsAreTheBuiltOnes(t *testing.T) {
 // TestConfirmedKeyGoesOnOnlyFromTheSamePrompt gives one Fingerprinter
 // prompts that start with the last one's messages and prompts that only
 // look as if they did, and holds every confirmed key and digest to those of
-// AppendKeyText made anew: the hashes go on from the last prompt only when
+// appendKeyText made anew: the hashes go on from the last prompt only when
 // its messages are there, unchanged, at the head of the next.
 func TestConfirmedKeyGoesOnOnlyFromTheSamePrompt(t *testing.T) {
 	call := []schemas.ToolCall{{Name: "run", Arguments: map[string]any{"cmd": "pytest -q"}}}
@@ -143,7 +143,7 @@ func TestConfirmedKeyGoesOnOnlyFromTheSamePrompt(t *testing.T) {
 			reused[2].Content = "READ other.py"
 		}
 		for _, d := range drafts {
-			text := AppendKeyText(nil, s.prompt, d)
+			text := appendKeyText(nil, s.prompt, d)
 			confirm := sha256.Sum256(appendConfirmText(nil, s.prompt, d, appendNormalizedString))
 			if !bytes.Equal(confirmDigest(text), confirm[:]) {
 				t.Fatalf("%s: the digest made from the key text is not the confirm text's", s.name)

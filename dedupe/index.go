@@ -24,7 +24,7 @@ type Ref struct {
 // Texts reads a pair's text again when the index needs it: the index keeps
 // keys and band hashes, never text.
 type Texts interface {
-	// KeyText appends the exact key text of ref (AppendKeyText).
+	// KeyText appends the exact key text of ref (appendKeyText).
 	KeyText(dst []byte, ref Ref) ([]byte, error)
 	// Shingles appends the shingles of the near-duplicate text of ref
 	// (AppendNearText), sorted and distinct.
@@ -149,7 +149,7 @@ type Assignment struct {
 }
 
 // add offers one raw turn with its key text and near text (as
-// AppendKeyText and AppendNearText make them) and says where it went. A
+// appendKeyText and AppendNearText make them) and says where it went. A
 // turn whose key is already known in its group is compared byte for byte
 // with the first copy, read again from Texts; equal, it adds to that pair's
 // multiplicity. A new pair is compared, by its MinHash bands, with the

@@ -27,11 +27,10 @@ func (m *memTexts) Shingles(dst []uint64, ref Ref) ([]uint64, error) {
 }
 
 type genItem struct {
-	group      string
-	key, near  string
-	worked     bool
-	time       int64
-	exactClass int
+	group     string
+	key, near string
+	worked    bool
+	time      int64
 }
 
 // generate makes a corpus with planted exact copies, near-duplicates

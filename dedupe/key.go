@@ -14,18 +14,18 @@ import (
 // versions never compare equal.
 const keyVersion = "pyharness.dedupe.key/v1"
 
-// AppendKeyText appends the bytes an exact key hashes: the version tag, the
+// appendKeyText appends the bytes an exact key hashes: the version tag, the
 // number of messages, each message's role, normalised content and tool calls,
 // then the draft's normalised content and tool calls, every field prefixed
 // with its length. Only training text goes in, never run metadata (run id,
 // model, times), so the same pair recorded by two runs keys the same.
-func AppendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
-	return appendKeyText(dst, prompt, draft, appendNormalizedString)
+func appendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply) []byte {
+	return appendKeyTextNorm(dst, prompt, draft, appendNormalizedString)
 }
 
-// appendKeyText is AppendKeyText with norm appending the normal form of a
+// appendKeyTextNorm is appendKeyText with norm appending the normal form of a
 // text (appendNormalizedString, or a Fingerprinter's copy of it).
-func appendKeyText(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
+func appendKeyTextNorm(dst []byte, prompt []schemas.Message, draft schemas.Reply, norm func([]byte, string) []byte) []byte {
 	dst = appendField(dst, keyVersion, nil)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(prompt)))
 	for _, m := range prompt {

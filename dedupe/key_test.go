@@ -18,7 +18,7 @@ func msgs(pairs ...string) []schemas.Message {
 func TestKeys(t *testing.T) {
 	base := msgs("system", "You are an agent.", "user", "Task: add f.\nTests: Ran 2 tests in 0.003s")
 	draft := schemas.Reply{Content: "READ f.py"}
-	key := func(p []schemas.Message, d schemas.Reply) uint64 { return Key(AppendKeyText(nil, p, d)) }
+	key := func(p []schemas.Message, d schemas.Reply) uint64 { return Key(appendKeyText(nil, p, d)) }
 	tests := []struct {
 		name   string
 		prompt []schemas.Message
@@ -48,7 +48,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestKeyTextCarriesTheVersion(t *testing.T) {
-	text := AppendKeyText(nil, msgs("user", "x"), schemas.Reply{Content: "y"})
+	text := appendKeyText(nil, msgs("user", "x"), schemas.Reply{Content: "y"})
 	if !bytes.Contains(text, []byte(keyVersion)) {
 		t.Fatalf("key text %q has no version tag", text)
 	}

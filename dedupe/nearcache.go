@@ -6,9 +6,9 @@ import "github.com/cespare/xxhash/v2"
 // fingerprinted last, in every goroutine of the process. A pass that
 // repeats an earlier one of its case repeats its turns' near texts, and a
 // case's runs are read one after another, so the copy is nearly always
-// among the last few hundred: the shingles and the signature, half of
-// fingerprinting a turn, are then a copy. An entry is taken only for the
-// very same bytes, so the fingerprints are the ones made anew.
+// among the last few hundred: the shingles and the signature, the costly
+// part of fingerprinting a turn, are then a copy. An entry is taken only
+// for the very same bytes, so the fingerprints are the ones made anew.
 type nearCache struct{ texts *recentTexts[nearMade] }
 
 type nearMade struct {

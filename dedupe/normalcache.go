@@ -10,10 +10,8 @@ import (
 // every goroutine of the process. A Fingerprinter normalises each text
 // once a run, but many texts are in many runs: the system prompt is in
 // every run of a harness version, and a case's task and files are in every
-// pass of it, read one after another. About half the bytes a classify
-// normalised had been normalised in an earlier run (a generated corpus of
-// 5,000 turns). An entry is taken only for the very same text, so the
-// normal form is the one made anew.
+// pass of it, read one after another. An entry is taken only for the
+// very same text, so the normal form is the one made anew.
 type normalCache struct{ texts *recentTexts[[]byte] }
 
 // The cache keeps texts of minCachedText to maxCachedText bytes: a

@@ -71,7 +71,7 @@ func turnWhatOf(run *trace.RebuiltRun, i int) turnWhat {
 
 // confirmDigest is what equal keys are confirmed by when the text is not
 // kept: the SHA-256 of the pair's confirm text (appendConfirmText), made
-// from its key text (AppendKeyText's, which it must be) by moving the
+// from its key text (appendKeyText's, which it must be) by moving the
 // number of messages from the head to the end. Two different texts with
 // the same 64-bit key and the same SHA-256 are not known to exist.
 func confirmDigest(keyText []byte) []byte {

@@ -38,7 +38,7 @@ func (t CorpusTexts) KeyText(dst []byte, ref Ref) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return AppendKeyText(dst, p, d), nil
+	return appendKeyText(dst, p, d), nil
 }
 
 // Shingles appends the shingles of the near-duplicate text of ref.

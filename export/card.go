@@ -47,11 +47,59 @@ const cardTitle = "# pyharness export"
 // writeCard writes README.md: YAML configs and split sizes, then what the
 // export holds and how it was made, and the lines each trainer needs.
 func writeCard(w io.Writer, s *Summary, files []string) error {
-	o := s.opts
+	front, err := cardFront(s)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\n%s---\n\n", front)
+
+	kind := "supervised pairs (SFT)"
+	if s.Format == FormatDPO {
+		kind = "preference pairs (DPO)"
+	}
+	fmt.Fprintf(&b, "%s: %s, %s\n\n", cardTitle, kind, s.Format)
+	fmt.Fprintf(&b, "Made by `%s` from the traces in `%s`: %d runs read, %d considered.\n\n", commandLine(s.opts), s.In, s.Runs, s.RunsConsidered)
+	if s.ScriptedRuns > 0 {
+		fmt.Fprintf(&b, "> **Scripted runs included.** %d of the runs considered are from the scripted or replay backend "+
+			"(`--include-scripted`): their drafts were written by hand to exercise the pipeline, not produced by a model. "+
+			"Use this export to check a training setup, not to train a model you mean to keep.\n\n", s.ScriptedRuns)
+	}
+
+	writeDrafters(&b, s)
+	writeCounts(&b, s)
+	b.WriteString(rowsText(s))
+	writeSelection(&b, s)
+	if s.Format != FormatDPO {
+		writeWeighting(&b, s)
+	} else {
+		b.WriteString("## Groups\n\n| group | split | pairs |\n|---|---|---:|\n")
+		for _, g := range s.Groups {
+			fmt.Fprintf(&b, "| %s | %s | %d |\n", g.Group, g.Split, g.Pairs)
+		}
+		b.WriteString("\n")
+	}
+	writeSplitting(&b, s)
+
+	s.Template.writeCard(&b)
+	b.WriteString("## Redaction\n\n")
+	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
+		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, redacted)
+
+	b.WriteString("## Loading it\n\n")
+	writeLoading(&b, s, files)
+	writeSourceRuns(&b, s, files)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// cardFront is the card's YAML front matter: the configs and splits the
+// Hugging Face dataset viewer reads, and the tags.
+func cardFront(s *Summary) (string, error) {
 	front := cardYAML{PrettyName: "pyharness " + s.Format + " export", Tags: []string{"pyharness", "code", "agent"},
 		TaskCategories: []string{"text-generation"}}
 	cfg := cardConfig{ConfigName: "default"}
-	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
+	for _, sp := range []string{SplitTrain, splitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue
@@ -73,30 +121,18 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 	enc := yaml.NewEncoder(&y)
 	enc.SetIndent(2)
 	if err := enc.Encode(front); err != nil {
-		return err
+		return "", err
 	}
 	if err := enc.Close(); err != nil {
-		return err
+		return "", err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "---\n%s---\n\n", y.String())
+	return y.String(), nil
+}
 
-	kind := "supervised pairs (SFT)"
-	if s.Format == FormatDPO {
-		kind = "preference pairs (DPO)"
-	}
-	fmt.Fprintf(&b, "%s: %s, %s\n\n", cardTitle, kind, s.Format)
-	fmt.Fprintf(&b, "Made by `%s` from the traces in `%s`: %d runs read, %d considered.\n\n", commandLine(o), s.In, s.Runs, s.RunsConsidered)
-	if s.ScriptedRuns > 0 {
-		fmt.Fprintf(&b, "> **Scripted runs included.** %d of the runs considered are from the scripted or replay backend "+
-			"(`--include-scripted`): their drafts were written by hand to exercise the pipeline, not produced by a model. "+
-			"Use this export to check a training setup, not to train a model you mean to keep.\n\n", s.ScriptedRuns)
-	}
-
-	writeDrafters(&b, s)
-
+// writeCounts writes the card's table of groups, pairs and rows by split.
+func writeCounts(b *strings.Builder, s *Summary) {
 	b.WriteString("## Counts\n\n| split | file | groups | pairs | rows |\n|---|---|---:|---:|---:|\n")
-	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
+	for _, sp := range []string{SplitTrain, splitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue
@@ -105,11 +141,15 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		if s.Format == FormatParquet {
 			f = "data/" + sp + "-*.parquet"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", sp, f, sc.Groups, sc.Pairs, sc.Rows)
+		fmt.Fprintf(b, "| %s | `%s` | %d | %d | %d |\n", sp, f, sc.Groups, sc.Pairs, sc.Rows)
 	}
 	b.WriteString("\n")
-	b.WriteString(rowsText(s))
+}
 
+// writeSelection writes what made a turn a pair, the filters and forms
+// the export applied, and what it left out and why.
+func writeSelection(b *strings.Builder, s *Summary) {
+	o := s.opts
 	b.WriteString("## Selection\n\n")
 	if s.Format == FormatDPO {
 		b.WriteString("- chosen: a draft that parsed and was applied (or a DONE the harness accepted) in a run that worked;\n" +
@@ -123,15 +163,15 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 			b.WriteString(", in a run that worked, never one that stopped stuck;\n")
 		}
 	}
-	fmt.Fprintf(&b, "- filters: %s;\n", filterText(o))
+	fmt.Fprintf(b, "- filters: %s;\n", filterText(o))
 	if o.AsWritten {
 		b.WriteString("- the trained draft is written as the model wrote it (`--as-written`);\n")
 	} else {
-		fmt.Fprintf(&b, "- the trained draft is written in the protocol's canonical form (the form the harness shows as \"Read as:\"); "+
+		fmt.Fprintf(b, "- the trained draft is written in the protocol's canonical form (the form the harness shows as \"Read as:\"); "+
 			"%d were written otherwise by the model, whose own text is kept in `as_written`;\n", s.Rewritten)
 	}
-	if o.Reasoning == ReasoningKeep {
-		fmt.Fprintf(&b, "- a trained draft's reasoning is in its message's `reasoning_content` (%d pair(s)), never in its content;\n", s.Reasoned)
+	if o.Reasoning == reasoningKeep {
+		fmt.Fprintf(b, "- a trained draft's reasoning is in its message's `reasoning_content` (%d pair(s)), never in its content;\n", s.Reasoned)
 	} else {
 		b.WriteString("- reasoning is dropped (`--reasoning drop`);\n")
 	}
@@ -151,79 +191,75 @@ func writeCard(w io.Writer, s *Summary, files []string) error {
 		if i >= len(s.RunsLeftOut.lines(runWhys)) {
 			unit = "turns"
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", unit, l)
+		fmt.Fprintf(b, "- %s: %s\n", unit, l)
 	}
 	b.WriteString("\n")
+}
 
-	if s.Format != FormatDPO {
-		d := s.Dedupe
-		b.WriteString("## Variety\n\n")
-		fmt.Fprintf(&b, "| selected turns | exact-unique | near-unique clusters | groups | variety ratio |\n|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %.2f |\n\n",
-			d.RawTurns, d.ExactUnique, d.Clusters, d.Groups, d.VarietyRatio)
-		fmt.Fprintf(&b, "Exact duplicates share an xxhash64 key over the normalised training text (confirmed byte for byte); "+
-			"near-duplicates have a Jaccard similarity of %.2f or more over token %d-grams of the draft and the message it answered "+
-			"(MinHash, %d bands × %d rows), within a group. One pair is kept per cluster: from a run that worked, then the newest.\n\n",
-			o.Threshold, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows)
-		b.WriteString("## Weighting\n\n")
-		fmt.Fprintf(&b, "A group is a benchmark case or a dogfood task. A pair in a group of K clusters weighs s·K^(α−1) with α = %g, "+
-			"at most %g (`--cap`), s chosen so the weights have mean 1 over the export: a group weighs K^α in all, so a case with many "+
-			"distinct pairs does not drown the others. ", o.Alpha, o.Cap)
-		if s.Format == FormatJSONL {
-			fmt.Fprintf(&b, "No trainer takes a per-row weight, so in `train.jsonl` a pair of weight w is written ⌊w⌋ times and once more "+
-				"with probability frac(w), drawn from `--seed %d`; validation and test hold each pair once. The weight is in `meta.jsonl`.\n\n", o.Seed)
-		} else {
-			b.WriteString("The weight is the `weight` column, not materialised: sample or repeat by it.\n\n")
-		}
-		b.WriteString("| group | split | pairs | weight | rows |\n|---|---|---:|---:|---:|\n")
-		for _, g := range s.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %d |\n", g.Group, g.Split, g.Pairs, g.Weight, g.Rows)
-		}
-		b.WriteString("\n")
+// writeWeighting writes how the pairs were deduplicated and weighed, and
+// each group's weight.
+func writeWeighting(b *strings.Builder, s *Summary) {
+	o := s.opts
+	d := s.Dedupe
+	b.WriteString("## Variety\n\n")
+	fmt.Fprintf(b, "| selected turns | exact-unique | near-unique clusters | groups | variety ratio |\n|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %.2f |\n\n",
+		d.RawTurns, d.ExactUnique, d.Clusters, d.Groups, d.VarietyRatio)
+	fmt.Fprintf(b, "Exact duplicates share an xxhash64 key over the normalised training text (confirmed byte for byte); "+
+		"near-duplicates have a Jaccard similarity of %.2f or more over token %d-grams of the draft and the message it answered "+
+		"(MinHash, %d bands × %d rows), within a group. One pair is kept per cluster: from a run that worked, then the newest.\n\n",
+		o.Threshold, dedupe.ShingleSize, dedupe.Bands, dedupe.Rows)
+	b.WriteString("## Weighting\n\n")
+	fmt.Fprintf(b, "A group is a benchmark case or a dogfood task. A pair in a group of K clusters weighs s·K^(α−1) with α = %g, "+
+		"at most %g (`--cap`), s chosen so the weights have mean 1 over the export: a group weighs K^α in all, so a case with many "+
+		"distinct pairs does not drown the others. ", o.Alpha, o.Cap)
+	if s.Format == FormatJSONL {
+		fmt.Fprintf(b, "No trainer takes a per-row weight, so in `train.jsonl` a pair of weight w is written ⌊w⌋ times and once more "+
+			"with probability frac(w), drawn from `--seed %d`; validation and test hold each pair once. The weight is in `meta.jsonl`.\n\n", o.Seed)
 	} else {
-		b.WriteString("## Groups\n\n| group | split | pairs |\n|---|---|---:|\n")
-		for _, g := range s.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %d |\n", g.Group, g.Split, g.Pairs)
-		}
-		b.WriteString("\n")
+		b.WriteString("The weight is the `weight` column, not materialised: sample or repeat by it.\n\n")
 	}
-	fmt.Fprintf(&b, "Splits are by group, never by turn: no case is in two splits. Groups are ordered by a hash of `--seed %d` and their name; "+
+	b.WriteString("| group | split | pairs | weight | rows |\n|---|---|---:|---:|---:|\n")
+	for _, g := range s.Groups {
+		fmt.Fprintf(b, "| %s | %s | %d | %.3f | %d |\n", g.Group, g.Split, g.Pairs, g.Weight, g.Rows)
+	}
+	b.WriteString("\n")
+}
+
+// writeSplitting writes how the groups were split.
+func writeSplitting(b *strings.Builder, s *Summary) {
+	o := s.opts
+	fmt.Fprintf(b, "Splits are by group, never by turn: no case is in two splits. Groups are ordered by a hash of `--seed %d` and their name; "+
 		"%g of them go to validation (at least one when there are two or more)", o.Seed, o.Valid)
 	if o.Test > 0 {
-		fmt.Fprintf(&b, ", %g to test", o.Test)
+		fmt.Fprintf(b, ", %g to test", o.Test)
 	}
 	b.WriteString(".")
-	if s.Splits[SplitValidation].Groups == 0 {
-		fmt.Fprintf(&b, " With %d group(s), there is no validation split: collect on more cases or repositories.", len(s.Groups))
+	if s.Splits[splitValidation].Groups == 0 {
+		fmt.Fprintf(b, " With %d group(s), there is no validation split: collect on more cases or repositories.", len(s.Groups))
 	}
 	b.WriteString("\n\n")
+}
 
-	s.Template.writeCard(&b)
-	b.WriteString("## Redaction\n\n")
-	fmt.Fprintf(&b, "%d secret(s) replaced by `%s`: values of environment files (in each run's repository, and shown to or written by "+
-		"the model) that look like secrets, and strings shaped like API keys and tokens.\n\n", s.Redactions, redacted)
-
-	b.WriteString("## Loading it\n\n")
-	writeLoading(&b, s, files)
-
-	fmt.Fprintf(&b, "## Source runs\n\n%d runs contributed rows:\n\n", len(s.SourceRuns))
+// writeSourceRuns writes the runs that contributed rows (the first few
+// hundred) and the files of the export.
+func writeSourceRuns(b *strings.Builder, s *Summary, files []string) {
+	fmt.Fprintf(b, "## Source runs\n\n%d runs contributed rows:\n\n", len(s.SourceRuns))
 	const most = 200
 	for i, id := range s.SourceRuns {
 		if i == most {
-			fmt.Fprintf(&b, "- … and %d more (meta.jsonl or the run_id column names every one)\n", len(s.SourceRuns)-most)
+			fmt.Fprintf(b, "- … and %d more (meta.jsonl or the run_id column names every one)\n", len(s.SourceRuns)-most)
 			break
 		}
-		fmt.Fprintf(&b, "- `%s`\n", id)
+		fmt.Fprintf(b, "- `%s`\n", id)
 	}
 	b.WriteString("\nFiles: ")
 	for i, f := range files {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "`%s`", f)
+		fmt.Fprintf(b, "`%s`", f)
 	}
 	b.WriteString(".\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func filterText(o Options) string {
@@ -270,7 +306,7 @@ func commandLine(o Options) string {
 	if o.AsWritten {
 		parts = append(parts, "--as-written")
 	}
-	if o.Reasoning != ReasoningKeep {
+	if o.Reasoning != reasoningKeep {
 		parts = append(parts, "--reasoning "+o.Reasoning)
 	}
 	if o.For != "" {
@@ -299,12 +335,12 @@ func rowsText(s *Summary) string {
 		return "Rows are `{\"prompt\": [...], \"chosen\": [assistant], \"rejected\": [assistant]}`, TRL DPOTrainer's " +
 			"conversational form. Both drafts answered the identical prompt (the same prompt hash). `meta.jsonl` names the runs " +
 			"and steps of both sides.\n"
-	case o.Layout == LayoutMessages && s.Format == FormatParquet:
+	case o.Layout == layoutMessages && s.Format == FormatParquet:
 		return "Columns: `messages` (list of struct role, content, reasoning_content, weight)" + tools + ", then the provenance: `weight` (the " +
 			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
 			"`cluster_turns`, `as_written`. The last message is the draft to learn, its `weight` 1; every earlier message has " +
 			"`weight` 0: the earlier drafts of the context, refused ones among them, are never trained.\n"
-	case o.Layout == LayoutAssistantOnly && s.Format == FormatParquet:
+	case o.Layout == layoutAssistantOnly && s.Format == FormatParquet:
 		return "Columns: `messages` (list of struct role, content, reasoning_content, weight), then the provenance: `weight` (the " +
 			"pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, `multiplicity`, " +
 			"`cluster_turns`, `as_written`. " + assistantOnlyRows + "\n"
@@ -313,9 +349,9 @@ func rowsText(s *Summary) string {
 			"`weight` (the pair's variety weight), `case_id`, `group`, `run_id`, `step`, `source`, `model`, `verdict`, `kind`, `key`, " +
 			"`multiplicity`, `cluster_turns`, `as_written`. The completion is the one draft to learn; the prompt holds the context it " +
 			"answered, refused drafts among it, never trained.\n"
-	case o.Layout == LayoutAssistantOnly:
+	case o.Layout == layoutAssistantOnly:
 		return "Rows are `{\"messages\": [system, user, assistant]}`. " + assistantOnlyRows + " `meta.jsonl` has one line per row, in order.\n"
-	case o.Layout == LayoutMessages:
+	case o.Layout == layoutMessages:
 		return "Rows are `{\"messages\": [...]}`" + tools + ": the system prompt first, then user and assistant alternating, the last " +
 			"message the draft to learn, with `\"weight\": 1`; every earlier assistant message has `\"weight\": 0` (the earlier drafts " +
 			"of the context, refused ones among them, are never trained). `meta.jsonl` has one line per row, in order.\n"
@@ -344,7 +380,7 @@ func writeLoading(b *strings.Builder, s *Summary, files []string) {
 		b.WriteString("- **TRL** `DPOTrainer`: `load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`; " +
 			"the prompt, chosen and rejected columns are its conversational preference format.\n\n")
 		return
-	case o.Layout == LayoutPromptCompletion:
+	case o.Layout == layoutPromptCompletion:
 		load := "`load_dataset(\"json\", data_files={\"train\": \"train.jsonl\", \"validation\": \"valid.jsonl\"})`"
 		if s.Format == FormatParquet {
 			load = "`load_dataset(\"DIR\")`"
@@ -361,7 +397,7 @@ func writeLoading(b *strings.Builder, s *Summary, files []string) {
 		}
 		return
 	}
-	if o.Layout == LayoutAssistantOnly {
+	if o.Layout == layoutAssistantOnly {
 		writeAssistantOnlyLoading(b, s, files)
 		return
 	}

@@ -392,42 +392,8 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	}
 	recent := &recentPrints{texts: texts}
 	ix := dedupe.NewIndex(e.opts.Threshold, recent, settled)
-	// Why each turn is no pair ("" for a selected turn), and the
-	// fingerprint of each selected turn, of the text it will be trained on,
-	// made on the worker that read the run: deciding a turn parses its
-	// draft, which left to the goroutine that takes the runs in order was
-	// a fifth of an export's CPU done on one core. A run served from
-	// classify's store has them stored.
-	type selection struct {
-		whys  []string
-		fps   []dedupe.Fingerprint
-		times []int64
-	}
-	selectTurns := func(run *passRun) selection {
-		if e.opts.runWhy(run.start, run.end, false) != "" {
-			return selection{}
-		}
-		sel := selection{whys: make([]string, run.turns), fps: make([]dedupe.Fingerprint, run.turns), times: make([]int64, run.turns)}
-		if run.facts != nil {
-			for i, t := range run.facts {
-				sel.times[i] = t.time
-				if sel.whys[i] = e.opts.whyOf(t.facts, e.opts.kindIn(t.kind)); sel.whys[i] == "" {
-					sel.fps[i] = t.print
-				}
-			}
-			return sel
-		}
-		var f dedupe.Fingerprinter
-		for i := range run.run.Turns {
-			sel.times[i] = run.run.Time(i)
-			var p parsedDraft
-			if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
-				sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.lookup.Stored())
-			}
-		}
-		return sel
-	}
-	err = considered(ctx, e, false, selectTurns, func(run *passRun, sel selection) error {
+	selectTurns := func(run *passRun) turnSelection { return e.selectTurns(rd, run) }
+	err = considered(ctx, e, false, selectTurns, func(run *passRun, sel turnSelection) error {
 		recent.keep(run.index, sel.fps)
 		group, worked := e.corpus.Group(int(run.index)), run.worked()
 		for i := range sel.whys {
@@ -489,6 +455,44 @@ func (e *exporter) runSFT(ctx context.Context) error {
 	return e.write(ctx, pairs, rows, names, splits, weights)
 }
 
+// turnSelection is why each turn of a run is no pair ("" for a selected
+// turn), and the fingerprint and time of each selected turn, of the text
+// it will be trained on.
+type turnSelection struct {
+	whys  []string
+	fps   []dedupe.Fingerprint
+	times []int64
+}
+
+// selectTurns decides the turns of a run on the worker that read it:
+// deciding a turn parses its draft, work that the one goroutine taking
+// the runs in order would otherwise do alone. A run served from
+// classify's store has its facts and fingerprints stored.
+func (e *exporter) selectTurns(rd *renderer, run *passRun) turnSelection {
+	if e.opts.runWhy(run.start, run.end, false) != "" {
+		return turnSelection{}
+	}
+	sel := turnSelection{whys: make([]string, run.turns), fps: make([]dedupe.Fingerprint, run.turns), times: make([]int64, run.turns)}
+	if run.facts != nil {
+		for i, t := range run.facts {
+			sel.times[i] = t.time
+			if sel.whys[i] = e.opts.whyOf(t.facts, e.opts.kindIn(t.kind)); sel.whys[i] == "" {
+				sel.fps[i] = t.print
+			}
+		}
+		return sel
+	}
+	var f dedupe.Fingerprinter
+	for i := range run.run.Turns {
+		sel.times[i] = run.run.Time(i)
+		var p parsedDraft
+		if sel.whys[i] = e.opts.turnWhy(run.run, i, &p); sel.whys[i] == "" {
+			sel.fps[i] = trainingPrint(&f, rd, run.run, i, &p, e.lookup.Stored())
+		}
+	}
+	return sel
+}
+
 func mapKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -504,7 +508,7 @@ func mapKeys[V any](m map[string]V) []string {
 // pairs of each split; names names the groups the rows' gnum number.
 func (e *exporter) write(ctx context.Context, pairs map[string]int, rows func(split string) iter.Seq2[*pairRow, error],
 	names []string, splits map[string]string, weights map[string]float64) error {
-	splitNames := []string{SplitTrain, SplitValidation}
+	splitNames := []string{SplitTrain, splitValidation}
 	if e.opts.Test > 0 {
 		splitNames = append(splitNames, splitTest)
 	}
@@ -747,7 +751,7 @@ func splitOrder(s string) string {
 	switch s {
 	case SplitTrain:
 		return "0"
-	case SplitValidation:
+	case splitValidation:
 		return "1"
 	}
 	return "2"
@@ -783,7 +787,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 		out.tools = nil
 		out.meta.RejectedRunID, out.meta.RejectedStep, out.meta.PromptHash = rej.Start.RunID, rt.Step, t.Sent.PromptHash
 		out.meta.Weight, out.meta.Key, out.meta.Multiplicity, out.meta.ClusterTurns = 1, "", 0, 0
-	case e.opts.Layout == LayoutMessages:
+	case e.opts.Layout == layoutMessages:
 		out.messages = append(context, target)
 		for i := range out.messages {
 			if out.messages[i].Role == "assistant" {
@@ -791,7 +795,7 @@ func (e *exporter) render(rd *renderer, r *pairRow, run, rej *trace.RebuiltRun) 
 			}
 		}
 		out.messages[len(out.messages)-1].Weight = &trained
-	case e.opts.Layout == LayoutAssistantOnly:
+	case e.opts.Layout == layoutAssistantOnly:
 		out.messages = append(foldHistory(context), target)
 		out.messages[len(out.messages)-1].Weight = &trained
 	default:

@@ -128,18 +128,18 @@ func TestFormatsConformance(t *testing.T) {
 					}
 				}
 			}
-			if sum.Splits[export.SplitValidation].Rows == 0 {
+			if sum.Splits["validation"].Rows == 0 {
 				t.Errorf("empty validation split: %+v\n%s", sum.Splits, text)
 			}
 			card := string(fa["README.md"])
-			for _, sp := range []string{export.SplitTrain, export.SplitValidation} {
+			for _, sp := range []string{export.SplitTrain, "validation"} {
 				want := "- name: " + sp + "\n      num_examples: " + itoa(sum.Splits[sp].Rows) + "\n"
 				if !strings.Contains(card, want) {
 					t.Errorf("the card does not declare %q:\n%s", want, card)
 				}
 			}
 			if format == export.FormatJSONL {
-				for sp, name := range map[string]string{export.SplitTrain: "train.jsonl", export.SplitValidation: "valid.jsonl"} {
+				for sp, name := range map[string]string{export.SplitTrain: "train.jsonl", "validation": "valid.jsonl"} {
 					if n := bytes.Count(fa[name], []byte("\n")); n != sum.Splits[sp].Rows {
 						t.Errorf("%s has %d rows, the summary says %d", name, n, sum.Splits[sp].Rows)
 					}
@@ -324,7 +324,7 @@ func TestToolCalls(t *testing.T) {
 	}
 
 	wantTools := []string{"read_file", "write_file", "patch_file", "run_tests", "skill", "ask", "done"}
-	for _, layout := range []string{export.LayoutPromptCompletion, export.LayoutMessages} {
+	for _, layout := range []string{"prompt-completion", "messages"} {
 		t.Run(layout, func(t *testing.T) {
 			keep := options(in, t.TempDir(), export.FormatJSONL)
 			keep.Cases, keep.KeepToolCalls, keep.Layout = []string{"gamma"}, true, layout
@@ -423,7 +423,7 @@ func TestDPOPairs(t *testing.T) {
 	}
 	// alpha: the wrong write of pass 3 against the right one; beta: the
 	// wrong write of pass 2 against pass 1's at the opening.
-	if got := sum.Splits[export.SplitTrain].Pairs + sum.Splits[export.SplitValidation].Pairs; got != 2 {
+	if got := sum.Splits[export.SplitTrain].Pairs + sum.Splits["validation"].Pairs; got != 2 {
 		t.Errorf("%d preference pairs, want 2", got)
 	}
 	var groups []string

@@ -20,15 +20,15 @@ const (
 
 // Layouts of an SFT row (jsonl and parquet).
 const (
-	// LayoutPromptCompletion is TRL's conversational prompt-completion:
+	// layoutPromptCompletion is TRL's conversational prompt-completion:
 	// {"prompt": [messages], "completion": [the draft]}. The draft is the
 	// completion, and a trainer that reads the layout trains it alone.
-	LayoutPromptCompletion = "prompt-completion"
-	// LayoutMessages is {"messages": [...]}, the draft last, with a
+	layoutPromptCompletion = "prompt-completion"
+	// layoutMessages is {"messages": [...]}, the draft last, with a
 	// per-message weight on every assistant message: 1 on the draft, 0 on
 	// the earlier drafts of the context.
-	LayoutMessages = "messages"
-	// LayoutAssistantOnly is {"messages": [system, user, draft]}, for
+	layoutMessages = "messages"
+	// layoutAssistantOnly is {"messages": [system, user, draft]}, for
 	// trainers that train every assistant message of a row (TRL's
 	// assistant_only_loss, Unsloth's train_on_responses_only, QVAC
 	// Fabric's --assistant-loss-only): the draft is the row's one
@@ -36,18 +36,18 @@ const (
 	// and the harness's answers, is folded into one user message as a
 	// transcript (foldHistory), so no earlier draft is trained, in its
 	// own row or any later one.
-	LayoutAssistantOnly = "assistant-only"
+	layoutAssistantOnly = "assistant-only"
 )
 
 // Layouts are the SFT row layouts, as --layout names them.
-var Layouts = []string{LayoutPromptCompletion, LayoutMessages, LayoutAssistantOnly}
+var Layouts = []string{layoutPromptCompletion, layoutMessages, layoutAssistantOnly}
 
 // What --reasoning does with a draft's reasoning.
 const (
-	// ReasoningKeep writes it in the trained message's reasoning_content.
-	ReasoningKeep = "keep"
-	// ReasoningDrop leaves it out.
-	ReasoningDrop = "drop"
+	// reasoningKeep writes it in the trained message's reasoning_content.
+	reasoningKeep = "keep"
+	// reasoningDrop leaves it out.
+	reasoningDrop = "drop"
 )
 
 // Options choose what is exported and how.
@@ -79,14 +79,14 @@ type Options struct {
 	// KeepToolCalls keeps native tool calls as OpenAI-style tool_calls and
 	// tool messages instead of rendering them in the text protocol.
 	KeepToolCalls bool
-	// Layout is the shape of an SFT row: LayoutPromptCompletion,
-	// LayoutMessages or LayoutAssistantOnly. Preference rows are always prompt, chosen, rejected.
+	// Layout is the shape of an SFT row: layoutPromptCompletion,
+	// layoutMessages or layoutAssistantOnly. Preference rows are always prompt, chosen, rejected.
 	Layout string
 	// AsWritten trains each draft as the model wrote it, where by default
 	// it is written in the protocol's canonical form (the model's own text
 	// kept in the row's provenance).
 	AsWritten bool
-	// Reasoning is ReasoningKeep or ReasoningDrop: what becomes of a
+	// Reasoning is reasoningKeep or reasoningDrop: what becomes of a
 	// draft's reasoning. It never goes into the trained content.
 	Reasoning string
 	// For names the model the export is meant to train, as backend:name.
@@ -123,7 +123,7 @@ type Options struct {
 
 // DefaultOptions are the documented defaults of `pyharness export`.
 func DefaultOptions() Options {
-	return Options{Format: FormatJSONL, Layout: LayoutPromptCompletion, Reasoning: ReasoningKeep, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
+	return Options{Format: FormatJSONL, Layout: layoutPromptCompletion, Reasoning: reasoningKeep, Alpha: 0.3, Cap: 3, Valid: 0.1, Threshold: dedupe.DefaultThreshold, ShardRows: 100_000}
 }
 
 var kinds = []schemas.Kind{schemas.KindOpening, schemas.KindToolResult, schemas.KindRefusalOrNudge, schemas.KindParseFailure}
@@ -145,10 +145,10 @@ func (o Options) Validate() error {
 	if !slices.Contains(Layouts, o.Layout) {
 		errs = append(errs, fmt.Errorf("layout %q: want prompt-completion, messages or assistant-only", o.Layout))
 	}
-	if o.Layout == LayoutAssistantOnly && o.KeepToolCalls && o.Format != FormatDPO {
+	if o.Layout == layoutAssistantOnly && o.KeepToolCalls && o.Format != FormatDPO {
 		errs = append(errs, errors.New("layout assistant-only folds the earlier drafts into text, and --keep-tool-calls keeps them as calls: export one or the other"))
 	}
-	if !slices.Contains([]string{ReasoningKeep, ReasoningDrop}, o.Reasoning) {
+	if !slices.Contains([]string{reasoningKeep, reasoningDrop}, o.Reasoning) {
 		errs = append(errs, fmt.Errorf("reasoning %q: want keep or drop", o.Reasoning))
 	}
 	for _, k := range o.Kinds {

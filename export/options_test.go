@@ -36,11 +36,11 @@ func TestValidate(t *testing.T) {
 		{"no shard rows", func(o *export.Options) { o.ShardRows = 0 }, "shard rows 0"},
 		{"messages layout", func(o *export.Options) { o.Layout = "messages" }, ""},
 		{"unknown layout", func(o *export.Options) { o.Layout = "chatml" }, `layout "chatml"`},
-		{"assistant-only layout", func(o *export.Options) { o.Layout = export.LayoutAssistantOnly }, ""},
-		{"assistant-only layout with kept tool calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = export.LayoutAssistantOnly, true },
+		{"assistant-only layout", func(o *export.Options) { o.Layout = "assistant-only" }, ""},
+		{"assistant-only layout with kept tool calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = "assistant-only", true },
 			"--keep-tool-calls"},
 		{"preference pairs with the assistant-only layout and kept tool calls", func(o *export.Options) {
-			o.Format, o.Layout, o.KeepToolCalls = export.FormatDPO, export.LayoutAssistantOnly, true
+			o.Format, o.Layout, o.KeepToolCalls = export.FormatDPO, "assistant-only", true
 		}, ""},
 		{"reasoning drop", func(o *export.Options) { o.Reasoning = "drop" }, ""},
 		{"unknown reasoning", func(o *export.Options) { o.Reasoning = "inline" }, `reasoning "inline"`},

@@ -27,14 +27,14 @@ type column struct {
 // The columns every shard declares, as arrow-go reads them, by layout:
 // the conversation, then the provenance.
 var wantColumns = map[string][]column{
-	export.LayoutPromptCompletion: append([]column{
+	"prompt-completion": append([]column{
 		{"prompt", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8>>"},
 		{"completion", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8>>"}},
 		provenanceColumns...),
-	export.LayoutMessages: append([]column{
+	"messages": append([]column{
 		{"messages", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8, weight: int64>>"}},
 		provenanceColumns...),
-	export.LayoutAssistantOnly: append([]column{
+	"assistant-only": append([]column{
 		{"messages", "list<element: struct<role: utf8, content: utf8, reasoning_content: utf8, weight: int64>>"}},
 		provenanceColumns...),
 }
@@ -142,7 +142,7 @@ func parquetRoundTrip(t *testing.T, in, layout string) {
 
 	// The JSONL rows by (run id, step), from meta.jsonl.
 	jsonlRows := map[string][]export.Message{}
-	for sp, name := range map[string]string{export.SplitTrain: "train.jsonl", export.SplitValidation: "valid.jsonl"} {
+	for sp, name := range map[string]string{export.SplitTrain: "train.jsonl", "validation": "valid.jsonl"} {
 		f, err := os.Open(filepath.Join(js.Out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -210,7 +210,7 @@ func parquetRoundTrip(t *testing.T, in, layout string) {
 			t.Errorf("JSONL row %s is not in the parquet export", key)
 		}
 	}
-	if want := sum.Splits[export.SplitTrain].Rows + sum.Splits[export.SplitValidation].Rows; total != want {
+	if want := sum.Splits[export.SplitTrain].Rows + sum.Splits["validation"].Rows; total != want {
 		t.Errorf("%d parquet rows, the summary says %d", total, want)
 	}
 }

@@ -53,12 +53,12 @@ func TestPythonValidatorAcceptsExports(t *testing.T) {
 		keep   bool
 		args   []string
 	}{
-		{"prompt-completion", export.FormatJSONL, export.LayoutPromptCompletion, false, nil},
-		{"messages", export.FormatJSONL, export.LayoutMessages, false, nil},
-		{"assistant-only", export.FormatJSONL, export.LayoutAssistantOnly, false, []string{"--assistant-only"}},
-		{"prompt-completion with kept tool calls", export.FormatJSONL, export.LayoutPromptCompletion, true, []string{"--tool-calls"}},
-		{"messages with kept tool calls", export.FormatJSONL, export.LayoutMessages, true, []string{"--tool-calls"}},
-		{"dpo", export.FormatDPO, export.LayoutPromptCompletion, false, []string{"--dpo"}},
+		{"prompt-completion", export.FormatJSONL, "prompt-completion", false, nil},
+		{"messages", export.FormatJSONL, "messages", false, nil},
+		{"assistant-only", export.FormatJSONL, "assistant-only", false, []string{"--assistant-only"}},
+		{"prompt-completion with kept tool calls", export.FormatJSONL, "prompt-completion", true, []string{"--tool-calls"}},
+		{"messages with kept tool calls", export.FormatJSONL, "messages", true, []string{"--tool-calls"}},
+		{"dpo", export.FormatDPO, "prompt-completion", false, []string{"--dpo"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

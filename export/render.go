@@ -93,7 +93,7 @@ type redaction struct {
 const memoLen = 64
 
 func newRenderer(o Options, red *redactor) *renderer {
-	return &renderer{keepToolCalls: o.KeepToolCalls, asWritten: o.AsWritten, keepReasoning: o.Reasoning == ReasoningKeep, redact: red}
+	return &renderer{keepToolCalls: o.KeepToolCalls, asWritten: o.AsWritten, keepReasoning: o.Reasoning == reasoningKeep, redact: red}
 }
 
 // redacted is s redacted, counted in rd.redactions.

@@ -91,7 +91,7 @@ type sink interface {
 
 // Data file names, as the trainers look for them: mlx-lm reads train,
 // valid and test .jsonl from --data DIR (mlx_lm/tuner/datasets.py).
-var jsonlNames = map[string]string{SplitTrain: "train.jsonl", SplitValidation: "valid.jsonl", splitTest: "test.jsonl"}
+var jsonlNames = map[string]string{SplitTrain: "train.jsonl", splitValidation: "valid.jsonl", splitTest: "test.jsonl"}
 
 // atomicFile is written beside its final name and renamed into place on
 // commit, so a failed export never leaves a half-written file under a
@@ -379,11 +379,11 @@ func toolsJSON(tools []tool) string {
 // newParquetRows is the Parquet sink of an export's layout.
 func newParquetRows(o Options, counts map[string]int) sink {
 	switch {
-	case o.Layout == LayoutMessages && o.KeepToolCalls:
+	case o.Layout == layoutMessages && o.KeepToolCalls:
 		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesToolsRow {
 			return parquetMessagesToolsRow{Messages: convert(r.messages, weightedToolMessage), Tools: toolsJSON(r.tools), parquetProvenance: provenance(r.meta)}
 		})
-	case o.Layout == LayoutMessages || o.Layout == LayoutAssistantOnly:
+	case o.Layout == layoutMessages || o.Layout == layoutAssistantOnly:
 		return newParquetSink(o.Out, counts, o.ShardRows, func(r *row) parquetMessagesRow[parquetWeightedMessage] {
 			return parquetMessagesRow[parquetWeightedMessage]{Messages: convert(r.messages, weightedMessage), parquetProvenance: provenance(r.meta)}
 		})
@@ -477,7 +477,7 @@ func (sh *parquetShard[R]) finish() error {
 
 func (s *parquetSink[R]) close() ([]string, error) {
 	var errs []error
-	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
+	for _, sp := range []string{SplitTrain, splitValidation, splitTest} {
 		if sh := s.open[sp]; sh != nil {
 			errs = append(errs, sh.finish())
 			delete(s.open, sp)

@@ -142,20 +142,20 @@ func (s *Summary) writeText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	for _, sp := range []string{SplitTrain, SplitValidation, splitTest} {
+	for _, sp := range []string{SplitTrain, splitValidation, splitTest} {
 		sc, ok := s.Splits[sp]
 		if !ok {
 			continue
 		}
 		fmt.Fprintf(&b, "%-10s %3d groups  %5d pairs  %5d rows\n", sp, sc.Groups, sc.Pairs, sc.Rows)
 	}
-	if sc := s.Splits[SplitValidation]; sc.Groups == 0 {
+	if sc := s.Splits[splitValidation]; sc.Groups == 0 {
 		fmt.Fprintf(&b, "no validation split: splits are by group and the export has %d group(s)\n", len(s.Groups))
 	}
 	for _, sp := range []struct {
 		name  string
 		asked float64
-	}{{SplitValidation, s.opts.Valid}, {splitTest, s.opts.Test}} {
+	}{{splitValidation, s.opts.Valid}, {splitTest, s.opts.Test}} {
 		if w := s.wholeGroupWarning(sp.name, sp.asked); w != "" {
 			fmt.Fprintf(&b, "warning: %s\n", w)
 		}
@@ -203,7 +203,7 @@ func (s *Summary) wholeGroupWarning(split string, asked float64) string {
 		return ""
 	}
 	return fmt.Sprintf("the %s split is %d whole group(s) of the %d (%s), %d of %d pairs (%.0f%%), where %.0f%% was asked: splits are by group, never by pair, so that no case is in two splits; collect on more cases or repositories for a closer share, or give --%s 0 to train on them all",
-		split, len(names), len(s.Groups), strings.Join(names, "; "), in, total, 100*share, 100*asked, map[string]string{SplitValidation: "valid", splitTest: "test"}[split])
+		split, len(names), len(s.Groups), strings.Join(names, "; "), in, total, 100*share, 100*asked, map[string]string{splitValidation: "valid", splitTest: "test"}[split])
 }
 
 func groupNames(gs []GroupRow) []string {
@@ -223,9 +223,9 @@ func trainedText(s *Summary) string {
 	switch {
 	case s.Format == FormatDPO:
 		what, context = "the chosen draft against the rejected one", ""
-	case o.Layout == LayoutMessages:
+	case o.Layout == layoutMessages:
 		what, context = "the last message of each row (weight 1)", "; the earlier drafts of its context have weight 0"
-	case o.Layout == LayoutAssistantOnly:
+	case o.Layout == layoutAssistantOnly:
 		what, context = "the one assistant message of each row", "; the earlier drafts of its context are folded into its user message, untrained"
 	}
 	form := fmt.Sprintf("in canonical form (%d pair(s) rewritten, the model's text in as_written)", s.Rewritten)
@@ -234,8 +234,8 @@ func trainedText(s *Summary) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "trained: %s, %s%s\n", what, form, context)
-	if s.Reasoned > 0 || o.Reasoning == ReasoningDrop {
-		if o.Reasoning == ReasoningKeep {
+	if s.Reasoned > 0 || o.Reasoning == reasoningDrop {
+		if o.Reasoning == reasoningKeep {
 			fmt.Fprintf(&b, "reasoning: kept in reasoning_content for %d pair(s)\n", s.Reasoned)
 		} else {
 			b.WriteString("reasoning: dropped (--reasoning drop)\n")

@@ -17,7 +17,7 @@ func TestWholeGroupWarning(t *testing.T) {
 	}
 	var tenOfTen []string
 	for i := range 10 {
-		tenOfTen = append(tenOfTen, map[bool]string{true: SplitValidation, false: SplitTrain}[i == 0])
+		tenOfTen = append(tenOfTen, map[bool]string{true: splitValidation, false: SplitTrain}[i == 0])
 	}
 	for _, tt := range []struct {
 		name   string
@@ -25,15 +25,15 @@ func TestWholeGroupWarning(t *testing.T) {
 		valid  float64
 		want   string // "" for no warning
 	}{
-		{"two tasks, one held out", rows(SplitTrain, SplitValidation), 0.1,
+		{"two tasks, one held out", rows(SplitTrain, splitValidation), 0.1,
 			"the validation split is 1 whole group(s) of the 2 (dogfood/task-b: 7 pairs), 7 of 13 pairs (54%), where 10% was asked"},
 		{"ten tasks, one held out", rows(tenOfTen...), 0.1, ""},
-		{"asked for half", rows(SplitTrain, SplitValidation), 0.5, ""},
+		{"asked for half", rows(SplitTrain, splitValidation), 0.5, ""},
 		{"no validation asked", rows(SplitTrain, SplitTrain), 0, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Summary{Groups: tt.groups}
-			got := s.wholeGroupWarning(SplitValidation, tt.valid)
+			got := s.wholeGroupWarning(splitValidation, tt.valid)
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 				t.Errorf("warning %q, want %q", got, tt.want)
 			}

@@ -164,24 +164,23 @@ func TestTrainedTargets(t *testing.T) {
 		}
 	}
 	type config struct {
-		format, layout      string
-		asWritten, keep     bool
-		reasoning           string
-		includeFailed       bool
-		wantForeignRewrites int // rows whose model text differs from the trained draft
+		format, layout  string
+		asWritten, keep bool
+		reasoning       string
+		includeFailed   bool
 	}
 	var configs []config
 	for _, format := range []string{export.FormatJSONL, export.FormatParquet} {
-		for _, layout := range []string{export.LayoutPromptCompletion, export.LayoutMessages} {
-			configs = append(configs, config{format: format, layout: layout, reasoning: export.ReasoningKeep},
-				config{format: format, layout: layout, asWritten: true, reasoning: export.ReasoningDrop})
+		for _, layout := range []string{"prompt-completion", "messages"} {
+			configs = append(configs, config{format: format, layout: layout, reasoning: "keep"},
+				config{format: format, layout: layout, asWritten: true, reasoning: "drop"})
 		}
 	}
 	configs = append(configs,
-		config{format: export.FormatJSONL, layout: export.LayoutPromptCompletion, keep: true, reasoning: export.ReasoningKeep, includeFailed: true},
-		config{format: export.FormatJSONL, layout: export.LayoutMessages, keep: true, reasoning: export.ReasoningKeep, includeFailed: true},
-		config{format: export.FormatDPO, reasoning: export.ReasoningKeep},
-		config{format: export.FormatDPO, asWritten: true, reasoning: export.ReasoningKeep})
+		config{format: export.FormatJSONL, layout: "prompt-completion", keep: true, reasoning: "keep", includeFailed: true},
+		config{format: export.FormatJSONL, layout: "messages", keep: true, reasoning: "keep", includeFailed: true},
+		config{format: export.FormatDPO, reasoning: "keep"},
+		config{format: export.FormatDPO, asWritten: true, reasoning: "keep"})
 	for _, c := range configs {
 		name := fmt.Sprintf("%s/%s/as-written=%v/keep-tool-calls=%v/reasoning=%s", c.format, c.layout, c.asWritten, c.keep, c.reasoning)
 		t.Run(name, func(t *testing.T) {
@@ -238,11 +237,11 @@ func TestTrainedTargets(t *testing.T) {
 				}
 				if r.target.ReasoningContent != "" {
 					reasoned++
-					if c.reasoning == export.ReasoningDrop || !slices.Contains([]string{deltaThinking, deltaServerThinking, deltaRecorded}, r.target.ReasoningContent) {
+					if c.reasoning == "drop" || !slices.Contains([]string{deltaThinking, deltaServerThinking, deltaRecorded}, r.target.ReasoningContent) {
 						t.Errorf("%s step %d: reasoning_content %q with --reasoning %s", r.runID, r.step, r.target.ReasoningContent, c.reasoning)
 					}
 				}
-				if c.layout == export.LayoutMessages && c.format != export.FormatDPO {
+				if c.layout == "messages" && c.format != export.FormatDPO {
 					if r.target.Weight == nil || *r.target.Weight != 1 {
 						t.Errorf("%s step %d: the draft to learn has weight %v", r.runID, r.step, r.target.Weight)
 					}
@@ -251,7 +250,7 @@ func TestTrainedTargets(t *testing.T) {
 					if m.Role != "assistant" {
 						continue
 					}
-					if c.layout == export.LayoutMessages && c.format != export.FormatDPO && (m.Weight == nil || *m.Weight != 0) {
+					if c.layout == "messages" && c.format != export.FormatDPO && (m.Weight == nil || *m.Weight != 0) {
 						t.Errorf("%s step %d: an earlier draft of the context is trained: %q", r.runID, r.step, m.Content)
 					}
 					if slices.Contains(refused, m.Content) {
@@ -263,7 +262,7 @@ func TestTrainedTargets(t *testing.T) {
 				t.Error("no row carries a refused draft in its context: the fixture does not test what it should")
 			}
 			wantReasoned := 0
-			if c.reasoning == export.ReasoningKeep {
+			if c.reasoning == "keep" {
 				wantReasoned = 3 // delta's PATCH, RUN and WRITE
 			}
 			if c.format == export.FormatDPO {

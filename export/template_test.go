@@ -102,7 +102,7 @@ func TestChatTemplateFoldsSystem(t *testing.T) {
 		rows += sp.Rows
 	}
 	tc := sum.Template
-	if tc == nil || tc.Rows != rows || tc.Adaptations[chattemplate.AdaptSystemFolded] != rows {
+	if tc == nil || tc.Rows != rows || tc.Adaptations["system prompt folded into the first user message"] != rows {
 		t.Fatalf("template check %+v, want all %d rows checked and folded", tc, rows)
 	}
 	card, err := os.ReadFile(filepath.Join(out, "README.md"))
@@ -177,10 +177,10 @@ func TestExportUnderRealTemplates(t *testing.T) {
 		{"include-failed-runs", func(o *export.Options) { o.IncludeFailedRuns = true }},
 		{"keep-tool-calls", func(o *export.Options) { o.KeepToolCalls = true }},
 		{"dpo", func(o *export.Options) { o.Format = export.FormatDPO }},
-		{"messages", func(o *export.Options) { o.Layout = export.LayoutMessages }},
-		{"messages-keep-tool-calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = export.LayoutMessages, true }},
-		{"assistant-only", func(o *export.Options) { o.Layout = export.LayoutAssistantOnly }},
-		{"assistant-only-include-failed-runs", func(o *export.Options) { o.Layout, o.IncludeFailedRuns = export.LayoutAssistantOnly, true }},
+		{"messages", func(o *export.Options) { o.Layout = "messages" }},
+		{"messages-keep-tool-calls", func(o *export.Options) { o.Layout, o.KeepToolCalls = "messages", true }},
+		{"assistant-only", func(o *export.Options) { o.Layout = "assistant-only" }},
+		{"assistant-only-include-failed-runs", func(o *export.Options) { o.Layout, o.IncludeFailedRuns = "assistant-only", true }},
 	}
 	for _, f := range names {
 		name := strings.TrimSuffix(filepath.Base(f), ".jinja")

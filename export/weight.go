@@ -90,7 +90,7 @@ func uniform(seed uint64, key string) float64 {
 // Split names, as Hugging Face reads them from file names.
 const (
 	SplitTrain      = "train"
-	SplitValidation = "validation"
+	splitValidation = "validation"
 	splitTest       = "test"
 )
 
@@ -128,7 +128,7 @@ func assignSplits(groups []string, valid, test float64, seed uint64) map[string]
 		case i < nTest:
 			out[g] = splitTest
 		case i < nTest+nValid:
-			out[g] = SplitValidation
+			out[g] = splitValidation
 		default:
 			out[g] = SplitTrain
 		}

@@ -105,7 +105,7 @@ func TestAssignSplits(t *testing.T) {
 			for _, sp := range got {
 				count[sp]++
 			}
-			if count[SplitTrain] != tt.wantTrain || count[SplitValidation] != tt.wantV || count[splitTest] != tt.wantT {
+			if count[SplitTrain] != tt.wantTrain || count[splitValidation] != tt.wantV || count[splitTest] != tt.wantT {
 				t.Errorf("splits %v", count)
 			}
 			again := assignSplits(groups(tt.n), tt.valid, tt.test, 3)

@@ -9,7 +9,7 @@ import (
 )
 
 // callLoopCases play the golden drafts of draft/calls_test.go (the call
-// formats and reasoning of issue 25) through the real loop.
+// formats and reasoning forms) through the real loop.
 var callLoopCases = []loopCase{
 	readCase("qwen25-tool-call-after-chatter", "1-2", "READ greet.py"),
 	runCase("granite-tool-call-list", "RUN tests"),

@@ -15,25 +15,6 @@ type Chatter interface {
 	Chat(ctx context.Context, req model.Request) (model.Reply, error)
 }
 
-// WithSyntax is m carrying the syntax learned from its model's chat
-// template, for a caller that hands a run its backend but builds no
-// Config (a benchmark's or a collection's model function): Run reads the
-// replies with it when Config.Syntax is nil.
-func WithSyntax(m Chatter, syn *draft.Syntax) Chatter {
-	if sc, ok := m.(syntaxChatter); ok {
-		m = sc.Chatter
-	}
-	if syn == nil {
-		return m
-	}
-	return syntaxChatter{Chatter: m, syn: syn}
-}
-
-type syntaxChatter struct {
-	Chatter
-	syn *draft.Syntax
-}
-
 // Checker runs the checks that decide a run's verdict when there are any:
 // a benchmark case's hidden checks, or a manifest's check command. It is
 // given the workspace after the agent has ended.

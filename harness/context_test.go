@@ -94,7 +94,7 @@ func textwrapOllama(t *testing.T) *wiretest.Ollama {
 	return srv
 }
 
-// Issue 14, finding 1: --num-ctx 8192 against a model trained for 4096
+// --num-ctx 8192 against a model trained for 4096
 // (recorded: show-tiny, chat-numctx-above-trained, ps-after-numctx-8192).
 // The run budgets against the trained context, records requested, trained
 // and effective sizes on run_start, warns, and over twenty steps sends no
@@ -149,7 +149,7 @@ func TestNumCtxAboveTrainedBudgetsAgainstTheTrainedContext(t *testing.T) {
 	}
 }
 
-// Issue 14, finding 2: the harness budgets against a window the server
+// The harness budgets against a window the server
 // does not apply (num_ctx 8192 with the trained context unknown to it) and
 // is refused (chat-numctx-above-trained). Each refit is smaller than the
 // prompt refused, the attempts count up across the refits with each
@@ -242,7 +242,7 @@ func TestOverflowWithNothingLeftToElideStops(t *testing.T) {
 	t.Logf("%d attempts; outcome %s", len(turn.Attempts), turn.Outcome.Message)
 }
 
-// Issue 14, finding 1's cut replies: with shift false the recorded server
+// With shift false the recorded server
 // stops generating when prompt and output fill the window
 // (chat-length-shift-false), with done_reason "length" as a num_predict
 // stop has. The turn says context-full; a num_predict stop does not.
@@ -289,7 +289,7 @@ func TestReplyCutByAFullContextIsFlagged(t *testing.T) {
 	}
 }
 
-// Issue 14, finding 3: Ollama's /v1 keeps its own window and drops old
+// Ollama's /v1 keeps its own window and drops old
 // messages without a word (openai-silent-truncation: prompt_tokens far
 // below what was sent). The turn says context-truncated, the budget
 // tightens so later prompts fit what the server keeps, and run_start says
@@ -348,9 +348,9 @@ func TestOpenAISilentTruncationIsFlaggedAndTightensTheBudget(t *testing.T) {
 	}
 }
 
-// Issue 14, finding 5: over twenty steps against the recorded Ollama that
-// elide old replies and results, every elision recorded saves tokens (the
-// one-line replies of this run once recorded savings of -19).
+// Over twenty steps against the recorded Ollama that
+// elide old replies and results, every elision recorded saves tokens,
+// the one-line replies' included.
 func TestElisionSavingsArePositiveAgainstTheRecordedServer(t *testing.T) {
 	srv := textwrapOllama(t)
 	cfg := textwrapConfig(t, "elisions", schemas.Model{Backend: "ollama", Name: "tiny",
@@ -373,7 +373,7 @@ func TestElisionSavingsArePositiveAgainstTheRecordedServer(t *testing.T) {
 	}
 }
 
-// Issue 14, finding 5: an elision never records a negative saving. A
+// An elision never records a negative saving. A
 // stand-in longer than what it stands for (a one-line reply and its note,
 // a cut within a marker's length of the end) is not made.
 func TestElisionsNeverCostTokens(t *testing.T) {
@@ -417,7 +417,7 @@ func openaiBackend(t *testing.T, baseURL string) *openai.Client {
 	return c
 }
 
-// Issue 20, finding 3: llama-server refuses an over-long prompt with 400
+// llama-server refuses an over-long prompt with 400
 // exceed_context_size_error carrying n_ctx 2048 (openai-overflow). A run
 // that budgeted against --num-ctx 8192 (the window unknown to it) refits
 // below the stated window: the next attempt is smaller than the server's
@@ -476,7 +476,7 @@ func TestLlamaServerOverflowRefitsBelowItsStatedWindow(t *testing.T) {
 	}
 }
 
-// Issue 20, finding 3: with what llama-server says of itself (/props,
+// With what llama-server says of itself (/props,
 // /v1/models: n_ctx 2048, n_ctx_train 4096), a run asked for 8192 budgets
 // against 2048 from the first step, records num_ctx as not sent, and is
 // never refused; a reply cut by the full window before max_tokens

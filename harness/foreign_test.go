@@ -59,8 +59,8 @@ func doneCase(golden string) loopCase {
 }
 
 var loopCases = []loopCase{
-	// The JSON tool calls read before issue 13 (Qwen 2.5's <tool_call>,
-	// the OpenAI wire form with string arguments).
+	// JSON tool calls (Qwen 2.5's <tool_call>, the OpenAI wire form with
+	// string arguments).
 	{golden: "json-call-text", files: map[string]string{"x.py": "x = 1\n"}, shown: "x.py (lines 1-1 of 1):", readAs: "READ x.py"},
 	{golden: "json-call-tool-call-tags", file: "x.py", content: "print(1)\n", readAs: "WRITE x.py"},
 	doneCase("json-call-in-fence"),

@@ -71,20 +71,9 @@ func runScripted(t *testing.T, files map[string]string, cfg Config, drafts ...st
 // runScriptedLines runs the real loop with raw script lines.
 func runScriptedLines(t *testing.T, files map[string]string, cfg Config, lines ...string) runOutcome {
 	t.Helper()
-	return runScriptedLinesWith(t, files, cfg, false, lines...)
-}
-
-// runScriptedLinesWith is runScriptedLines that, when viaBackend is set,
-// hands the run cfg.Syntax on the backend (WithSyntax) instead.
-func runScriptedLinesWith(t *testing.T, files map[string]string, cfg Config, viaBackend bool, lines ...string) runOutcome {
-	t.Helper()
-	sm, err := scripted.NewFromReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), "test-script")
+	m, err := scripted.NewFromReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), "test-script")
 	if err != nil {
 		t.Fatal(err)
-	}
-	var m Chatter = sm
-	if viaBackend {
-		m, cfg.Syntax = WithSyntax(sm, cfg.Syntax), nil
 	}
 	repo := t.TempDir()
 	writeTree(t, repo, files)

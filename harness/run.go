@@ -82,7 +82,6 @@ type runner struct {
 	claimedDone bool
 	stopReason  schemas.StopReason
 	modelErr    string
-	pendingStop bool
 	truncWarned bool
 	fullWarned  bool
 	turnCodes   map[schemas.Code]int
@@ -111,9 +110,6 @@ func Run(ctx context.Context, cfg Config, m Chatter) (*Result, error) {
 	}
 	if cfg.Model.Options.NumPredict <= 0 {
 		cfg.Model.Options.NumPredict = DefaultNumPredict
-	}
-	if sc, ok := m.(syntaxChatter); ok && cfg.Syntax == nil {
-		cfg.Syntax = sc.syn
 	}
 	if cfg.RunID == "" {
 		return nil, errors.New("run: no run id")

@@ -37,30 +37,25 @@ func TestRunReadsRepliesWithTheLearnedSyntax(t *testing.T) {
 		b, _ := json.Marshal(r)
 		lines = append(lines, string(b))
 	}
-	for _, via := range []string{"config", "backend"} {
-		t.Run(via, func(t *testing.T) {
-			cfg := Config{Syntax: syn}
-			out := runScriptedLinesWith(t, files, cfg, via == "backend", lines...)
-			if len(out.turns) < 2 {
-				t.Fatalf("%d turns", len(out.turns))
-			}
-			c, w := out.turns[0], out.turns[1]
-			if c.Reply.Content != cut || w.Reply.Content != write {
-				t.Errorf("the turns do not keep the replies as written: %q, %q", c.Reply.Content, w.Reply.Content)
-			}
-			if c.Outcome.Code != schemas.CodeReasoningCut || c.Reasoning == nil || !c.Reasoning.Cut {
-				t.Errorf("a reply cut inside <mm:think>: outcome %+v, reasoning %+v; want refused %s", c.Outcome, c.Reasoning, schemas.CodeReasoningCut)
-			}
-			if w.Action.Verb != draft.VerbWrite || w.Action.Path != "greet.py" || !strings.Contains(w.Action.Shape, draft.ShapeTemplateSyntax) || w.Outcome.Status != schemas.StatusApplied {
-				t.Errorf("the call in the template's syntax: action %+v, outcome %+v; want WRITE greet.py applied, shape with %s", w.Action, w.Outcome, draft.ShapeTemplateSyntax)
-			}
-			if w.Reasoning == nil || !strings.Contains(w.Reasoning.Text, "RUN tests first") {
-				t.Errorf("the reasoning is not recorded apart: %+v", w.Reasoning)
-			}
-			patch, err := os.ReadFile(out.res.PatchPath)
-			if err != nil || !strings.Contains(string(patch), `+    return f"hi {name}"`) {
-				t.Errorf("the run's patch: %q, %v", patch, err)
-			}
-		})
+	out := runScriptedLines(t, files, Config{Syntax: syn}, lines...)
+	if len(out.turns) < 2 {
+		t.Fatalf("%d turns", len(out.turns))
+	}
+	c, w := out.turns[0], out.turns[1]
+	if c.Reply.Content != cut || w.Reply.Content != write {
+		t.Errorf("the turns do not keep the replies as written: %q, %q", c.Reply.Content, w.Reply.Content)
+	}
+	if c.Outcome.Code != schemas.CodeReasoningCut || c.Reasoning == nil || !c.Reasoning.Cut {
+		t.Errorf("a reply cut inside <mm:think>: outcome %+v, reasoning %+v; want refused %s", c.Outcome, c.Reasoning, schemas.CodeReasoningCut)
+	}
+	if w.Action.Verb != draft.VerbWrite || w.Action.Path != "greet.py" || !strings.Contains(w.Action.Shape, draft.ShapeTemplateSyntax) || w.Outcome.Status != schemas.StatusApplied {
+		t.Errorf("the call in the template's syntax: action %+v, outcome %+v; want WRITE greet.py applied, shape with %s", w.Action, w.Outcome, draft.ShapeTemplateSyntax)
+	}
+	if w.Reasoning == nil || !strings.Contains(w.Reasoning.Text, "RUN tests first") {
+		t.Errorf("the reasoning is not recorded apart: %+v", w.Reasoning)
+	}
+	patch, err := os.ReadFile(out.res.PatchPath)
+	if err != nil || !strings.Contains(string(patch), `+    return f"hi {name}"`) {
+		t.Errorf("the run's patch: %q, %v", patch, err)
 	}
 }

@@ -72,7 +72,7 @@ func checkBars(t *testing.T, page string, s *stats.Summary) {
 }
 
 func TestPageIsSelfContained(t *testing.T) {
-	for _, by := range []string{"", stats.ByModel} {
+	for _, by := range []string{"", "model"} {
 		s := summary(t, by)
 		page := string(render(t, s))
 		checkBars(t, page, s)
@@ -123,7 +123,7 @@ func TestRendersInChromium(t *testing.T) {
 		needs.Missing(t, "%v: the report was not rendered in a browser", err)
 	}
 	dir := t.TempDir()
-	s := summary(t, stats.ByModel)
+	s := summary(t, "model")
 	pagePath := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(pagePath, render(t, s), 0o644); err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func TestModelsAndScriptedRunsApart(t *testing.T) {
 // report command does, and returns the report's path.
 func site(t *testing.T, dir string) (string, *RunPages, *stats.Summary) {
 	t.Helper()
-	s := summary(t, stats.ByModel)
+	s := summary(t, "model")
 	pages, err := WriteRunPages(context.Background(), fixtures, filepath.Join(dir, "report-runs"), PagesOptions{Title: "fixtures", Report: "report.html", Rel: "report-runs"})
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +438,7 @@ func overflowPx(t *testing.T, bin, dir, name, page string) int {
 // summary is given tags and a problem so that the tables printed only
 // when there are some are printed.
 func TestEveryStatsTableIsInTheReport(t *testing.T) {
-	s := summary(t, stats.ByModel)
+	s := summary(t, "model")
 	if len(s.Tags) == 0 {
 		s.Tags = []stats.TagFailures{{Tag: "platform", Judged: 2, Worked: 1, Failed: 1}}
 	}

@@ -62,7 +62,7 @@ func (l Lookup) Groups() func(trace.File) (string, bool) {
 	if !l.byGroup {
 		return nil
 	}
-	return l.store.Group
+	return l.store.storedGroup
 }
 
 // Found is what Load found of a run: an entry, or the run decoded.
@@ -116,7 +116,7 @@ func (l Lookup) Load(f trace.File, accept func(entry []byte) bool) (Found, error
 		run, err = trace.ReadRun(f)
 	}
 	if l.byGroup {
-		if g, ok := s.Group(f); ok && g != trace.GroupOf(run.Start) {
+		if g, ok := s.storedGroup(f); ok && g != trace.GroupOf(run.Start) {
 			return Found{}, ErrRegroup
 		}
 	}

@@ -268,11 +268,11 @@ func (s *Store) Len() int {
 // run it does not is not worth hashing.
 func (s *Store) has(f trace.File) bool { return s != nil && len(s.runs[f.RunID]) > 0 }
 
-// Group is the group (trace.GroupOf) the store holds for the run in f,
+// storedGroup is the group (trace.GroupOf) the store holds for the run in f,
 // when every entry of its run id and attempt has the same: the group of
 // the run when classify read it, which its trace may no longer have
 // (Lookup.Load tells). It is safe on several goroutines at once.
-func (s *Store) Group(f trace.File) (string, bool) {
+func (s *Store) storedGroup(f trace.File) (string, bool) {
 	g, ok := "", false
 	for _, e := range s.runs[f.RunID] {
 		if int(e.attempt) != f.Attempt {

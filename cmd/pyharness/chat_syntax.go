@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pyharness/pyharness/collect"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/chattemplate"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/harness/draft/learn"
@@ -71,13 +70,12 @@ func (b *backend) useSyntax(syn *draft.Syntax, from, none string, think bool) {
 	}
 	b.info.ChatSyntax = learn.Record(syn, from)
 	if syn.Calls == nil && syn.Reasoning == nil {
-		b.syntax, b.chat = nil, harness.WithSyntax(b.chat, nil)
+		b.syntax = nil
 		return
 	}
 	// The run reads each reply with it (harness.Config.Syntax) and keeps
 	// the reply as the model wrote it.
 	b.syntax = syn
-	b.chat = harness.WithSyntax(b.chat, syn)
 }
 
 // learnFromServer learns from what the pre-flight heard of the model,
@@ -102,21 +100,21 @@ func (b *backend) learnFromServer(f *modelFlags, info model.Info) {
 // manifest entry's chat_template, which wins over the server's. A backend
 // the flag's syntax is already on (openBackend) is left as it is.
 func withChatTemplates(m collect.Model, flag string, think bool) collect.Model {
-	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-		chat, info, err := m(ctx, it, pass, opts, slot)
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+		be, err := m(ctx, it, pass, opts, slot)
 		path := flag
 		if path == "" && it.Entry != nil {
 			path = it.Entry.ChatTemplate
 		}
-		if err != nil || path == "" || flag != "" && info.ChatSyntax != nil {
-			return chat, info, err
+		if err != nil || path == "" || flag != "" && be.Model.ChatSyntax != nil {
+			return be, err
 		}
 		syn, err := loadChatTemplate(path)
 		if err != nil {
-			return nil, info, err
+			return collect.Backend{Model: be.Model}, err
 		}
-		b := backend{chat: chat, info: info}
+		b := backend{chat: be.Chat, info: be.Model, syntax: be.Syntax}
 		b.useSyntax(syn, path, "", think)
-		return b.chat, b.info, nil
+		return b.forRun(be.Model.Options), nil
 	}
 }

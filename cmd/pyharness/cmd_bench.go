@@ -187,27 +187,28 @@ func benchIncomplete(outcomes []bench.Outcome) error {
 func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, python, out string) (collect.Model, *preflight.Result, error) {
 	switch {
 	case spec.backend == schemas.BackendScripted && spec.arg == "":
-		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			chat, m, err := collect.CaseScript(*it.Case, pass, opts)
-			return chat, f.labelled(m), err
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+			be, err := collect.CaseScript(*it.Case, pass, opts)
+			be.Model = f.labelled(be.Model)
+			return be, err
 		}, nil, nil
 	case spec.backend == schemas.BackendReplay:
 		index, err := recordedBench(ctx, spec.arg)
 		if err != nil {
 			return nil, nil, err
 		}
-		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
 			rec, ok := index[benchKey{it.Case.ID, pass}]
 			if !ok {
-				return nil, schemas.Model{}, fmt.Errorf("replay: %s holds no run of case %s pass %d", spec.arg, it.Case.ID, pass)
+				return collect.Backend{}, fmt.Errorf("replay: %s holds no run of case %s pass %d", spec.arg, it.Case.ID, pass)
 			}
 			m, err := replay.New(rec.File.Path)
 			if err != nil {
-				return nil, schemas.Model{}, err
+				return collect.Backend{}, err
 			}
 			info := rec.Start.Model
 			info.Backend, info.Name = schemas.BackendReplay, rec.Start.Model.Spec()
-			return m, info, nil
+			return collect.Backend{Chat: m, Model: info}, nil
 		}, nil, nil
 	}
 	be, err := openBackend(ctx, a, spec, f)
@@ -215,10 +216,8 @@ func benchModel(ctx context.Context, a *app, spec modelSpec, f *modelFlags, pyth
 		return nil, nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	pre := be.preflight(ctx, f, python, out)
-	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-		info := be.info
-		info.Options = opts
-		return be.chat, info, nil
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+		return be.forRun(opts), nil
 	}, pre, nil
 }
 

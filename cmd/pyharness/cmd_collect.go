@@ -294,19 +294,20 @@ func baselineManifest(ctx context.Context, a *app, o collectOptions, opts collec
 func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions) (collect.Model, *preflight.Result, int, error) {
 	switch spec.backend {
 	case schemas.BackendScripted:
-		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
 			switch {
 			case spec.arg != "":
 				m, err := scripted.New(spec.arg)
-				return m, o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: spec.arg, Options: opts}), err
+				return collect.Backend{Chat: m, Model: o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: spec.arg, Options: opts})}, err
 			case it.Case != nil:
-				chat, m, err := collect.CaseScript(*it.Case, pass, opts)
-				return chat, o.model.labelled(m), err
+				be, err := collect.CaseScript(*it.Case, pass, opts)
+				be.Model = o.model.labelled(be.Model)
+				return be, err
 			case it.Entry.Script != "":
 				m, err := scripted.New(it.Entry.Script)
-				return m, o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts}), err
+				return collect.Backend{Chat: m, Model: o.model.labelled(schemas.Model{Backend: schemas.BackendScripted, Name: it.Entry.ID + "/" + filepath.Base(it.Entry.Script), Options: opts})}, err
 			}
-			return nil, schemas.Model{}, fmt.Errorf("manifest entry %s (line %d) has no script: with --model scripted every entry needs script:", it.Entry.ID, it.Entry.Line)
+			return collect.Backend{}, fmt.Errorf("manifest entry %s (line %d) has no script: with --model scripted every entry needs script:", it.Entry.ID, it.Entry.Line)
 		}, nil, 2, nil
 	case schemas.BackendOllama:
 		hosts := o.ollamaHosts
@@ -330,11 +331,8 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 			}
 			backends = append(backends, be)
 		}
-		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			be := backends[slot%len(backends)]
-			info := be.info
-			info.Options = opts
-			return be.chat, info, nil
+		return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+			return backends[slot%len(backends)].forRun(opts), nil
 		}, pre, len(backends), nil
 	}
 	be, err := openBackend(ctx, a, spec, &o.model)
@@ -342,9 +340,7 @@ func collectModel(ctx context.Context, a *app, spec modelSpec, o *collectOptions
 		return nil, nil, 0, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	pre := be.preflight(ctx, &o.model, o.python, o.out)
-	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-		info := be.info
-		info.Options = opts
-		return be.chat, info, nil
+	return func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+		return be.forRun(opts), nil
 	}, pre, 2, nil
 }

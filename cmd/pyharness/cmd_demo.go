@@ -18,7 +18,6 @@ import (
 	"github.com/pyharness/pyharness/datasets"
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/report"
 	"github.com/pyharness/pyharness/report/stats"
 	"github.com/pyharness/pyharness/schemas"
@@ -67,7 +66,7 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	bar := newProgress(a, "collect")
 	sum, err := collect.Run(ctx, collect.Options{
 		Cases: cases, Passes: o.passes, Jobs: 2, OutDir: o.out, Resume: true, Now: a.now, Progress: bar.update,
-		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
 			return collect.CaseScript(*it.Case, pass, opts)
 		},
 	})
@@ -83,23 +82,11 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	fmt.Fprintf(w, "1. collect: %d runs planned, %d already there, %d run now (%d worked, %d failed)\n",
 		sum.Planned, sum.Skipped, sum.Ran, sum.Worked, sum.Failed)
 
-	v, err := trace.NewValidator()
+	files, records, bad, err := validateTraces(o.out)
 	if err != nil {
 		return err
 	}
-	files, err := trace.ListFiles(o.out)
-	if err != nil {
-		return err
-	}
-	records, bad := 0, 0
-	for _, f := range files {
-		rep := v.ValidateFile(f.Path)
-		records += rep.Records
-		if rep.Errors() > 0 {
-			bad++
-		}
-	}
-	fmt.Fprintf(w, "2. validate: %d trace files, %d records, %d with errors\n", len(files), records, bad)
+	fmt.Fprintf(w, "2. validate: %d trace files, %d records, %d with errors\n", files, records, bad)
 
 	outcomes, err := bench.ReadOutcomes(ctx, o.out)
 	if err != nil {
@@ -119,21 +106,9 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 	if _, err := dedupe.Run(ctx, o.out, dedupe.Options{}, indent(w)); err != nil {
 		return err
 	}
-	exports := map[string]string{}
-	for i, format := range []string{export.FormatJSONL, export.FormatParquet} {
-		eo := export.DefaultOptions()
-		eo.In, eo.Format, eo.IncludeScripted = o.out, format, true
-		eo.Out = filepath.Join(o.out, "export", format)
-		if err := os.RemoveAll(eo.Out); err != nil {
-			return err
-		}
-		sum, err := export.Run(ctx, eo, io.Discard)
-		if err != nil {
-			return fmt.Errorf("demo: export %s: %w", format, err)
-		}
-		exports[format] = eo.Out
-		fmt.Fprintf(w, "\n%d. export --format %s --include-scripted: %s", 6+i, format, splitsLine(sum))
-		fmt.Fprintf(w, " (scripted drafts, for the demo only: the dataset card says so)\n")
+	exports, err := demoExports(ctx, w, o.out)
+	if err != nil {
+		return err
 	}
 
 	st, err := stats.FromTraces(ctx, o.out, stats.Options{})
@@ -145,21 +120,9 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		return err
 	}
 	reportPath := filepath.Join(o.out, "report.html")
-	const title = "pyharness demo (scripted model)"
-	pages, err := writeRunPages(ctx, o.out, reportPath, title)
+	pages, err := writeDemoReport(ctx, o.out, reportPath, st)
 	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	f, err := os.Create(reportPath)
-	if err != nil {
-		return fmt.Errorf("demo: write report: %w", err)
-	}
-	if err := report.Write(ctx, f, st, report.Options{Title: title, Runs: pages}); err != nil {
-		f.Close()
 		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("demo: write report: %w", err)
 	}
 	fmt.Fprintf(w, "\n9. report: %s, and a page for each of its %d runs in %s\n", reportPath, len(pages.Runs), runPagesDir(reportPath))
 
@@ -177,6 +140,73 @@ func runDemo(ctx context.Context, a *app, o demoOptions) error {
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("demo: %d trace file(s) did not validate", bad)}
 	}
 	return nil
+}
+
+// validateTraces validates every trace file under out against the trace
+// schema: it returns how many files and records it read, and how many
+// files did not validate.
+func validateTraces(out string) (files, records, bad int, err error) {
+	v, err := trace.NewValidator()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	list, err := trace.ListFiles(out)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, f := range list {
+		rep := v.ValidateFile(f.Path)
+		records += rep.Records
+		if rep.Errors() > 0 {
+			bad++
+		}
+	}
+	return len(list), records, bad, nil
+}
+
+// demoExports exports the demo's runs as JSONL and as Parquet, scripted
+// runs included, into out/export/FORMAT, and returns each directory by
+// format.
+func demoExports(ctx context.Context, w io.Writer, out string) (map[string]string, error) {
+	exports := map[string]string{}
+	for i, format := range []string{export.FormatJSONL, export.FormatParquet} {
+		eo := export.DefaultOptions()
+		eo.In, eo.Format, eo.IncludeScripted = out, format, true
+		eo.Out = filepath.Join(out, "export", format)
+		if err := os.RemoveAll(eo.Out); err != nil {
+			return nil, err
+		}
+		sum, err := export.Run(ctx, eo, io.Discard)
+		if err != nil {
+			return nil, fmt.Errorf("demo: export %s: %w", format, err)
+		}
+		exports[format] = eo.Out
+		fmt.Fprintf(w, "\n%d. export --format %s --include-scripted: %s", 6+i, format, splitsLine(sum))
+		fmt.Fprintf(w, " (scripted drafts, for the demo only: the dataset card says so)\n")
+	}
+	return exports, nil
+}
+
+// writeDemoReport writes the HTML report of st to reportPath and a page
+// for each run of out beside it.
+func writeDemoReport(ctx context.Context, out, reportPath string, st *stats.Summary) (*report.RunPages, error) {
+	const title = "pyharness demo (scripted model)"
+	pages, err := writeRunPages(ctx, out, reportPath, title)
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	f, err := os.Create(reportPath)
+	if err != nil {
+		return nil, fmt.Errorf("demo: write report: %w", err)
+	}
+	if err := report.Write(ctx, f, st, report.Options{Title: title, Runs: pages}); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("demo: write report: %w", err)
+	}
+	return pages, nil
 }
 
 // demoExample is the run the demo points a reader to: the first that

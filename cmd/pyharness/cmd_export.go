@@ -27,12 +27,9 @@ type exportOptions struct {
 	chatTemplate, baseURL string
 }
 
-func newExportCmd(a *app) *cobra.Command {
-	opts := exportOptions{Options: export.DefaultOptions()}
-	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Write variety-weighted SFT pairs (jsonl, parquet) or preference pairs (dpo) from traces",
-		Long: `Reads the traces under --in, selects the pairs worth learning from (by default:
+// exportHelp is export's help: what it selects and writes, by format and
+// layout, and what its filters and options do.
+const exportHelp = `Reads the traces under --in, selects the pairs worth learning from (by default:
 drafts that parsed and were applied, in runs that worked, from a model — not
 the scripted or replay backends), dedupes them, weights each case by its
 variety, splits by case, redacts secrets, and writes to --out
@@ -93,8 +90,15 @@ its training text) in its dataset (--dataset, IN/dataset unless told), keyed
 by each trace file's size and content hash: export takes a run's from there
 when its trace is byte for byte the one classify read, and decodes the others
 (runs added or changed since; --as-written, --keep-tool-calls and dpo decode
-the runs they consider). The files written are the same either way.`,
-		Args: cobra.NoArgs,
+the runs they consider). The files written are the same either way.`
+
+func newExportCmd(a *app) *cobra.Command {
+	opts := exportOptions{Options: export.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write variety-weighted SFT pairs (jsonl, parquet) or preference pairs (dpo) from traces",
+		Long:  exportHelp,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd.Context(), a, opts)
 		},

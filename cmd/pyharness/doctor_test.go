@@ -94,10 +94,10 @@ func TestParseModelSpec(t *testing.T) {
 }
 
 // TestDoctorServerFamilies: doctor against both recorded server families
-// reports the model present and the window in force (issue 20, finding 1:
-// it said FAIL for a model llama-server serves), with the requested,
-// trained, in-force and effective sizes, and a warning where the window
-// asked for is not the one that applies (issue 14, finding 1).
+// reports the model present and the window in force (llama-server
+// serves any model name it is asked for), with the requested, trained,
+// in-force and effective sizes, and a warning where the window asked for
+// is not the one that applies.
 func TestDoctorServerFamilies(t *testing.T) {
 	llama := wiretest.NewLlamaServer(t)
 	ollamaV1 := wiretest.NewOpenAI(t)
@@ -136,8 +136,8 @@ func TestDoctorServerFamilies(t *testing.T) {
 	}
 }
 
-// TestDoctorAgreesWithRun: issue 14, finding 5: doctor --num-ctx 512
-// --num-predict 16 said all was well while run refused the same values.
+// TestDoctorAgreesWithRun: doctor refuses --num-ctx 512 --num-predict 16
+// as run does, rather than saying all is well.
 func TestDoctorAgreesWithRun(t *testing.T) {
 	srv := wiretest.NewOllama(t)
 	code, out, _ := runCLI(t, "doctor", "--model", "ollama:tiny", "--base-url", srv.URL, "--out", t.TempDir(), "--num-ctx", "512", "--num-predict", "16")

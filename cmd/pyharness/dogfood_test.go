@@ -50,7 +50,7 @@ func interpreterWithPytest(t *testing.T) string {
 	return ""
 }
 
-// Issue 26: on a real-looking repository whose suite has a test failing
+// On a real-looking repository whose suite has a test failing
 // before the task, a correct change works (the failing test is not the
 // run's doing), the opening prompt names that test, a task that names it
 // fails with the reason wherever the verdict is shown, and two identical

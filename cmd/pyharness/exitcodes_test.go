@@ -187,7 +187,7 @@ func TestExitCodesInHelp(t *testing.T) {
 	}
 }
 
-// issue 16's scheduler story: a collect whose server is down runs nothing
+// A scheduled collect's story: a collect whose server is down runs nothing
 // (pre-flight); one whose server dies after the pre-flight ends with runs
 // incomplete; with the server back, --resume finishes the plan and exits
 // 0, and a later --resume has nothing to do. Running over the finished

@@ -139,7 +139,7 @@ func (f *loopFixture) student(t *testing.T, passes int) {
 
 func readLoopState(t *testing.T, out string) *loop.State {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(out, loop.StateFile))
+	b, err := os.ReadFile(filepath.Join(out, "loop.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestLoopEndToEnd(t *testing.T) {
 	// The stages in order, each recorded done.
 	st := readLoopState(t, out)
 	var last time.Time
-	for _, name := range loop.Stages {
+	for _, name := range []string{"bench-base", "export", "train", "import", "bench-trained", "compare"} {
 		ss := st.Stages[name]
-		if ss == nil || ss.Status != loop.Done {
+		if ss == nil || ss.Status != "done" {
 			t.Fatalf("stage %s: %+v", name, ss)
 		}
 		if ss.Started.Before(last) {
@@ -239,7 +239,7 @@ func TestLoopEndToEnd(t *testing.T) {
 	if stdout2 != stdout {
 		t.Errorf("the second run printed\n%s\nthe first\n%s", stdout2, stdout)
 	}
-	for _, s := range []string{loop.StageBenchBase, loop.StageExport, loop.StageTrain, loop.StageImport, loop.StageBenchTrained} {
+	for _, s := range []string{"bench-base", "export", "train", "import", "bench-trained"} {
 		if !strings.Contains(stderr2, "loop: "+s+": done before") {
 			t.Errorf("the second run did not skip %s:\n%s", s, stderr2)
 		}
@@ -278,8 +278,8 @@ func TestLoopResumesAfterKill(t *testing.T) {
 	cmd.Wait()
 	syscall.Kill(pid, syscall.SIGKILL) // the trainer is in its own process group
 	st := readLoopState(t, out)
-	if st.Stages[loop.StageTrain].Status != loop.Running || st.Stages[loop.StageExport].Status != loop.Done {
-		t.Fatalf("after the kill: train %+v, export %+v", st.Stages[loop.StageTrain], st.Stages[loop.StageExport])
+	if st.Stages["train"].Status != "running" || st.Stages["export"].Status != "done" {
+		t.Fatalf("after the kill: train %+v, export %+v", st.Stages["train"], st.Stages["export"])
 	}
 	exportInfo, _ := os.Stat(filepath.Join(out, "export", "train.jsonl"))
 	benched := len(f.srv.ChatRequests())
@@ -303,8 +303,8 @@ func TestLoopResumesAfterKill(t *testing.T) {
 	if again, _ := os.Stat(filepath.Join(out, "export", "train.jsonl")); exportInfo == nil || !again.ModTime().Equal(exportInfo.ModTime()) {
 		t.Error("the export was written again")
 	}
-	if st := readLoopState(t, out); st.Stages[loop.StageCompare].Status != loop.Done {
-		t.Errorf("compare after resume: %+v", st.Stages[loop.StageCompare])
+	if st := readLoopState(t, out); st.Stages["compare"].Status != "done" {
+		t.Errorf("compare after resume: %+v", st.Stages["compare"])
 	}
 }
 

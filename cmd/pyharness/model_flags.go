@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/harness/model"
@@ -223,6 +224,13 @@ type backend struct {
 	replay *replay.Backend
 	// ask asks the server about the model; nil for backends without one.
 	ask preflight.InfoFunc
+}
+
+// forRun is the backend of one collected or benchmark run with opts.
+func (b *backend) forRun(opts schemas.Options) collect.Backend {
+	info := b.info
+	info.Options = opts
+	return collect.Backend{Chat: b.chat, Model: info, Syntax: b.syntax}
 }
 
 // preflight checks the server, the model, the interpreters and the disk,

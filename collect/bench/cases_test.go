@@ -11,13 +11,12 @@ import (
 
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/datasets"
-	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/schemas"
 )
 
 // scriptedModel plays each case's own scripts, as `bench --model scripted`
 // does.
-func scriptedModel(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
+func scriptedModel(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
 	return collect.CaseScript(*it.Case, pass, opts)
 }
 

@@ -1,18 +1,11 @@
 package bench
 
 import (
-	_ "embed"
 	"encoding/json"
 	"fmt"
 
 	"github.com/invopop/jsonschema"
 )
-
-// ReportSchema is the JSON Schema of `pyharness bench --json`, published as
-// bench/report.schema.json.
-//
-//go:embed report.schema.json
-var ReportSchema []byte
 
 // generateReportSchema reflects the Report type into its JSON Schema.
 func generateReportSchema() ([]byte, error) {

@@ -276,16 +276,16 @@ func (o *Options) compare(ctx context.Context, st *State, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	before, err := readSide(ctx, o.path(benchBaseDir), o.Base, st.Stages[StageBenchBase].Seconds, teacher)
+	before, err := readSide(ctx, o.path(benchBaseDir), o.Base, st.Stages[stageBenchBase].Seconds, teacher)
 	if err != nil {
 		return err
 	}
-	after, err := readSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[StageBenchTrained].Seconds, teacher)
+	after, err := readSide(ctx, o.path(benchTrainedDir), o.Student, st.Stages[stageBenchTrained].Seconds, teacher)
 	if err != nil {
 		return err
 	}
 	before.Served = "Ollama: " + o.Base
-	if imp := st.Stages[StageImport]; imp != nil {
+	if imp := st.Stages[stageImport]; imp != nil {
 		after.Served = imp.Served
 	}
 	writeTable(&b, before, after, true)

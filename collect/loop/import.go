@@ -56,7 +56,7 @@ func (o *Options) importModel(ctx context.Context, ss *StageState) ([]string, er
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
-	if o.Import == ImportLlamaServer {
+	if o.Import == importLlamaServer {
 		return o.importLlamaServer(ctx, ss)
 	}
 	if c, err := parseTrain(o.Train); err == nil && c.writesAdapter() {

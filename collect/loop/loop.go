@@ -20,24 +20,24 @@ import (
 
 // The stages, in the order they run.
 const (
-	StageBenchBase    = "bench-base"
-	StageExport       = "export"
-	StageTrain        = "train"
-	StageImport       = "import"
-	StageBenchTrained = "bench-trained"
-	StageCompare      = "compare"
+	stageBenchBase    = "bench-base"
+	stageExport       = "export"
+	stageTrain        = "train"
+	stageImport       = "import"
+	stageBenchTrained = "bench-trained"
+	stageCompare      = "compare"
 )
 
-// Stages lists the stages in order.
-var Stages = []string{StageBenchBase, StageExport, StageTrain, StageImport, StageBenchTrained, StageCompare}
+// stageOrder lists the stages in order.
+var stageOrder = []string{stageBenchBase, stageExport, stageTrain, stageImport, stageBenchTrained, stageCompare}
 
 // after names the stages whose output a stage reads: when one of them is
 // run again, so is the stage.
 var after = map[string][]string{
-	StageTrain:        {StageExport},
-	StageImport:       {StageTrain},
-	StageBenchTrained: {StageImport},
-	StageCompare:      {StageBenchBase, StageBenchTrained},
+	stageTrain:        {stageExport},
+	stageImport:       {stageTrain},
+	stageBenchTrained: {stageImport},
+	stageCompare:      {stageBenchBase, stageBenchTrained},
 }
 
 // Bencher benches a model, writing its traces under out; it is
@@ -56,9 +56,9 @@ type Target struct {
 const (
 	// ImportOllama creates the student in Ollama (the default).
 	ImportOllama = "ollama"
-	// ImportLlamaServer starts llama-server with the base and the
+	// importLlamaServer starts llama-server with the base and the
 	// trained adapter (--lora) and benches it there.
-	ImportLlamaServer = "llama-server"
+	importLlamaServer = "llama-server"
 )
 
 // Data is what the train command's {data} is.
@@ -100,9 +100,9 @@ type Options struct {
 	// {base} and {out} or {adapter} (a LoRA adapter GGUF).
 	Train string
 	// Import is how the student is served: ImportOllama ("" too) or
-	// ImportLlamaServer.
+	// importLlamaServer.
 	Import string
-	// Serve, for ImportLlamaServer, is the command that starts the
+	// Serve, for importLlamaServer, is the command that starts the
 	// server: a shell command line with {base} and {adapter}, run in the
 	// background for the trained model's bench; StudentURL is where it
 	// answers (http://HOST:PORT) and ServeWait how long it may take to
@@ -122,7 +122,7 @@ type Options struct {
 	// Log receives a line per stage and what the stages print.
 	Log io.Writer
 
-	// srv is the server the loop started for ImportLlamaServer.
+	// srv is the server the loop started for importLlamaServer.
 	srv *server
 }
 
@@ -165,21 +165,21 @@ func (o *Options) dataPath() string {
 // inputs are the options each stage's output depends on.
 func (o *Options) inputs() map[string]string {
 	in := map[string]string{
-		StageBenchBase: "base=" + o.Base,
-		StageExport: fmt.Sprintf("teacher=%s for=%s data=%s layout=%s models=%v sources=%v cases=%v tiers=%v tags=%v kinds=%v failed=%v scripted=%v alpha=%g cap=%g valid=%g seed=%d",
+		stageBenchBase: "base=" + o.Base,
+		stageExport: fmt.Sprintf("teacher=%s for=%s data=%s layout=%s models=%v sources=%v cases=%v tiers=%v tags=%v kinds=%v failed=%v scripted=%v alpha=%g cap=%g valid=%g seed=%d",
 			o.Teacher, o.Base, o.Data, o.Export.Layout, o.Export.Models, o.Export.Sources, o.Export.Cases, o.Export.Tiers, o.Export.Tags, o.Export.Kinds,
 			o.Export.IncludeFailedRuns, o.Export.IncludeScripted, o.Export.Alpha, o.Export.Cap, o.Export.Valid, o.Export.Seed),
-		StageTrain:        fmt.Sprintf("train=%s base-file=%s", o.Train, o.BaseFile),
-		StageImport:       fmt.Sprintf("student=%s from=%s", o.Student, o.Base),
-		StageBenchTrained: "student=" + o.Student,
-		StageCompare:      fmt.Sprintf("alpha=%g", o.Alpha),
+		stageTrain:        fmt.Sprintf("train=%s base-file=%s", o.Train, o.BaseFile),
+		stageImport:       fmt.Sprintf("student=%s from=%s", o.Student, o.Base),
+		stageBenchTrained: "student=" + o.Student,
+		stageCompare:      fmt.Sprintf("alpha=%g", o.Alpha),
 	}
 	if o.Data != DataJSONL && o.Renderer != nil {
-		in[StageExport] += " template=" + o.Renderer.Name()
+		in[stageExport] += " template=" + o.Renderer.Name()
 	}
-	if o.Import == ImportLlamaServer {
-		in[StageImport] += fmt.Sprintf(" import=llama-server serve=%s url=%s", o.Serve, o.StudentURL)
-		in[StageBenchTrained] += " url=" + o.StudentURL
+	if o.Import == importLlamaServer {
+		in[stageImport] += fmt.Sprintf(" import=llama-server serve=%s url=%s", o.Serve, o.StudentURL)
+		in[stageBenchTrained] += " url=" + o.StudentURL
 	}
 	return in
 }
@@ -218,7 +218,7 @@ func (o *Options) Validate() error {
 		if o.Serve != "" || o.StudentURL != "" {
 			errs = append(errs, errors.New("--serve and --student-url are for --import llama-server"))
 		}
-	case ImportLlamaServer:
+	case importLlamaServer:
 		if !strings.Contains(o.Train, "{adapter}") {
 			errs = append(errs, errors.New("--import llama-server serves the base with the trained adapter: --train must write a LoRA adapter GGUF to {adapter}"))
 		}
@@ -266,14 +266,14 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 	if st.Inputs == nil {
 		st.Inputs = map[string]string{}
 	}
-	for _, name := range Stages {
+	for _, name := range stageOrder {
 		if !plan[name] {
 			fmt.Fprintf(o.Log, "loop: %s: done before (%s), skipped\n", name, st.Stages[name].Ended.Format(time.RFC3339))
 			res.Skipped = append(res.Skipped, name)
 			continue
 		}
 		fmt.Fprintf(o.Log, "loop: %s ...\n", name)
-		ss := &StageState{Status: Running, Started: o.Now().UTC()}
+		ss := &StageState{Status: stageRunning, Started: o.Now().UTC()}
 		st.Stages[name] = ss
 		st.Inputs[name] = inputs[name]
 		if err := st.write(o.Out); err != nil {
@@ -290,7 +290,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 			}
 			return res, fmt.Errorf("loop: %s: %w", name, err)
 		}
-		ss.Status = Done
+		ss.Status = stageDone
 		if err := st.write(o.Out); err != nil {
 			return res, err
 		}
@@ -309,9 +309,9 @@ func Run(ctx context.Context, o Options, w io.Writer) (*Result, error) {
 // prints the result.
 func planStages(st *State, inputs map[string]string, exists func(stage string) bool) map[string]bool {
 	plan := map[string]bool{}
-	for _, name := range Stages {
+	for _, name := range stageOrder {
 		ss := st.Stages[name]
-		run := ss == nil || ss.Status != Done || st.Inputs[name] != inputs[name] || name == StageCompare || !exists(name)
+		run := ss == nil || ss.Status != stageDone || st.Inputs[name] != inputs[name] || name == stageCompare || !exists(name)
 		for _, dep := range after[name] {
 			run = run || plan[dep]
 		}
@@ -329,20 +329,20 @@ func (o *Options) outputExists(ctx context.Context, stage string) bool {
 		return err == nil
 	}
 	switch stage {
-	case StageBenchBase:
+	case stageBenchBase:
 		return is(benchBaseDir, "runs")
-	case StageBenchTrained:
+	case stageBenchTrained:
 		return is(benchTrainedDir, "runs")
-	case StageExport:
+	case stageExport:
 		return is(exportDir, "train.jsonl") && (o.Data == DataJSONL || is(textDir, "README.md"))
-	case StageTrain:
+	case stageTrain:
 		c, err := parseTrain(o.Train)
 		if err != nil {
 			return false
 		}
 		return (!c.writesOut() || is(trainDir, trainOutput)) && (!c.writesAdapter() || is(trainDir, trainAdapter))
-	case StageImport:
-		if o.Import == ImportLlamaServer {
+	case stageImport:
+		if o.Import == importLlamaServer {
 			// The server is started again when the bench needs it.
 			return is(importDir, serveScript)
 		}
@@ -361,24 +361,24 @@ func (o *Options) outputExists(ctx context.Context, stage string) bool {
 
 func (o *Options) runStage(ctx context.Context, name string, st *State, ss *StageState, w io.Writer) ([]string, error) {
 	switch name {
-	case StageBenchBase:
+	case stageBenchBase:
 		return nil, o.bench(ctx, Target{Model: o.Base}, benchBaseDir)
-	case StageExport:
+	case stageExport:
 		return o.export(ctx)
-	case StageTrain:
+	case stageTrain:
 		return o.train(ctx)
-	case StageImport:
+	case stageImport:
 		return o.importModel(ctx, ss)
-	case StageBenchTrained:
+	case stageBenchTrained:
 		t := Target{Model: o.Student}
-		if o.Import == ImportLlamaServer {
+		if o.Import == importLlamaServer {
 			if err := o.ensureServer(ctx); err != nil {
 				return nil, err
 			}
 			t.URL = o.StudentURL
 		}
 		return nil, o.bench(ctx, t, benchTrainedDir)
-	case StageCompare:
+	case stageCompare:
 		return nil, o.compare(ctx, st, w)
 	}
 	return nil, fmt.Errorf("unknown stage %q", name)

@@ -25,8 +25,8 @@ func TestPlanStages(t *testing.T) {
 		return st
 	}
 	allDone := map[string]string{}
-	for _, s := range Stages {
-		allDone[s] = Done
+	for _, s := range stageOrder {
+		allDone[s] = stageDone
 	}
 	with := func(name, status string) map[string]string {
 		m := map[string]string{}
@@ -43,21 +43,21 @@ func TestPlanStages(t *testing.T) {
 		wantR []string
 		gone  string // a stage whose output is no longer there
 	}{
-		{"nothing done: every stage", state(nil), nil, Stages, ""},
-		{"all done: only the comparison is printed again", state(allDone), nil, []string{StageCompare}, ""},
-		{"killed in train: train and what reads it", state(with(StageTrain, Running)), nil,
-			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
-		{"failed import", state(with(StageImport, failed)), nil, []string{StageImport, StageBenchTrained, StageCompare}, ""},
-		{"killed in the first bench: the base bench and the comparison", state(with(StageBenchBase, Running)), nil,
-			[]string{StageBenchBase, StageCompare}, ""},
-		{"another train command: train onwards", state(allDone), func(st *State) { st.Inputs[StageTrain] = "train=other" },
-			[]string{StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
-		{"another teacher: export onwards, not the base bench", state(allDone), func(st *State) { st.Inputs[StageExport] = "teacher=other" },
-			[]string{StageExport, StageTrain, StageImport, StageBenchTrained, StageCompare}, ""},
+		{"nothing done: every stage", state(nil), nil, stageOrder, ""},
+		{"all done: only the comparison is printed again", state(allDone), nil, []string{stageCompare}, ""},
+		{"killed in train: train and what reads it", state(with(stageTrain, stageRunning)), nil,
+			[]string{stageTrain, stageImport, stageBenchTrained, stageCompare}, ""},
+		{"failed import", state(with(stageImport, failed)), nil, []string{stageImport, stageBenchTrained, stageCompare}, ""},
+		{"killed in the first bench: the base bench and the comparison", state(with(stageBenchBase, stageRunning)), nil,
+			[]string{stageBenchBase, stageCompare}, ""},
+		{"another train command: train onwards", state(allDone), func(st *State) { st.Inputs[stageTrain] = "train=other" },
+			[]string{stageTrain, stageImport, stageBenchTrained, stageCompare}, ""},
+		{"another teacher: export onwards, not the base bench", state(allDone), func(st *State) { st.Inputs[stageExport] = "teacher=other" },
+			[]string{stageExport, stageTrain, stageImport, stageBenchTrained, stageCompare}, ""},
 		{"the trained model deleted from Ollama: import onwards", state(allDone), nil,
-			[]string{StageImport, StageBenchTrained, StageCompare}, StageImport},
+			[]string{stageImport, stageBenchTrained, stageCompare}, stageImport},
 		{"the base bench's directory removed: the base bench again", state(allDone), nil,
-			[]string{StageBenchBase, StageCompare}, StageBenchBase},
+			[]string{stageBenchBase, stageCompare}, stageBenchBase},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.edit != nil {
@@ -65,7 +65,7 @@ func TestPlanStages(t *testing.T) {
 			}
 			plan := planStages(tt.st, in, func(stage string) bool { return stage != tt.gone })
 			var got []string
-			for _, s := range Stages {
+			for _, s := range stageOrder {
 				if plan[s] {
 					got = append(got, s)
 				}

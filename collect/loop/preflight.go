@@ -23,7 +23,7 @@ func (e *MissingError) Error() string {
 // in it. Everything missing is named at once.
 func (o *Options) preflight(ctx context.Context, plan map[string]bool) error {
 	var problems []string
-	if plan[StageTrain] {
+	if plan[stageTrain] {
 		c, err := parseTrain(o.Train)
 		if err != nil {
 			return err
@@ -40,16 +40,16 @@ func (o *Options) preflight(ctx context.Context, plan map[string]bool) error {
 			}
 		}
 	}
-	viaOllama := o.Import != ImportLlamaServer
-	if !viaOllama && (plan[StageImport] || plan[StageBenchTrained]) {
+	viaOllama := o.Import != importLlamaServer
+	if !viaOllama && (plan[stageImport] || plan[stageBenchTrained]) {
 		if p := programOf(o.Serve); p != "" {
 			if _, err := exec.LookPath(p); err != nil {
 				problems = append(problems, fmt.Sprintf("no server: %s is not found (%v); --serve needs llama.cpp's llama-server (its server target)", p, errors.Unwrap(err)))
 			}
 		}
 	}
-	needOllama := plan[StageBenchBase] || (viaOllama && (plan[StageImport] || plan[StageBenchTrained])) ||
-		(plan[StageExport] && o.Data != DataJSONL && o.Renderer == nil)
+	needOllama := plan[stageBenchBase] || (viaOllama && (plan[stageImport] || plan[stageBenchTrained])) ||
+		(plan[stageExport] && o.Data != DataJSONL && o.Renderer == nil)
 	if needOllama {
 		if o.Ollama == nil {
 			problems = append(problems, "no Ollama client was given")

@@ -9,14 +9,14 @@ import (
 	"time"
 )
 
-// StateFile is the loop's record of its stages, in its output directory.
-const StateFile = "loop.json"
+// stateFile is the loop's record of its stages, in its output directory.
+const stateFile = "loop.json"
 
 // Stage status values.
 const (
-	Running = "running"
-	Done    = "done"
-	failed  = "failed"
+	stageRunning = "running"
+	stageDone    = "done"
+	failed       = "failed"
 )
 
 // StageState is what the state file says of one stage.
@@ -45,7 +45,7 @@ type State struct {
 }
 
 func readState(dir string) (*State, error) {
-	path := filepath.Join(dir, StateFile)
+	path := filepath.Join(dir, stateFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &State{Stages: map[string]*StageState{}}, nil
@@ -70,11 +70,11 @@ func (s *State) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, StateFile+".tmp")
+	tmp := filepath.Join(dir, stateFile+".tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write loop state: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, StateFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
 		return fmt.Errorf("write loop state: %w", err)
 	}
 	return nil

@@ -29,8 +29,8 @@ type Cost struct {
 	StuckBudgetLeft int `json:"stuck_budget_left"`
 }
 
-// AddTurn counts one turn's model calls.
-func (c *Cost) AddTurn(t *schemas.Turn) {
+// addTurn counts one turn's model calls.
+func (c *Cost) addTurn(t *schemas.Turn) {
 	if !t.ModelStep {
 		return
 	}
@@ -42,9 +42,9 @@ func (c *Cost) AddTurn(t *schemas.Turn) {
 	}
 }
 
-// AddRun counts one run, from its first and last records (end is nil for
-// a run cut off), its turns counted apart with AddTurn.
-func (c *Cost) AddRun(start *schemas.RunStart, end *schemas.RunEnd) {
+// addRun counts one run, from its first and last records (end is nil for
+// a run cut off), its turns counted apart with addTurn.
+func (c *Cost) addRun(start *schemas.RunStart, end *schemas.RunEnd) {
 	c.Runs++
 	if end != nil && end.StopReason == schemas.StopStuck {
 		c.Stuck++
@@ -57,15 +57,15 @@ func (c *Cost) AddRun(start *schemas.RunStart, end *schemas.RunEnd) {
 // Of is the cost of one run read from its trace.
 func Of(start *schemas.RunStart, turns []*schemas.Turn, end *schemas.RunEnd) Cost {
 	var c Cost
-	c.AddRun(start, end)
+	c.addRun(start, end)
 	for _, t := range turns {
-		c.AddTurn(t)
+		c.addTurn(t)
 	}
 	return c
 }
 
-// Add adds o's counts to c's.
-func (c *Cost) Add(o Cost) {
+// add adds o's counts to c's.
+func (c *Cost) add(o Cost) {
 	c.Runs += o.Runs
 	c.Calls += o.Calls
 	c.ModelMS += o.ModelMS
@@ -92,7 +92,7 @@ func (t Tally) Add(label string, scripted bool, c Cost) {
 		m = &ModelCost{Model: label, Scripted: scripted}
 		t[label] = m
 	}
-	m.Add(c)
+	m.add(c)
 }
 
 // Models lists the tally, models first, then the scripted and replayed

@@ -107,7 +107,7 @@ func TestExportFactsNeverChangeTheExport(t *testing.T) {
 	}{
 		{"parquet", n, func(o *export.Options) { o.Format = export.FormatParquet }},
 		{"messages layout, kind tool-result", n, func(o *export.Options) {
-			o.Layout, o.Kinds = export.LayoutMessages, []string{"tool-result"}
+			o.Layout, o.Kinds = "messages", []string{"tool-result"}
 		}},
 		{"as written", leftOut, func(o *export.Options) { o.AsWritten = true }},
 		{"keep tool calls", leftOut, func(o *export.Options) { o.KeepToolCalls = true }},

@@ -1,11 +1,10 @@
-package sfttokens_test
+package sfttokens
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pyharness/pyharness/export/sfttokens"
 	"github.com/pyharness/pyharness/harness/chattemplate"
 )
 
@@ -34,16 +33,16 @@ func TestRenderFindsTheTrainedSpans(t *testing.T) {
 		tp := template(t, name)
 		for _, tt := range []struct {
 			row   string
-			mode  sfttokens.Mode
+			mode  Mode
 			spans []string
 		}{
-			{promptCompletion, sfttokens.Completion, []string{"READ app.py"}},
-			{promptCompletion, sfttokens.Assistant, []string{"REFUSED DRAFT", "READ app.py"}},
-			{messagesRow, sfttokens.Completion, []string{"READ app.py"}},
-			{messagesRow, sfttokens.Assistant, []string{"EARLIER DRAFT", "READ app.py"}},
+			{promptCompletion, Completion, []string{"READ app.py"}},
+			{promptCompletion, Assistant, []string{"REFUSED DRAFT", "READ app.py"}},
+			{messagesRow, Completion, []string{"READ app.py"}},
+			{messagesRow, Assistant, []string{"EARLIER DRAFT", "READ app.py"}},
 		} {
 			t.Run(name+"/"+string(tt.mode)+"/"+tt.row[2:10], func(t *testing.T) {
-				r, err := sfttokens.Render(tp, []byte(tt.row), tt.mode)
+				r, err := Render(tp, []byte(tt.row), tt.mode)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,11 +102,11 @@ func conversation(t *testing.T, row string) []any {
 // refused, never guessed.
 func TestRenderRefusesATemplateWithoutPrefixes(t *testing.T) {
 	tp := template(t, "microsoft-Phi-3.5-mini-instruct.jinja")
-	_, err := sfttokens.Render(tp, []byte(messagesRow), sfttokens.Assistant)
+	_, err := Render(tp, []byte(messagesRow), Assistant)
 	if err == nil || !strings.Contains(err.Error(), "message 2: the template does not render") {
 		t.Errorf("error %v, want the message whose span cannot be found", err)
 	}
-	if _, err := sfttokens.Render(tp, []byte(messagesRow), sfttokens.Completion); err != nil {
+	if _, err := Render(tp, []byte(messagesRow), Completion); err != nil {
 		t.Errorf("the last message's span: %v", err)
 	}
 }
@@ -121,7 +120,7 @@ func TestRenderRefusals(t *testing.T) {
 		{"nothing to train", `{"messages": [{"role": "user", "content": "x", "weight": 0}]}`, "no message to train"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := sfttokens.Render(tp, []byte(tt.row), sfttokens.Completion)
+			_, err := Render(tp, []byte(tt.row), Completion)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -165,12 +164,12 @@ func (b byteTokenizer) decode(ids []int32) string {
 func TestTokenizeTrainsTheSpansTokens(t *testing.T) {
 	tp := template(t, "meta-llama-Llama-3.2-3B-Instruct.jinja")
 	tok := byteTokenizer{specials: []string{"<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<s>"}}
-	for _, mode := range []sfttokens.Mode{sfttokens.Completion, sfttokens.Assistant} {
-		r, err := sfttokens.Render(tp, []byte(promptCompletion), mode)
+	for _, mode := range []Mode{Completion, Assistant} {
+		r, err := Render(tp, []byte(promptCompletion), mode)
 		if err != nil {
 			t.Fatal(err)
 		}
-		row, err := sfttokens.Tokenize(tok, r)
+		row, err := tokenize(tok, r)
 		if err != nil {
 			t.Fatal(err)
 		}

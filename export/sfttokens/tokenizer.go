@@ -14,7 +14,7 @@ var pretokenizers = map[string]string{
 	"llama-bpe": `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 }
 
-// Tokenizer is what Tokenize needs of a tokenizer: text to ids, special
+// Tokenizer is what tokenize needs of a tokenizer: text to ids, special
 // tokens written in the text read as themselves.
 type Tokenizer interface {
 	Encode(s string, addSpecial bool) ([]int32, error)

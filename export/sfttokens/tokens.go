@@ -19,9 +19,9 @@ type Row struct {
 	Trained [][2]int `json:"trained"`
 }
 
-// Tokenize tokenizes a rendered row piece by piece, so that each trained
+// tokenize tokenizes a rendered row piece by piece, so that each trained
 // span's ids are the tokens of that span's text alone.
-func Tokenize(tok Tokenizer, r Rendered) (Row, error) {
+func tokenize(tok Tokenizer, r Rendered) (Row, error) {
 	var row Row
 	for _, p := range r.Pieces {
 		ids, err := tok.Encode(p.Text, false)
@@ -73,7 +73,7 @@ func Write(ctx context.Context, w io.Writer, r io.Reader, name string, tpl *chat
 		if err != nil {
 			return st, &LineError{File: name, Line: n, Err: err}
 		}
-		row, err := Tokenize(tok, rd)
+		row, err := tokenize(tok, rd)
 		if err != nil {
 			return st, &LineError{File: name, Line: n, Err: err}
 		}

@@ -11,9 +11,9 @@ import (
 type Adaptation string
 
 const (
-	// AdaptSystemFolded: the template refuses or drops the system role, so
+	// adaptSystemFolded: the template refuses or drops the system role, so
 	// the system prompt is put at the head of the first user message.
-	AdaptSystemFolded Adaptation = "system prompt folded into the first user message"
+	adaptSystemFolded Adaptation = "system prompt folded into the first user message"
 	// adaptGenerationTail: the generation prompt ends with what a rendered
 	// answer does not start with (a reasoning template's "<think>\n"), so
 	// the trained answer starts with it and the prompt is a prefix of the
@@ -288,7 +288,7 @@ func (c *Checker) adaptRow(row *Object, note func(Adaptation)) error {
 			return err
 		}
 		row.Set(key, folded)
-		note(AdaptSystemFolded)
+		note(adaptSystemFolded)
 	}
 	return nil
 }

@@ -227,7 +227,7 @@ var (
 	stripsThink = "holds a <think> block, which the template strips"
 )
 
-// The templates of the issue, what each must refuse (every other row must
+// The test templates, what each must refuse (every other row must
 // check clean) and the adaptations it needs. A refusal is loud by design:
 // a template that renders no reasoning field, or drops tool calls, cannot
 // train what such a row holds.
@@ -252,13 +252,13 @@ var templateCases = []struct {
 	{name: "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink},
 		notPrefix: []string{"dpo.jsonl:1", "prompt-completion.jsonl:1", "prompt-completion.jsonl:2", "sft.jsonl:1", "sft.jsonl:2", rowToolPC, rowToolMsgs}},
 	{name: "deepseek-ai-DeepSeek-V3.1", refuses: map[string]string{rowReasoning: noReasoning, rowThink: stripsThink}},
-	{name: "mistralai-Mistral-Nemo-Instruct-2407", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "mistralai-Mistral-Nemo-Instruct-2407", refuses: map[string]string{rowReasoning: noReasoning}, adapts: []Adaptation{adaptSystemFolded}},
 	{name: "Mistral-Small-3.2-24B-Instruct-2506", refuses: map[string]string{rowReasoning: noReasoning}},
 	{name: "unsloth-mistral-Devstral-Small-2507", refuses: map[string]string{rowReasoning: noReasoning}},
-	{name: "google-gemma-7b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{AdaptSystemFolded}},
-	{name: "google-gemma-2-2b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "google-gemma-7b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{adaptSystemFolded}},
+	{name: "google-gemma-2-2b-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}, adapts: []Adaptation{adaptSystemFolded}},
 	{name: "google-gemma-3-it", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: "roles must alternate"}},
-	{name: "microsoft-Phi-3-mini", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{AdaptSystemFolded}},
+	{name: "microsoft-Phi-3-mini", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}, adapts: []Adaptation{adaptSystemFolded}},
 	{name: "microsoft-Phi-3.5-mini-instruct", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
 	{name: "microsoft-phi-4", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
 	{name: "ibm-granite-granite-3.3-2B-Instruct", refuses: map[string]string{rowReasoning: noReasoning, rowToolPC: dropsTools, rowToolMsgs: dropsTools}},
@@ -357,7 +357,7 @@ func TestCheckKeepsKeyOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"prompt":[{"role":"user","content":"S\n\nU"}],` + completion + `}`
-	if !slices.Equal(ch.Adaptations, []Adaptation{AdaptSystemFolded}) || string(ch.Row) != want {
+	if !slices.Equal(ch.Adaptations, []Adaptation{adaptSystemFolded}) || string(ch.Row) != want {
 		t.Errorf("adaptations %q, row\n%s\nwant\n%s", ch.Adaptations, ch.Row, want)
 	}
 }

@@ -26,9 +26,9 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// issueTemplates are the templates issue 24 names, by test file: each must
-// be among the test templates.
-var issueTemplates = []string{
+// namedTemplates are the templates the demo's export must go through, by
+// test file: each must be among the test templates.
+var namedTemplates = []string{
 	"meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct", "meta-llama-Llama-3.3-70B-Instruct",
 	"Qwen-Qwen2.5-7B-Instruct", "Qwen-Qwen3-0.6B", "Qwen3-Coder", "Qwen-QwQ-32B",
 	"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai-DeepSeek-V3.1",
@@ -50,12 +50,12 @@ func collectDemo(out string, native bool) error {
 	}
 	_, err = collect.Run(ctx, collect.Options{
 		Cases: cases, Passes: 1, Jobs: 2, OutDir: out, Resume: true, Now: time.Now,
-		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (harness.Chatter, schemas.Model, error) {
-			c, m, err := collect.CaseScript(*it.Case, pass, opts)
+		Model: func(ctx context.Context, it collect.Item, pass int, opts schemas.Options, slot int) (collect.Backend, error) {
+			be, err := collect.CaseScript(*it.Case, pass, opts)
 			if native {
-				c = nativeCalls{c}
+				be.Chat = nativeCalls{be.Chat}
 			}
-			return c, m, err
+			return be, err
 		},
 	})
 	if err != nil {
@@ -102,8 +102,7 @@ func dropsToolCalls(t testing.TB) map[string]bool {
 	return out
 }
 
-// TestDemoExportsUnderRealTemplates is the first "Done when" of issue 24:
-// the demo's export (a scripted collect of the embedded benchmark, exported
+// TestDemoExportsUnderRealTemplates: the demo's export (a scripted collect of the embedded benchmark, exported
 // with --include-scripted), its --include-failed-runs export and a
 // native-tool (--keep-tool-calls) export go through export --chat-template
 // with each test template. Each export must succeed (a template known to
@@ -123,9 +122,9 @@ func TestDemoExportsUnderRealTemplates(t *testing.T) {
 	for _, f := range files {
 		have[strings.TrimSuffix(filepath.Base(f), ".jinja")] = true
 	}
-	for _, n := range issueTemplates {
+	for _, n := range namedTemplates {
 		if !have[n] {
-			t.Errorf("template %s of the issue is not in testdata/templates", n)
+			t.Errorf("named template %s is not in testdata/templates", n)
 		}
 	}
 	noTools := dropsToolCalls(t)

@@ -72,34 +72,10 @@ func (o *Object) without(key string, fn func()) {
 		fn()
 		return
 	}
-	keys := o.Keys()
+	keys := append([]string(nil), o.keys...)
 	o.delete(key)
 	defer func() { o.keys, o.vals[key] = keys, v }()
 	fn()
-}
-
-// Keys returns the keys in order.
-func (o *Object) Keys() []string { return append([]string(nil), o.keys...) }
-
-// Clone copies the object and, deeply, every object and array in it.
-func (o *Object) Clone() *Object { return cloneJSON(o).(*Object) }
-
-func cloneJSON(v any) any {
-	switch v := v.(type) {
-	case *Object:
-		c := &Object{keys: append([]string(nil), v.keys...), vals: make(map[string]any, len(v.vals))}
-		for k, x := range v.vals {
-			c.vals[k] = cloneJSON(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = cloneJSON(x)
-		}
-		return c
-	}
-	return v
 }
 
 // MarshalJSON writes the object with its keys in order and without

@@ -18,11 +18,6 @@ const envelopeBegin = "*** Begin Patch"
 
 var envelopeFileRE = regexp.MustCompile(`^\*\*\* (Add|Update|Delete) File:\s*(.+?)\s*$`)
 
-// hasEnvelope reports whether text holds an edit envelope.
-func hasEnvelope(text string) bool {
-	return strings.Contains(text, envelopeBegin) || strings.Contains(text, "*** Update File:") || strings.Contains(text, "*** Add File:")
-}
-
 // envelope reads the edit envelope text holds.
 func (p *parser) envelope(text string) (Action, *Error) {
 	p.shape(ShapeUnifiedDiff)

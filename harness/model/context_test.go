@@ -62,7 +62,7 @@ func TestCheckPromptRoom(t *testing.T) {
 	}{
 		{8192, 1024, true},
 		{1536, 1024, true},
-		{512, 16, false}, // issue 14: doctor said all was well, run refused
+		{512, 16, false}, // 496 tokens left for the prompt, under the 512 needed
 		{1024, 1024, false},
 		{2048, 4096, false},
 	}

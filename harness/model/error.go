@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -90,16 +89,6 @@ func NewError(code, message string, err error) *Error {
 	return &Error{Code: code, Message: message, Retryable: retryable(code), Err: err}
 }
 
-// CodeOf returns the Code of the *Error in err's chain, or "" if there is
-// none.
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
-
 // FromStatus classifies an HTTP error answer by its status and the server's
 // message. The message decides between the 400s, since servers use one
 // status for an overflow, a tool-less model and a malformed request.
@@ -126,7 +115,7 @@ func FromStatus(status int, message string, header http.Header) *Error {
 	}
 	e := &Error{Code: code, Status: status, Message: message, Retryable: retryable(code)}
 	if header != nil {
-		e.RetryAfter = ParseRetryAfter(header, time.Now())
+		e.RetryAfter = parseRetryAfter(header, time.Now())
 	}
 	return e
 }
@@ -151,10 +140,10 @@ func isToolsUnsupported(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "does not support tools")
 }
 
-// ParseRetryAfter reads the wait a server asked for: Retry-After in seconds
+// parseRetryAfter reads the wait a server asked for: Retry-After in seconds
 // or as an HTTP date, or the retry-after-ms some OpenAI-compatible servers
 // send. It returns 0 when there is none or it cannot be read.
-func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
 			return time.Duration(ms * float64(time.Millisecond))

@@ -95,14 +95,14 @@ func (r Retry) withDefaults() Retry {
 		r.MaxWait = defaultMaxWait
 	}
 	if r.Sleep == nil {
-		r.Sleep = SleepContext
+		r.Sleep = sleepContext
 	}
 	return r
 }
 
-// SleepContext waits d, or less if ctx is done first (then it returns the
+// sleepContext waits d, or less if ctx is done first (then it returns the
 // context's cause).
-func SleepContext(ctx context.Context, d time.Duration) error {
+func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

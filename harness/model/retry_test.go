@@ -3,7 +3,6 @@ package model_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -142,30 +141,6 @@ func TestRetryDo(t *testing.T) {
 	}
 }
 
-// TestRetryCancelStopsAtOnce: a cancel during a long backoff ends the
-// wait at once (the real Sleep is used) with Code cancelled.
-func TestRetryCancelStopsAtOnce(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sleeping := make(chan struct{})
-	r := model.Retry{Base: time.Hour, MaxWait: 2 * time.Hour, Sleep: func(ctx context.Context, d time.Duration) error {
-		close(sleeping)
-		return model.SleepContext(ctx, d)
-	}}
-	go func() {
-		<-sleeping
-		cancel()
-	}()
-	call, calls := script(fault(model.CodeStreamCut))
-	_, err := r.Do(ctx, call)
-	e := wantError(t, err, model.CodeCancelled)
-	if !errors.Is(err, context.Canceled) || e.Retryable {
-		t.Errorf("error = %v, want cancelled wrapping context.Canceled, not retryable", err)
-	}
-	if *calls != 1 || len(e.Attempts) != 1 || e.Attempts[0].WaitMS != time.Hour.Milliseconds() {
-		t.Errorf("%d calls, attempts %+v", *calls, e.Attempts)
-	}
-}
-
 // TestRetryCancelDuringCall: whatever the transport made of a cancel, the
 // attempt is recorded as cancelled.
 func TestRetryCancelDuringCall(t *testing.T) {
@@ -210,39 +185,14 @@ func TestFromStatus(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 11, 29, 22, 32, 17, 0, time.UTC)
-	tests := []struct {
-		header http.Header
-		want   time.Duration
-	}{
-		{http.Header{"Retry-After": {"7"}}, 7 * time.Second},
-		{http.Header{"Retry-After": {"1.5"}}, 1500 * time.Millisecond},
-		{http.Header{"Retry-After": {"Sun, 29 Nov 2026 22:32:47 GMT"}}, 30 * time.Second},
-		{http.Header{"Retry-After": {"Sun, 29 Nov 2026 22:32:00 GMT"}}, 0}, // in the past
-		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"1"}}, 250 * time.Millisecond},
-		{http.Header{"Retry-After": {"-3"}}, 0},
-		{http.Header{"Retry-After": {"soon"}}, 0},
-		{http.Header{}, 0},
-	}
-	for _, tt := range tests {
-		if got := model.ParseRetryAfter(tt.header, now); got != tt.want {
-			t.Errorf("ParseRetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
 func TestErrorText(t *testing.T) {
 	e := model.FromStatus(404, "model 'x' not found", nil)
 	e.Attempts = []schemas.Attempt{{N: 1}, {N: 2}}
 	if got, want := e.Error(), "model-not-found: HTTP 404: model 'x' not found (after 2 attempts)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	wrapped := errors.Join(errors.New("step 3"), e)
-	if got := model.CodeOf(wrapped); got != model.CodeModelNotFound {
-		t.Errorf("CodeOf = %q", got)
-	}
-	if got := model.CodeOf(errors.New("x")); got != "" {
-		t.Errorf("CodeOf(plain) = %q", got)
+	var got *model.Error
+	if !errors.As(errors.Join(errors.New("step 3"), e), &got) || got.Code != model.CodeModelNotFound {
+		t.Errorf("the *Error in a joined chain: %+v", got)
 	}
 }

@@ -13,12 +13,12 @@ import (
 type invocation struct {
 	env  []string
 	argv []string
-	// kind is the runner the command starts, told from its words; Unknown
+	// kind is the runner the command starts, told from its words; unknown
 	// when they do not say (make test, tox, a script).
 	kind Kind
 	// at is the index in argv of the runner's own word ("pytest" in
 	// "python -m pytest -q", "test" in "go test ./..."): the arguments that
-	// ask it for its report go right after it. -1 when kind is Unknown.
+	// ask it for its report go right after it. -1 when kind is unknown.
 	at int
 }
 
@@ -32,7 +32,7 @@ func parseInvocation(line string) (invocation, error) {
 	if err != nil {
 		return invocation{}, err
 	}
-	inv := invocation{kind: Unknown, at: -1}
+	inv := invocation{kind: unknown, at: -1}
 	i := 0
 	for i < len(words) && assignment.MatchString(words[i]) {
 		inv.env = append(inv.env, words[i])
@@ -53,7 +53,7 @@ var pythonName = regexp.MustCompile(`^(?:python|pypy)(?:\d+(?:\.\d+)*)?[a-z]?$`)
 // runnerOf tells the runner an argument vector starts, looking through the
 // commands that run another one (env, timeout, nice, coverage run, poetry
 // run and the like) and through "python -m". It returns the runner and the
-// index of its own word, or Unknown and -1.
+// index of its own word, or unknown and -1.
 func runnerOf(argv []string) (Kind, int) {
 	i := 0
 	for i < len(argv) {
@@ -78,21 +78,21 @@ func runnerOf(argv []string) (Kind, int) {
 			if i+1 < len(argv) && argv[i+1] == "test" {
 				return GoTest, i + 1
 			}
-			return Unknown, -1
+			return unknown, -1
 		case pythonName.MatchString(name) || strings.Contains(argv[i], "{python}"):
 			return moduleOrScript(argv, skipOptions(argv, i+1, "-X", "-W", "--check-hash-based-pycs"))
 		default:
-			return Unknown, -1
+			return unknown, -1
 		}
 	}
-	return Unknown, -1
+	return unknown, -1
 }
 
 // moduleOrScript reads what an interpreter (or coverage run) is asked to
 // run from argv[i]: "-m pytest", "-m unittest", "-m coverage run ...".
 func moduleOrScript(argv []string, i int) (Kind, int) {
 	if i+1 >= len(argv) || argv[i] != "-m" {
-		return Unknown, -1 // a script, -c code: its runner is its own
+		return unknown, -1 // a script, -c code: its runner is its own
 	}
 	switch argv[i+1] {
 	case "pytest", "py.test":
@@ -104,7 +104,7 @@ func moduleOrScript(argv []string, i int) (Kind, int) {
 			return moduleOrScript(argv, skipOptions(argv, i+3, "--rcfile", "--source", "--include", "--omit", "--context", "--data-file"))
 		}
 	}
-	return Unknown, -1
+	return unknown, -1
 }
 
 // skipEnv skips env(1)'s options and assignments.
@@ -145,8 +145,8 @@ func skipOptions(argv []string, i int, withValue ...string) int {
 }
 
 // KindOf is the runner a suite of the repository at dir runs: the one its
-// command starts (Unknown when the command does not say), or, with no
-// command, Detect's choice. A command that does not split is Unknown;
+// command starts (unknown when the command does not say), or, with no
+// command, Detect's choice. A command that does not split is unknown;
 // Runner.Run reports why.
 func KindOf(command, dir string) Kind {
 	if command == "" {
@@ -154,7 +154,7 @@ func KindOf(command, dir string) Kind {
 	}
 	inv, err := parseInvocation(command)
 	if err != nil {
-		return Unknown
+		return unknown
 	}
 	return inv.kind
 }

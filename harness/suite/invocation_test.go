@@ -31,12 +31,12 @@ func TestRunnerOfCommand(t *testing.T) {
 		{"poetry run pytest", Pytest, "pytest", nil},
 		{"{python} -m unittest discover -s tests", Unittest, "unittest", nil},
 		{"go test ./...", GoTest, "test", nil},
-		{"make test", Unknown, "", nil},
-		{"tox -e py3", Unknown, "", nil},
-		{"{python} tests/test_x.py", Unknown, "", nil},
-		{"{python} -c 'import pytest; pytest.main()'", Unknown, "", nil},
-		{"sh -c 'pytest -q'", Unknown, "", nil},
-		{"go vet ./...", Unknown, "", nil},
+		{"make test", unknown, "", nil},
+		{"tox -e py3", unknown, "", nil},
+		{"{python} tests/test_x.py", unknown, "", nil},
+		{"{python} -c 'import pytest; pytest.main()'", unknown, "", nil},
+		{"sh -c 'pytest -q'", unknown, "", nil},
+		{"go vet ./...", unknown, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
@@ -195,8 +195,8 @@ func TestUnknownRunnerReadByExitStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 			logOnFailure(t, res)
-			if res.Kind != Unknown {
-				t.Errorf("kind = %q, want %q", res.Kind, Unknown)
+			if res.Kind != unknown {
+				t.Errorf("kind = %q, want %q", res.Kind, unknown)
 			}
 			if res.Passed() != tt.passed || res.Counts.ExitStatusOnly != tt.exitOnly || res.Counts.Ran != tt.ran {
 				t.Errorf("passed %v, exit status only %v, ran %d; want %v, %v, %d", res.Passed(), res.Counts.ExitStatusOnly, res.Counts.Ran, tt.passed, tt.exitOnly, tt.ran)

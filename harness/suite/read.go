@@ -25,7 +25,7 @@ type reading struct {
 // read parses the output of a finished (or killed) run into res, by the
 // runner that ran (kind). The counts come from structured, the runner's own
 // report, when there is one; the failures' files and messages always come
-// from the text. The output of a command whose runner is Unknown is read
+// from the text. The output of a command whose runner is unknown is read
 // by the runner report it holds, or not at all: then only its exit status
 // is (Counts.ExitStatusOnly).
 func read(kind Kind, res *Result, dir string, structured *reading) {
@@ -40,7 +40,7 @@ func read(kind Kind, res *Result, dir string, structured *reading) {
 		rd = readPytest(text, rp)
 	case GoTest:
 		rd = readGoTest(text, rp, modulePath(dir))
-	case Unknown:
+	case unknown:
 		// The command did not say what it runs; a runner's own closing
 		// report in its output does ("Ran 3 tests" and "OK", "1 failed,
 		// 2 passed"). Without one, the exit status is all there is.

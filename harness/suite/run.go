@@ -165,7 +165,7 @@ func (r Runner) plan(ctx context.Context, dir string) (invocation, error) {
 		if err != nil {
 			return invocation{}, fmt.Errorf("command %q: %w", r.Command, err)
 		}
-		if inv.kind == Unknown && r.Kind != "" {
+		if inv.kind == unknown && r.Kind != "" {
 			// The caller knows what its own command runs ("python
 			// tests/test_x.py" under unittest.main): read it so, with no
 			// report asked for, as where to ask is not known.

@@ -21,10 +21,10 @@ const (
 	Unittest Kind = "unittest"
 	Pytest   Kind = "pytest"
 	GoTest   Kind = "gotest"
-	// Unknown is a command whose runner its words do not tell (make test,
+	// unknown is a command whose runner its words do not tell (make test,
 	// tox, a script of the project's own): it is read from its exit status
 	// alone, unless its output holds a runner's own closing report.
-	Unknown Kind = "unknown"
+	unknown Kind = "unknown"
 )
 
 // Result is what one run of a suite reported.
@@ -45,7 +45,7 @@ type Result struct {
 	// to it to run, and are not shown here or to the model.
 	Command []string
 	// Kind is the runner that ran: the one the command starts, whatever
-	// the repository looks like (Unknown when its words do not say).
+	// the repository looks like (unknown when its words do not say).
 	Kind Kind
 	// CountsFrom says where Counts were read from: fromJUnitXML or
 	// fromGoTestJSON when pytest or go test wrote its report, fromOutput

@@ -8,9 +8,9 @@ import (
 
 // readWhole appends the bytes of the file at path to b, and returns its
 // settled stamp (Read). It calls the system itself: os.Open makes
-// every file ready for the poller, four fcntl calls and an epoll_ctl that
-// fails for a regular file, and a trace is read in a read or two, so the
-// calls around it were half of a read's system calls (strace).
+// every file ready for the poller (fcntl calls and an epoll_ctl that
+// fails for a regular file), and a trace is read in a read or two, so
+// those calls would be as many as the read's own.
 func readWhole(path string, b []byte) ([]byte, Stamp, error) {
 	var fd int
 	var err error

@@ -10,9 +10,9 @@ import (
 	"github.com/pyharness/pyharness/report/stats"
 )
 
-// BenchmarkFromDataset summarises a classified generated corpus of 50,000
+// BenchmarkLoadDataset summarises a classified generated corpus of 50,000
 // turns (several row groups): turns/s.
-func BenchmarkFromDataset(b *testing.B) {
+func BenchmarkLoadDataset(b *testing.B) {
 	ctx := context.Background()
 	o := synthetic.DefaultOptions()
 	o.Turns = 50_000
@@ -27,7 +27,7 @@ func BenchmarkFromDataset(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		s, err := stats.FromDataset(ctx, dir, stats.Options{})
+		s, err := stats.Load(ctx, dir, stats.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

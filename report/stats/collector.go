@@ -89,7 +89,7 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	}
 	var v string
 	switch c.by {
-	case ByModel:
+	case byModel:
 		v = p.Model
 	case bySource:
 		v = p.Source
@@ -174,19 +174,7 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 	}
 	t.Judged += n
 	ps.Judged += n
-	for _, name := range r.Tags {
-		tf := sc.tags[name]
-		if tf == nil {
-			tf = &TagFailures{Tag: name}
-			sc.tags[name] = tf
-		}
-		tf.Judged += n
-		if r.Verdict == schemas.VerdictWorked {
-			tf.Worked += n
-		} else {
-			tf.Failed += n
-		}
-	}
+	countTags(sc.tags, r.Tags, r.Verdict == schemas.VerdictWorked, n)
 	if g != nil {
 		g.Judged += n
 	}
@@ -217,6 +205,24 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 		cd.Claimed += n
 		if r.Writes == 0 {
 			cd.WroteNothing += n
+		}
+	}
+}
+
+// countTags counts n judged runs, worked or failed, under each of their
+// tags.
+func countTags(tags map[string]*TagFailures, names []string, worked bool, n int) {
+	for _, name := range names {
+		tf := tags[name]
+		if tf == nil {
+			tf = &TagFailures{Tag: name}
+			tags[name] = tf
+		}
+		tf.Judged += n
+		if worked {
+			tf.Worked += n
+		} else {
+			tf.Failed += n
 		}
 	}
 }
@@ -417,27 +423,7 @@ func (c *collector) finish() *Summary {
 		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
 	})
 
-	s.ActionForms = []ActionForms{}
-	for label, forms := range c.forms {
-		af := ActionForms{Model: label, Scripted: schemas.LabelHandWritten(label), Forms: []Count{}}
-		for _, n := range forms {
-			af.Turns += n
-		}
-		var shapes []Count
-		for form, n := range forms {
-			if form != formCanonical && form != formUnparsed {
-				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
-			}
-		}
-		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
-		af.Forms = append(af.Forms, Count{Name: formCanonical, Count: forms[formCanonical], Share: share(forms[formCanonical], af.Turns)})
-		af.Forms = append(af.Forms, shapes...)
-		af.Forms = append(af.Forms, Count{Name: formUnparsed, Count: forms[formUnparsed], Share: share(forms[formUnparsed], af.Turns)})
-		s.ActionForms = append(s.ActionForms, af)
-	}
-	slices.SortFunc(s.ActionForms, func(a, b ActionForms) int {
-		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
-	})
+	s.ActionForms = actionForms(c.forms)
 	s.FailureClasses = []Count{}
 	for _, class := range []schemas.FailureClass{schemas.FailWrongThing, schemas.FailWroteNothing, schemas.FailDidNotDoTheJob} {
 		s.FailureClasses = append(s.FailureClasses, Count{Name: string(class), Count: sc.classes[class], Share: share(sc.classes[class], sc.failed)})
@@ -479,31 +465,9 @@ func (c *collector) finish() *Summary {
 	// Commonest first, as every other count of the summary is listed.
 	slices.SortStableFunc(s.Kinds, func(a, b Count) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name)) })
 
-	s.Nudges = []Nudge{}
-	for code, n := range c.nudges {
-		msg, best := "", 0
-		for m, k := range n.messages {
-			if k > best || k == best && m < msg {
-				msg, best = m, k
-			}
-		}
-		s.Nudges = append(s.Nudges, Nudge{Code: code, Kind: n.kind, Count: n.count, Share: share(n.count, s.Turns.Total), Message: msg, Distinct: len(n.messages)})
-	}
-	slices.SortFunc(s.Nudges, func(a, b Nudge) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Code, b.Code)) })
+	s.Nudges = nudgeList(c.nudges, s.Turns.Total)
 
-	s.TurnsPerRun = []TurnsPerRunBar{}
-	if len(c.perRun) > 0 {
-		lo, hi := -1, 0
-		for n := range c.perRun {
-			if lo < 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
-		for n := lo; n <= hi; n++ {
-			s.TurnsPerRun = append(s.TurnsPerRun, TurnsPerRunBar{Turns: n, Runs: c.perRun[n]})
-		}
-	}
+	s.TurnsPerRun = turnsPerRunBars(c.perRun)
 
 	if c.by != "" {
 		s.By = &Breakdown{Dimension: c.by, Groups: []Group{}}
@@ -521,6 +485,70 @@ func (c *collector) finish() *Summary {
 		})
 	}
 	return s
+}
+
+// actionForms is each model's turns by the form its actions were read
+// in: canonical first, the other shapes by count, unparsed last; models
+// before scripted backends.
+func actionForms(formsByModel map[string]map[string]int) []ActionForms {
+	out := []ActionForms{}
+	for label, forms := range formsByModel {
+		af := ActionForms{Model: label, Scripted: schemas.LabelHandWritten(label), Forms: []Count{}}
+		for _, n := range forms {
+			af.Turns += n
+		}
+		var shapes []Count
+		for form, n := range forms {
+			if form != formCanonical && form != formUnparsed {
+				shapes = append(shapes, Count{Name: form, Count: n, Share: share(n, af.Turns)})
+			}
+		}
+		slices.SortFunc(shapes, func(a, b Count) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Name, b.Name)) })
+		af.Forms = append(af.Forms, Count{Name: formCanonical, Count: forms[formCanonical], Share: share(forms[formCanonical], af.Turns)})
+		af.Forms = append(af.Forms, shapes...)
+		af.Forms = append(af.Forms, Count{Name: formUnparsed, Count: forms[formUnparsed], Share: share(forms[formUnparsed], af.Turns)})
+		out = append(out, af)
+	}
+	slices.SortFunc(out, func(a, b ActionForms) int {
+		return cmp.Or(compareBool(a.Scripted, b.Scripted), cmp.Compare(a.Model, b.Model))
+	})
+	return out
+}
+
+// nudgeList is the refusals and nudges by code, most frequent first, each
+// with its most common message; turns is the number of turns read.
+func nudgeList(nudges map[schemas.Code]*nudgeCount, turns int) []Nudge {
+	out := []Nudge{}
+	for code, n := range nudges {
+		msg, best := "", 0
+		for m, k := range n.messages {
+			if k > best || k == best && m < msg {
+				msg, best = m, k
+			}
+		}
+		out = append(out, Nudge{Code: code, Kind: n.kind, Count: n.count, Share: share(n.count, turns), Message: msg, Distinct: len(n.messages)})
+	}
+	slices.SortFunc(out, func(a, b Nudge) int { return cmp.Or(-cmp.Compare(a.Count, b.Count), cmp.Compare(a.Code, b.Code)) })
+	return out
+}
+
+// turnsPerRunBars is the runs by their number of turns, a bar for every
+// number from the fewest to the most.
+func turnsPerRunBars(perRun map[int]int) []TurnsPerRunBar {
+	out := []TurnsPerRunBar{}
+	if len(perRun) > 0 {
+		lo, hi := -1, 0
+		for n := range perRun {
+			if lo < 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+		for n := lo; n <= hi; n++ {
+			out = append(out, TurnsPerRunBar{Turns: n, Runs: perRun[n]})
+		}
+	}
+	return out
 }
 
 // compareBool orders false before true.

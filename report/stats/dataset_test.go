@@ -16,7 +16,7 @@ import (
 )
 
 // collectRows counts a dataset from its full rows read one by one, each
-// counted once: what FromDataset did before it counted groups of equal
+// counted once: what fromDataset did before it counted groups of equal
 // rows.
 func collectRows(ctx context.Context, dir string, o Options) (*collector, error) {
 	c := newCollector(dir, inputDataset, o)

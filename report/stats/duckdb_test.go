@@ -94,7 +94,7 @@ func TestAnalysisQueriesInDuckDB(t *testing.T) {
 		t.Fatalf("duckdb output: %v\n%s", err, stdout.String())
 	}
 
-	s, err := Load(ctx, dataset, Options{By: ByModel})
+	s, err := Load(ctx, dataset, Options{By: byModel})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,14 @@ const (
 
 // Dimensions of a breakdown (--by).
 const (
-	ByModel  = "model"
+	byModel  = "model"
 	byTier   = "tier"
 	byCase   = "case"
 	bySource = "source"
 )
 
 // Dimensions lists the values --by takes.
-var dimensions = []string{ByModel, byTier, byCase, bySource}
+var dimensions = []string{byModel, byTier, byCase, bySource}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input: as many as
@@ -308,7 +308,7 @@ func CheckOptions(o Options) error {
 // classify state file or Parquet tables) and summarises it.
 func Load(ctx context.Context, in string, o Options) (*Summary, error) {
 	if dataset.IsDataset(in) {
-		return FromDataset(ctx, in, o)
+		return fromDataset(ctx, in, o)
 	}
 	return FromTraces(ctx, in, o)
 }
@@ -358,13 +358,13 @@ func FromTraces(ctx context.Context, dir string, o Options) (*Summary, error) {
 	return c.finish(), nil
 }
 
-// FromDataset summarises a classified dataset from its runs and turns
+// fromDataset summarises a classified dataset from its runs and turns
 // tables, read for the columns it counts only, and counted a group of
 // equal rows at a time (tally.Runs, tally.Turns). The failures that
 // claimed DONE are listed from a second read of the runs, alongside the
 // turns', which stops at the last one listed. A part file whose counts
 // classify kept (tally.ClaimedDone) is not read at all.
-func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
+func fromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
@@ -375,7 +375,7 @@ func FromDataset(ctx context.Context, dir string, o Options) (*Summary, error) {
 	return c.finish(), nil
 }
 
-// collectDataset counts a dataset's tables for FromDataset: the turns
+// collectDataset counts a dataset's tables for fromDataset: the turns
 // into a collector of their own while the runs are counted, so that
 // neither table waits for the other's last part file, then merged.
 func collectDataset(ctx context.Context, dir string, o Options) (*collector, error) {

@@ -50,7 +50,7 @@ func TestGolden(t *testing.T) {
 		opts Options
 	}{
 		{"fixtures.txt", fixtures, Options{}},
-		{"fixtures-by-model.txt", fixtures, Options{By: ByModel}},
+		{"fixtures-by-model.txt", fixtures, Options{By: byModel}},
 		{"fixtures-by-tier.txt", fixtures, Options{By: byTier}},
 		// A torn file, a malformed one and a file with no run_start: the
 		// tables hold every good record, and the problems name file:line.
@@ -124,7 +124,7 @@ func TestDatasetAgreesWithTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, by := range []string{"", ByModel, byCase, bySource} {
+	for _, by := range []string{"", byModel, byCase, bySource} {
 		fromTraces, err := Load(ctx, fixtures, Options{By: by})
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +201,7 @@ func TestDatasetWithoutFeedbackColumn(t *testing.T) {
 	if _, err := classify.Update(ctx, fixtures, dir); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Load(ctx, dir, Options{By: ByModel})
+	want, err := Load(ctx, dir, Options{By: byModel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestDatasetWithoutFeedbackColumn(t *testing.T) {
 	for _, path := range parts {
 		stripColumn(t, path, "feedback")
 	}
-	got, err := Load(ctx, dir, Options{By: ByModel})
+	got, err := Load(ctx, dir, Options{By: byModel})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,10 +231,6 @@ func Rebuild(tr *Run) *RebuiltRun {
 	return r
 }
 
-// Err returns the errors met reading the run's file, the good records
-// before and after them kept (MapRuns hands them to its problem function).
-func (r *RebuiltRun) Err() error { return r.readErr }
-
 // RunWithValue is a run with the value MapRuns's function made of it.
 type RunWithValue[T any] struct {
 	*RebuiltRun

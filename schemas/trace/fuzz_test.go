@@ -45,7 +45,7 @@ func FuzzRead(f *testing.F) {
 		if buffered := collect(read(bytes.NewReader(data), "fuzz.jsonl", 16)); !reflect.DeepEqual(whole, buffered) {
 			t.Fatalf("read whole:\n%+v\nread through a buffer:\n%+v", whole, buffered)
 		}
-		for rec, err := range Read(bytes.NewReader(data), "fuzz.jsonl") {
+		for rec, err := range readRecords(bytes.NewReader(data), "fuzz.jsonl") {
 			if err != nil {
 				var pe *ParseError
 				var te *tornLineError

@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// MaxProblems is how many bad lines of trace files a report (dedupe's,
+// maxProblems is how many bad lines of trace files a report (dedupe's,
 // export's) lists one by one.
-const MaxProblems = 50
+const maxProblems = 50
 
 // Problems are the bad lines of trace files a stage met and read past,
 // each "file:line: what" as the trace reader words it. Every stage that
@@ -52,9 +52,9 @@ func appendLines(list []string, err error, most int, left *int) []string {
 	return list
 }
 
-// Write prints the bad lines a report met in files trace files, and says
+// write prints the bad lines a report met in files trace files, and says
 // how many more (left) it did not list.
-func (p Problems) Write(w io.Writer, files, left int) {
+func (p Problems) write(w io.Writer, files, left int) {
 	fmt.Fprintf(w, "%d trace file(s) have bad lines; their good records were used:\n", files)
 	for _, line := range p {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -66,14 +66,14 @@ func (p Problems) Write(w io.Writer, files, left int) {
 
 // BadLines is what a report that reads past bad lines (dedupe's, export's)
 // says of them: how many trace files had them, and the lines themselves,
-// at most MaxProblems listed and the rest counted. Embedded, its fields
+// at most maxProblems listed and the rest counted. Embedded, its fields
 // are the report's own in JSON.
 type BadLines struct {
 	// FilesWithErrors are trace files with bad lines; their good records
 	// were used.
 	FilesWithErrors int `json:"files_with_errors"`
 	// Problems are the bad lines of those files, each as file:line: what
-	// (at most MaxProblems; ProblemsLeft counts the rest).
+	// (at most maxProblems; ProblemsLeft counts the rest).
 	Problems     Problems `json:"problems,omitempty"`
 	ProblemsLeft int      `json:"problems_left,omitempty"`
 }
@@ -82,13 +82,13 @@ type BadLines struct {
 // reader's error for the file).
 func (b *BadLines) AddFile(err error) {
 	b.FilesWithErrors++
-	b.ProblemsLeft += b.Problems.AddAtMost(err, MaxProblems)
+	b.ProblemsLeft += b.Problems.AddAtMost(err, maxProblems)
 }
 
-// WriteBadLines prints the bad lines, as Problems.Write does, when there
+// WriteBadLines prints the bad lines, as Problems.write does, when there
 // were any.
 func (b BadLines) WriteBadLines(w io.Writer) {
 	if b.FilesWithErrors > 0 {
-		b.Problems.Write(w, b.FilesWithErrors, b.ProblemsLeft)
+		b.Problems.write(w, b.FilesWithErrors, b.ProblemsLeft)
 	}
 }

@@ -59,7 +59,7 @@ func ReadFile(path string) iter.Seq2[schemas.Record, error] {
 			return
 		}
 		defer f.Close()
-		for rec, err := range Read(f, path) {
+		for rec, err := range readRecords(f, path) {
 			if !yield(rec, err) {
 				return
 			}
@@ -67,20 +67,20 @@ func ReadFile(path string) iter.Seq2[schemas.Record, error] {
 	}
 }
 
-// Read streams the records of one trace. A bad line yields a *ParseError
+// readRecords streams the records of one trace. A bad line yields a *ParseError
 // (file, line, field) and reading goes on with the next line; a torn last
 // line yields a *tornLineError warning; a record of an unsupported major
 // schema version ends the stream, since nothing after it can be trusted.
-func Read(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
+func readRecords(r io.Reader, name string) iter.Seq2[schemas.Record, error] {
 	return read(r, name, readBufferSize)
 }
 
-// read is Read with a read buffer of the given size.
+// read is readRecords with a read buffer of the given size.
 func read(r io.Reader, name string, size int) iter.Seq2[schemas.Record, error] {
 	return records(lines(r, name, size))
 }
 
-// records decodes the lines of a trace as Read does.
+// records decodes the lines of a trace as readRecords does.
 func records(ls iter.Seq[line]) iter.Seq2[schemas.Record, error] {
 	return func(yield func(schemas.Record, error) bool) {
 		for l := range ls {
@@ -217,7 +217,7 @@ func invalidUTF8Offset(b []byte) int {
 	return 0
 }
 
-// readBufferSize is the read buffer of Read and of the validator. Such
+// readBufferSize is the read buffer of readRecords and of the validator. Such
 // buffers are pooled, not allocated per file: a trace is read once, so a
 // buffer per file would be garbage as large as the corpus, and the
 // collector's work would follow it.

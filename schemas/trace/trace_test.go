@@ -140,7 +140,7 @@ func TestReadBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var goodN int
 			var errs []error
-			for rec, err := range Read(strings.NewReader(tt.content), "run.jsonl") {
+			for rec, err := range readRecords(strings.NewReader(tt.content), "run.jsonl") {
 				if err != nil {
 					errs = append(errs, err)
 					continue

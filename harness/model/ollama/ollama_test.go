@@ -82,31 +82,31 @@ func TestChat(t *testing.T) {
 			want: model.Reply{Reply: schemas.Reply{Thinking: "The loader reads the file twice", FinishReason: "length"}},
 		},
 		{
-			name:  "issue 25: recorded thinking, then the answer, gathered apart",
+			name:  "recorded thinking, then the answer, gathered apart",
 			steps: []wiretest.Step{wiretest.Recorded("chat-think-closed-stream")},
 			req:   askThinking(), attempts: 1,
 			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n ", Content: "032410 attenuation?v MEMBER Tibetan clientId ngắn", FinishReason: "length"}},
 		},
 		{
-			name:  "issue 25: the same not streamed, one object",
+			name:  "the same not streamed, one object",
 			steps: []wiretest.Step{wiretest.Recorded("chat-think-closed-nostream")},
 			req:   askThinking(), attempts: 1,
 			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n ", Content: "032410 attenuation?v MEMBER Tibetan clientId ngắn", FinishReason: "length"}},
 		},
 		{
-			name:  "issue 25: recorded reply cut inside its thinking: no content",
+			name:  "recorded reply cut inside its thinking: no content",
 			steps: []wiretest.Step{wiretest.Recorded("chat-think-stream")},
 			req:   askThinking(), attempts: 1,
 			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n knocks032410", FinishReason: "length"}},
 		},
 		{
-			name:  "issue 25: the same not streamed",
+			name:  "the same not streamed",
 			steps: []wiretest.Step{wiretest.Recorded("chat-think-nostream")},
 			req:   askThinking(), attempts: 1,
 			want: model.Reply{Reply: schemas.Reply{Thinking: "problème Kathy بایjos\t\t\r\n\t\t\r\n knocks032410", FinishReason: "length"}},
 		},
 		{
-			name: "issue 25: think refused for a model without the capability, as the recorded server refused it", steps: []wiretest.Step{wiretest.Text("x")},
+			name: "think refused for a model without the capability, as the recorded server refused it", steps: []wiretest.Step{wiretest.Text("x")},
 			req: askThinking(), wantCode: model.CodeBadRequest, wantMsg: wiretest.MustLoad("chat-think-unsupported").ErrorMessage(),
 		},
 		{
@@ -347,12 +347,12 @@ func TestInfo(t *testing.T) {
 	}
 
 	_, err = newClient(t, srv, "llama3.1:8b").Info(context.Background())
-	if model.CodeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
+	if codeOf(err) != model.CodeModelNotFound || !strings.Contains(err.Error(), "model 'llama3.1:8b' not found") {
 		t.Errorf("Info of an unknown model: %v", err)
 	}
 }
 
-// TestTrainedContext: issue 14, finding 1, the server side, on the
+// TestTrainedContext: the server side of a window above the trained one, on the
 // recorded model of trained context 4096: Info learns the trained
 // context and, once num_ctx 8192 was asked, the 4096 in force; a prompt
 // above 4096 is refused though num_ctx 8192 was sent; and a reply that
@@ -387,4 +387,14 @@ func TestTrainedContext(t *testing.T) {
 	if got.FinishReason != "length" || *got.Metrics.PromptTokens != 3021 || *got.Metrics.OutputTokens != 2000 {
 		t.Errorf("recorded fits: finish %q, prompt %d, output %d; want length, 3021, 2000", got.FinishReason, *got.Metrics.PromptTokens, *got.Metrics.OutputTokens)
 	}
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

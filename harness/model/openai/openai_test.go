@@ -256,11 +256,10 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
-// TestInfo: discovery on both server families. Issue 20, finding 1: on
-// llama-server, which has no GET /v1/models/{id} and answers for any
-// model name, the model is present and its window is learned; issue 14,
-// finding 3: behind Ollama's /v1, the trained context comes from
-// /api/show at the root.
+// TestInfo: discovery on both server families. On llama-server, which
+// has no GET /v1/models/{id} and answers for any model name, the model is
+// present and its window is learned; behind Ollama's /v1, the trained
+// context comes from /api/show at the root.
 func TestInfo(t *testing.T) {
 	show := wiretest.MustLoad("show-tiny")
 	tests := []struct {
@@ -311,7 +310,7 @@ func TestInfo(t *testing.T) {
 			}
 			info, err := c.Info(context.Background())
 			if tt.code != "" {
-				if model.CodeOf(err) != tt.code {
+				if codeOf(err) != tt.code {
 					t.Fatalf("Info = %v, want %s", err, tt.code)
 				}
 				return
@@ -361,4 +360,14 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			t.Errorf("New(%+v) = nil error", cfg)
 		}
 	}
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

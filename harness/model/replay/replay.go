@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"sync"
 
@@ -26,11 +25,6 @@ type Backend struct {
 // New reads the trace file at path.
 func New(path string) (*Backend, error) {
 	return fromRecords(trace.ReadFile(path), path)
-}
-
-// NewFromReader reads a trace from r; name is used in errors.
-func NewFromReader(r io.Reader, name string) (*Backend, error) {
-	return fromRecords(trace.Read(r, name), name)
 }
 
 func fromRecords(recs iter.Seq2[schemas.Record, error], name string) (*Backend, error) {

@@ -1,18 +1,31 @@
-package replay_test
+package replay
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pyharness/pyharness/harness/model"
-	"github.com/pyharness/pyharness/harness/model/replay"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
+
+// newFromTrace writes data to r1.jsonl in a directory of t's and reads
+// the backend from it with New; it returns the file's path too.
+func newFromTrace(t *testing.T, data []byte) (*Backend, string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r1.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(path)
+	return b, path, err
+}
 
 func encode(t *testing.T, recs ...schemas.Record) []byte {
 	t.Helper()
@@ -45,7 +58,7 @@ func recordedRun(t *testing.T) []byte {
 }
 
 func TestPlaysRecordedDraftsInOrder(t *testing.T) {
-	b, err := replay.NewFromReader(bytes.NewReader(recordedRun(t)), "r1.jsonl")
+	b, path, err := newFromTrace(t, recordedRun(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +80,11 @@ func TestPlaysRecordedDraftsInOrder(t *testing.T) {
 		}
 	}
 	_, err = b.Chat(context.Background(), model.Request{})
-	if model.CodeOf(err) != model.CodeScriptExhausted {
+	if codeOf(err) != model.CodeScriptExhausted {
 		t.Errorf("after the last draft: %v, want script-exhausted", err)
 	}
 	info, _ := b.Info(context.Background())
-	if want := (model.Info{Backend: "replay", Name: "llama3.1:8b", Digest: "sha256:46e0c10c", Host: "r1.jsonl", ContextLength: 131072}); !reflect.DeepEqual(info, want) {
+	if want := (model.Info{Backend: "replay", Name: "llama3.1:8b", Digest: "sha256:46e0c10c", Host: path, ContextLength: 131072}); !reflect.DeepEqual(info, want) {
 		t.Errorf("Info = %+v, want %+v", info, want)
 	}
 	if n := len(b.Requests()); n != 4 {
@@ -94,7 +107,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := replay.NewFromReader(bytes.NewReader(tt.trace), "r1.jsonl")
+			b, _, err := newFromTrace(t, tt.trace)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
@@ -122,4 +135,14 @@ func sameReply(a, b schemas.Reply) bool {
 		a.ToolCalls, b.ToolCalls = nil, nil
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

@@ -160,7 +160,7 @@ func TestConcurrentChats(t *testing.T) {
 			_, err := b.Chat(context.Background(), model.Request{})
 			mu.Lock()
 			defer mu.Unlock()
-			switch model.CodeOf(err) {
+			switch codeOf(err) {
 			case "":
 				ok++
 			case model.CodeScriptExhausted:
@@ -172,4 +172,14 @@ func TestConcurrentChats(t *testing.T) {
 	if ok != 50 || exhausted != 10 {
 		t.Errorf("%d replies and %d exhausted, want 50 and 10", ok, exhausted)
 	}
+}
+
+// codeOf is the Code of the *model.Error in err's chain, or "" when there
+// is none.
+func codeOf(err error) string {
+	var e *model.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

@@ -18,8 +18,8 @@ func Interrupted(ctx, actx context.Context, err error) *model.Error {
 	switch {
 	case ctx.Err() != nil:
 		return &model.Error{Code: model.CodeCancelled, Message: context.Cause(ctx).Error(), Err: err}
-	case TimedOut(actx):
-		return model.NewError(model.CodeTimeout, ErrIdle.Error(), err)
+	case timedOut(actx):
+		return model.NewError(model.CodeTimeout, errIdle.Error(), err)
 	}
 	return nil
 }

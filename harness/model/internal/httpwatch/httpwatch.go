@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// ErrIdle is the cancel cause of a request whose server sent no byte for
+// errIdle is the cancel cause of a request whose server sent no byte for
 // the idle timeout.
-var ErrIdle = errors.New("no byte from the server within the idle timeout")
+var errIdle = errors.New("no byte from the server within the idle timeout")
 
 // Exchange is what the transport saw of one request.
 type Exchange struct {
@@ -35,7 +35,7 @@ func Start(parent context.Context, idle time.Duration) (ctx context.Context, ex 
 	ctx, cancel := context.WithCancelCause(parent)
 	ex = &Exchange{idle: idle, cancel: cancel}
 	if idle > 0 {
-		ex.timer = time.AfterFunc(idle, func() { cancel(ErrIdle) })
+		ex.timer = time.AfterFunc(idle, func() { cancel(errIdle) })
 	}
 	stop = func() {
 		if ex.timer != nil {
@@ -46,9 +46,9 @@ func Start(parent context.Context, idle time.Duration) (ctx context.Context, ex 
 	return context.WithValue(ctx, exchangeKey{}, ex), ex, stop
 }
 
-// TimedOut reports whether the request was cancelled by the idle timer.
-func TimedOut(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), ErrIdle)
+// timedOut reports whether the request was cancelled by the idle timer.
+func timedOut(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errIdle)
 }
 
 func (ex *Exchange) touch() {

@@ -49,8 +49,8 @@ func TestExchange(t *testing.T) {
 			if string(body) != "x" || (err != nil) != tt.timedOut {
 				t.Errorf("body %q, read error %v", body, err)
 			}
-			if TimedOut(ctx) != tt.timedOut || (ex.ReadErr() != nil) != tt.timedOut {
-				t.Errorf("TimedOut = %v, ReadErr = %v, want timed out: %v", TimedOut(ctx), ex.ReadErr(), tt.timedOut)
+			if timedOut(ctx) != tt.timedOut || (ex.ReadErr() != nil) != tt.timedOut {
+				t.Errorf("timedOut = %v, ReadErr = %v, want timed out: %v", timedOut(ctx), ex.ReadErr(), tt.timedOut)
 			}
 			if ex.Status() != http.StatusTeapot || ex.Header().Get("Retry-After") != "3" || !ex.Started() {
 				t.Errorf("status %d, header %v, started %v", ex.Status(), ex.Header(), ex.Started())
