@@ -92,9 +92,9 @@ type RunStatus string
 const (
 	// statusPlanned: no attempt of the run is in OUT.
 	statusPlanned RunStatus = "planned"
-	// statusComplete: the run's last attempt ended with a run_end whose
+	// StatusComplete: the run's last attempt ended with a run_end whose
 	// stop reason is neither cancelled nor model-error.
-	statusComplete RunStatus = "complete"
+	StatusComplete RunStatus = "complete"
 	// statusIncomplete: the last attempt ended in a model error, was
 	// cancelled, or was cut off; --resume runs it again.
 	statusIncomplete RunStatus = "incomplete"
@@ -125,7 +125,7 @@ func (p *Planned) setEnd(end *schemas.RunEnd) {
 	}
 	p.Verdict, p.Stop = end.Verdict, end.StopReason
 	if complete(end) {
-		p.Status = statusComplete
+		p.Status = StatusComplete
 	}
 }
 
@@ -288,7 +288,7 @@ func prepare(ctx context.Context, o Options) ([]*Planned, *Summary, error) {
 		return nil, nil, err
 	}
 	for _, p := range plan {
-		if p.Status == statusComplete {
+		if p.Status == StatusComplete {
 			sum.Skipped++
 		}
 	}
@@ -382,7 +382,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		err = fmt.Errorf("collect %w", err)
 	}
 	for _, p := range plan {
-		if p.Status != statusComplete {
+		if p.Status != StatusComplete {
 			sum.Incomplete++
 		}
 	}
@@ -409,7 +409,7 @@ type Ran struct {
 func RunPlanned(ctx context.Context, o Options, plan []*Planned, done func(Ran) error) error {
 	var todo []*Planned
 	for _, p := range plan {
-		if p.Status != statusComplete {
+		if p.Status != StatusComplete {
 			todo = append(todo, p)
 		}
 	}

@@ -100,7 +100,7 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	}
 	// Scripted and replayed runs are grouped apart from models' in every
 	// dimension, as the headline keeps them: no line totals the two.
-	scripted := c.by != ByModel && schemas.LabelHandWritten(p.Model)
+	scripted := c.by != byModel && schemas.LabelHandWritten(p.Model)
 	key := v
 	if scripted {
 		key += "\x00scripted"
