@@ -108,8 +108,11 @@ type Error struct {
 	Shape string
 	// Via is viaText or ViaToolCall.
 	Via string
-	// Code is CodeShellCommand, CodeAmbiguous or CodeReasoningCut when the
-	// draft was read but refused, empty when no action could be read.
+	// Code says why a draft that was read is refused (CodeShellCommand,
+	// CodeAmbiguous, CodeReasoningCut, or one of the codes of a reply that
+	// is never acted on: CodePlan, CodeProtocolExample, CodeQuestion,
+	// CodeWaiting), empty when no action could be read. It is the code the
+	// harness records.
 	Code schemas.Code
 }
 
@@ -121,6 +124,8 @@ func (e *Error) Error() string {
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
 	case CodeReasoningCut:
 		return ReasoningCutMessage
+	case CodePlan, CodeProtocolExample, CodeQuestion, CodeWaiting:
+		return "your reply is not acted on: " + e.Reason
 	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()
 }
@@ -203,6 +208,11 @@ const (
 	// a path under an agent framework's root (/workspace, /testbed,
 	// /repo) whose rest names a file in the workspace, read as that file.
 	RepairAgentRoot = "agent-root"
+	// RepairMergeElided is recorded by the harness, which has the file: a
+	// write whose new text left existing code out behind a marker ("# ...
+	// rest unchanged ..."), the code filled back in from the file
+	// (MergeElided).
+	RepairMergeElided = "merge-elided"
 )
 
 var shapeOrder = []string{
@@ -252,6 +262,7 @@ var repairOrder = []string{
 	repairUnfencedBody, repairUnfencedFind, repairUnfencedReplace,
 	repairExtraBlocksIgnored, repairExtraActionsIgnored,
 	repairStripSpecialTokens, repairStripNameComment, RepairAgentRoot,
+	RepairMergeElided,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical

@@ -564,7 +564,7 @@ func checkInvariants(t *testing.T, draft string, a Action) {
 
 // docs/harness.md lists every shape and repair code, with its source.
 func TestCodesDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "harness.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "harness.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
