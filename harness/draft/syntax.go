@@ -2,6 +2,7 @@ package draft
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -643,9 +644,15 @@ func (r *ReasoningSyntax) split(content string) (split, bool) {
 	return split{}, false
 }
 
-// ParseWith reads one action from a reply as Parse does, trying the
-// syntax learned from the model's own template first: its reasoning
-// markers, then its calls. A nil syntax is Parse.
+// ParseWith reads one action from a reply as Parse does, with the syntax
+// learned from the model's own template as the first source of calls: its
+// reasoning marks come off first, then the template's reading and the
+// general readers' are weighed by one rule. A whole call beats a partial
+// one, whatever its source, so the template never makes a reading worse;
+// where both are whole and differ, the template's stands for the text it
+// read, and a different whole call in the rest of the reply makes the
+// reply ambiguous, so that no source hides another's reading. A nil
+// syntax is Parse.
 func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, error) {
 	if syn == nil || len(calls) > 0 {
 		return Parse(content, calls)
@@ -659,22 +666,69 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 		}
 		text = s.Answer
 	}
-	found, start, end, _, ok := syn.readCalls(text)
-	if !ok {
-		a, err := Parse(text, nil)
-		if err == nil && p.shapes&shapeBit[shapeThinkBlock] != 0 {
-			p.shapes |= parseShapes(a.Shape)
-			a.Shape = p.shapeString()
+	general, gerr := Parse(text, nil)
+	if gerr == nil && p.shapes&shapeBit[shapeThinkBlock] != 0 {
+		p.shapes |= parseShapes(general.Shape)
+		general.Shape = p.shapeString()
+	}
+	learned, start, end, lerr, found := p.readLearned(syn, text)
+	switch {
+	case !found:
+		return general, gerr
+	case lerr != nil:
+		// A partial reading (a verb without its path) or an unreadable
+		// one: a whole reading by the general readers beats it.
+		if lerr.Code == "" && (gerr == nil || codeOf(gerr) != "") {
+			return general, gerr
 		}
-		return a, err
+		return Action{}, lerr
+	case gerr == nil && !sameEffect(general, learned):
+		// Two whole readings: the template's of its own calls, and the
+		// general readers' of something else in the reply, or of the
+		// same calls read another way. Only the rest of the reply can
+		// say which.
+		rest := text[:start] + strings.Repeat(" ", end-start) + text[end:]
+		if other, err := Parse(rest, nil); err == nil && !sameEffect(other, learned) {
+			return Action{}, p.refuse(CodeAmbiguous, "it holds 2 different calls ("+Canonical(learned)+"; "+Canonical(other)+"), and which one you meant is not for the harness to guess")
+		}
+	}
+	if e := p.notActedOn(text, learned, nil); e != nil {
+		return Action{}, e
+	}
+	return learned, nil
+}
+
+// sameEffect reports whether two actions do the same, however each was
+// read.
+func sameEffect(a, b Action) bool {
+	a.Shape, a.Via, a.Repairs, b.Shape, b.Via, b.Repairs = "", "", nil, "", "", nil
+	return reflect.DeepEqual(a, b)
+}
+
+// codeOf is the code of a refused draft's error, "" for any other.
+func codeOf(err error) schemas.Code {
+	if e, ok := err.(*Error); ok {
+		return e.Code
+	}
+	return ""
+}
+
+// readLearned reads the calls written in the template's syntax: found is
+// false when the reply holds none, and start and end are where they lie.
+// Two different calls are refused; a call that does not make an action is
+// a partial reading (err).
+func (p *parser) readLearned(syn *Syntax, text string) (a Action, start, end int, err *Error, found bool) {
+	calls, start, end, _, ok := syn.readCalls(text)
+	if !ok {
+		return Action{}, 0, 0, nil, false
 	}
 	var acts []Action
 	seen := map[string]bool{}
 	var read []string
-	for _, c := range found {
+	for _, c := range calls {
 		a, err := p.callToAction(c.name, keyed(c.args))
 		if err != nil {
-			return Action{}, err
+			return Action{}, start, end, err, true
 		}
 		a.Shape, a.Via, a.Repairs = "", "", nil
 		key, _ := json.Marshal(a)
@@ -686,18 +740,18 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 	}
 	if len(acts) > 1 {
 		p.verb = acts[0].Verb
-		return Action{}, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
+		return Action{}, start, end, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess"), true
 	}
 	if strings.TrimSpace(text[:start]) != "" || strings.TrimSpace(text[end:]) != "" {
 		p.shape(shapeChatter)
 	}
-	if len(found) > 1 {
+	if len(calls) > 1 {
 		p.repair(repairExtraActionsIgnored)
 	}
 	p.verb = acts[0].Verb
-	a := p.done(acts[0])
+	a = p.done(acts[0])
 	a.Shape = withTemplateSyntax(a.Shape)
-	return a, nil
+	return a, start, end, nil, true
 }
 
 // withTemplateSyntax adds ShapeTemplateSyntax to a shape string.
