@@ -94,12 +94,16 @@ var (
 // compare their keys.
 func argNames(names ...string) []string { return names }
 
-// nameKey is the form names are compared in: the last part of a dotted
-// name, in lower case, without "_", "-" and spaces.
+// nameKey is the form names are compared in: the last part of a name
+// under a namespace (functions.read_file, mcp__fs__text_editor,
+// fs/read_file, fs:read_file), in lower case, without "_", "-" and
+// spaces.
 func nameKey(name string) string {
 	n := strings.TrimSpace(name)
-	if i := strings.LastIndexByte(n, '.'); i >= 0 {
-		n = n[i+1:]
+	for _, sep := range []string{".", "__", "/", ":"} {
+		if i := strings.LastIndex(n, sep); i >= 0 && i+len(sep) < len(n) {
+			n = n[i+len(sep):]
+		}
 	}
 	var b strings.Builder
 	for _, r := range strings.ToLower(n) {

@@ -442,6 +442,12 @@ func (r *relaxed) value(depth int) (any, bool) {
 			return n, true
 		}
 	}
+	// A string between a model's own quote marks: «x», “x”, ‘x’, „x“.
+	for _, q := range [][2]string{{"«", "»"}, {"“", "”"}, {"‘", "’"}, {"„", "“"}, {"「", "」"}} {
+		if len(w) > len(q[0])+len(q[1]) && strings.HasPrefix(w, q[0]) && strings.HasSuffix(w, q[1]) {
+			return w[len(q[0]) : len(w)-len(q[1])], true
+		}
+	}
 	return w, true
 }
 
