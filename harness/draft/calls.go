@@ -902,20 +902,23 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		}
 		return p.readCands(d, text, cands)
 	}
-	before := *p
-	a, ok, err := p.readCands(d, text, cands)
+	// Each source reads on a parser of its own, from what was learned
+	// before; the reading that is kept is adopted, so nothing is undone.
+	wrapped := *p
+	a, ok, err := wrapped.readCands(d, text, cands)
 	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
 		// A wrapper the reader knows whose call does not read (to=NAME
-		// followed by elements, not JSON): the structure may.
-		after := *p
-		*p = before
+		// followed by elements, not JSON): a whole reading by the
+		// structure beats it.
 		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			if a2, ok2, err2 := p.readCands(d, nt, found); err2 == nil {
+			structural := *p
+			if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
+				*p = structural
 				return a2, ok2, nil
 			}
 		}
-		*p = after
 	}
+	*p = wrapped
 	return a, ok, err
 }
 

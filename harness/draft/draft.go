@@ -215,33 +215,42 @@ const (
 	RepairMergeElided = "merge-elided"
 )
 
-var shapeOrder = []string{
-	ShapeToolCall, shapeThinkBlock, shapeWholeReplyFence, shapeFencedAction,
-	shapeJSONCall, shapeChatter, shapeBlockquote, shapeHeading,
-	shapeListMarker, shapeBoldLabel, shapeActionLabel, shapeInlineCode,
-	shapeLowercase, shapeVerbAlias, shapeVerbColon, shapeCallSyntax,
-	shapeBracketedName, shapeReasonAfterVerb, shapeLinesWords,
-	shapeDoneLastLine, shapeLabelVariant, shapeSearchReplaceBlock,
-	shapePythonTag, shapeFunctionTag, shapePythonicList, shapeJSONAction,
-	shapeReAct, shapeShellBlock, shapeAiderWhole, shapeAiderDiff,
-	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
-	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
-	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
-	shapeXMLTool, shapePythonCall,
+// shapeTable lists every shape code but canonical once, in the order
+// they are joined in Action.Shape; foreign marks the formats other than
+// this protocol's: an action read from one is answered with its
+// canonical form, so that the model can converge on the protocol.
+var shapeTable = []struct {
+	code    string
+	foreign bool
+}{
+	{ShapeToolCall, false}, {shapeThinkBlock, false}, {shapeWholeReplyFence, false}, {shapeFencedAction, false},
+	{shapeJSONCall, true}, {shapeChatter, false}, {shapeBlockquote, false}, {shapeHeading, false},
+	{shapeListMarker, false}, {shapeBoldLabel, false}, {shapeActionLabel, false}, {shapeInlineCode, false},
+	{shapeLowercase, false}, {shapeVerbAlias, false}, {shapeVerbColon, false}, {shapeCallSyntax, false},
+	{shapeBracketedName, false}, {shapeReasonAfterVerb, false}, {shapeLinesWords, false},
+	{shapeDoneLastLine, false}, {shapeLabelVariant, false}, {shapeSearchReplaceBlock, false},
+	{shapePythonTag, true}, {shapeFunctionTag, true}, {shapePythonicList, true}, {shapeJSONAction, true},
+	{shapeReAct, true}, {shapeShellBlock, true}, {shapeAiderWhole, true}, {shapeAiderDiff, true},
+	{ShapeUnifiedDiff, true}, {shapeFenceNameComment, true}, {shapeFenceInfoName, true},
+	{shapeFenceNameSentence, true}, {shapeVerbAfterChatter, true}, {shapeBracketedAction, true},
+	{shapeDoneAlias, true}, {shapePathAmongWords, true}, {shapeCallTag, true}, {shapeParameterTags, true},
+	{shapeXMLTool, true}, {shapePythonCall, true},
 }
 
-// foreignShapes are the shapes of formats other than this protocol's: an
-// action read from one is answered with its canonical form, so that the
-// model can converge on the protocol.
-var foreignShapes = map[string]bool{
-	shapeJSONCall: true, shapePythonTag: true, shapeFunctionTag: true, shapePythonicList: true,
-	shapeJSONAction: true, shapeReAct: true, shapeShellBlock: true,
-	shapeAiderWhole: true, shapeAiderDiff: true, ShapeUnifiedDiff: true,
-	shapeFenceNameComment: true, shapeFenceInfoName: true,
-	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
-	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
-	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
-	ShapeTemplateSyntax: true,
+// shapeOrder is the codes of shapeTable in order, and foreignShapes the
+// foreign ones (ShapeTemplateSyntax, which ParseWith adds, among them).
+var shapeOrder, foreignShapes = shapeLists()
+
+func shapeLists() ([]string, map[string]bool) {
+	order := make([]string, len(shapeTable))
+	foreign := map[string]bool{ShapeTemplateSyntax: true}
+	for i, s := range shapeTable {
+		order[i] = s.code
+		if s.foreign {
+			foreign[s.code] = true
+		}
+	}
+	return order, foreign
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
