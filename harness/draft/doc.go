@@ -39,7 +39,7 @@
 // for a go-ahead. Each is refused with its own code and a message asking
 // for the one action to take now. A new text of a file that leaves existing
 // code out behind a marker is filled back in from the file by MergeElided
-// where that needs no guess, and refused (CodeElidedWrite) where it does.
+// where that needs no guess, and refused (schemas.CodeElidedWrite) where it does.
 // It also reads LangChain's ReAct, shell-agent bash blocks (a command that
 // shows a file is a READ, one that runs the tests a RUN; any other is
 // refused, never run), Aider's whole, diff and udiff edit formats, files

@@ -109,8 +109,8 @@ type Error struct {
 	// Via is viaText or ViaToolCall.
 	Via string
 	// Code says why a draft that was read is refused (CodeShellCommand,
-	// CodeAmbiguous, CodeReasoningCut, or one of the codes of a reply that
-	// is never acted on: CodePlan, CodeProtocolExample, CodeQuestion,
+	// CodeAmbiguous, CodeReasoningCut, or the code of a reply never acted
+	// on: schemas.CodePlan, CodeProtocolExample, CodeQuestion,
 	// CodeWaiting), empty when no action could be read. It is the code the
 	// harness records.
 	Code schemas.Code
@@ -124,7 +124,7 @@ func (e *Error) Error() string {
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
 	case CodeReasoningCut:
 		return ReasoningCutMessage
-	case CodePlan, CodeProtocolExample, CodeQuestion, CodeWaiting:
+	case schemas.CodePlan, schemas.CodeProtocolExample, schemas.CodeQuestion, schemas.CodeWaiting:
 		return "your reply is not acted on: " + e.Reason
 	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()

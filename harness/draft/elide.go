@@ -3,8 +3,6 @@ package draft
 import (
 	"fmt"
 	"strings"
-
-	"github.com/pyharness/pyharness/schemas"
 )
 
 // Elided writes. Small models often write a file, or the new text of an
@@ -14,14 +12,10 @@ import (
 // such markers in a new text given the old one, and fills each elided
 // region back in from the old text where it can do so without guessing:
 // the lines around the marker each occur exactly once in the old text.
-// Otherwise the write is refused (CodeElidedWrite) before it touches the
+// Otherwise the write is refused (schemas.CodeElidedWrite) before it touches the
 // file. A literal "..." of real Python (a stub body, x[...]) is a marker
 // only where it stands in for old lines: in a new file, or where the old
 // text holds the same "..." between the same lines, it is code.
-
-// CodeElidedWrite is a write whose new text elides existing code that
-// cannot be filled back in without guessing.
-const CodeElidedWrite = schemas.CodeElidedWrite
 
 // markerKind is how a line of new text stands in for old lines.
 type markerKind int

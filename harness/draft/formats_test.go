@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // formatCases are the formats read by their structure and the agent CLIs'
@@ -15,9 +17,9 @@ var formatCases = []parseCase{
 	{name: "fail-done-after-chatter-then-more", draft: "Sure. DONE: soon.\nFirst I will look at greet.py.", err: "no action verb found"},
 	{name: "shell-args-alone", draft: `{"command": ["bash", "-lc", "python -m pytest -q"], "workdir": "/repo"}`, verb: VerbRun},
 	{name: "fail-shell-args-with-other-keys", draft: `{"command": ["ls"], "version": 2}`, err: "no action verb found"},
-	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: CodePlan},
-	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: CodePlan},
-	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: CodePlan},
+	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: schemas.CodePlan},
+	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: schemas.CodePlan},
+	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: schemas.CodePlan},
 	{name: "plan-then-the-action", draft: "Plan:\n1. READ greet.py\n2. RUN tests\n\nI'll start with the first:\n\nREAD greet.py", verb: VerbRead, path: "greet.py"},
 	{name: "envelope-update", draft: "*** Begin Patch\n*** Update File: greet.py\n@@ def greet(name):\n-    return \"Hello, \" + name\n+    return \"Hello, \" + name.strip()\n*** End Patch", verb: VerbPatch, path: "greet.py", shape: ShapeUnifiedDiff},
 	{name: "envelope-add", draft: "Adding the module.\n*** Begin Patch\n*** Add File: initials.py\n+def initials(name):\n+    return name[:1]\n*** End Patch", verb: VerbWrite, path: "initials.py", shape: ShapeUnifiedDiff},

@@ -18,18 +18,6 @@ import (
 // action stated on its own line, in a fence or a call of its own, outside
 // the plan's steps and not introduced as an example, anchors the reply.
 
-// Codes of replies that are never acted on (Error.Code).
-const (
-	// CodePlan is a plan of what the model will do, not an action.
-	CodePlan = schemas.CodePlan
-	// CodeProtocolExample is a description or an example of the protocol.
-	CodeProtocolExample = schemas.CodeProtocolExample
-	// CodeQuestion is a question back to the user, written as prose.
-	CodeQuestion = schemas.CodeQuestion
-	// CodeWaiting is a reply that says it waits for a go-ahead.
-	CodeWaiting = schemas.CodeWaiting
-)
-
 // Phrases, matched in a line in lower case with its apostrophes made
 // straight, that mark what a reply says about itself.
 var (
@@ -87,17 +75,17 @@ func (p *parser) notActedOn(text string, a Action, err error) *Error {
 	send := "Send the one action you are taking now, alone on its own line, e.g. " + exampleAction(a, err)
 	switch {
 	case placeholder || (r.example && !r.anchored):
-		return refuse(CodeProtocolExample, "it describes the protocol or shows an example of an action (the words it can be read from are an example, not a request), so nothing in it is acted on. "+send)
+		return refuse(schemas.CodeProtocolExample, "it describes the protocol or shows an example of an action (the words it can be read from are an example, not a request), so nothing in it is acted on. "+send)
 	case r.wait && !r.anchored:
-		return refuse(CodeWaiting, "it says you will wait for a go-ahead, but nobody gives one: the task goes on only with an action. "+send)
+		return refuse(schemas.CodeWaiting, "it says you will wait for a go-ahead, but nobody gives one: the task goes on only with an action. "+send)
 	case r.plan && !r.anchored:
 		steps := ""
 		if len(r.steps) > 0 {
 			steps = " of " + strconv.Itoa(len(r.steps)) + " steps (" + strings.Join(r.steps, "; ") + ")"
 		}
-		return refuse(CodePlan, "it is a plan"+steps+" that says what you will do, not the one action you are taking now. "+send)
+		return refuse(schemas.CodePlan, "it is a plan"+steps+" that says what you will do, not the one action you are taking now. "+send)
 	case r.question && !r.anchored:
-		return refuse(CodeQuestion, "it asks a question in prose, and nobody reads questions in a reply: decide for yourself and act, or send ASK and the question alone if only the person watching can answer. "+send)
+		return refuse(schemas.CodeQuestion, "it asks a question in prose, and nobody reads questions in a reply: decide for yourself and act, or send ASK and the question alone if only the person watching can answer. "+send)
 	}
 	return nil
 }
