@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
 )
-
-var startLineRE = regexp.MustCompile(`^\s*:(?:start|end)_line:\s*\d*\s*$`)
 
 // bareWord is an unquoted call argument: a name the model typed (x.py), or
 // a placeholder (content, ...) that stands for a block after the call.
@@ -357,7 +354,7 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 		if bad != "" {
 			return a, false, false, p.fail(name + ": " + bad)
 		}
-		if !ok || !skillRE.MatchString(s) {
+		if !ok || !isSkillName(s) {
 			return a, false, false, p.fail(name + " without a skill name, e.g. skill(\"locate\", \"parse_args\")")
 		}
 		a.Skill = s
@@ -641,7 +638,7 @@ func (p *parser) diffArg(a Action, name, diff string) (Action, bool, bool, *Erro
 		}
 		// Roo Code: ":start_line:N" and "-------" open the search text.
 		k := j + 1
-		for k < len(lines) && (startLineRE.MatchString(lines[k]) || strings.TrimSpace(lines[k]) == "-------") {
+		for k < len(lines) && (isLineMarker(lines[k]) || strings.TrimSpace(lines[k]) == "-------") {
 			k++
 		}
 		body := append([]string{lines[j]}, lines[k:]...)

@@ -517,7 +517,7 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			}
 			closeTag := "</" + tag + ">"
 			e := strings.Index(s[body:], closeTag)
-			if e < 0 || !keyRE.MatchString(s[body:body+e]) || len(keyRE.FindString(s[body:body+e])) != e {
+			if e < 0 || e == 0 || len(leadingName(s[body:body+e])) != e {
 				break
 			}
 			key = s[body : body+e]

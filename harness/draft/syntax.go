@@ -181,8 +181,6 @@ type compiledFields struct {
 
 var (
 	holeRE   = regexp.MustCompile(`⟨n⟩|⟨id⟩|⟨name⟩|⟨any⟩|\s+`)
-	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*`)
-	keyRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*`)
 	tokenRun = regexp.MustCompile(`<[^<>]*>|\[[^\[\]]*\]|[^\s<\[]+`)
 )
 
@@ -363,7 +361,7 @@ func (s *Syntax) readFrom(text string, i int) ([]learnedCall, int, string) {
 }
 
 func readName(text string, i int) (string, int, string) {
-	m := nameRE.FindString(text[i:])
+	m := leadingName(text[i:])
 	if m == "" {
 		return "", i, "no tool name where the template puts it"
 	}
@@ -414,7 +412,7 @@ func (s *Syntax) readFields(text string, i int) (map[string]any, int, string) {
 		return nil, i, bad
 	}
 	// No fields at all: the arguments close at once.
-	if m := cf.fieldOpen.FindStringIndex(text[i:]); m == nil || keyRE.FindString(text[i+m[1]:]) == "" {
+	if m := cf.fieldOpen.FindStringIndex(text[i:]); m == nil || leadingName(text[i+m[1]:]) == "" {
 		i, bad = expect(text, i, cf.close, "that closes the arguments")
 		return args, i, bad
 	}
@@ -422,7 +420,7 @@ func (s *Syntax) readFields(text string, i int) (map[string]any, int, string) {
 		if i, bad = expect(text, i, cf.fieldOpen, "before an argument's name"); bad != "" {
 			return nil, i, bad
 		}
-		key := keyRE.FindString(text[i:])
+		key := leadingName(text[i:])
 		if key == "" {
 			return nil, i, "no argument name where the template puts it"
 		}
@@ -486,7 +484,7 @@ func (s *Syntax) fieldsGoOn(text string, i int, strict bool) (next, last bool) {
 	if m := cf.sep.FindStringIndex(text[i:]); m != nil {
 		if g := cf.fieldOpen.FindStringIndex(text[i+m[1]:]); g != nil {
 			k := i + m[1] + g[1]
-			if key := keyRE.FindString(text[k:]); key != "" {
+			if key := leadingName(text[k:]); key != "" {
 				rest := text[k+len(key):]
 				if cf.keyEnd.MatchString(rest) || (cf.keyEndBare != nil && cf.keyEndBare.MatchString(rest)) {
 					return true, false

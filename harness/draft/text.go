@@ -562,7 +562,7 @@ func (p *parser) skillAction(i int, h head) (Action, int, *Error) {
 	if len(w) == 0 {
 		return Action{}, i, p.fail("SKILL without a name, e.g. SKILL locate parse_args")
 	}
-	if !skillRE.MatchString(w[0]) {
+	if !isSkillName(w[0]) {
 		return Action{}, i, p.fail("SKILL name " + quote(w[0]) + " is not a skill name, e.g. SKILL locate parse_args")
 	}
 	a := Action{Skill: w[0]}
