@@ -29,7 +29,7 @@ var (
 		"the syntax is", "the syntax would", "would be written", "is written as",
 		"i would write", "i would send", "i would use", "i could write", "i can use",
 		"you can use", "you would write", "to call a tool", "to use a tool", "to read a file, i",
-		"the protocol", "available actions", "the actions i can",
+		"available actions", "the actions i can",
 	}
 	// waitPhrases say the reply waits for the user before acting.
 	waitPhrases = []string{
