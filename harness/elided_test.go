@@ -75,3 +75,33 @@ func TestElidedWrites(t *testing.T) {
 		})
 	}
 }
+
+// A plan, an example of the protocol, a question and a waiting reply are
+// refused with their own codes through the loop, and nothing is run or
+// written, though each holds words an action can be read from.
+func TestNeverActedOnThroughTheLoop(t *testing.T) {
+	drafts := []struct {
+		draft string
+		code  schemas.Code
+	}{
+		{"Here's the plan:\n1. Add a strip() call to greet.\n2. Add a test.\n3. Run the test suite to verify the change.\n\nI'll start with step 1.", schemas.CodePlan},
+		{"For example, a write would look like `[write_file(path=\"greet.py\", content=\"…\")]`. Tell me when to begin.", schemas.CodeProtocolExample},
+		{"Which file should I change, greet.py or tests/test_greet.py?", schemas.CodeQuestion},
+		{"I found the bug. Do you want me to PATCH greet.py now?", schemas.CodeWaiting},
+	}
+	var sent []string
+	for _, d := range drafts {
+		sent = append(sent, d.draft)
+	}
+	out := runScripted(t, fixture, Config{InPlace: true}, sent...)
+	if len(out.turns) < len(drafts) {
+		t.Fatalf("the run stopped after %d turns", len(out.turns))
+	}
+	for i, d := range drafts {
+		o := out.turns[i].Outcome
+		if o.Status != schemas.StatusRefused || o.Code != d.code || len(o.FilesChanged) != 0 {
+			t.Errorf("draft %d: outcome %+v; want refused %s with nothing changed", i+1, o, d.code)
+		}
+	}
+	intact(t, out.repo, fixture)
+}
