@@ -261,12 +261,16 @@ func (r *runner) patch(ctx context.Context, t *schemas.Turn, a draft.Action) fee
 			return r.refuse(t, schemas.CodeFindNotFound, fmt.Sprintf("the FIND block is not in %s. Copy it exactly from the file as it is now (READ %s to see it).", rel, rel))
 		}
 	}
-	updated := old[:idx] + a.Replace + old[idx+len(find):]
+	replace, filled, err := draft.MergeElided(find, a.Replace)
+	if err != nil {
+		return r.refuse(t, schemas.CodeElidedWrite, fmt.Sprintf("your REPLACE block for %s leaves out lines of the FIND block: %v. Nothing was written. Write every line the REPLACE block keeps.", rel, err))
+	}
+	updated := old[:idx] + replace + old[idx+len(find):]
 	fb := r.changeFile(ctx, t, rel, old, updated)
 	if len(t.Outcome.FilesChanged) > 0 {
 		r.applied[draftKey] = true
 	}
-	return fb
+	return elidedMerged(t, fb, filled, "PATCH "+rel+" with a REPLACE block that writes every line")
 }
 
 // repeat refuses a change already applied, and stops the run at the
@@ -323,7 +327,26 @@ func (r *runner) writeFile(ctx context.Context, t *schemas.Turn, name, body stri
 	if old != "" {
 		verb = "Wrote"
 	}
-	return r.store(ctx, t, rel, old, body, verb)
+	body, filled, err := draft.MergeElided(old, body)
+	if err != nil {
+		return r.refuse(t, schemas.CodeElidedWrite, fmt.Sprintf("your WRITE of %s leaves existing code out: %v. Nothing was written. Send the whole file, every line of it, or a PATCH with FIND/REPLACE blocks for the part you change.", rel, err))
+	}
+	fb = r.store(ctx, t, rel, old, body, verb)
+	return elidedMerged(t, fb, filled, "WRITE "+rel+" with the whole file")
+}
+
+// elidedMerged records a write whose elided regions were filled back in
+// from the file, and tells the model what was applied, in this protocol's
+// form.
+func elidedMerged(t *schemas.Turn, fb feedback, filled int, canonical string) feedback {
+	if filled == 0 {
+		return fb
+	}
+	t.Action.Repairs = append(t.Action.Repairs, draft.RepairMergeElided)
+	if fb.text != "" {
+		fb.text += fmt.Sprintf("\nRead as: %s: the %d part(s) you marked as left out were kept from the file as they were. Next time send every line.", canonical, filled)
+	}
+	return fb
 }
 
 // changeFile is a PATCH: the new content of a file the model has read, and

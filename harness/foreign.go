@@ -11,19 +11,12 @@ import (
 )
 
 // draftRefused is the turn's outcome for a draft the parser could not act
-// on: a shell command and an ambiguous draft are refused with their own
-// codes, anything else is a parse failure.
+// on: a draft that was read but refused carries its code (draft.Error.Code,
+// a schemas.Code), anything else is a parse failure.
 func (r *runner) draftRefused(t *schemas.Turn, err error) feedback {
 	var pe *draft.Error
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case draft.CodeShellCommand:
-			return r.refuse(t, schemas.CodeShellCommand, pe.Error())
-		case draft.CodeAmbiguous:
-			return r.refuse(t, schemas.CodeAmbiguousDraft, pe.Error())
-		case draft.CodeReasoningCut:
-			return r.refuse(t, schemas.CodeReasoningCut, pe.Error())
-		}
+	if errors.As(err, &pe) && pe.Code != "" {
+		return r.refuse(t, pe.Code, pe.Error())
 	}
 	t.Outcome = schemas.Outcome{Status: schemas.StatusRefused, Code: schemas.CodeParseFailed, Message: err.Error()}
 	return feedback{kind: schemas.KindParseFailure, code: schemas.CodeParseFailed, text: err.Error()}

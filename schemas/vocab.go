@@ -66,6 +66,18 @@ const (
 	// output limit or the context ran out before an answer): no action is
 	// ever read from reasoning.
 	CodeReasoningCut Code = "reasoning-cut"
+	// Replies never acted on, though an action could be read from their
+	// words: a plan of what the model will do, a description or example
+	// of the protocol, a question back to the user in prose, a reply that
+	// waits for a go-ahead.
+	CodePlan            Code = "plan-not-action"
+	CodeProtocolExample Code = "protocol-example"
+	CodeQuestion        Code = "question-to-user"
+	CodeWaiting         Code = "waiting-for-go-ahead"
+	// CodeElidedWrite is a write whose new text leaves existing code out
+	// ("# ... rest of the file unchanged ...") where it cannot be filled
+	// back in from the file without guessing.
+	CodeElidedWrite Code = "elided-write"
 	// Outcome codes that are not guards.
 	CodeBrokeSuite       Code = "broke-suite"
 	CodeContextTruncated Code = "context-truncated"

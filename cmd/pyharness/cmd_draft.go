@@ -27,8 +27,9 @@ diff hunks, the shape codes and repairs, and for a draft written in another
 format the canonical form the model is shown ("read as"). Reasoning (a
 <think> block, harmony's analysis channel, [THINK], <reasoning>) is printed
 apart: no action is ever read from it. A draft that is not acted on prints
-its code (parse-failed, shell-command, ambiguous-draft, reasoning-cut), the
-reason and the message the model would be sent, and exits 1.
+its code (parse-failed, or the refusal's: shell-command, ambiguous-draft,
+reasoning-cut, plan-not-action, …), the reason and the message the model
+would be sent, and exits 1.
 
 With --chat-template FILE (a .jinja file, a tokenizer_config.json or a
 GGUF), the syntax learned from the model's own template is printed first,

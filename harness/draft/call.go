@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pyharness/pyharness/schemas"
 )
-
-var startLineRE = regexp.MustCompile(`^\s*:(?:start|end)_line:\s*\d*\s*$`)
 
 // bareWord is an unquoted call argument: a name the model typed (x.py), or
 // a placeholder (content, ...) that stands for a block after the call.
@@ -110,13 +107,45 @@ func (c callArgs) argv(keys []string) ([]string, bool) {
 	return out, true
 }
 
-// keyed builds call arguments from named ones, keyed by nameKey.
+// keyed builds call arguments from named ones, keyed by nameKey. An
+// argument found by what it is may sit a level or two deeper than a flat
+// schema has it: an object ({"edit": {"old_text": …, "new_text": …}}) or
+// a list of one object ({"edits": [{…}]}) lends its keys to the call,
+// where the call has no argument of that name itself.
 func keyed(args map[string]any) callArgs {
 	c := callArgs{kw: make(map[string]any, len(args))}
+	var nested []map[string]any
 	for k, v := range args {
 		if _, dup := c.kw[nameKey(k)]; !dup {
 			c.kw[nameKey(k)] = v
 		}
+		switch v := v.(type) {
+		case map[string]any:
+			nested = append(nested, v)
+		case []any:
+			if len(v) == 1 {
+				if m, ok := v[0].(map[string]any); ok {
+					nested = append(nested, m)
+				}
+			}
+		}
+	}
+	for depth := 0; depth < 2 && len(nested) > 0; depth++ {
+		var deeper []map[string]any
+		for _, m := range nested {
+			for k, v := range m {
+				if !knownArg(k) {
+					if inner, ok := v.(map[string]any); ok {
+						deeper = append(deeper, inner)
+					}
+					continue
+				}
+				if _, dup := c.kw[nameKey(k)]; !dup {
+					c.kw[nameKey(k)] = v
+				}
+			}
+		}
+		nested = deeper
 	}
 	return c
 }
@@ -267,6 +296,12 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 			if !ok {
 				return a, true, false, nil
 			}
+			if holdsSearchReplace(body) {
+				// Another edit format as the content: the change it
+				// describes, not a file of markers.
+				a.Verb, p.verb = VerbPatch, VerbPatch
+				return p.diffArg(a, name, body)
+			}
 			body, reps := stripFenced(body)
 			p.repair(reps...)
 			a.Body = fileBody(body)
@@ -281,6 +316,9 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 			}
 			if !fok && !rok {
 				if diff, ok, _ := c.str(argDiff, -1, true); ok {
+					return p.diffArg(a, name, diff)
+				}
+				if diff, ok, _ := c.str(argContent, -1, true); ok && (holdsSearchReplace(diff) || diffLike(strings.Split(diff, "\n"), true)) {
 					return p.diffArg(a, name, diff)
 				}
 				return a, false, true, nil
@@ -316,7 +354,7 @@ func (p *parser) fromArgs(verb, name string, c callArgs) (a Action, needBody, ne
 		if bad != "" {
 			return a, false, false, p.fail(name + ": " + bad)
 		}
-		if !ok || !skillRE.MatchString(s) {
+		if !ok || !isSkillName(s) {
 			return a, false, false, p.fail(name + " without a skill name, e.g. skill(\"locate\", \"parse_args\")")
 		}
 		a.Skill = s
@@ -576,6 +614,19 @@ func (c callArgs) lineRange() (start, end int, ok bool, bad string) {
 	return start, end, true, ""
 }
 
+// holdsSearchReplace reports whether a text holds a SEARCH/REPLACE block.
+func holdsSearchReplace(s string) bool {
+	if !strings.Contains(s, "=======") {
+		return false
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if searchMarkRE.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
 // diffArg reads a PATCH whose change came as one diff argument: SEARCH
 // and REPLACE blocks (Aider's and Cline's markers, Roo Code's with a
 // :start_line: line), or a unified diff.
@@ -587,7 +638,7 @@ func (p *parser) diffArg(a Action, name, diff string) (Action, bool, bool, *Erro
 		}
 		// Roo Code: ":start_line:N" and "-------" open the search text.
 		k := j + 1
-		for k < len(lines) && (startLineRE.MatchString(lines[k]) || strings.TrimSpace(lines[k]) == "-------") {
+		for k < len(lines) && (isLineMarker(lines[k]) || strings.TrimSpace(lines[k]) == "-------") {
 			k++
 		}
 		body := append([]string{lines[j]}, lines[k:]...)

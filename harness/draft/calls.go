@@ -110,6 +110,11 @@ func scanCalls(text string, d *doc) []callCand {
 				continue
 			}
 			inner := innerCalls(text[body:end], true)
+			if len(inner) == 0 {
+				if c, ok := lineFieldCall(text[body:end]); ok {
+					inner = []callCand{c}
+				}
+			}
 			shape := shapeCallTag
 			if tag.open == pythonTag {
 				shape = shapePythonTag
@@ -217,6 +222,13 @@ func scanCalls(text string, d *doc) []callCand {
 		at := offs[i] + len(l) - len(t)
 		if t == "" || d.in[i] >= 0 || covered(at) {
 			continue
+		}
+		if t[0] == '[' {
+			if c, ok := bracketProseCall(l); ok {
+				c.start, c.end = at, offs[i]+len(l)
+				out = append(out, c)
+				continue
+			}
 		}
 		bare := false
 		// A Python call opens with a name and holds its "(": neither
@@ -763,14 +775,23 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 	if list {
 		i = skipSpace(s, 1)
 	}
+	// bound are the names a code agent's block gave values (x = …, with
+	// … as x): x.read() is a method of that value, not a tool.
+	bound := map[string]bool{}
 	for i < len(s) {
 		k := i
+		with := false
 		if !list {
-			// A code agent keeps a call's result: content = read_file(…).
+			// A code agent keeps a call's result: content = read_file(…),
+			// or opens a file in a with statement.
 			if a := identEnd(s, k); a > k {
 				if e := skipSpace(s, a); e < len(s) && s[e] == '=' && !strings.HasPrefix(s[e:], "==") {
+					bound[s[k:a]] = true
 					k = skipSpace(s, e+1)
 				}
+			}
+			if strings.HasPrefix(s[k:], "with ") {
+				with, k = true, skipSpace(s, k+len("with "))
 			}
 		}
 		printed := false
@@ -779,12 +800,15 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 		}
 		n := identEnd(s, k)
 		dotted := false
-		for n < len(s) && s[n] == '.' {
+		for n > k && n < len(s) && s[n] == '.' {
 			n, dotted = identEnd(s, n+1), true
 		}
 		name := s[k:n]
 		j := skipSpace(s, n)
 		if name == "" || j >= len(s) || s[j] != '(' || !(bare || list || dotted) {
+			break
+		}
+		if dot := strings.LastIndexByte(name, '.'); dot > 0 && bound[name[:dot]] {
 			break
 		}
 		// Outside a list, only a tool's name makes a call: os.path.join(…)
@@ -802,9 +826,39 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 			out = append(out, c)
 			return out, len(s)
 		}
+		if nameKey(name) == "open" {
+			if mode, ok, _ := args.str([]string{"mode"}, 1, false); ok && strings.ContainsAny(mode, "wax+") {
+				c.bad = "open(…, " + quote(mode) + ") writes the file: send WRITE and the whole file, or PATCH"
+			}
+		}
 		c.args = args
 		out = append(out, c)
 		i = j + used
+		// A method of what the call returned (open("x.py").read()) is
+		// part of the statement, and so is a with statement's "as f:".
+		for i < len(s) && s[i] == '.' {
+			e := identEnd(s, i+1)
+			if e == i+1 || e >= len(s) || s[e] != '(' {
+				break
+			}
+			_, m, reason := parseCall(s[e:])
+			if reason != "" {
+				break
+			}
+			i = e + m
+		}
+		if with {
+			rest := skipSpace(s, i)
+			if strings.HasPrefix(s[rest:], "as ") {
+				a := skipSpace(s, rest+3)
+				e := identEnd(s, a)
+				bound[s[a:e]] = true
+				i = skipSpace(s, e)
+				if i < len(s) && s[i] == ':' {
+					i++
+				}
+			}
+		}
 		if printed {
 			i = skipSpace(s, i)
 			if i < len(s) && s[i] == ')' {
@@ -848,20 +902,23 @@ func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 		}
 		return p.readCands(d, text, cands)
 	}
-	before := *p
-	a, ok, err := p.readCands(d, text, cands)
+	// Each source reads on a parser of its own, from what was learned
+	// before; the reading that is kept is adopted, so nothing is undone.
+	wrapped := *p
+	a, ok, err := wrapped.readCands(d, text, cands)
 	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
 		// A wrapper the reader knows whose call does not read (to=NAME
-		// followed by elements, not JSON): the structure may.
-		after := *p
-		*p = before
+		// followed by elements, not JSON): a whole reading by the
+		// structure beats it.
 		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			if a2, ok2, err2 := p.readCands(d, nt, found); err2 == nil {
+			structural := *p
+			if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
+				*p = structural
 				return a2, ok2, nil
 			}
 		}
-		*p = after
 	}
+	*p = wrapped
 	return a, ok, err
 }
 

@@ -17,11 +17,29 @@
 //
 // Beyond this protocol's own shapes it reads the output formats that local
 // models and agent frameworks document, when no line opens with a verb.
-// Calls written as text are read by one reader (calls.go) that finds them
-// anywhere, in any wrapper (tags, special tokens, fences, bare JSON, XML
-// tool elements, <function=…> bodies, Python calls), and maps them, native
-// tool calls too, through one lexicon of tool and argument names
-// (lexicon.go): a new framework's format is a lexicon entry, not a reader.
+// Calls are proposed by sources in order: the syntax learned from the
+// model's own chat template (syntax.go, ParseWith), the wrappers models
+// and frameworks document (calls.go: tags, special tokens, fences, bare
+// JSON, XML tool elements, <function=…> bodies, Python calls, a bracketed
+// line of prose, a tool block one field a line), and the calls' general
+// structure where no known wrapper reads (structure.go). Each source reads
+// on a parser of its own and proposes whole calls; one rule picks: a whole
+// call beats a partial one whatever its source, two different whole calls
+// are ambiguous, so a template never makes a reading worse. Every call,
+// native tool calls too, is mapped through one lexicon of tool and
+// argument names (lexicon.go), its arguments found by what they are (a
+// path, a body, old and new text, a command) wherever they sit in nested
+// objects, and an argument that holds another edit format (a SEARCH/REPLACE
+// block as content) is read as that format: a new framework's format is a
+// lexicon entry, not a reader.
+//
+// Some replies are never acted on, whatever action their words could be
+// read as (intent.go): a plan of what the model will do, a description or
+// example of the protocol, a question asked in prose, a reply that waits
+// for a go-ahead. Each is refused with its own code and a message asking
+// for the one action to take now. A new text of a file that leaves existing
+// code out behind a marker is filled back in from the file by MergeElided
+// where that needs no guess, and refused (schemas.CodeElidedWrite) where it does.
 // It also reads LangChain's ReAct, shell-agent bash blocks (a command that
 // shows a file is a READ, one that runs the tests a RUN; any other is
 // refused, never run), Aider's whole, diff and udiff edit formats, files

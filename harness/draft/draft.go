@@ -108,8 +108,11 @@ type Error struct {
 	Shape string
 	// Via is viaText or ViaToolCall.
 	Via string
-	// Code is CodeShellCommand, CodeAmbiguous or CodeReasoningCut when the
-	// draft was read but refused, empty when no action could be read.
+	// Code says why a draft that was read is refused (CodeShellCommand,
+	// CodeAmbiguous, CodeReasoningCut, or the code of a reply never acted
+	// on: schemas.CodePlan, CodeProtocolExample, CodeQuestion,
+	// CodeWaiting), empty when no action could be read. It is the code the
+	// harness records.
 	Code schemas.Code
 }
 
@@ -121,6 +124,8 @@ func (e *Error) Error() string {
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
 	case CodeReasoningCut:
 		return ReasoningCutMessage
+	case schemas.CodePlan, schemas.CodeProtocolExample, schemas.CodeQuestion, schemas.CodeWaiting:
+		return "your reply is not acted on: " + e.Reason
 	}
 	return "could not read an action from your reply: " + e.Reason + ".\n" + acceptedShort()
 }
@@ -203,35 +208,49 @@ const (
 	// a path under an agent framework's root (/workspace, /testbed,
 	// /repo) whose rest names a file in the workspace, read as that file.
 	RepairAgentRoot = "agent-root"
+	// RepairMergeElided is recorded by the harness, which has the file: a
+	// write whose new text left existing code out behind a marker ("# ...
+	// rest unchanged ..."), the code filled back in from the file
+	// (MergeElided).
+	RepairMergeElided = "merge-elided"
 )
 
-var shapeOrder = []string{
-	ShapeToolCall, shapeThinkBlock, shapeWholeReplyFence, shapeFencedAction,
-	shapeJSONCall, shapeChatter, shapeBlockquote, shapeHeading,
-	shapeListMarker, shapeBoldLabel, shapeActionLabel, shapeInlineCode,
-	shapeLowercase, shapeVerbAlias, shapeVerbColon, shapeCallSyntax,
-	shapeBracketedName, shapeReasonAfterVerb, shapeLinesWords,
-	shapeDoneLastLine, shapeLabelVariant, shapeSearchReplaceBlock,
-	shapePythonTag, shapeFunctionTag, shapePythonicList, shapeJSONAction,
-	shapeReAct, shapeShellBlock, shapeAiderWhole, shapeAiderDiff,
-	ShapeUnifiedDiff, shapeFenceNameComment, shapeFenceInfoName,
-	shapeFenceNameSentence, shapeVerbAfterChatter, shapeBracketedAction,
-	shapeDoneAlias, shapePathAmongWords, shapeCallTag, shapeParameterTags,
-	shapeXMLTool, shapePythonCall,
+// shapeTable lists every shape code but canonical once, in the order
+// they are joined in Action.Shape; foreign marks the formats other than
+// this protocol's: an action read from one is answered with its
+// canonical form, so that the model can converge on the protocol.
+var shapeTable = []struct {
+	code    string
+	foreign bool
+}{
+	{ShapeToolCall, false}, {shapeThinkBlock, false}, {shapeWholeReplyFence, false}, {shapeFencedAction, false},
+	{shapeJSONCall, true}, {shapeChatter, false}, {shapeBlockquote, false}, {shapeHeading, false},
+	{shapeListMarker, false}, {shapeBoldLabel, false}, {shapeActionLabel, false}, {shapeInlineCode, false},
+	{shapeLowercase, false}, {shapeVerbAlias, false}, {shapeVerbColon, false}, {shapeCallSyntax, false},
+	{shapeBracketedName, false}, {shapeReasonAfterVerb, false}, {shapeLinesWords, false},
+	{shapeDoneLastLine, false}, {shapeLabelVariant, false}, {shapeSearchReplaceBlock, false},
+	{shapePythonTag, true}, {shapeFunctionTag, true}, {shapePythonicList, true}, {shapeJSONAction, true},
+	{shapeReAct, true}, {shapeShellBlock, true}, {shapeAiderWhole, true}, {shapeAiderDiff, true},
+	{ShapeUnifiedDiff, true}, {shapeFenceNameComment, true}, {shapeFenceInfoName, true},
+	{shapeFenceNameSentence, true}, {shapeVerbAfterChatter, true}, {shapeBracketedAction, true},
+	{shapeDoneAlias, true}, {shapePathAmongWords, true}, {shapeCallTag, true}, {shapeParameterTags, true},
+	{shapeXMLTool, true}, {shapePythonCall, true},
 }
 
-// foreignShapes are the shapes of formats other than this protocol's: an
-// action read from one is answered with its canonical form, so that the
-// model can converge on the protocol.
-var foreignShapes = map[string]bool{
-	shapeJSONCall: true, shapePythonTag: true, shapeFunctionTag: true, shapePythonicList: true,
-	shapeJSONAction: true, shapeReAct: true, shapeShellBlock: true,
-	shapeAiderWhole: true, shapeAiderDiff: true, ShapeUnifiedDiff: true,
-	shapeFenceNameComment: true, shapeFenceInfoName: true,
-	shapeFenceNameSentence: true, shapeVerbAfterChatter: true,
-	shapeBracketedAction: true, shapeDoneAlias: true, shapePathAmongWords: true,
-	shapeCallTag: true, shapeParameterTags: true, shapeXMLTool: true, shapePythonCall: true,
-	ShapeTemplateSyntax: true,
+// shapeOrder is the codes of shapeTable in order, and foreignShapes the
+// foreign ones (ShapeTemplateSyntax, which ParseWith adds, among them).
+var shapeOrder, foreignShapes = shapeLists()
+
+func shapeLists() ([]string, map[string]bool) {
+	order := make([]string, len(shapeTable))
+	foreign := map[string]bool{ShapeTemplateSyntax: true}
+	for i, s := range shapeTable {
+		order[i] = s.code
+		if s.foreign {
+			foreign[s.code] = true
+		}
+	}
+	return order, foreign
 }
 
 // Foreign reports whether a shape string (codes joined with "+") names a
@@ -252,6 +271,7 @@ var repairOrder = []string{
 	repairUnfencedBody, repairUnfencedFind, repairUnfencedReplace,
 	repairExtraBlocksIgnored, repairExtraActionsIgnored,
 	repairStripSpecialTokens, repairStripNameComment, RepairAgentRoot,
+	RepairMergeElided,
 }
 
 // ShapeCodes returns every shape code the parser can record, canonical

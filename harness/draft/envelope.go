@@ -170,7 +170,7 @@ func argBlockCalls(text string) []callCand {
 				c.bad = "BEGIN_ARG: " + am[1] + " is not closed with END_ARG"
 				break
 			}
-			args[am[1]] = strings.Join(val, "\n")
+			args[am[1]] = unquoteLines(strings.Join(val, "\n"))
 		}
 		c.args, c.end = keyed(args), min(pos, len(text))
 		out = append(out, c)
@@ -193,4 +193,17 @@ func shellJoin(argv []string) string {
 		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
 	}
 	return b.String()
+}
+
+// unquoteLines is a value written over lines between quotes ("…" or
+// """…"""), without them; a value not wholly quoted is as it is.
+func unquoteLines(v string) string {
+	t := strings.TrimSpace(v)
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if len(t) >= 2*len(q) && strings.HasPrefix(t, q) && strings.HasSuffix(t, q) && strings.Contains(t, "\n") &&
+			!strings.Contains(t[len(q):len(t)-len(q)], q) {
+			return t[len(q) : len(t)-len(q)]
+		}
+	}
+	return v
 }

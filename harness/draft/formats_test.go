@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pyharness/pyharness/schemas"
 )
 
 // formatCases are the formats read by their structure and the agent CLIs'
@@ -15,9 +17,9 @@ var formatCases = []parseCase{
 	{name: "fail-done-after-chatter-then-more", draft: "Sure. DONE: soon.\nFirst I will look at greet.py.", err: "no action verb found"},
 	{name: "shell-args-alone", draft: `{"command": ["bash", "-lc", "python -m pytest -q"], "workdir": "/repo"}`, verb: VerbRun},
 	{name: "fail-shell-args-with-other-keys", draft: `{"command": ["ls"], "version": 2}`, err: "no action verb found"},
-	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
-	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: CodeAmbiguous},
-	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: CodeAmbiguous},
+	{name: "fail-plan-first-step", draft: "1. READ greet.py to see the code\n2. PATCH greet.py\n3. RUN tests\n\nFirst, step 1.", err: "it is a plan of 3 steps", code: schemas.CodePlan},
+	{name: "fail-plan-header", draft: "Here is my plan:\n- READ greet.py\n- RUN tests", err: "it is a plan of 2 steps", code: schemas.CodePlan},
+	{name: "fail-plan-future-step", draft: "Plan:\n1. READ greet.py to see the code\n2. PATCH greet.py to strip the name\n3. RUN tests\n\nI'll start with step 1.", err: "it is a plan of 3 steps", code: schemas.CodePlan},
 	{name: "plan-then-the-action", draft: "Plan:\n1. READ greet.py\n2. RUN tests\n\nI'll start with the first:\n\nREAD greet.py", verb: VerbRead, path: "greet.py"},
 	{name: "envelope-update", draft: "*** Begin Patch\n*** Update File: greet.py\n@@ def greet(name):\n-    return \"Hello, \" + name\n+    return \"Hello, \" + name.strip()\n*** End Patch", verb: VerbPatch, path: "greet.py", shape: ShapeUnifiedDiff},
 	{name: "envelope-add", draft: "Adding the module.\n*** Begin Patch\n*** Add File: initials.py\n+def initials(name):\n+    return name[:1]\n*** End Patch", verb: VerbWrite, path: "initials.py", shape: ShapeUnifiedDiff},
@@ -36,6 +38,23 @@ var formatCases = []parseCase{
 	{name: "structure-parameter-elements", draft: "<｜DSML｜invoke name=\"read_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">greet.py</｜DSML｜parameter>\n</｜DSML｜invoke>", verb: VerbRead, path: "greet.py", shape: ""},
 	{name: "structure-wrapped-elements", draft: "to=read_file<|message|><atem:function_calls>\n<atem:invoke name=\"read_file\">\n<atem:parameter name=\"path\">greet.py</atem:parameter>\n</atem:invoke>\n</atem:function_calls>", verb: VerbRead, path: "greet.py", shape: ""},
 	{name: "fail-structure-name-in-prose", draft: "I would read_file the module, then run_tests when it is fixed.", err: "no action verb found"},
+	// Arguments found by what they are, wherever they sit.
+	{name: "meaning-nested-edit-object", draft: "<tool_call>\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"greet.py\", \"edit\": {\"old_text\": \"    return x\", \"new_text\": \"    return y\"}}}\n</tool_call>", verb: VerbPatch, path: "greet.py"},
+	{name: "meaning-list-of-one-edit", draft: "<tool_call>\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"greet.py\", \"edits\": [{\"oldText\": \"    return x\", \"newText\": \"    return y\"}]}}\n</tool_call>", verb: VerbPatch, path: "greet.py"},
+	{name: "meaning-react-nested-changes", draft: "Action: edit_file\nAction Input: {\"path\": \"greet.py\", \"changes\": {\"old\": \"    return x\", \"new\": \"    return y\"}}", verb: VerbPatch, path: "greet.py"},
+	{name: "meaning-search-replace-in-content", draft: "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"greet.py\", \"content\": \"<<<<<<< SEARCH\\n    return x\\n=======\\n    return y\\n>>>>>>> REPLACE\\n\"}}\n</tool_call>", verb: VerbPatch, path: "greet.py", shape: shapeSearchReplaceBlock},
+	{name: "meaning-namespaced-editor-view", draft: "<tool_call>\n{\"name\": \"mcp__filesystem__text_editor\", \"arguments\": {\"command\": \"view\", \"path\": \"greet.py\"}}\n</tool_call>", verb: VerbRead, path: "greet.py"},
+	{name: "meaning-bracketed-prose-with", draft: "[Calling read_file with path=\"greet.py\"]", verb: VerbRead, path: "greet.py"},
+	{name: "meaning-bracketed-prose-call", draft: "[I will call read_file(path=\"greet.py\")]", verb: VerbRead, path: "greet.py"},
+	{name: "fail-bracketed-prose-english", draft: "[I will open the file and run the tests]", err: "no action verb found"},
+	{name: "meaning-code-agent-reads", draft: "```python\nsource = open(\"greet.py\").read()\nprint(source)\n```", verb: VerbRead, path: "greet.py"},
+	{name: "meaning-code-agent-with-open", draft: "```python\nwith open(\"greet.py\") as f:\n    print(f.read())\n```", verb: VerbRead, path: "greet.py"},
+	{name: "fail-code-agent-writes", draft: "```python\nopen(\"greet.py\", \"w\").write(\"x = 1\\n\")\n```", err: "open"},
+	{name: "meaning-json-triple-quotes", draft: "{\"name\": \"write_file\", \"arguments\": {\"path\": \"x.py\", \"content\": \"\"\"def f():\n    return 1\n\"\"\"}}", verb: VerbWrite, path: "x.py"},
+	{name: "meaning-arg-block-quoted-lines", draft: "TOOL_NAME: write_file\nBEGIN_ARG: path\nx.py\nEND_ARG\nBEGIN_ARG: content\n\"def f():\n    return 1\n\"\nEND_ARG", verb: VerbWrite, path: "x.py"},
+	{name: "meaning-line-fields-in-tag", draft: "<tool_call>\nname: write_file\npath: x.py\ncontent: \"def f():\n    return 1\n\"\n</tool_call>", verb: VerbWrite, path: "x.py"},
+	{name: "meaning-name-then-field-lines", draft: "<tool_call>read_file\npath: greet.py\n</tool_call>", verb: VerbRead, path: "greet.py"},
+	{name: "meaning-own-quote-marks", draft: "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": «greet.py»}}</tool_call>", verb: VerbRead, path: "greet.py"},
 }
 
 func TestFormatsByStructure(t *testing.T) {

@@ -36,7 +36,6 @@ var (
 	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
 	listRE    = regexp.MustCompile(`^(?:[-*+•]|\d{1,3}[.)]|\(\d{1,3}\))\s+`)
 	labelRE   = regexp.MustCompile(`(?i)^(?:next\s+)?(?:action|command|tool|response|answer|step\s*\d*)\s*(\*\*)?\s*:\s*(\*\*)?\s*`)
-	skillRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 )
 
 // findIf is re.FindString(s), or "" without looking when may, a
@@ -195,7 +194,7 @@ func plausible(h head) bool {
 		}
 		return false
 	case VerbSkill:
-		return h.word == "skill" && len(words) > 0 && skillRE.MatchString(words[0])
+		return h.word == "skill" && len(words) > 0 && isSkillName(words[0])
 	case VerbAsk:
 		return strings.HasSuffix(h.rest, "?")
 	case VerbDone:

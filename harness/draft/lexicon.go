@@ -94,12 +94,16 @@ var (
 // compare their keys.
 func argNames(names ...string) []string { return names }
 
-// nameKey is the form names are compared in: the last part of a dotted
-// name, in lower case, without "_", "-" and spaces.
+// nameKey is the form names are compared in: the last part of a name
+// under a namespace (functions.read_file, mcp__fs__text_editor,
+// fs/read_file, fs:read_file), in lower case, without "_", "-" and
+// spaces.
 func nameKey(name string) string {
 	n := strings.TrimSpace(name)
-	if i := strings.LastIndexByte(n, '.'); i >= 0 {
-		n = n[i+1:]
+	for _, sep := range []string{".", "__", "/", ":"} {
+		if i := strings.LastIndex(n, sep); i >= 0 && i+len(sep) < len(n) {
+			n = n[i+len(sep):]
+		}
 	}
 	var b strings.Builder
 	for _, r := range strings.ToLower(n) {
@@ -114,4 +118,43 @@ func nameKey(name string) string {
 func lookupTool(name string) (tool, bool) {
 	t, ok := tools[nameKey(name)]
 	return t, ok
+}
+
+// leadingName is the name s starts with: a letter or "_", then letters,
+// digits, "_", "." and "-"; "" when s starts with none.
+func leadingName(s string) string {
+	if s == "" || !(s[0] == '_' || ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z')) {
+		return ""
+	}
+	i := 1
+	for i < len(s) && (isIdentByte(s[i]) || s[i] == '.' || s[i] == '-') {
+		i++
+	}
+	return s[:i]
+}
+
+// isSkillName reports whether s is a skill's name: a letter, then
+// letters, digits, "_" and "-".
+func isSkillName(s string) bool {
+	if s == "" || !('a' <= s[0]|0x20 && s[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentByte(s[i]) && s[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isLineMarker reports whether l is Roo Code's ":start_line:N" (or
+// ":end_line:N") line inside a SEARCH block.
+func isLineMarker(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, m := range []string{":start_line:", ":end_line:"} {
+		if rest, ok := strings.CutPrefix(t, m); ok {
+			return strings.Trim(strings.TrimSpace(rest), "0123456789") == ""
+		}
+	}
+	return false
 }

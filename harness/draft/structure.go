@@ -442,6 +442,12 @@ func (r *relaxed) value(depth int) (any, bool) {
 			return n, true
 		}
 	}
+	// A string between a model's own quote marks: «x», “x”, ‘x’, „x“.
+	for _, q := range [][2]string{{"«", "»"}, {"“", "”"}, {"‘", "’"}, {"„", "“"}, {"「", "」"}} {
+		if len(w) > len(q[0])+len(q[1]) && strings.HasPrefix(w, q[0]) && strings.HasSuffix(w, q[1]) {
+			return w[len(q[0]) : len(w)-len(q[1])], true
+		}
+	}
 	return w, true
 }
 
@@ -511,7 +517,7 @@ func elementArgs(s string) (map[string]any, int, bool) {
 			}
 			closeTag := "</" + tag + ">"
 			e := strings.Index(s[body:], closeTag)
-			if e < 0 || !keyRE.MatchString(s[body:body+e]) || len(keyRE.FindString(s[body:body+e])) != e {
+			if e < 0 || e == 0 || len(leadingName(s[body:body+e])) != e {
 				break
 			}
 			key = s[body : body+e]

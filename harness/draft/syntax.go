@@ -2,6 +2,7 @@ package draft
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,8 +181,6 @@ type compiledFields struct {
 
 var (
 	holeRE   = regexp.MustCompile(`⟨n⟩|⟨id⟩|⟨name⟩|⟨any⟩|\s+`)
-	nameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*`)
-	keyRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*`)
 	tokenRun = regexp.MustCompile(`<[^<>]*>|\[[^\[\]]*\]|[^\s<\[]+`)
 )
 
@@ -362,7 +361,7 @@ func (s *Syntax) readFrom(text string, i int) ([]learnedCall, int, string) {
 }
 
 func readName(text string, i int) (string, int, string) {
-	m := nameRE.FindString(text[i:])
+	m := leadingName(text[i:])
 	if m == "" {
 		return "", i, "no tool name where the template puts it"
 	}
@@ -413,7 +412,7 @@ func (s *Syntax) readFields(text string, i int) (map[string]any, int, string) {
 		return nil, i, bad
 	}
 	// No fields at all: the arguments close at once.
-	if m := cf.fieldOpen.FindStringIndex(text[i:]); m == nil || keyRE.FindString(text[i+m[1]:]) == "" {
+	if m := cf.fieldOpen.FindStringIndex(text[i:]); m == nil || leadingName(text[i+m[1]:]) == "" {
 		i, bad = expect(text, i, cf.close, "that closes the arguments")
 		return args, i, bad
 	}
@@ -421,7 +420,7 @@ func (s *Syntax) readFields(text string, i int) (map[string]any, int, string) {
 		if i, bad = expect(text, i, cf.fieldOpen, "before an argument's name"); bad != "" {
 			return nil, i, bad
 		}
-		key := keyRE.FindString(text[i:])
+		key := leadingName(text[i:])
 		if key == "" {
 			return nil, i, "no argument name where the template puts it"
 		}
@@ -485,7 +484,7 @@ func (s *Syntax) fieldsGoOn(text string, i int, strict bool) (next, last bool) {
 	if m := cf.sep.FindStringIndex(text[i:]); m != nil {
 		if g := cf.fieldOpen.FindStringIndex(text[i+m[1]:]); g != nil {
 			k := i + m[1] + g[1]
-			if key := keyRE.FindString(text[k:]); key != "" {
+			if key := leadingName(text[k:]); key != "" {
 				rest := text[k+len(key):]
 				if cf.keyEnd.MatchString(rest) || (cf.keyEndBare != nil && cf.keyEndBare.MatchString(rest)) {
 					return true, false
@@ -643,9 +642,15 @@ func (r *ReasoningSyntax) split(content string) (split, bool) {
 	return split{}, false
 }
 
-// ParseWith reads one action from a reply as Parse does, trying the
-// syntax learned from the model's own template first: its reasoning
-// markers, then its calls. A nil syntax is Parse.
+// ParseWith reads one action from a reply as Parse does, with the syntax
+// learned from the model's own template as the first source of calls: its
+// reasoning marks come off first, then the template's reading and the
+// general readers' are weighed by one rule. A whole call beats a partial
+// one, whatever its source, so the template never makes a reading worse;
+// where both are whole and differ, the template's stands for the text it
+// read, and a different whole call in the rest of the reply makes the
+// reply ambiguous, so that no source hides another's reading. A nil
+// syntax is Parse.
 func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, error) {
 	if syn == nil || len(calls) > 0 {
 		return Parse(content, calls)
@@ -659,22 +664,69 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 		}
 		text = s.Answer
 	}
-	found, start, end, _, ok := syn.readCalls(text)
-	if !ok {
-		a, err := Parse(text, nil)
-		if err == nil && p.shapes&shapeBit[shapeThinkBlock] != 0 {
-			p.shapes |= parseShapes(a.Shape)
-			a.Shape = p.shapeString()
+	general, gerr := Parse(text, nil)
+	if gerr == nil && p.shapes&shapeBit[shapeThinkBlock] != 0 {
+		p.shapes |= parseShapes(general.Shape)
+		general.Shape = p.shapeString()
+	}
+	learned, start, end, lerr, found := p.readLearned(syn, text)
+	switch {
+	case !found:
+		return general, gerr
+	case lerr != nil:
+		// A partial reading (a verb without its path) or an unreadable
+		// one: a whole reading by the general readers beats it.
+		if lerr.Code == "" && (gerr == nil || codeOf(gerr) != "") {
+			return general, gerr
 		}
-		return a, err
+		return Action{}, lerr
+	case gerr == nil && !sameEffect(general, learned):
+		// Two whole readings: the template's of its own calls, and the
+		// general readers' of something else in the reply, or of the
+		// same calls read another way. Only the rest of the reply can
+		// say which.
+		rest := text[:start] + strings.Repeat(" ", end-start) + text[end:]
+		if other, err := Parse(rest, nil); err == nil && !sameEffect(other, learned) {
+			return Action{}, p.refuse(CodeAmbiguous, "it holds 2 different calls ("+Canonical(learned)+"; "+Canonical(other)+"), and which one you meant is not for the harness to guess")
+		}
+	}
+	if e := p.notActedOn(text, learned, nil); e != nil {
+		return Action{}, e
+	}
+	return learned, nil
+}
+
+// sameEffect reports whether two actions do the same, however each was
+// read.
+func sameEffect(a, b Action) bool {
+	a.Shape, a.Via, a.Repairs, b.Shape, b.Via, b.Repairs = "", "", nil, "", "", nil
+	return reflect.DeepEqual(a, b)
+}
+
+// codeOf is the code of a refused draft's error, "" for any other.
+func codeOf(err error) schemas.Code {
+	if e, ok := err.(*Error); ok {
+		return e.Code
+	}
+	return ""
+}
+
+// readLearned reads the calls written in the template's syntax: found is
+// false when the reply holds none, and start and end are where they lie.
+// Two different calls are refused; a call that does not make an action is
+// a partial reading (err).
+func (p *parser) readLearned(syn *Syntax, text string) (a Action, start, end int, err *Error, found bool) {
+	calls, start, end, _, ok := syn.readCalls(text)
+	if !ok {
+		return Action{}, 0, 0, nil, false
 	}
 	var acts []Action
 	seen := map[string]bool{}
 	var read []string
-	for _, c := range found {
+	for _, c := range calls {
 		a, err := p.callToAction(c.name, keyed(c.args))
 		if err != nil {
-			return Action{}, err
+			return Action{}, start, end, err, true
 		}
 		a.Shape, a.Via, a.Repairs = "", "", nil
 		key, _ := json.Marshal(a)
@@ -686,18 +738,18 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 	}
 	if len(acts) > 1 {
 		p.verb = acts[0].Verb
-		return Action{}, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
+		return Action{}, start, end, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess"), true
 	}
 	if strings.TrimSpace(text[:start]) != "" || strings.TrimSpace(text[end:]) != "" {
 		p.shape(shapeChatter)
 	}
-	if len(found) > 1 {
+	if len(calls) > 1 {
 		p.repair(repairExtraActionsIgnored)
 	}
 	p.verb = acts[0].Verb
-	a := p.done(acts[0])
+	a = p.done(acts[0])
 	a.Shape = withTemplateSyntax(a.Shape)
-	return a, nil
+	return a, start, end, nil, true
 }
 
 // withTemplateSyntax adds ShapeTemplateSyntax to a shape string.

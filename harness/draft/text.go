@@ -2,8 +2,6 @@ package draft
 
 import (
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -94,33 +92,6 @@ func (d *doc) headAt(j int) (head, bool) {
 // futureRE is a sentence that says what the writer will do.
 var futureRE = regexp.MustCompile(`(?i)\b(?:I'll|I will|I'm going to|I am going to|let me|let's|we'll|we will|I shall|I'd)\s+(?:\w+\s+){0,3}?(?:start|begin|first|do|go|proceed|take|then|next|follow)\b|\b(?:start|begin)\s+with\s+step\b|\b(?:step|steps)\s+(?:1|one|#1)\b|\bfirst\s+step\b|\b(?:my|the|this)\s+plan\b|^\s*(?:\W*\s*)?plan\s*:`)
 
-// plan reports whether d is a plan rather than an action: two or more
-// list items that open with verbs, every action line among them, and a
-// sentence outside them that says what will be done or calls them a plan
-// ("I'll start with step 1", "First, step 1.", "Here is my plan:"). It
-// returns the steps as written.
-func (d *doc) plan() ([]string, bool) {
-	var steps []string
-	future := false
-	for j, l := range d.lines {
-		if d.in[j] >= 0 {
-			continue
-		}
-		h, ok := d.headAt(j)
-		if !ok {
-			if futureRE.MatchString(l) {
-				future = true
-			}
-			continue
-		}
-		if !slices.Contains(h.shapes, shapeListMarker) {
-			return nil, false
-		}
-		steps = append(steps, strings.TrimSpace(listRE.ReplaceAllString(strings.TrimSpace(l), "")))
-	}
-	return steps, future && len(steps) >= 2
-}
-
 // nextHead is the first action line after line i, or len(lines).
 func (d *doc) nextHead(i int) int {
 	for j := i + 1; j < len(d.lines); j++ {
@@ -168,7 +139,11 @@ func parseText(raw string) (Action, error) {
 		}
 		return p.done(a), nil
 	}
-	return p.parseDoc(textDoc(text), false)
+	a, err := p.parseDoc(textDoc(text), false)
+	if e := p.notActedOn(text, a, err); e != nil {
+		return Action{}, e
+	}
+	return a, err
 }
 
 // envelopeLineRE finds an edit envelope's opening line.
@@ -191,10 +166,6 @@ func (p *parser) parseDoc(d *doc, nested bool) (Action, error) {
 	}
 	for i := range lines {
 		if h, ok := d.headAt(i); ok {
-			if steps, ok := d.plan(); ok {
-				p.verb = h.verb
-				return Action{}, p.refuse(CodeAmbiguous, "it is a plan of "+strconv.Itoa(len(steps))+" steps ("+strings.Join(steps, "; ")+") that says what you will do, not the one action you are taking now; send that step alone on its own line, e.g. "+steps[0])
-			}
 			return p.action(d, i, h)
 		}
 	}
@@ -591,7 +562,7 @@ func (p *parser) skillAction(i int, h head) (Action, int, *Error) {
 	if len(w) == 0 {
 		return Action{}, i, p.fail("SKILL without a name, e.g. SKILL locate parse_args")
 	}
-	if !skillRE.MatchString(w[0]) {
+	if !isSkillName(w[0]) {
 		return Action{}, i, p.fail("SKILL name " + quote(w[0]) + " is not a skill name, e.g. SKILL locate parse_args")
 	}
 	a := Action{Skill: w[0]}

@@ -396,3 +396,76 @@ func TestLearnedSyntaxGolden(t *testing.T) {
 		}
 	}
 }
+
+// readScore ranks a reading against the action wanted: 2 read right, 1
+// refused, 0 read as another action.
+func readScore(got draft.Action, err error, want draft.Action) int {
+	switch {
+	case err != nil:
+		return 1
+	case same(got, want):
+		return 2
+	}
+	return 0
+}
+
+// TestTemplateNeverReadsWorse reads every template's calls, and the
+// same calls written the ways models write them beside their template's
+// syntax (an extra argument the tool does not take, a Python call inside
+// the template's tags, chatter around the call, this protocol's own
+// line), with the template and without it: with it, no reply is read
+// worse.
+func TestTemplateNeverReadsWorse(t *testing.T) {
+	var total, better, worse int
+	for _, file := range templateFiles(t) {
+		tp, err := chattemplate.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syn := learn.Learn(tp)
+		if syn.Calls == nil {
+			continue
+		}
+		for i, c := range harnessCalls() {
+			want, err := draft.Parse("", []schemas.ToolCall{c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := "c" + string(rune('A'+i)) + "bcdefgh"
+			extra := schemas.ToolCall{Name: c.Name, Arguments: map[string]any{"reason": "to see it"}}
+			for k, v := range c.Arguments {
+				extra.Arguments[k] = v
+			}
+			var variants []string
+			if text, ok := callReply(t, tp, syn, toCall(c, id)); ok {
+				variants = append(variants, text, "I will make the change now.\n\n"+text+"\n\nThat should do it.")
+			}
+			if text, ok := callReply(t, tp, syn, toCall(extra, id)); ok {
+				variants = append(variants, text)
+			}
+			if c.Name == "read_file" {
+				variants = append(variants,
+					`<tool_call>read_file(path="src/ünï code/app.py", reason="look first")</tool_call>`,
+					"<tool_call>\nread_file(path=\"src/ünï code/app.py\")\n</tool_call>",
+					"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/ünï code/app.py\", \"reason\": \"look first\"}}\n</tool_call>",
+					"READ src/ünï code/app.py")
+			}
+			for _, text := range variants {
+				total++
+				plain, perr := draft.Parse(text, nil)
+				// As a run reads it: the syntax for the reply as the
+				// server handed it on.
+				with, werr := draft.ParseWith(syn.ForReply(schemas.Reply{Content: text, FinishReason: "stop"}), text, nil)
+				p, w := readScore(plain, perr, want), readScore(with, werr, want)
+				switch {
+				case w < p:
+					worse++
+					t.Errorf("%s: %s read worse with the template (%v, %v) than without (%v, %v)\nreply: %q", name(file), c.Name, with, werr, plain, perr, text)
+				case w > p:
+					better++
+				}
+			}
+		}
+	}
+	t.Logf("%d replies through the templates' syntax: %d read better with the template, %d worse", total, better, worse)
+}
