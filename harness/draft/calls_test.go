@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The call formats of issue 25, each written as its public documentation
+// The call formats the reader knows, each written as its public documentation
 // shows it (docs/harness.md cites the source of each shape), on the greet
 // fixture of foreign_test.go; harness/foreign_test.go plays each through
 // the real loop. Reasoning comes first in every reply that has it.

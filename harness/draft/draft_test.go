@@ -224,7 +224,7 @@ func allCases() []parseCase {
 	return append(append(append([]parseCase(nil), parseCases...), foreignCases...), callCases...)
 }
 
-// Every call format of issue 25 has at least three golden drafts.
+// Every call format the reader knows has at least three golden drafts.
 func TestCallFormatsCovered(t *testing.T) {
 	for _, src := range callSources {
 		if n := countPrefixed(src); n < 3 {

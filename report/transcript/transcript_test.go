@@ -34,7 +34,7 @@ func TestFind(t *testing.T) {
 		{name: "a file", arg: fixtures + "/runs/dogfood-cli-flag.attempt-2.jsonl", wantID: "dogfood-cli-flag", wantAttempt: 2, wantEarlier: 1},
 		{name: "an ambiguous prefix", arg: "bench-initials", wantErr: "\"bench-initials\" names 2 runs; say which:\n  bench-initials-p1-9b170d0ba35c\n  bench-initials-p4-59a3dd8961a6"},
 		{name: "a prefix of many", arg: "bench-", wantErr: `… and 10 more`},
-		{name: "a missing id", arg: "nosuch", wantErr: `no run "nosuch" in ../classify/testdata/traces/runs (it holds 34 run(s))`},
+		{name: "a missing id", arg: "nosuch", wantErr: `no run "nosuch" in ../../classify/testdata/traces/runs (it holds 34 run(s))`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
