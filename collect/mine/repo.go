@@ -1,0 +1,187 @@
+package mine
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// clone is the private clone under OUT that holds every task's commit.
+type clone struct {
+	dir string
+	// date is HEAD's commit date, given to every task commit so that the
+	// same tasks get the same hashes.
+	date string
+	mu   sync.Mutex // one writer of refs and temporary indexes at a time
+}
+
+func git(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return out.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// newClone clones src's HEAD into dir (objects copied, never linked: the
+// source's files are only read).
+func newClone(ctx context.Context, src, dir string) (*clone, error) {
+	if _, err := git(ctx, "", nil, "clone", "--quiet", "--no-hardlinks", src, dir); err != nil {
+		return nil, fmt.Errorf("clone %s: %w", src, err)
+	}
+	date, err := git(ctx, dir, nil, "log", "-1", "--format=%cI", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("clone %s: %w", src, err)
+	}
+	return &clone{dir: dir, date: strings.TrimSpace(date)}, nil
+}
+
+// commit makes a commit on parent whose tree is parent's with files
+// replaced by the given contents, and names it refs/heads/tasks/<name>.
+func (c *clone) commit(ctx context.Context, parent, name, message string, files map[string][]byte) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	idx, err := os.CreateTemp("", "pyharness-mine-index-")
+	if err != nil {
+		return "", fmt.Errorf("commit task: %w", err)
+	}
+	idx.Close()
+	os.Remove(idx.Name())
+	defer os.Remove(idx.Name())
+	env := []string{"GIT_INDEX_FILE=" + idx.Name(),
+		"GIT_AUTHOR_NAME=pyharness", "GIT_AUTHOR_EMAIL=pyharness@localhost", "GIT_AUTHOR_DATE=" + c.date,
+		"GIT_COMMITTER_NAME=pyharness", "GIT_COMMITTER_EMAIL=pyharness@localhost", "GIT_COMMITTER_DATE=" + c.date}
+	if _, err := git(ctx, c.dir, env, "read-tree", parent); err != nil {
+		return "", fmt.Errorf("commit task: %w", err)
+	}
+	for _, path := range sortedKeys(files) {
+		blob, err := hashObject(ctx, c.dir, files[path])
+		if err != nil {
+			return "", fmt.Errorf("commit task: %w", err)
+		}
+		mode := "100644"
+		if out, err := git(ctx, c.dir, env, "ls-files", "-s", "--", path); err == nil && strings.HasPrefix(out, "100755") {
+			mode = "100755"
+		}
+		if _, err := git(ctx, c.dir, env, "update-index", "--add", "--cacheinfo", mode+","+blob+","+path); err != nil {
+			return "", fmt.Errorf("commit task: %w", err)
+		}
+	}
+	tree, err := git(ctx, c.dir, env, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("commit task: %w", err)
+	}
+	sha, err := git(ctx, c.dir, env, "commit-tree", strings.TrimSpace(tree), "-p", parent, "-m", message)
+	if err != nil {
+		return "", fmt.Errorf("commit task: %w", err)
+	}
+	sha = strings.TrimSpace(sha)
+	if _, err := git(ctx, c.dir, nil, "update-ref", "refs/heads/tasks/"+name, sha); err != nil {
+		return "", fmt.Errorf("commit task: %w", err)
+	}
+	return sha, nil
+}
+
+func hashObject(ctx context.Context, dir string, data []byte) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", "hash-object", "-w", "--stdin")
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git hash-object: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// show is a file's content at a commit.
+func (c *clone) show(ctx context.Context, commit, path string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", "show", commit+":"+path)
+	cmd.Dir = c.dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git show %s:%s: %w", commit, path, err)
+	}
+	return out, nil
+}
+
+// extract writes the tree of commit into dir, which it creates.
+func (c *clone) extract(ctx context.Context, commit, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", commit)
+	cmd.Dir = c.dir
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("extract %s: %w", commit, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("extract %s: %w", commit, err)
+	}
+	terr := untar(pipe, dir)
+	io.Copy(io.Discard, pipe)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("extract %s: %w", commit, err)
+	}
+	if terr != nil {
+		return fmt.Errorf("extract %s: %w", commit, terr)
+	}
+	return nil
+}
+
+func untar(r io.Reader, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if name == "." || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			continue
+		}
+		target := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			os.MkdirAll(filepath.Dir(target), 0o755)
+			if err := os.Symlink(h.Linkname, target); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			os.MkdirAll(filepath.Dir(target), 0o755)
+			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, os.FileMode(h.Mode&0o777)|0o600)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		}
+	}
+}
