@@ -171,7 +171,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	m := &miner{o: o, clone: cl, head: strings.TrimSpace(head), name: filepath.Base(src), work: work,
-		tester: &tester{python: python, suite: o.Suite, pyDir: work},
+		tester:  &tester{python: python, suite: o.Suite, pyDir: work},
 		sources: map[string][]byte{}, sigs: map[string]bool{}, perFunc: map[string]int{}}
 	m.o.Python = python
 	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, Manifest: manifest}

@@ -108,7 +108,7 @@ func (m *miner) mutationCandidates(ctx context.Context, sum *Summary) ([]*candid
 			}
 			m.sources[s.File] = data
 		}
-		id := fmt.Sprintf("%s-%s-%s-%s-%d", idWord(m.name), idWord(strings.TrimSuffix(s.File, ".py")), idWord(s.Function), s.Kind, s.Line)
+		id := fmt.Sprintf("%s-%s-%s-%s-%d", idWord(m.name), idWord(strings.TrimSuffix(strings.TrimPrefix(s.File, "src/"), ".py")), idWord(s.Function), s.Kind, s.Line)
 		cands = append(cands, &candidate{id: id, kind: s.Kind, file: s.File, function: s.Function, top: s.Top,
 			funcKey: key, line: s.Line, find: s.Find, replace: s.Replace})
 	}
