@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,8 +70,12 @@ func haveChromium() (bool, error) {
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"pyharness": func() {
+			// Signals end the command's context, as in main: a script's
+			// kill -INT is a Ctrl-C.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, now: time.Now, getenv: os.Getenv}
-			os.Exit(run(context.Background(), a, os.Args[1:]))
+			os.Exit(run(ctx, a, os.Args[1:]))
 		},
 		"stand-in-train": func() { os.Exit(standInTrain()) },
 		"stand-in-serve": func() { os.Exit(standInServe()) },
@@ -92,6 +98,9 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// tasks-verify OUT and waitfor FILE TEXT: tasks.txtar's checks.
+			"tasks-verify": tasksVerify,
+			"waitfor":      waitFor,
 			// validate-sft [--dpo|--tool-calls|--assistant-only] DIR... runs
 			// scripts/validate_sft.py on exports; guard it with [python].
 			"validate-sft": func(ts *testscript.TestScript, neg bool, args []string) {

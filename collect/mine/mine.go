@@ -146,6 +146,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if _, err := os.Stat(manifest); err == nil {
 		return nil, fmt.Errorf("tasks: %s already exists: give another --out", manifest)
 	}
+	shown := manifest
+	if o.Out, err = filepath.Abs(o.Out); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	manifest = filepath.Join(o.Out, "manifest.yaml")
 	for _, d := range []string{"repo", "scripts", ".work"} {
 		if err := os.RemoveAll(filepath.Join(o.Out, d)); err != nil {
 			return nil, fmt.Errorf("tasks: %w", err)
@@ -174,7 +179,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		tester:  &tester{python: python, suite: o.Suite, pyDir: work},
 		sources: map[string][]byte{}, sigs: map[string]bool{}, perFunc: map[string]int{}}
 	m.o.Python = python
-	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, Manifest: manifest}
+	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, Manifest: shown}
 	mf := &manifestFile{path: manifest, source: src, commit: m.head, seed: o.Seed}
 	if err := mf.write(); err != nil {
 		return nil, err
