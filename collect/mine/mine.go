@@ -138,9 +138,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
-	head, err := git(ctx, src, nil, "rev-parse", "--verify", "-q", "HEAD")
-	if err != nil {
-		return nil, fmt.Errorf("tasks: %s is not a git repository with a commit", o.Repo)
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("tasks: %s is not a directory", o.Repo)
 	}
 	manifest := filepath.Join(o.Out, "manifest.yaml")
 	if _, err := os.Stat(manifest); err == nil {
@@ -172,6 +171,10 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	cl, err := newClone(ctx, src, filepath.Join(o.Out, "repo"))
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	head, err := git(ctx, cl.dir, nil, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}

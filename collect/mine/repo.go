@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/pyharness/pyharness/harness"
 )
 
 // clone is the private clone under OUT that holds every task's commit.
@@ -39,8 +41,14 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 }
 
 // newClone clones src's HEAD into dir (objects copied, never linked: the
-// source's files are only read).
+// source's files are only read). A src that is not the top of a git
+// repository (a directory of files, or one inside another repository) is
+// copied and committed once instead: its tasks have no history.
 func newClone(ctx context.Context, src, dir string) (*clone, error) {
+	top, err := git(ctx, src, nil, "rev-parse", "--show-toplevel")
+	if err != nil || !samePath(strings.TrimSpace(top), src) {
+		return newSnapshot(ctx, src, dir)
+	}
 	if _, err := git(ctx, "", nil, "clone", "--quiet", "--no-hardlinks", src, dir); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", src, err)
 	}
@@ -49,6 +57,37 @@ func newClone(ctx context.Context, src, dir string) (*clone, error) {
 		return nil, fmt.Errorf("clone %s: %w", src, err)
 	}
 	return &clone{dir: dir, date: strings.TrimSpace(date)}, nil
+}
+
+// samePath reports whether two paths name the same directory, links
+// followed.
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// snapshotDate is the date of a snapshot's commit: fixed, so that the same
+// files give the same hashes.
+const snapshotDate = "2000-01-01T00:00:00Z"
+
+// newSnapshot makes dir a new repository whose one commit holds src's
+// files (as a run's workspace would copy them).
+func newSnapshot(ctx context.Context, src, dir string) (*clone, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("copy %s: %w", src, err)
+	}
+	if err := harness.CopyRepo(src, dir); err != nil {
+		return nil, fmt.Errorf("copy %s: %w", src, err)
+	}
+	env := []string{"GIT_AUTHOR_NAME=pyharness", "GIT_AUTHOR_EMAIL=pyharness@localhost", "GIT_AUTHOR_DATE=" + snapshotDate,
+		"GIT_COMMITTER_NAME=pyharness", "GIT_COMMITTER_EMAIL=pyharness@localhost", "GIT_COMMITTER_DATE=" + snapshotDate}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "snapshot of " + filepath.Base(src)}} {
+		if _, err := git(ctx, dir, env, args...); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", src, err)
+		}
+	}
+	return &clone{dir: dir, date: snapshotDate}, nil
 }
 
 // commit makes a commit on parent whose tree is parent's with files
