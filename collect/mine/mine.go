@@ -384,6 +384,7 @@ func (m *miner) tryAll(ctx context.Context, cands []*candidate, sum *Summary, mf
 		if out.drop != "" {
 			sum.Dropped[out.drop]++
 			os.Remove(filepath.Join(m.o.Out, "scripts", out.c.id+".jsonl"))
+			m.clone.forget(ctx, out.c.id)
 		} else {
 			mf.entries = append(mf.entries, out.entry)
 			if err = mf.write(); err != nil {

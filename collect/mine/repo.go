@@ -136,6 +136,13 @@ func (c *clone) commit(ctx context.Context, parent, name, message string, files 
 	return sha, nil
 }
 
+// forget removes the ref of a task that was not kept, if it was made.
+func (c *clone) forget(ctx context.Context, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	git(ctx, c.dir, nil, "update-ref", "-d", "refs/heads/tasks/"+name)
+}
+
 func hashObject(ctx context.Context, dir string, data []byte) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", "hash-object", "-w", "--stdin")
 	cmd.Dir = dir
