@@ -194,6 +194,11 @@ func (m *miner) validate(ctx context.Context, e collect.Entry) string {
 	case res.End.Verdict != schemas.VerdictWorked:
 		return "reference fix did not work through the harness"
 	}
+	// collect refuses an entry whose suite cannot judge its start: the
+	// harness's suite (its own runner flags) must run tests there too.
+	if b := res.End.SuiteBefore; b.Ran == 0 || b.NoTests || b.ImportError != "" || b.TimedOut || b.ExitStatusOnly {
+		return "the harness's suite runs no test at the task's start"
+	}
 	none, err := scripted.NewFromReader(bytes.NewReader(doNothing), doNothingFile)
 	if err != nil {
 		return "error: " + err.Error()
