@@ -19,6 +19,9 @@ import (
 type commandCheck struct {
 	command string
 	timeout time.Duration
+	// python is the interpreter "{python}" in the command stands for
+	// (found as the suite finds it when empty).
+	python string
 }
 
 var _ harness.Checker = commandCheck{}
@@ -38,7 +41,15 @@ func (c commandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 	if p := suite.ImportPathEnv(workspace, nil); p != "" {
 		env = append(env, p)
 	}
-	cmd, done, err := suite.Sandbox{Env: env}.Command(cctx, workspace, []string{"sh", "-c", c.command})
+	command := c.command
+	if strings.Contains(command, "{python}") {
+		py, err := suite.FindPython(ctx, c.python, strings.Contains(command, "pytest"))
+		if err != nil {
+			return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.command, err)
+		}
+		command = strings.ReplaceAll(command, "{python}", shellQuote(py))
+	}
+	cmd, done, err := suite.Sandbox{Env: env}.Command(cctx, workspace, []string{"sh", "-c", command})
 	if err != nil {
 		return schemas.Checks{}, fmt.Errorf("run check %q: %w", c.command, err)
 	}
@@ -61,6 +72,14 @@ func (c commandCheck) Check(ctx context.Context, workspace string) (schemas.Chec
 		return res, fmt.Errorf("run check %q: %w", c.command, err)
 	}
 	return res, nil
+}
+
+// shellQuote is s as one word of sh.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func lastLine(s string) string {

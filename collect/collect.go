@@ -488,17 +488,31 @@ func runOne(ctx context.Context, o Options, p *Planned, slot int) (*harness.Resu
 		defer cleanup()
 		cfg = caseConfig(*p.item.Case, p.Pass, repo, o.Python)
 	default:
-		e := p.item.Entry
-		cfg = harness.Config{Source: schemas.SourceDogfood, CaseID: e.ID, Pass: p.Pass, Tags: e.Tags,
-			Repo: e.Dir, RepoURL: e.URL, TaskSpec: e.TaskSpec, Python: o.Python}
-		if e.Check != "" {
-			cfg.Checks = commandCheck{command: e.Check}
-			cfg.SettleFirst = true // a task whose check already passes needs no model
-		}
+		cfg = entryConfig(p.item.Entry, p.Pass, o.Python)
 	}
 	cfg.RunID, cfg.OutDir, cfg.Model, cfg.Syntax, cfg.MaxSteps, cfg.StuckAfter, cfg.Now = p.RunID, o.OutDir, be.Model, be.Syntax, o.MaxSteps, o.StuckAfter, o.Now
 	res, err := harness.Run(ctx, cfg, be.Chat)
 	return res, be.Chat, err
+}
+
+// entryConfig is the run of a resolved manifest entry in a pass.
+func entryConfig(e *Entry, pass int, python string) harness.Config {
+	cfg := harness.Config{Source: schemas.SourceDogfood, CaseID: e.ID, Pass: pass, Tags: e.Tags,
+		Repo: e.Dir, RepoURL: e.URL, TaskSpec: e.TaskSpec, Python: python}
+	if e.Check != "" {
+		cfg.Checks = commandCheck{command: e.Check, python: python}
+		cfg.SettleFirst = true // a task whose check already passes needs no model
+	}
+	return cfg
+}
+
+// RunEntry runs a resolved entry once with chat, as a collection runs it,
+// recording the run under outDir: how a task miner tries an entry's
+// reference script before it writes the entry.
+func RunEntry(ctx context.Context, e Entry, chat harness.Chatter, runID, outDir, python string) (*harness.Result, error) {
+	cfg := entryConfig(&e, 1, python)
+	cfg.RunID, cfg.OutDir, cfg.Model = runID, outDir, schemas.Model{Backend: schemas.BackendScripted, Name: e.ID}
+	return harness.Run(ctx, cfg, chat)
 }
 
 func writeJSONAtomic(path string, v any) error {

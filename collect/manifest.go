@@ -24,6 +24,10 @@ type Entry struct {
 	ID string `yaml:"id"`
 	// Repo is a local path (relative to the manifest) or a git URL.
 	Repo string `yaml:"repo"`
+	// Commit, when set, is the commit of Repo the task starts from (a
+	// full or abbreviated hash, or any name git resolves): the entry runs
+	// on a checkout of it instead of Repo's work tree.
+	Commit string `yaml:"commit"`
 	// TaskSpec is what the model is asked; only the task is required.
 	schemas.TaskSpec `yaml:",inline"`
 	// Check is a command run in the workspace after the agent ends; exit 0
@@ -73,7 +77,7 @@ func (e *ManifestError) Error() string {
 	return b.String()
 }
 
-var entryKeys = []string{"id", "repo", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
+var entryKeys = []string{"id", "repo", "commit", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
 
 // parseManifest reads a manifest: a YAML list of entries (or a mapping
 // with an `entries` list). It checks the shape of every entry — keys,
@@ -251,6 +255,14 @@ func isLocal(s string) bool {
 // resolveOne finds an entry's repository on disk — a local path relative
 // to the manifest, or a git URL cloned (shallow) into cacheDir — and checks
 // it is a git repository whose scope matches files.
+// ResolveEntry is one entry made ready to run, as a manifest's entries
+// are: its repository found (or cloned into cacheDir) relative to base,
+// its commit checked out apart.
+func ResolveEntry(ctx context.Context, base string, e Entry, cacheDir string) (Entry, error) {
+	err := resolveOne(ctx, base, &e, cacheDir)
+	return e, err
+}
+
 func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) error {
 	if isGitURL(e.Repo) {
 		h := sha256.Sum256([]byte(e.Repo))
@@ -282,6 +294,13 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 		}
 		e.Dir = dir
 	}
+	if e.Commit != "" {
+		dir, err := checkoutCommit(ctx, e.Dir, e.Commit, cacheDir)
+		if err != nil {
+			return err
+		}
+		e.Dir = dir
+	}
 	if e.Script != "" && !filepath.IsAbs(e.Script) {
 		e.Script = filepath.Join(base, e.Script)
 	}
@@ -306,6 +325,39 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 		}
 	}
 	return nil
+}
+
+// checkoutCommit is a checkout of commit of the repository at src, made
+// once under cacheDir and shared by every entry that names it: a clone
+// that borrows src's objects (git clone --shared writes nothing into src),
+// its HEAD detached at the commit, so that run_start records it.
+func checkoutCommit(ctx context.Context, src, commit, cacheDir string) (string, error) {
+	full, err := gitCmd(ctx, src, "rev-parse", "--verify", "-q", commit+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("commit %q is not a commit of %s", commit, src)
+	}
+	full = strings.TrimSpace(full)
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", fmt.Errorf("check out %s: %w", commit, err)
+	}
+	h := sha256.Sum256([]byte(abs + "\x00" + full))
+	dir := filepath.Join(cacheDir, "commit-"+hex.EncodeToString(h[:8]))
+	if head, err := gitCmd(ctx, dir, "rev-parse", "HEAD"); err == nil && strings.TrimSpace(head) == full {
+		return dir, nil
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", fmt.Errorf("check out %s: %w", commit, err)
+	}
+	if out, err := gitCmd(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", abs, dir); err != nil {
+		return "", fmt.Errorf("check out %s of %s: %v: %s", commit, src, err, strings.TrimSpace(out))
+	}
+	if out, err := gitCmd(ctx, dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("check out %s of %s: %v: %s", commit, src, err, strings.TrimSpace(out))
+	}
+	return dir, nil
 }
 
 func gitCmd(ctx context.Context, dir string, args ...string) (string, error) {

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -257,4 +258,51 @@ type chatSpy struct {
 func (c chatSpy) Chat(ctx context.Context, req model.Request) (model.Reply, error) {
 	*c.called = true
 	return c.Chatter.Chat(ctx, req)
+}
+
+// An entry's commit: is checked out for its runs, without writing the
+// repository; a commit the repository lacks is a problem of its line.
+func TestManifestCommitIsCheckedOutApart(t *testing.T) {
+	repo := gitRepo(t, map[string]string{"m.py": "x = 1\n"})
+	first, err := gitCmd(context.Background(), repo, "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first = strings.TrimSpace(first)
+	if err := os.WriteFile(filepath.Join(repo, "m.py"), []byte("x = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "two"}} {
+		if out, err := gitCmd(context.Background(), repo, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	refsBefore, _ := gitCmd(context.Background(), repo, "for-each-ref")
+	manifest := filepath.Join(t.TempDir(), "m.yaml")
+	data := "entries:\n  - id: old\n    repo: " + repo + "\n    commit: " + first[:10] + "\n    task: t\n  - id: missing\n    repo: " + repo + "\n    commit: deadbeef\n    task: t\n"
+	m, err := CheckManifest(context.Background(), manifest, []byte(data), ManifestCheck{RepoCache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := m.Usable()
+	if len(ok) != 1 || ok[0].ID != "old" {
+		t.Fatalf("resolved %v, want the entry old alone", ok)
+	}
+	var me *ManifestError
+	if !errors.As(m.Err(), &me) || len(me.Problems) != 1 || me.Problems[0].Line != 6 || !strings.Contains(me.Problems[0].Msg, `commit "deadbeef" is not a commit`) {
+		t.Fatalf("problems = %v, want the missing commit at line 6", m.Err())
+	}
+	got, err := os.ReadFile(filepath.Join(ok[0].Dir, "m.py"))
+	if err != nil || string(got) != "x = 1\n" {
+		t.Fatalf("the checkout holds %q (%v), want the first commit's m.py", got, err)
+	}
+	if head, _ := gitCmd(context.Background(), ok[0].Dir, "rev-parse", "HEAD"); strings.TrimSpace(head) != first {
+		t.Errorf("the checkout's HEAD is %s, want %s", head, first)
+	}
+	if cur, _ := os.ReadFile(filepath.Join(repo, "m.py")); string(cur) != "x = 2\n" {
+		t.Errorf("the repository's m.py is now %q", cur)
+	}
+	if refs, _ := gitCmd(context.Background(), repo, "for-each-ref"); refs != refsBefore {
+		t.Errorf("the repository's refs changed:\n%s\nwas\n%s", refs, refsBefore)
+	}
 }

@@ -76,27 +76,36 @@ func suiteBaselineLine(r *runner) string {
 // baselineFailuresLine says which tests fail before the task and whether
 // the task must fix them: the run is judged against the baseline, so a
 // test that fails now and still fails is not held against it unless the
-// task names it.
+// task names it. Every test the task names is listed, however many fail;
+// the others are shown up to five.
 func (r *runner) baselineFailuresLine() string {
 	res := r.suiteBefore
-	var names []string
+	named := r.taskNamedBaselineFailures()
+	var others []string
 	for _, f := range res.Failures {
-		if f.Test != "" && !slices.Contains(names, f.Test) {
-			names = append(names, f.Test)
+		if f.Test != "" && !slices.Contains(named, f.Test) && !slices.Contains(others, f.Test) {
+			others = append(others, f.Test)
 		}
 	}
-	shown := names
+	shown := others
 	more := ""
-	if len(shown) > 5 {
-		more = fmt.Sprintf(" and %d more", len(shown)-5)
-		shown = shown[:5]
+	if room := max(5-len(named), 0); len(shown) > room {
+		more = fmt.Sprintf(" and %d more", len(shown)-room)
+		shown = shown[:room]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d tests fail before the task: %s%s (first: %s).", len(names), res.Counts.Ran, strings.Join(shown, ", "), more, res.FirstFailure())
-	if named := r.taskNamedBaselineFailures(); len(named) > 0 {
-		fmt.Fprintf(&b, " The task names %s: make it pass; the others need not change, and no other test may start failing.", strings.Join(named, ", "))
-	} else {
+	fmt.Fprintf(&b, "%d of %d tests fail before the task: %s%s (first: %s).", len(named)+len(others), res.Counts.Ran,
+		strings.Join(append(slices.Clone(named), shown...), ", "), more, res.FirstFailure())
+	switch {
+	case len(named) == 0:
 		b.WriteString(" The task does not ask you to fix them; do not make any other test fail.")
+	case len(others) == 0 && len(named) == 1:
+		fmt.Fprintf(&b, " The task is about %s: make it pass, and no other test may start failing.", named[0])
+	case len(others) == 0:
+		fmt.Fprintf(&b, " The task is about all %d: make every one of them pass, and no other test may start failing.", len(named))
+	default:
+		fmt.Fprintf(&b, " The task names %s: make %s pass; the other %d failing %s need not change, and no other test may start failing.",
+			strings.Join(named, ", "), map[bool]string{true: "it", false: "them all"}[len(named) == 1], len(others), map[bool]string{true: "test", false: "tests"}[len(others) == 1])
 	}
 	return b.String()
 }

@@ -309,6 +309,14 @@ func taskNames(task, test string) bool {
 		return true
 	}
 	last := test
+	// A parametrized test is named by its function: "test_x[1.5-a]" by
+	// "test_x" (the brackets' dots and slashes are not separators).
+	if i := strings.IndexByte(last, '['); i > 0 && strings.HasSuffix(last, "]") {
+		if strings.Contains(task, last[:i]+"[") {
+			return false // the task names other parameters of it
+		}
+		last = last[:i]
+	}
 	if i := strings.LastIndexAny(last, ":./ "); i >= 0 {
 		last = last[i+1:]
 	}

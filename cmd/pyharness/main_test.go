@@ -100,6 +100,9 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// tasks-verify OUT and waitfor FILE TEXT: tasks.txtar's checks.
+			"tasks-verify": tasksVerify,
+			"waitfor":      waitFor,
 			// validate-sft [--dpo|--tool-calls|--assistant-only] DIR... runs
 			// scripts/validate_sft.py on exports; guard it with [python].
 			"validate-sft": func(ts *testscript.TestScript, neg bool, args []string) {

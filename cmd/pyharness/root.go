@@ -43,6 +43,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newDedupeCmd(a),
 		newExportCmd(a),
 		newCollectCmd(a),
+		newTasksCmd(a),
 		newClassifyCmd(a),
 		newStatsCmd(a),
 		newReportCmd(a),

@@ -1,0 +1,438 @@
+package mine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/harness/suite"
+)
+
+// Options configure a mine.
+type Options struct {
+	// Repo is the source repository (only read); Out receives the clone,
+	// the scripts and manifest.yaml, and must not hold a manifest yet.
+	Repo, Out string
+	// Python is the interpreter (found as the suite finds it when empty).
+	Python string
+	// Suite is the pytest command that runs the whole suite from the
+	// repository root, "{python}" for the interpreter.
+	Suite string
+	// Scope are the globs of the source files to mutate (every tracked
+	// Python file that is not a test when empty).
+	Scope []string
+	// Kinds are the mutation kinds to make and "history"; all when empty.
+	Kinds []string
+	// Max is how many tasks to keep; Jobs how many candidates to try at once.
+	Max, Jobs int
+	Seed      uint64
+	// MaxFailing bounds the tests a task may make fail; PerFunction the
+	// tasks kept per function; HistoryDepth the commits looked at.
+	MaxFailing, PerFunction, HistoryDepth int
+	// Progress is called after each candidate with the figures so far.
+	Progress func(Summary)
+	Now      func() time.Time
+}
+
+// Kinds are the mutation kinds mine makes, and "history".
+var Kinds = []string{"flip-comparison", "swap-operands", "change-arithmetic", "flip-boolean", "drop-not",
+	"change-constant", "invert-if", "return-none", "remove-assignment", "remove-conditional", "remove-loop", kindHistory}
+
+const kindHistory = "history"
+
+// Summary is what a mine did.
+type Summary struct {
+	// Candidates is how many candidates there were (mutation sites in
+	// covered functions, commits changing code and tests); Tried how many
+	// were tried before the mine ended.
+	Candidates, Tried int
+	Kept              int
+	KeptByKind        map[string]int
+	// Dropped counts the candidates dropped, by reason.
+	Dropped map[string]int
+	// SuiteTests is the size of the suite; TestsRun the tests run while
+	// mining; TestsSaved the tests a whole-suite run of every selected
+	// run would have added.
+	SuiteTests, TestsRun, TestsSaved int
+	Elapsed                          time.Duration
+	Manifest                         string
+	// Interrupted is set when the mine was cancelled before it ended.
+	Interrupted bool
+}
+
+// candidate is one mutation site or one commit to try.
+type candidate struct {
+	id, kind string
+	// A mutation: the file, its function, and the blocks that turn the
+	// file into the mutated one (replace → find) and back.
+	file, function, top string
+	funcKey             string
+	line                int
+	find, replace       string
+	// A history candidate: the commit, its parent, its message and files.
+	commit, parent, message string
+	codeFiles, testFiles    []string
+}
+
+// outcome is a tried candidate: a task, or why it was dropped.
+type outcome struct {
+	c         *candidate
+	drop      string
+	entry     manifestEntry
+	signature string
+}
+
+type miner struct {
+	o       Options
+	clone   *clone
+	tester  *tester
+	head    string
+	name    string // the repository's name, for ids
+	work    string
+	sources map[string][]byte
+	// coveredBy maps "file:first line" of a function to the tests that ran it.
+	coveredBy map[string][]string
+	suiteSize int
+
+	mu      sync.Mutex
+	sigs    map[string]bool
+	perFunc map[string]int
+	saved   int
+}
+
+// Run mines tasks from o.Repo into o.Out/manifest.yaml. The manifest is
+// rewritten after every task kept, so that a cancelled mine leaves the
+// tasks kept so far in a manifest collect accepts.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	start := now(o)
+	if o.Max <= 0 {
+		o.Max = 30
+	}
+	o.Jobs = max(o.Jobs, 1)
+	if o.MaxFailing <= 0 {
+		o.MaxFailing = 5
+	}
+	if o.PerFunction <= 0 {
+		o.PerFunction = 2
+	}
+	if o.HistoryDepth <= 0 {
+		o.HistoryDepth = 300
+	}
+	if o.Suite == "" {
+		o.Suite = "{python} -m pytest"
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("tasks: unknown kind %q (known: %s)", k, strings.Join(Kinds, ", "))
+		}
+	}
+	src, err := filepath.Abs(o.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("tasks: %s is not a directory", o.Repo)
+	}
+	manifest := filepath.Join(o.Out, "manifest.yaml")
+	if _, err := os.Stat(manifest); err == nil {
+		return nil, fmt.Errorf("tasks: %s already exists: give another --out", manifest)
+	}
+	shown := manifest
+	if o.Out, err = filepath.Abs(o.Out); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	manifest = filepath.Join(o.Out, "manifest.yaml")
+	for _, d := range []string{"repo", "scripts", ".work"} {
+		if err := os.RemoveAll(filepath.Join(o.Out, d)); err != nil {
+			return nil, fmt.Errorf("tasks: %w", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(o.Out, "scripts"), 0o755); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	work := filepath.Join(o.Out, ".work")
+	defer os.RemoveAll(work)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	python, err := suite.FindPython(ctx, o.Python, true)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(work, pluginName+".py"), minePy, 0o644); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	cl, err := newClone(ctx, src, filepath.Join(o.Out, "repo"))
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	head, err := git(ctx, cl.dir, nil, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	m := &miner{o: o, clone: cl, head: strings.TrimSpace(head), name: filepath.Base(src), work: work,
+		tester:  &tester{python: python, suite: o.Suite, pyDir: work},
+		sources: map[string][]byte{}, sigs: map[string]bool{}, perFunc: map[string]int{}}
+	m.o.Python = python
+	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, Manifest: shown}
+	mf := &manifestFile{path: manifest, source: src, commit: m.head, seed: o.Seed}
+	if err := mf.write(); err != nil {
+		return nil, err
+	}
+	if err := writeDoNothing(o.Out); err != nil {
+		return nil, err
+	}
+	if err := m.baseline(ctx); err != nil {
+		return nil, err
+	}
+	sum.SuiteTests = m.suiteSize
+	cands, err := m.candidates(ctx, sum)
+	if err != nil {
+		return nil, err
+	}
+	sum.Candidates = len(cands)
+	err = m.tryAll(ctx, cands, sum, mf, start)
+	sum.TestsRun = int(m.tester.ran.Load())
+	sum.TestsSaved = m.saved
+	sum.Elapsed = now(o).Sub(start)
+	if errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil) {
+		sum.Interrupted = true
+		return sum, ctx.Err()
+	}
+	return sum, err
+}
+
+// copyTree copies the clone's work tree (no .git) into a new directory.
+func copyTree(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	return harness.CopyRepo(src, dst)
+}
+
+func now(o Options) time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// baseline runs the whole suite once on HEAD, recording which functions
+// each test runs: the suite must pass, and the run's time bounds the
+// others'.
+func (m *miner) baseline(ctx context.Context) error {
+	dir := filepath.Join(m.work, "baseline")
+	if err := copyTree(m.clone.dir, dir); err != nil {
+		return fmt.Errorf("tasks: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	t0 := time.Now()
+	rep, cov, err := m.tester.run(ctx, dir, nil, true)
+	if err != nil {
+		return fmt.Errorf("tasks: the suite at baseline: %w", err)
+	}
+	took := time.Since(t0)
+	m.tester.timeout = 3*took + 30*time.Second
+	if len(rep.CollectErrors) > 0 {
+		return fmt.Errorf("tasks: the suite (%s) does not collect at baseline: %s: %s (give --suite a command whose tests all import)", m.o.Suite, rep.CollectErrors[0].Node, rep.CollectErrors[0].Message)
+	}
+	if f := rep.failing(); len(f) > 0 {
+		return fmt.Errorf("tasks: %d test(s) of the suite (%s) fail at baseline, first %s: %s (tasks need a passing suite: deselect them in --suite)", len(f), m.o.Suite, f[0], rep.Tests[f[0]].Message)
+	}
+	passing := rep.passing()
+	if len(passing) == 0 {
+		return fmt.Errorf("tasks: the suite (%s) runs no test at baseline", m.o.Suite)
+	}
+	m.suiteSize = len(passing)
+	m.coveredBy = map[string][]string{}
+	for _, id := range passing {
+		for _, fn := range cov[id] {
+			m.coveredBy[fn] = append(m.coveredBy[fn], id)
+		}
+	}
+	return nil
+}
+
+// wantKind reports whether the options ask for kind.
+func (m *miner) wantKind(kind string) bool {
+	return len(m.o.Kinds) == 0 || slices.Contains(m.o.Kinds, kind)
+}
+
+// candidates lists what to try, in the order of the seed: mutation sites
+// dealt round-robin over functions (shuffled, and shuffled within each),
+// with a history commit every third place while there are some.
+func (m *miner) candidates(ctx context.Context, sum *Summary) ([]*candidate, error) {
+	rng := rand.New(rand.NewPCG(m.o.Seed, m.o.Seed^0x9e3779b97f4a7c15))
+	muts, err := m.mutationCandidates(ctx, sum)
+	if err != nil {
+		return nil, err
+	}
+	byFunc := map[string][]*candidate{}
+	var funcs []string
+	for _, c := range muts {
+		if _, ok := byFunc[c.funcKey]; !ok {
+			funcs = append(funcs, c.funcKey)
+		}
+		byFunc[c.funcKey] = append(byFunc[c.funcKey], c)
+	}
+	rng.Shuffle(len(funcs), func(i, j int) { funcs[i], funcs[j] = funcs[j], funcs[i] })
+	for _, f := range funcs {
+		l := byFunc[f]
+		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+	}
+	var dealt []*candidate
+	for round := 0; ; round++ {
+		any := false
+		for _, f := range funcs {
+			if l := byFunc[f]; round < len(l) {
+				dealt = append(dealt, l[round])
+				any = true
+			}
+		}
+		if !any {
+			break
+		}
+	}
+	var hist []*candidate
+	if m.wantKind(kindHistory) {
+		if hist, err = m.historyCandidates(ctx, sum); err != nil {
+			return nil, err
+		}
+	}
+	var out []*candidate
+	for len(dealt) > 0 || len(hist) > 0 {
+		if len(hist) > 0 && (len(out)%3 == 0 || len(dealt) == 0) {
+			out, hist = append(out, hist[0]), hist[1:]
+			continue
+		}
+		out, dealt = append(out, dealt[0]), dealt[1:]
+	}
+	return out, nil
+}
+
+// tryAll tries candidates Jobs at a time and decides in candidate order,
+// so that the tasks kept do not depend on which job finished first.
+func (m *miner) tryAll(ctx context.Context, cands []*candidate, sum *Summary, mf *manifestFile, start time.Time) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan outcome, len(cands))
+	for i := range results {
+		results[i] = make(chan outcome, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for j := 0; j < m.o.Jobs; j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jobDir := filepath.Join(m.work, fmt.Sprintf("job-%d", j))
+			if err := copyTree(m.clone.dir, jobDir); err != nil {
+				for i := range next {
+					results[i] <- outcome{c: cands[i], drop: "error: " + err.Error()}
+				}
+				return
+			}
+			for i := range next {
+				results[i] <- m.try(ctx, jobDir, cands[i])
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range cands {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var err error
+	for i := range cands {
+		var out outcome
+		select {
+		case out = <-results[i]:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		sum.Tried++
+		if out.drop == "" {
+			m.mu.Lock()
+			switch {
+			case m.sigs[out.signature]:
+				out.drop = "same failing tests as a task kept"
+			case out.c.funcKey != "" && m.perFunc[out.c.funcKey] >= m.o.PerFunction:
+				out.drop = "function has enough tasks"
+			default:
+				m.sigs[out.signature] = true
+				if out.c.funcKey != "" {
+					m.perFunc[out.c.funcKey]++
+				}
+			}
+			m.mu.Unlock()
+		}
+		if out.drop != "" {
+			sum.Dropped[out.drop]++
+			os.Remove(filepath.Join(m.o.Out, "scripts", out.c.id+".jsonl"))
+			m.clone.forget(ctx, out.c.id)
+		} else {
+			mf.entries = append(mf.entries, out.entry)
+			if err = mf.write(); err != nil {
+				break
+			}
+			sum.Kept++
+			sum.KeptByKind[out.c.kind]++
+		}
+		if m.o.Progress != nil {
+			s := *sum
+			s.TestsRun, s.Elapsed = int(m.tester.ran.Load()), now(m.o).Sub(start)
+			m.o.Progress(s)
+		}
+		if sum.Kept >= m.o.Max {
+			break
+		}
+	}
+	interrupted := ctx.Err() != nil
+	cancel()
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if interrupted {
+		return context.Canceled
+	}
+	return nil
+}
+
+// taken reports why a candidate need not be tried: a kept task already
+// has its failing tests, or its function has enough tasks.
+func (m *miner) taken(c *candidate, signature string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case signature != "" && m.sigs[signature]:
+		return "same failing tests as a task kept"
+	case c.funcKey != "" && m.perFunc[c.funcKey] >= m.o.PerFunction:
+		return "function has enough tasks"
+	}
+	return ""
+}
+
+// try tries one candidate in jobDir, a copy of HEAD's tree that it leaves
+// as it found it.
+func (m *miner) try(ctx context.Context, jobDir string, c *candidate) outcome {
+	if c.kind == kindHistory {
+		return m.tryHistory(ctx, c)
+	}
+	return m.tryMutation(ctx, jobDir, c)
+}

@@ -1,0 +1,266 @@
+package mine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pyharness/pyharness/collect"
+	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/schemas"
+)
+
+// block is one FIND/REPLACE of a fix.
+type block struct {
+	Find    string `json:"find"`
+	Replace string `json:"replace"`
+}
+
+// fileFix is a fix of one file: blocks in order, or the whole file when
+// no blocks could be made.
+type fileFix struct {
+	path   string
+	blocks []block
+	whole  []byte
+}
+
+// fixLines are the lines a fix writes that the broken code lacks, trimmed,
+// those too short to say anything left out ("pass", "else:"): the lines a
+// task's text must not hold.
+func fixLines(broken, fixed string) []string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(broken, "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var out []string
+	for _, l := range strings.Split(fixed, "\n") {
+		l = strings.TrimSpace(l)
+		if len(l) >= 8 && !have[l] && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// quotes reports whether text holds one of lines.
+func quotes(text string, lines []string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(text, l) })
+}
+
+// evidence is the failing tests as a bulleted list, each with the line
+// that shows its symptom.
+func evidence(failing []string, rep *testReport, fix []string) string {
+	var b strings.Builder
+	for _, id := range failing {
+		msg := oneLine(rep.Tests[id].Message)
+		if len(msg) > 200 {
+			msg = msg[:197] + "..."
+		}
+		if msg != "" && !quotes(msg, fix) {
+			fmt.Fprintf(&b, "- `%s`: %s\n", id, msg)
+		} else {
+			fmt.Fprintf(&b, "- `%s`\n", id)
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// taskText is a mutation task as someone filing an issue would put it: the
+// tests that fail and how; false when it would quote the fix.
+func taskText(failing []string, rep *testReport, fix []string) (string, bool) {
+	var b strings.Builder
+	if len(failing) == 1 {
+		b.WriteString("A test that used to pass fails now:\n\n")
+	} else {
+		fmt.Fprintf(&b, "%d tests that used to pass fail now:\n\n", len(failing))
+	}
+	b.WriteString(evidence(failing, rep, fix))
+	b.WriteString("\nThe rest of the suite still passes. The tests are right: please find what broke in the code and fix it so that they pass again.")
+	text := b.String()
+	return text, !quotes(text, fix)
+}
+
+// draftLines is a script of drafts for the scripted backend.
+func draftLines(contents ...string) []byte {
+	var b bytes.Buffer
+	for _, c := range contents {
+		line, _ := json.Marshal(struct {
+			Content string `json:"content"`
+		}{c})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// referenceScript is a task's fix as the harness's own actions: READ each
+// file, PATCH it block by block (or WRITE it whole), RUN the tests, DONE.
+func referenceScript(fix []fileFix, summary string) []byte {
+	var drafts []string
+	for _, f := range fix {
+		drafts = append(drafts, "READ "+f.path)
+		if f.whole != nil {
+			drafts = append(drafts, "WRITE "+f.path+"\n```python\n"+string(f.whole)+"```")
+			continue
+		}
+		for _, bl := range f.blocks {
+			drafts = append(drafts, "PATCH "+f.path+"\nFIND:\n```python\n"+withNewline(bl.Find)+"```\nREPLACE:\n```python\n"+withNewline(bl.Replace)+"```")
+		}
+	}
+	drafts = append(drafts, "RUN tests", "DONE "+summary)
+	return draftLines(drafts...)
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// doNothing is the draft that changes nothing, said until the harness
+// stops the run as stuck: a task it does not fail is no task.
+var doNothing = draftLines("DONE The code is already correct.", "DONE The code is already correct.",
+	"DONE The code is already correct.", "DONE The code is already correct.", "DONE The code is already correct.")
+
+const doNothingFile = "do-nothing.jsonl"
+
+func writeDoNothing(out string) error {
+	if err := os.WriteFile(filepath.Join(out, "scripts", doNothingFile), doNothing, 0o644); err != nil {
+		return fmt.Errorf("tasks: %w", err)
+	}
+	return nil
+}
+
+// finish writes a candidate's reference script, tries it and the
+// do-nothing draft through the harness on the task's commit, and makes
+// the entry.
+func (m *miner) finish(ctx context.Context, c *candidate, sha string, spec schemas.TaskSpec, fix []fileFix, summary string, failing []string, tags []string) outcome {
+	drop := func(why string) outcome { return outcome{c: c, drop: why} }
+	for _, f := range fix {
+		if !slices.Contains(spec.Targets, f.path) {
+			spec.Targets = append(spec.Targets, f.path)
+		}
+	}
+	script := filepath.Join(m.o.Out, "scripts", c.id+".jsonl")
+	if err := os.WriteFile(script, referenceScript(fix, summary), 0o644); err != nil {
+		return drop("error: " + err.Error())
+	}
+	spec.Suite = m.o.Suite
+	e := collect.Entry{ID: c.id, Repo: m.clone.dir, Commit: sha, TaskSpec: spec, Check: m.o.Suite,
+		Script: script, Tags: tags}
+	if why := m.validate(ctx, e); why != "" {
+		return drop(why)
+	}
+	me := manifestEntry{ID: c.id, Repo: "repo", Commit: sha, Task: spec.Task, Targets: spec.Targets, Names: spec.Names,
+		Subject: spec.Subject, Suite: m.o.Suite, Check: m.o.Suite, Script: filepath.ToSlash(filepath.Join("scripts", c.id+".jsonl")),
+		Tags: tags, Failing: failing}
+	return outcome{c: c, entry: me, signature: strings.Join(failing, "\n")}
+}
+
+// validate runs the entry as collect would, with its reference script and
+// with the do-nothing draft: "" when the first worked and the second
+// failed, else why the entry is dropped.
+func (m *miner) validate(ctx context.Context, e collect.Entry) string {
+	dir := filepath.Join(m.work, "validate-"+e.ID)
+	defer os.RemoveAll(dir)
+	resolved, err := collect.ResolveEntry(ctx, m.o.Out, e, filepath.Join(dir, "repos"))
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	ref, err := scripted.New(e.Script)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	res, err := collect.RunEntry(ctx, resolved, ref, "reference", filepath.Join(dir, "out"), m.o.Python)
+	switch {
+	case err != nil:
+		return "error: " + err.Error()
+	case res.End.Verdict != schemas.VerdictWorked:
+		return "reference fix did not work through the harness"
+	}
+	// collect refuses an entry whose suite cannot judge its start: the
+	// harness's suite (its own runner flags) must run tests there too.
+	if b := res.End.SuiteBefore; b.Ran == 0 || b.NoTests || b.ImportError != "" || b.TimedOut || b.ExitStatusOnly {
+		return "the harness's suite runs no test at the task's start"
+	}
+	none, err := scripted.NewFromReader(bytes.NewReader(doNothing), doNothingFile)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	res, err = collect.RunEntry(ctx, resolved, none, "do-nothing", filepath.Join(dir, "out"), m.o.Python)
+	switch {
+	case err != nil:
+		return "error: " + err.Error()
+	case res.End.Verdict != schemas.VerdictFailed:
+		return "doing nothing did not fail through the harness"
+	}
+	return ""
+}
+
+// manifestEntry is one task as manifest.yaml holds it.
+type manifestEntry struct {
+	ID      string   `yaml:"id"`
+	Repo    string   `yaml:"repo"`
+	Commit  string   `yaml:"commit"`
+	Task    string   `yaml:"task"`
+	Targets []string `yaml:"targets,omitempty"`
+	Names   []string `yaml:"names,omitempty"`
+	Subject string   `yaml:"subject,omitempty"`
+	Suite   string   `yaml:"suite,omitempty"`
+	Check   string   `yaml:"check,omitempty"`
+	Script  string   `yaml:"script,omitempty"`
+	Tags    []string `yaml:"tags,omitempty"`
+	// Failing are the task's failing tests; not written (the task text
+	// names them), kept for the summary.
+	Failing []string `yaml:"-"`
+}
+
+// manifestFile is OUT/manifest.yaml, rewritten whole (atomically) after
+// every task kept.
+type manifestFile struct {
+	path, source, commit string
+	seed                 uint64
+	entries              []manifestEntry
+}
+
+func (f *manifestFile) write() error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Tasks mined by pyharness tasks from %s at %s, seed %d.\n", filepath.Base(f.source), f.commit, f.seed)
+	b.WriteString("# Each starts from its commit of repo/ (a private clone); script: is its reference fix.\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	doc := struct {
+		Entries []manifestEntry `yaml:"entries"`
+	}{f.entries}
+	if doc.Entries == nil {
+		doc.Entries = []manifestEntry{}
+	}
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("tasks: write manifest: %w", err)
+	}
+	enc.Close()
+	tmp := f.path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("tasks: write manifest: %w", err)
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		return fmt.Errorf("tasks: write manifest: %w", err)
+	}
+	return nil
+}
