@@ -539,7 +539,7 @@ func parseToolCalls(content string, calls []schemas.ToolCall) (Action, error) {
 	}
 	if len(read) > 1 {
 		p.verb = first.Verb
-		return Action{}, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(read))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
+		return Action{}, p.refuse(codeAmbiguous, "it holds "+strconv.Itoa(len(read))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess")
 	}
 	if len(calls) > 1 {
 		p.repair(repairExtraActionsIgnored)

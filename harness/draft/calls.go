@@ -978,7 +978,7 @@ func (p *parser) readCands(d *doc, text string, cands []callCand) (Action, bool,
 	}
 	if len(acts) > 1 {
 		p.verb = acts[0].Verb
-		return Action{}, true, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(verbs, "; ")+"), and which one you meant is not for the harness to guess")
+		return Action{}, true, p.refuse(codeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(verbs, "; ")+"), and which one you meant is not for the harness to guess")
 	}
 	// What lies outside the calls, their wrappers' tokens aside, is chatter.
 	outside := []byte(text)

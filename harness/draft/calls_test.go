@@ -43,7 +43,7 @@ var callCases = []parseCase{
 	{name: "mistral-args-read", draft: "[TOOL_CALLS]read_file[ARGS]{\"path\": \"greet.py\"}", verb: VerbRead, path: "greet.py", shape: shapeCallTag},
 	{name: "mistral-args-call-id-run", draft: "[TOOL_CALLS]run_tests[CALL_ID]a1b2c3d4e[ARGS]{}", verb: VerbRun, shape: shapeCallTag},
 	{name: "mistral-args-str-replace", draft: "[TOOL_CALLS]str_replace[ARGS]{\"path\": \"greet.py\", \"old_str\": " + oldJS + ", \"new_str\": " + newJS + "}", verb: VerbPatch, path: "greet.py", shape: shapeCallTag},
-	{name: "fail-mistral-args-two-files", draft: "[TOOL_CALLS]read_file[ARGS]{\"path\": \"greet.py\"}[TOOL_CALLS]read_file[ARGS]{\"path\": \"tests/test_greet.py\"}", err: "2 different calls", code: CodeAmbiguous, shape: shapeCallTag},
+	{name: "fail-mistral-args-two-files", draft: "[TOOL_CALLS]read_file[ARGS]{\"path\": \"greet.py\"}[TOOL_CALLS]read_file[ARGS]{\"path\": \"tests/test_greet.py\"}", err: "2 different calls", code: codeAmbiguous, shape: shapeCallTag},
 
 	// DeepSeek-V3 and R1: the call tokens, "function", the name, a json
 	// fence; V3.1: the name, the separator, the JSON.
@@ -75,8 +75,8 @@ var callCases = []parseCase{
 	{name: "cline-ask-followup", draft: "<ask_followup_question>\n<question>Should initials keep the dots?</question>\n</ask_followup_question>", verb: VerbAsk, shape: shapeXMLTool},
 	{name: "roo-apply-diff", draft: "<apply_diff>\n<path>greet.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:2\n-------\n" + greetOld + "\n=======\n" + greetNew + "\n>>>>>>> REPLACE\n</diff>\n</apply_diff>", verb: VerbPatch, path: "greet.py", shape: shapeXMLTool},
 	{name: "roo-read-file-args", draft: "<read_file>\n<args>\n  <file>\n    <path>greet.py</path>\n  </file>\n</args>\n</read_file>", verb: VerbRead, path: "greet.py", shape: shapeXMLTool},
-	{name: "fail-cline-execute-rm", draft: "<execute_command>\n<command>rm -rf tests</command>\n<requires_approval>true</requires_approval>\n</execute_command>", err: "is a shell command", code: CodeShellCommand, shape: shapeXMLTool},
-	{name: "fail-cline-two-files", draft: "<read_file>\n<path>greet.py</path>\n</read_file>\n\n<read_file>\n<path>tests/test_greet.py</path>\n</read_file>", err: "2 different calls", code: CodeAmbiguous, shape: shapeXMLTool},
+	{name: "fail-cline-execute-rm", draft: "<execute_command>\n<command>rm -rf tests</command>\n<requires_approval>true</requires_approval>\n</execute_command>", err: "is a shell command", code: codeShellCommand, shape: shapeXMLTool},
+	{name: "fail-cline-two-files", draft: "<read_file>\n<path>greet.py</path>\n</read_file>\n\n<read_file>\n<path>tests/test_greet.py</path>\n</read_file>", err: "2 different calls", code: codeAmbiguous, shape: shapeXMLTool},
 
 	// Qwen3-Coder, OpenHands and SWE-agent: <function=NAME> with
 	// <parameter=KEY> bodies (str_replace_editor, execute_bash, finish).
@@ -122,9 +122,9 @@ var callCases = []parseCase{
 	{name: "aider-whole-keyword-to", draft: "notify.py\n```python\ndef notify(user):\n    send(to=user)\n```", verb: VerbWrite, path: "notify.py", shape: shapeAiderWhole},
 
 	// Two files in one reply, whatever the format, are refused.
-	{name: "fail-aider-whole-two-files", draft: "initials.py\n```python\n" + initBody + "```\n\ntests/test_initials.py\n```python\nimport unittest\n```", err: "two files", code: CodeAmbiguous, shape: shapeAiderWhole},
-	{name: "fail-aider-udiff-two-files", draft: "```diff\n--- a/greet.py\n+++ b/greet.py\n@@ ... @@\n def greet(name):\n-" + greetOld + "\n+" + greetNew + "\n--- /dev/null\n+++ b/initials.py\n@@ -0,0 +1,2 @@\n+def initials(name):\n+    return name\n```", err: "2 files", code: CodeAmbiguous, shape: ShapeUnifiedDiff},
-	{name: "fail-aider-diff-two-files", draft: "greet.py\n```\n<<<<<<< SEARCH\n" + greetOld + "\n=======\n" + greetNew + "\n>>>>>>> REPLACE\n```\n\ninitials.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```", err: "two files", code: CodeAmbiguous, shape: shapeAiderDiff},
+	{name: "fail-aider-whole-two-files", draft: "initials.py\n```python\n" + initBody + "```\n\ntests/test_initials.py\n```python\nimport unittest\n```", err: "two files", code: codeAmbiguous, shape: shapeAiderWhole},
+	{name: "fail-aider-udiff-two-files", draft: "```diff\n--- a/greet.py\n+++ b/greet.py\n@@ ... @@\n def greet(name):\n-" + greetOld + "\n+" + greetNew + "\n--- /dev/null\n+++ b/initials.py\n@@ -0,0 +1,2 @@\n+def initials(name):\n+    return name\n```", err: "2 files", code: codeAmbiguous, shape: ShapeUnifiedDiff},
+	{name: "fail-aider-diff-two-files", draft: "greet.py\n```\n<<<<<<< SEARCH\n" + greetOld + "\n=======\n" + greetNew + "\n>>>>>>> REPLACE\n```\n\ninitials.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```", err: "two files", code: codeAmbiguous, shape: shapeAiderDiff},
 }
 
 // callSources are the formats callCases must cover, at least three drafts

@@ -21,7 +21,7 @@ func TestTokenWrittenTags(t *testing.T) {
 	}
 	// Two different calls, however written, are refused.
 	_, err := Parse(`~@~<invoke name="read_file">~@~<path>a.py~@~</path>~@~</invoke>~@~<invoke name="read_file">~@~<path>b.py~@~</path>~@~</invoke>`, nil)
-	if e, ok := err.(*Error); !ok || e.Code != CodeAmbiguous {
-		t.Errorf("two calls: %v, want %s", err, CodeAmbiguous)
+	if e, ok := err.(*Error); !ok || e.Code != codeAmbiguous {
+		t.Errorf("two calls: %v, want %s", err, codeAmbiguous)
 	}
 }

@@ -82,11 +82,11 @@ type Hunk struct {
 // Error codes of a draft that is refused for a reason other than holding
 // no action (Error.Code; empty for an unreadable draft).
 const (
-	// CodeShellCommand is a shell command the harness will not run.
-	CodeShellCommand = schemas.CodeShellCommand
-	// CodeAmbiguous is a draft that reads as two different actions or
+	// codeShellCommand is a shell command the harness will not run.
+	codeShellCommand = schemas.CodeShellCommand
+	// codeAmbiguous is a draft that reads as two different actions or
 	// files.
-	CodeAmbiguous = schemas.CodeAmbiguousDraft
+	codeAmbiguous = schemas.CodeAmbiguousDraft
 	// CodeReasoningCut is a reply that ended inside its reasoning: there
 	// is no answer to read, and the reasoning is never read for one.
 	CodeReasoningCut = schemas.CodeReasoningCut
@@ -108,8 +108,8 @@ type Error struct {
 	Shape string
 	// Via is viaText or ViaToolCall.
 	Via string
-	// Code says why a draft that was read is refused (CodeShellCommand,
-	// CodeAmbiguous, CodeReasoningCut, or the code of a reply never acted
+	// Code says why a draft that was read is refused (codeShellCommand,
+	// codeAmbiguous, CodeReasoningCut, or the code of a reply never acted
 	// on: schemas.CodePlan, CodeProtocolExample, CodeQuestion,
 	// CodeWaiting), empty when no action could be read. It is the code the
 	// harness records.
@@ -118,9 +118,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	switch e.Code {
-	case CodeShellCommand:
+	case codeShellCommand:
 		return e.Reason
-	case CodeAmbiguous:
+	case codeAmbiguous:
 		return "your reply can be read two ways: " + e.Reason + ". Send one action naming one file, e.g. READ src/app.py"
 	case CodeReasoningCut:
 		return ReasoningCutMessage

@@ -172,7 +172,7 @@ var parseCases = []parseCase{
 	{name: "tool-skill", calls: calls("skill", map[string]any{"name": "outline", "args": []any{"src/app.py"}}), verb: VerbSkill},
 	{name: "tool-ask", calls: calls("ask", map[string]any{"question": "Should the flag default to off?"}), verb: VerbAsk},
 	{name: "tool-done", calls: calls("done", map[string]any{"summary": "count_words added; tests pass"}), verb: VerbDone},
-	{name: "tool-several-calls", calls: append(calls("read_file", map[string]any{"path": "x.py"}), calls("read_file", map[string]any{"path": "y.py"})...), err: "2 different calls", code: CodeAmbiguous},
+	{name: "tool-several-calls", calls: append(calls("read_file", map[string]any{"path": "x.py"}), calls("read_file", map[string]any{"path": "y.py"})...), err: "2 different calls", code: codeAmbiguous},
 
 	// Failures.
 	{name: "fail-empty", draft: "", err: "no action verb found"},

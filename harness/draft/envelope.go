@@ -58,7 +58,7 @@ func (p *parser) envelope(text string) (Action, *Error) {
 			names = append(names, strings.ToLower(s.op)+" "+s.path)
 		}
 		p.verb = VerbPatch
-		return Action{}, p.refuse(CodeAmbiguous, "the patch touches "+strconv.Itoa(len(secs))+" files ("+strings.Join(names, ", ")+"), and one action changes one file")
+		return Action{}, p.refuse(codeAmbiguous, "the patch touches "+strconv.Itoa(len(secs))+" files ("+strings.Join(names, ", ")+"), and one action changes one file")
 	}
 	s := secs[0]
 	path, _, reason := cleanPath(s.path)

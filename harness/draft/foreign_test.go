@@ -26,7 +26,7 @@ var foreignCases = []parseCase{
 	{name: "llama32-pythonic-read", draft: `[read_file(path="greet.py")]<|eot_id|>`, verb: VerbRead, path: "greet.py", shape: shapePythonicList},
 	{name: "llama32-pythonic-run", draft: `[run_tests()]`, verb: VerbRun, shape: shapePythonicList},
 	{name: "llama32-pythonic-patch", draft: `[patch_file(path='greet.py', find='` + greetOld + `', replace='` + greetNew + `')]`, verb: VerbPatch, path: "greet.py", shape: shapePythonicList},
-	{name: "llama32-pythonic-two-calls", draft: `[read_file(path="greet.py"), read_file(path="tests/test_greet.py")]`, err: "2 different calls", code: CodeAmbiguous, shape: shapePythonicList},
+	{name: "llama32-pythonic-two-calls", draft: `[read_file(path="greet.py"), read_file(path="tests/test_greet.py")]`, err: "2 different calls", code: codeAmbiguous, shape: shapePythonicList},
 	{name: "llama32-python-tag-list", draft: `<|python_tag|>[read_file(path="greet.py")]<|eot_id|>`, verb: VerbRead, path: "greet.py", shape: shapePythonicList},
 	{name: "fail-llama32-unknown-function", draft: `[delete_file(path="greet.py")]`, err: "unknown tool", shape: shapePythonicList},
 
@@ -61,11 +61,11 @@ var foreignCases = []parseCase{
 	{name: "shell-unittest", draft: "THOUGHT: Run the suite to check the change.\n\n" + f + "bash\npython -m unittest discover -s tests -t .\n" + f, verb: VerbRun, shape: shapeShellBlock},
 	{name: "shell-pytest", draft: f + "bash\npytest -q tests\n" + f, verb: VerbRun, shape: shapeShellBlock},
 	{name: "shell-pytest-output-trimmed", draft: "THOUGHT: Run the tests and show the end of the output.\n\n" + f + "mswea_bash_command\npython -m pytest tests/ -x 2>&1 | tail -20\n" + f, verb: VerbRun, shape: shapeShellBlock},
-	{name: "fail-shell-rm", draft: "THOUGHT: Start from a clean directory.\n\n" + f + "bash\nrm -rf .\n" + f, err: "is a shell command", code: CodeShellCommand, shape: shapeShellBlock},
-	{name: "fail-shell-sed-edit", draft: f + "bash\nsed -i 's/+ name/+ name.strip()/' greet.py\n" + f, err: "PATCH path", code: CodeShellCommand, shape: shapeShellBlock},
-	{name: "fail-shell-heredoc", draft: "THOUGHT: Create the module.\n\n" + f + "bash\ncat <<'EOF' > initials.py\n" + initBody + "EOF\n" + f, err: "WRITE path", code: CodeShellCommand, shape: shapeShellBlock},
-	{name: "fail-shell-grep", draft: f + "bash\ngrep -rn greet .\n" + f, err: "SKILL locate", code: CodeShellCommand, shape: shapeShellBlock},
-	{name: "fail-shell-two-files", draft: f + "bash\ncat greet.py tests/test_greet.py\n" + f, err: "2 files", code: CodeAmbiguous, shape: shapeShellBlock},
+	{name: "fail-shell-rm", draft: "THOUGHT: Start from a clean directory.\n\n" + f + "bash\nrm -rf .\n" + f, err: "is a shell command", code: codeShellCommand, shape: shapeShellBlock},
+	{name: "fail-shell-sed-edit", draft: f + "bash\nsed -i 's/+ name/+ name.strip()/' greet.py\n" + f, err: "PATCH path", code: codeShellCommand, shape: shapeShellBlock},
+	{name: "fail-shell-heredoc", draft: "THOUGHT: Create the module.\n\n" + f + "bash\ncat <<'EOF' > initials.py\n" + initBody + "EOF\n" + f, err: "WRITE path", code: codeShellCommand, shape: shapeShellBlock},
+	{name: "fail-shell-grep", draft: f + "bash\ngrep -rn greet .\n" + f, err: "SKILL locate", code: codeShellCommand, shape: shapeShellBlock},
+	{name: "fail-shell-two-files", draft: f + "bash\ncat greet.py tests/test_greet.py\n" + f, err: "2 files", code: codeAmbiguous, shape: shapeShellBlock},
 
 	// 6. Aider's edit formats (aider.chat edit-formats: whole, diff,
 	// diff-fenced, udiff).
@@ -78,7 +78,7 @@ var foreignCases = []parseCase{
 	{name: "aider-udiff-patch-line", draft: "PATCH greet.py\n" + f + "diff\n@@ ... @@\n def greet(name):\n-" + greetOld + "\n+" + greetNew + "\n" + f, verb: VerbPatch, path: "greet.py", shape: ShapeUnifiedDiff},
 	{name: "aider-udiff-two-hunks", draft: f + "diff\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def load(path):\n-    return open(path).read()\n+    return open(path, encoding=\"utf-8\").read()\n@@ -5,2 +5,2 @@\n def save(path, text):\n-    open(path, \"w\").write(text)\n+    open(path, \"w\", encoding=\"utf-8\").write(text)\n" + f, verb: VerbPatch, path: "app.py", shape: ShapeUnifiedDiff},
 	{name: "aider-udiff-new-file", draft: f + "diff\n--- /dev/null\n+++ b/initials.py\n@@ -0,0 +1,2 @@\n+def initials(name):\n+    return \" \".join(p[0] + \".\" for p in name.split())\n" + f, verb: VerbWrite, path: "initials.py", shape: ShapeUnifiedDiff},
-	{name: "fail-udiff-other-file", draft: "PATCH greet.py\n" + f + "diff\n--- a/other.py\n+++ b/other.py\n@@ ... @@\n-x = 1\n+x = 2\n" + f, err: "names greet.py", code: CodeAmbiguous, shape: ShapeUnifiedDiff},
+	{name: "fail-udiff-other-file", draft: "PATCH greet.py\n" + f + "diff\n--- a/other.py\n+++ b/other.py\n@@ ... @@\n-x = 1\n+x = 2\n" + f, err: "names greet.py", code: codeAmbiguous, shape: ShapeUnifiedDiff},
 	{name: "fail-udiff-no-context", draft: f + "diff\n--- a/greet.py\n+++ b/greet.py\n@@ ... @@\n+import sys\n" + f, err: "no context", shape: ShapeUnifiedDiff},
 
 	// 7. The file named inside or beside the fence.
@@ -87,8 +87,8 @@ var foreignCases = []parseCase{
 	{name: "named-info-colon", draft: f + "python:initials.py\n" + initBody + f, verb: VerbWrite, path: "initials.py", shape: shapeFenceInfoName},
 	{name: "named-info-title", draft: f + "python title=\"initials.py\"\n" + initBody + f, verb: VerbWrite, path: "initials.py", shape: shapeFenceInfoName},
 	{name: "named-sentence", draft: "Here is the updated `greet.py`:\n\n" + f + "python\ndef greet(name):\n" + greetNew + "\n" + f, verb: VerbWrite, path: "greet.py", shape: shapeFenceNameSentence},
-	{name: "fail-named-two-names", draft: "Here is the updated `greet.py`:\n\n" + f + "python\n# File: initials.py\n" + initBody + f, err: "named greet.py", code: CodeAmbiguous, shape: shapeFenceNameSentence},
-	{name: "fail-write-names-another-file", draft: "WRITE greet.py\n" + f + "python\n# initials.py\n" + initBody + f, err: "names greet.py", code: CodeAmbiguous},
+	{name: "fail-named-two-names", draft: "Here is the updated `greet.py`:\n\n" + f + "python\n# File: initials.py\n" + initBody + f, err: "named greet.py", code: codeAmbiguous, shape: shapeFenceNameSentence},
+	{name: "fail-write-names-another-file", draft: "WRITE greet.py\n" + f + "python\n# initials.py\n" + initBody + f, err: "names greet.py", code: codeAmbiguous},
 	{name: "fail-snippet-not-a-file", draft: "The bug is in `greet.py`:\n\n" + f + "python\n" + greetOld + "\n" + f, err: "no action verb found"},
 
 	// 8. Leaked special tokens of chat templates (Llama 3: <|eot_id|>,

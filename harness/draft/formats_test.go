@@ -23,7 +23,7 @@ var formatCases = []parseCase{
 	{name: "plan-then-the-action", draft: "Plan:\n1. READ greet.py\n2. RUN tests\n\nI'll start with the first:\n\nREAD greet.py", verb: VerbRead, path: "greet.py"},
 	{name: "envelope-update", draft: "*** Begin Patch\n*** Update File: greet.py\n@@ def greet(name):\n-    return \"Hello, \" + name\n+    return \"Hello, \" + name.strip()\n*** End Patch", verb: VerbPatch, path: "greet.py", shape: ShapeUnifiedDiff},
 	{name: "envelope-add", draft: "Adding the module.\n*** Begin Patch\n*** Add File: initials.py\n+def initials(name):\n+    return name[:1]\n*** End Patch", verb: VerbWrite, path: "initials.py", shape: ShapeUnifiedDiff},
-	{name: "fail-envelope-two-files", draft: "*** Begin Patch\n*** Add File: a.py\n+x = 1\n*** Update File: b.py\n@@\n-y = 1\n+y = 2\n*** End Patch", err: "the patch touches 2 files", code: CodeAmbiguous},
+	{name: "fail-envelope-two-files", draft: "*** Begin Patch\n*** Add File: a.py\n+x = 1\n*** Update File: b.py\n@@\n-y = 1\n+y = 2\n*** End Patch", err: "the patch touches 2 files", code: codeAmbiguous},
 	{name: "envelope-in-apply-patch-call", draft: `{"name": "shell", "arguments": {"command": ["apply_patch", "*** Begin Patch\n*** Add File: a.py\n+print(1)\n*** End Patch"]}}`, verb: VerbWrite, path: "a.py", shape: ShapeUnifiedDiff},
 	{name: "arg-blocks", draft: "```\nTOOL_NAME: read_file\nBEGIN_ARG: path\ngreet.py\nEND_ARG\n```", verb: VerbRead, path: "greet.py", shape: shapeCallTag},
 	{name: "argv-command", draft: `{"name": "shell", "arguments": {"command": ["python", "-m", "pytest", "-q"]}}`, verb: VerbRun},

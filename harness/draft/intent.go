@@ -55,7 +55,7 @@ func (p *parser) notActedOn(text string, a Action, err error) *Error {
 	if err != nil {
 		// Only an unreadable reply, or one refused as ambiguous, is given
 		// a better reason: a shell command or a cut reasoning stands.
-		if e, ok := err.(*Error); !ok || (e.Code != "" && e.Code != CodeAmbiguous) {
+		if e, ok := err.(*Error); !ok || (e.Code != "" && e.Code != codeAmbiguous) {
 			return nil
 		}
 	}

@@ -143,7 +143,7 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 	for _, n := range names[1:] {
 		if n.name != names[0].name {
 			p.verb = VerbWrite
-			return Action{}, true, p.refuse(CodeAmbiguous, "the code block is named "+names[0].name+" in "+names[0].where+" and "+n.name+" in "+n.where)
+			return Action{}, true, p.refuse(codeAmbiguous, "the code block is named "+names[0].name+" in "+names[0].where+" and "+n.name+" in "+n.where)
 		}
 	}
 	p.verb = VerbWrite
@@ -159,7 +159,7 @@ func (p *parser) namedFence(d *doc, b block) (Action, bool, *Error) {
 			continue
 		}
 		if more, _ := fenceNames(d, x); len(more) > 0 && more[0].name != names[0].name {
-			return Action{}, true, p.refuse(CodeAmbiguous, "it writes two files, "+names[0].name+" and "+more[0].name)
+			return Action{}, true, p.refuse(codeAmbiguous, "it writes two files, "+names[0].name+" and "+more[0].name)
 		}
 	}
 	text, dedented := d.content(b)
@@ -230,7 +230,7 @@ func (p *parser) aiderDiff(d *doc, j int) (Action, *Error) {
 		}
 		if n, shape := nameBefore(d, b.open); n != "" && shape == shapeAiderWhole {
 			if name != "" && n != name {
-				return Action{}, p.refuse(CodeAmbiguous, "the SEARCH/REPLACE block is named "+n+" before its fence and "+name+" inside it")
+				return Action{}, p.refuse(codeAmbiguous, "the SEARCH/REPLACE block is named "+n+" before its fence and "+name+" inside it")
 			}
 			name = n
 			p.useIntro(d, b.open)
@@ -265,7 +265,7 @@ func (p *parser) aiderDiff(d *doc, j int) (Action, *Error) {
 			continue
 		}
 		if other := searchBlockName(d, k); other != "" && other != name {
-			return Action{}, p.refuse(CodeAmbiguous, "it patches two files, "+name+" and "+other)
+			return Action{}, p.refuse(codeAmbiguous, "it patches two files, "+name+" and "+other)
 		}
 	}
 	return p.finish(d, Action{Verb: VerbPatch, Path: path, Find: find, Replace: replace}), nil

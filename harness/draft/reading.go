@@ -8,9 +8,9 @@ import (
 	"github.com/pyharness/pyharness/schemas"
 )
 
-// CodeParseFailed is the code of a draft that holds no readable action; the
+// codeParseFailed is the code of a draft that holds no readable action; the
 // harness records the same code on the turn.
-const CodeParseFailed = schemas.CodeParseFailed
+const codeParseFailed = schemas.CodeParseFailed
 
 // Reading is how one draft is read, for a person: the action, or why it is
 // refused and what the model would be told.
@@ -44,8 +44,8 @@ type Refusal struct {
 	Message string `json:"message"`
 }
 
-// Read parses one text draft and says how it is read.
-func Read(content string) Reading {
+// readReply parses one text draft and says how it is read.
+func readReply(content string) Reading {
 	rd := read(content)
 	if s := splitReasoning(strings.ReplaceAll(content, "\r\n", "\n")); s.Source != "" {
 		rd.Reasoning = &Reasoning{Source: s.Source, Cut: s.Cut, Text: s.Reasoning}
@@ -58,7 +58,7 @@ func Read(content string) Reading {
 // read. A nil syntax is Read.
 func ReadWith(syn *Syntax, content string) Reading {
 	if syn == nil {
-		return Read(content)
+		return readReply(content)
 	}
 	a, err := ParseWith(syn, content, nil)
 	rd := reading(a, err)
@@ -78,7 +78,7 @@ func read(content string) Reading {
 
 func reading(a Action, err error) Reading {
 	if err != nil {
-		r := &Refusal{Code: CodeParseFailed, Reason: err.Error(), Shape: "none", Message: err.Error()}
+		r := &Refusal{Code: codeParseFailed, Reason: err.Error(), Shape: "none", Message: err.Error()}
 		if pe, ok := err.(*Error); ok {
 			r.Reason, r.Verb, r.Shape, r.Via = pe.Reason, pe.Verb, pe.Shape, pe.Via
 			if pe.Code != "" {

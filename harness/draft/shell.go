@@ -283,7 +283,7 @@ func (p *parser) shellRead(stages [][]string) (Action, bool, *Error) {
 		return Action{}, false, nil
 	case 1:
 	default:
-		return Action{}, true, p.refuse(CodeAmbiguous, "the command shows "+strconv.Itoa(len(files))+" files ("+strings.Join(files, ", ")+"); READ one file a reply")
+		return Action{}, true, p.refuse(codeAmbiguous, "the command shows "+strconv.Itoa(len(files))+" files ("+strings.Join(files, ", ")+"); READ one file a reply")
 	}
 	if a.End > 0 && a.End < a.Start {
 		return Action{}, true, p.fail("the line window " + quote(strconv.Itoa(a.Start)+"-"+strconv.Itoa(a.End)) + " does not end at or after its start")
@@ -378,5 +378,5 @@ func (p *parser) refuseShell(shown, first string) *Error {
 	if len(shown) > 200 {
 		shown = shown[:200] + "..."
 	}
-	return p.refuse(CodeShellCommand, "`"+shown+"` is a shell command, and this harness runs no shell commands: nothing was run. "+instead)
+	return p.refuse(codeShellCommand, "`"+shown+"` is a shell command, and this harness runs no shell commands: nothing was run. "+instead)
 }

@@ -687,7 +687,7 @@ func ParseWith(syn *Syntax, content string, calls []schemas.ToolCall) (Action, e
 		// say which.
 		rest := text[:start] + strings.Repeat(" ", end-start) + text[end:]
 		if other, err := Parse(rest, nil); err == nil && !sameEffect(other, learned) {
-			return Action{}, p.refuse(CodeAmbiguous, "it holds 2 different calls ("+Canonical(learned)+"; "+Canonical(other)+"), and which one you meant is not for the harness to guess")
+			return Action{}, p.refuse(codeAmbiguous, "it holds 2 different calls ("+Canonical(learned)+"; "+Canonical(other)+"), and which one you meant is not for the harness to guess")
 		}
 	}
 	if e := p.notActedOn(text, learned, nil); e != nil {
@@ -738,7 +738,7 @@ func (p *parser) readLearned(syn *Syntax, text string) (a Action, start, end int
 	}
 	if len(acts) > 1 {
 		p.verb = acts[0].Verb
-		return Action{}, start, end, p.refuse(CodeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess"), true
+		return Action{}, start, end, p.refuse(codeAmbiguous, "it holds "+strconv.Itoa(len(acts))+" different calls ("+strings.Join(read, "; ")+"), and which one you meant is not for the harness to guess"), true
 	}
 	if strings.TrimSpace(text[:start]) != "" || strings.TrimSpace(text[end:]) != "" {
 		p.shape(shapeChatter)

@@ -363,7 +363,7 @@ func (p *parser) writeAction(d *doc, i int, h head) (Action, int, *Error) {
 	// files: which one was meant is not for the parser to guess.
 	first, _, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n")
 	if m := matchIf(strings.ContainsAny(first, "#/"), nameCommentRE, first); m != nil && m[1] != a.Path && a.Path != "" && len(p.cands) == 0 {
-		return Action{}, i, p.refuse(CodeAmbiguous, "the WRITE line names "+a.Path+" and the block's first line "+m[1])
+		return Action{}, i, p.refuse(codeAmbiguous, "the WRITE line names "+a.Path+" and the block's first line "+m[1])
 	}
 	a.Body = body
 	return a, last, nil

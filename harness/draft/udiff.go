@@ -103,7 +103,7 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 			if oldP == "/dev/null" {
 				out.isNew = true
 			} else if oldP != newP {
-				return out, p.refuse(CodeAmbiguous, "the diff's --- line names "+oldP+" and its +++ line "+newP)
+				return out, p.refuse(codeAmbiguous, "the diff's --- line names "+oldP+" and its +++ line "+newP)
 			}
 			files[name] = true
 			hunkStarted = false
@@ -151,13 +151,13 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 		return out, err
 	}
 	if len(files) > 1 {
-		return out, p.refuse(CodeAmbiguous, "the diff changes "+strconv.Itoa(len(files))+" files; one change to one file a reply")
+		return out, p.refuse(codeAmbiguous, "the diff changes "+strconv.Itoa(len(files))+" files; one change to one file a reply")
 	}
 	for f := range files {
 		out.path = f
 	}
 	if named != "" && out.path != "" && named != out.path {
-		return out, p.refuse(CodeAmbiguous, "the action line names "+named+" and the diff's headers name "+out.path)
+		return out, p.refuse(codeAmbiguous, "the action line names "+named+" and the diff's headers name "+out.path)
 	}
 	if out.path == "" {
 		out.path = named

@@ -70,7 +70,7 @@ func Cached(digest, name string, r Renderer) *draft.Syntax {
 	if s, ok := cache[digest]; ok {
 		return s
 	}
-	s := Learn(r)
+	s := learnSyntax(r)
 	s.Template, s.Name = digest, name
 	cache[digest] = s
 	return s
@@ -92,10 +92,10 @@ func call(id, name string, args *chattemplate.Object) *chattemplate.Object {
 	return obj("id", id, "type", "function", "function", obj("name", name, "arguments", args))
 }
 
-// Learn renders probe conversations through r and reads from the
+// learnSyntax renders probe conversations through r and reads from the
 // differences how it writes calls and reasoning. What it cannot learn is
 // left nil: a template that renders no call has no call syntax.
-func Learn(r Renderer) *draft.Syntax {
+func learnSyntax(r Renderer) *draft.Syntax {
 	s := &draft.Syntax{}
 	s.Reasoning = learnReasoning(r)
 	s.Calls = learnCalls(r, s.Reasoning)

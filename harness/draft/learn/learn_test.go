@@ -1,4 +1,4 @@
-package learn_test
+package learn
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/pyharness/pyharness/harness/chattemplate"
 	"github.com/pyharness/pyharness/harness/draft"
-	"github.com/pyharness/pyharness/harness/draft/learn"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -38,8 +37,6 @@ func templateFiles(t *testing.T) []string {
 }
 
 func name(file string) string { return strings.TrimSuffix(filepath.Base(file), ".jinja") }
-
-func obj(kv ...any) *chattemplate.Object { return chattemplate.NewObject(kv...) }
 
 // hardCode is a file body with what breaks naive readers: quotes of both
 // kinds, escapes, backslashes, text outside ASCII, a closing tag inside a
@@ -116,7 +113,7 @@ func toCall(c schemas.ToolCall, id string) *chattemplate.Object {
 // reply is what a model writes for an assistant message: the rendering of
 // the conversation with it, after the generation prompt and before what
 // the template writes after every answer.
-func reply(t *testing.T, tp learn.Renderer, vars map[string]any, assistant *chattemplate.Object) (string, bool) {
+func reply(t *testing.T, tp Renderer, vars map[string]any, assistant *chattemplate.Object) (string, bool) {
 	user := obj("role", "user", "content", "Fix greet.")
 	tools := harnessTools()
 	conv := func(msgs ...any) chattemplate.Conversation {
@@ -176,7 +173,7 @@ func prefixLen(a, b string) int {
 // it calls: the call comes after reasoning the template renders, or,
 // for a template that drops reasoning from its history, after the
 // reasoning's close.
-func callReply(t *testing.T, tp learn.Renderer, syn *draft.Syntax, c *chattemplate.Object) (string, bool) {
+func callReply(t *testing.T, tp Renderer, syn *draft.Syntax, c *chattemplate.Object) (string, bool) {
 	var vars map[string]any
 	msg := func(kv ...any) *chattemplate.Object {
 		return obj(append([]any{"role", "assistant"}, kv...)...)
@@ -218,7 +215,7 @@ func TestEveryTemplateReadsBackItsCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syn := learn.Learn(tp)
+		syn := learnSyntax(tp)
 		if !rendersCalls(tp) {
 			if syn.Calls != nil {
 				t.Errorf("%s: the template renders no tool call, yet a call syntax was learned: %+v", name(file), syn.Calls)
@@ -306,7 +303,7 @@ func TestEveryTemplateKeepsReasoningApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syn := learn.Learn(tp)
+		syn := learnSyntax(tp)
 		if syn.Reasoning == nil {
 			continue
 		}
@@ -370,8 +367,8 @@ func TestLearnedSyntaxGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syn := learn.Learn(tp)
-		syn.Template, syn.Name = learn.Digest(tp.Source), name(file)
+		syn := learnSyntax(tp)
+		syn.Template, syn.Name = Digest(tp.Source), name(file)
 		got, err := json.MarshalIndent(syn, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -422,7 +419,7 @@ func TestTemplateNeverReadsWorse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syn := learn.Learn(tp)
+		syn := learnSyntax(tp)
 		if syn.Calls == nil {
 			continue
 		}

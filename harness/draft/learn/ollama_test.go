@@ -1,4 +1,4 @@
-package learn_test
+package learn
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pyharness/pyharness/harness/draft"
-	"github.com/pyharness/pyharness/harness/draft/learn"
 	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/harness/model/ollama"
 	"github.com/pyharness/pyharness/internal/testkit/wiretest"
@@ -28,11 +27,11 @@ func TestOllamaTemplateFromShow(t *testing.T) {
 		if info.Template == "" {
 			t.Fatal("/api/show gave no template")
 		}
-		tp, err := learn.ParseOllama("tiny", info.Template)
+		tp, err := ParseOllama("tiny", info.Template)
 		if err != nil {
 			t.Fatal(err)
 		}
-		syn := learn.Learn(tp)
+		syn := learnSyntax(tp)
 		if syn.Calls != nil {
 			t.Errorf("thinking %v: the recorded template writes no tool call, yet %+v was learned", tc.thinking, syn.Calls)
 		}
@@ -72,11 +71,11 @@ func TestOllamaToolTemplateReadsItsCalls(t *testing.T) {
 	if !strings.Contains(info.Template, ".ToolCalls") {
 		t.Fatalf("/api/show gave no template that writes tool calls: %q", info.Template)
 	}
-	tp, err := learn.ParseOllama("tiny-tools", info.Template)
+	tp, err := ParseOllama("tiny-tools", info.Template)
 	if err != nil {
 		t.Fatal(err)
 	}
-	syn := learn.Learn(tp)
+	syn := learnSyntax(tp)
 	if syn.Calls == nil {
 		t.Fatalf("no call syntax learned from the template:\n%s", info.Template)
 	}
@@ -105,7 +104,7 @@ func TestOllamaToolTemplateReadsItsCalls(t *testing.T) {
 			t.Errorf("%s read with the learned syntax as %+v, %v; want %+v\nreply: %q", call.Name, got, err, want, text)
 		}
 	}
-	t.Logf("tiny-tools (Ollama /api/show): %d/%d calls read with the syntax learned from its Go template; calls %s", read, total, learn.Record(syn, "Ollama /api/show").Calls)
+	t.Logf("tiny-tools (Ollama /api/show): %d/%d calls read with the syntax learned from its Go template; calls %s", read, total, Record(syn, "Ollama /api/show").Calls)
 }
 
 // ollamaInfo is what the Ollama client hears of the model tiny from srv.
