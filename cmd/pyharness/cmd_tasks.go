@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -60,7 +61,8 @@ Kinds: ` + strings.Join(mine.Kinds, ", ") + `.` + exitCodesHelp(),
 	return cmd
 }
 
-// checkTasksOptions reports the first flag that is missing or out of range.
+// checkTasksOptions reports the first flag that is missing or out of
+// range, and a --repo that is no directory.
 func checkTasksOptions(o tasksOptions) error {
 	switch {
 	case o.repo == "":
@@ -71,6 +73,9 @@ func checkTasksOptions(o tasksOptions) error {
 		return fmt.Errorf("tasks: --max, --jobs, --max-failing, --per-function and --history-depth must be at least 1")
 	case !strings.Contains(o.suite, "pytest"):
 		return fmt.Errorf("tasks: --suite %q: give a pytest command (mining selects and reads tests through pytest)", o.suite)
+	}
+	if fi, err := os.Stat(o.repo); err != nil || !fi.IsDir() {
+		return fmt.Errorf("tasks: --repo %s is not a directory", o.repo)
 	}
 	for _, k := range o.kinds {
 		if !slices.Contains(mine.Kinds, k) {

@@ -308,6 +308,8 @@ func TestConfigurationErrorsExitUsage(t *testing.T) {
 		{"validate", []string{"validate", at("empty")}, "no trace files"},
 		{"loop", []string{"loop"}, "--base is required"},
 		{"loop", []string{"loop", "--base", "tiny", "--teacher", nowhere, "--student", "s", "--train", "train {data} {base} {out}"}, "--base-file must say what it is"},
+		{"tasks", []string{"tasks", "--repo", nowhere, "--out", at("tasks")}, "tasks: --repo " + nowhere + " is not a directory"},
+		{"tasks", []string{"tasks", "--repo", at("empty"), "--out", at("tasks"), "--kinds", "flip"}, `unknown kind "flip"`},
 		{"version", []string{"version", "extra"}, "unknown command"},
 		// A mistyped command is named before its flags are read.
 		{"pyharness", []string{"colect", "--passes", "2"}, `unknown command "colect" for "pyharness"; did you mean collect?`},
