@@ -213,13 +213,7 @@ func (rd *renderer) target(runID string, msg int, t *schemas.Turn) (out Message,
 	answer, r := readDraft(t)
 	reply := schemas.Message{Role: "assistant", Content: answer, ToolCalls: t.Reply.ToolCalls}
 	if !rd.asWritten {
-		if a, ok := canonicalAction(t); ok {
-			canon := schemas.Message{Role: "assistant"}
-			if rd.keepToolCalls && len(t.Reply.ToolCalls) > 0 {
-				canon.ToolCalls = []schemas.ToolCall{canonicalCall(a)}
-			} else {
-				canon.Content, _ = canonicalText(a)
-			}
+		if canon, ok := rd.canonicalMessage(t); ok {
 			if w := asWritten(answer, t.Reply.ToolCalls); w != asWritten(canon.Content, canon.ToolCalls) {
 				written = rd.redacted(w)
 			}
@@ -234,6 +228,38 @@ func (rd *renderer) target(runID string, msg int, t *schemas.Turn) (out Message,
 		out.ReasoningContent = rd.redacted(strings.TrimSpace(r.Text))
 	}
 	return out, written
+}
+
+// canonicalMessage is the selected draft of turn t as the assistant
+// message its canonical form makes, on the path the harness settled on:
+// the text the turn recorded, or the native call the harness offers for
+// the action with --keep-tool-calls (which needs the action, so the draft
+// is read again). ok is false when the draft has no canonical form.
+func (rd *renderer) canonicalMessage(t *schemas.Turn) (schemas.Message, bool) {
+	canon := schemas.Message{Role: "assistant"}
+	native := rd.keepToolCalls && len(t.Reply.ToolCalls) > 0
+	if text, stated, ok := recordedReading(t); ok && !native {
+		if !stated || !readingOf(text, t.Action.Verb, "") {
+			return canon, false
+		}
+		if readingOf(text, t.Action.Verb, t.Action.Path) {
+			canon.Content = text
+			return canon, true
+		}
+		// Read on another path than the one the harness settled on: the
+		// statement is made again with that path.
+	}
+	a, ok := canonicalAction(t)
+	if !ok {
+		return canon, false
+	}
+	if native {
+		call, _ := draft.NativeCall(a)
+		canon.ToolCalls = []schemas.ToolCall{call}
+	} else {
+		canon.Content, _ = draft.CanonicalText(a)
+	}
+	return canon, true
 }
 
 // rejected renders the rejected draft of a preference pair as written: it
@@ -363,18 +389,27 @@ func (rd *renderer) trainedReplyOf(t *schemas.Turn, p *parsedDraft) schemas.Repl
 	if rd.asWritten {
 		return out
 	}
+	native := rd.keepToolCalls && len(reply.ToolCalls) > 0
+	if text, stated, ok := recordedReading(t); ok && !native {
+		if !stated {
+			return out
+		}
+		return schemas.Reply{Content: text}
+	}
 	a, err := p.of(t)
 	if err != nil {
 		return out
 	}
-	text, ok := canonicalText(a)
-	if !ok {
+	if native {
+		if call, ok := draft.NativeCall(a); ok {
+			return schemas.Reply{ToolCalls: []schemas.ToolCall{call}}
+		}
 		return out
 	}
-	if rd.keepToolCalls && len(reply.ToolCalls) > 0 {
-		return schemas.Reply{ToolCalls: []schemas.ToolCall{canonicalCall(a)}}
+	if text, ok := draft.CanonicalText(a); ok {
+		return schemas.Reply{Content: text}
 	}
-	return schemas.Reply{Content: text}
+	return out
 }
 
 // textAction renders native tool calls as the text protocol's action, after
@@ -382,7 +417,7 @@ func (rd *renderer) trainedReplyOf(t *schemas.Turn, p *parsedDraft) schemas.Repl
 // harness ignores the others, as it ignores extra text actions).
 func textAction(content string, calls []schemas.ToolCall) string {
 	a, err := draft.Parse("", calls[:1])
-	act, ok := canonicalText(a)
+	act, ok := draft.CanonicalText(a)
 	if err != nil || !ok {
 		act = rawCall(calls[0])
 	}

@@ -62,102 +62,54 @@ func canonicalOf(t *schemas.Turn, p *parsedDraft) (draft.Action, bool) {
 	if t.Action.Path != "" {
 		a.Path = t.Action.Path
 	}
-	return a, stated(a)
+	_, ok := draft.CanonicalText(a)
+	return a, ok
 }
 
 // hasCanonical reports whether a selected draft can be trained in the
-// protocol's canonical form, of the parse p holds or makes.
+// protocol's canonical form: as the turn recorded its reading
+// (recordedReading), else of the parse p holds or makes.
 func hasCanonical(t *schemas.Turn, p *parsedDraft) bool {
+	if text, stated, ok := recordedReading(t); ok {
+		return stated && readingOf(text, t.Action.Verb, "")
+	}
 	_, ok := canonicalOf(t, p)
 	return ok
 }
 
-// canonicalText writes an action in the protocol's canonical form: the form
-// the harness shows as "Read as:" after a draft in another format
-// (draft.Canonical), with the file body, the FIND and REPLACE blocks and the
-// summary written out. ok is false for an action the protocol cannot state
-// (stated).
-func canonicalText(a draft.Action) (string, bool) {
-	if !stated(a) {
-		return "", false
+// recordedReading is the canonical text of the draft as read, as the turn
+// recorded it when this build's reader read it (draft.RecordReading): the
+// text, and whether the protocol can state the action at all. ok is false
+// for a turn another reader read, or none.
+func recordedReading(t *schemas.Turn) (text string, stated, ok bool) {
+	r := &t.Action
+	if r.Reader != draft.ReaderVersion {
+		return "", false, false
 	}
-	switch a.Verb {
-	case draft.VerbWrite:
-		return "WRITE " + a.Path + "\n" + fence(a.Path, a.Body), true
-	case draft.VerbPatch:
-		find, replace, _ := patchBlocks(a)
-		return "PATCH " + a.Path + "\nFIND:\n" + fence(a.Path, find) + "\nREPLACE:\n" + fence(a.Path, replace), true
-	case draft.VerbDone:
-		return strings.TrimSpace("DONE " + a.Text), true
+	if !r.Stated {
+		return "", false, true
 	}
-	return draft.Canonical(a), true
+	if r.Canonical != "" {
+		return r.Canonical, true, true
+	}
+	return t.Reply.Content, true, true
 }
 
-// stated reports whether the protocol can state an action, which
-// canonicalText then writes: not a verb it does not know, a READ of the
-// last N lines (only the harness, which knew the file's length, placed
-// that window), nor a PATCH written as a unified diff of several hunks, or
-// of a hunk that only inserts (FIND needs text to find). Selecting a turn
-// asks only this, without writing the text.
-func stated(a draft.Action) bool {
-	switch a.Verb {
-	case draft.VerbRead:
-		return a.Last <= 0
-	case draft.VerbPatch:
-		_, _, ok := patchBlocks(a)
-		return ok
-	case draft.VerbWrite, draft.VerbRun, draft.VerbSkill, draft.VerbAsk, draft.VerbDone:
+// readingOf reports whether a canonical text states verb (on path, when
+// path is not empty): whether the reading is of the action the harness
+// took, on the file it settled on. The canonical form starts with the verb,
+// then for a file's verbs a space, the path and a colon, a line's end or
+// nothing.
+func readingOf(text, verb, path string) bool {
+	rest, ok := strings.CutPrefix(text, verb)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\n') {
+		return false
+	}
+	if path == "" {
 		return true
 	}
-	return false
-}
-
-// patchBlocks are a PATCH's FIND and REPLACE lines: its own, or those of
-// its one hunk when it was written as a unified diff.
-func patchBlocks(a draft.Action) (find, replace string, ok bool) {
-	if len(a.Hunks) == 0 {
-		return a.Find, a.Replace, a.Find != ""
-	}
-	if len(a.Hunks) > 1 || strings.TrimSpace(a.Hunks[0].Old) == "" {
-		return "", "", false
-	}
-	h := a.Hunks[0]
-	return strings.TrimSuffix(h.Old, "\n"), strings.TrimSuffix(h.New, "\n"), true
-}
-
-// canonicalCall is an action as the native tool call the harness offers for
-// it (draft.NativeTools), with the documented argument names. Call it
-// only on an action canonicalText can write.
-func canonicalCall(a draft.Action) schemas.ToolCall {
-	args := map[string]any{}
-	name := ""
-	switch a.Verb {
-	case draft.VerbRead:
-		name, args["path"] = "read_file", a.Path
-		if a.Start > 0 {
-			args["start"] = a.Start
-		}
-		if a.End > 0 {
-			args["end"] = a.End
-		}
-	case draft.VerbWrite:
-		name, args["path"], args["content"] = "write_file", a.Path, a.Body
-	case draft.VerbPatch:
-		find, replace, _ := patchBlocks(a)
-		name, args["path"], args["find"], args["replace"] = "patch_file", a.Path, find, replace
-	case draft.VerbRun:
-		name = "run_tests"
-	case draft.VerbSkill:
-		name, args["name"] = "skill", a.Skill
-		if len(a.Args) > 0 {
-			args["args"] = a.Args
-		}
-	case draft.VerbAsk:
-		name, args["question"] = "ask", a.Text
-	case draft.VerbDone:
-		name, args["summary"] = "done", a.Text
-	}
-	return schemas.ToolCall{Name: name, Arguments: args}
+	rest, ok = strings.CutPrefix(rest, " "+path)
+	return ok && (rest == "" || rest[0] == ':' || rest[0] == '\n')
 }
 
 // Tool is a tool as chat templates take it in their tools argument
@@ -230,29 +182,4 @@ func asWritten(answer string, calls []schemas.ToolCall) string {
 		parts = append(parts, rawCall(c))
 	}
 	return strings.Join(parts, "\n")
-}
-
-// fence wraps a body in a code fence tagged with the file's language,
-// choosing a longer fence when the body holds one. An empty body is an
-// empty block (a REPLACE that deletes).
-func fence(name, body string) string {
-	tag := draft.FenceTag(name)
-	marker := "```"
-	for strings.Contains(body, marker) {
-		marker += "`"
-	}
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	return marker + tag + "\n" + body + marker
-}
-
-// NativeCall is an action as the native tool call the harness offers for
-// it; ok is false for an action the protocol cannot state (canonicalText).
-// Tests build native-tool collections from text drafts with it.
-func NativeCall(a draft.Action) (schemas.ToolCall, bool) {
-	if _, ok := canonicalText(a); !ok {
-		return schemas.ToolCall{}, false
-	}
-	return canonicalCall(a), true
 }

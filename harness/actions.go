@@ -50,7 +50,7 @@ func (r *runner) act(ctx context.Context, t *schemas.Turn) feedback {
 		return r.refuse(t, schemas.CodeEmptyReply, EmptyReplyMessage(reasoning != nil))
 	}
 	a, err := draft.ParseWith(syn, t.Reply.Content, t.Reply.ToolCalls)
-	t.Action = draft.Record(a, err)
+	t.Action = draft.Record(a, err, t.Reply.Content)
 	if err != nil {
 		return r.draftRefused(t, err)
 	}

@@ -33,7 +33,11 @@ const schemaMajor = 1
 //
 // Minor 5 added SuiteCounts.NotRun: a run_end's suite_after that did not
 // run (before minor 5 such a run recorded its suite_before there).
-const SchemaMinor = 5
+//
+// Minor 6 added the reader's reading to a turn's action (Action.Reader,
+// Stated, Canonical), so that the stages after collect do not read the
+// reply again.
+const SchemaMinor = 6
 
 // Record types, the value of the "type" field.
 const (
@@ -296,6 +300,18 @@ type Action struct {
 	// Via is "text" or "tool-call".
 	Via     string   `json:"via,omitempty"`
 	Repairs []string `json:"repairs"`
+	// Reader is the version of the reply reader that read the draft the
+	// harness acted on (draft.ReaderVersion); absent before minor 6 and
+	// on a turn whose draft was refused before it was acted on. The stages
+	// after collect take Stated and Canonical from a turn their own reader
+	// version read, and read the reply again otherwise.
+	Reader int `json:"reader,omitempty"`
+	// Stated is true when the protocol can state the action in its
+	// canonical form, the form an export trains.
+	Stated bool `json:"stated,omitempty"`
+	// Canonical is that form, written out, when it is not the reply's
+	// content as written.
+	Canonical string `json:"canonical,omitempty"`
 }
 
 // Outcome is what the harness did with the action.

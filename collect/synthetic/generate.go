@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	reader "github.com/pyharness/pyharness/harness/draft"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
@@ -314,6 +315,9 @@ func makeRun(opts Options, p runPlan, tg *textGen) []schemas.Record {
 				TotalMS: int64(400 + rng.IntN(6000)), PromptEvalMS: new(int64(50 + rng.IntN(800))), EvalMS: new(int64(300 + rng.IntN(5000))), TTFTMS: new(int64(60 + rng.IntN(900)))},
 			Attempts:  []schemas.Attempt{{N: 1}},
 			StartedAt: at}
+		// The harness records its reading of every draft.
+		a, err := reader.Parse(t.Reply.Content, nil)
+		reader.RecordReading(&t.Action, a, err, t.Reply.Content)
 		at = at.Add(time.Duration(t.Metrics.TotalMS)*time.Millisecond + 30*time.Millisecond)
 		t.EndedAt = at
 		if last {

@@ -22,6 +22,8 @@ import (
 	"github.com/pyharness/pyharness/dedupe"
 	"github.com/pyharness/pyharness/export"
 	"github.com/pyharness/pyharness/report/stats"
+	"github.com/pyharness/pyharness/schemas"
+	"github.com/pyharness/pyharness/schemas/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/pipeline.golden from this build's output")
@@ -247,4 +249,65 @@ func dataFiles(t *testing.T, dir string) []string {
 	}
 	slices.Sort(files)
 	return files
+}
+
+// TestRecordedReadingsNeverChangeTheOutput runs the pipeline over a corpus
+// whose turns record the reader's reading of each draft, and over the same
+// corpus with those readings taken out, as a trace written by an older
+// harness has them: the stages after collect read such drafts again, and
+// every output must come out the same.
+func TestRecordedReadingsNeverChangeTheOutput(t *testing.T) {
+	ctx := context.Background()
+	o := synthetic.DefaultOptions()
+	o.Turns = 1500
+	work := t.TempDir()
+	recorded := filepath.Join(work, "recorded")
+	if _, err := synthetic.Generate(ctx, recorded, o); err != nil {
+		t.Fatal(err)
+	}
+	unread := filepath.Join(work, "unread")
+	files, err := trace.ListFiles(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, rewritten := 0, 0
+	for _, f := range files {
+		var out []byte
+		for rec, err := range trace.ReadFile(f.Path) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Turn != nil && rec.Turn.Action.Reader != 0 {
+				read++
+				if rec.Turn.Action.Canonical != "" {
+					rewritten++
+				}
+				rec.Turn.Action.Reader, rec.Turn.Action.Stated, rec.Turn.Action.Canonical = 0, false, ""
+			}
+			line, err := schemas.EncodeRecord(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, line...)
+		}
+		rel, err := filepath.Rel(recorded, f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(unread, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if read == 0 || rewritten == 0 {
+		t.Fatalf("the corpus records %d readings, %d of them in another form than the reply: nothing to compare", read, rewritten)
+	}
+	with := pipelineDigests(t, ctx, recorded, filepath.Join(work, "out-recorded"))
+	without := pipelineDigests(t, ctx, unread, filepath.Join(work, "out-unread"))
+	if !slices.Equal(with, without) {
+		t.Fatalf("the recorded readings changed the output:\n%s\n-- read again:\n%s", strings.Join(with, "\n"), strings.Join(without, "\n"))
+	}
 }

@@ -78,7 +78,7 @@ func (n nativeCalls) Chat(ctx context.Context, req model.Request) (model.Reply, 
 		return r, err
 	}
 	if a, err := draft.Parse(r.Content, nil); err == nil {
-		if call, ok := export.NativeCall(a); ok {
+		if call, ok := draft.NativeCall(a); ok {
 			r.Content, r.ToolCalls = "", []schemas.ToolCall{call}
 		}
 	}

@@ -295,20 +295,23 @@ func Parse(content string, calls []schemas.ToolCall) (Action, error) {
 	return parseText(content)
 }
 
-// Record is the trace form of a parse, as a turn record keeps it.
-func Record(a Action, err error) schemas.Action {
+// Record is the trace form of a parse of a reply's content, as a turn
+// record keeps it, the reading included (RecordReading).
+func Record(a Action, err error, content string) schemas.Action {
+	var r schemas.Action
 	if err != nil {
-		r := schemas.Action{Shape: "none", Repairs: []string{}}
+		r = schemas.Action{Shape: "none", Repairs: []string{}}
 		if e, ok := err.(*Error); ok {
 			r.Verb, r.Via = e.Verb, e.Via
 			if e.Shape != "" {
 				r.Shape = e.Shape
 			}
 		}
-		return r
+	} else {
+		r = schemas.Action{Verb: a.Verb, Path: a.Path, Shape: a.Shape, Via: a.Via, Repairs: append([]string{}, a.Repairs...)}
 	}
-	repairs := append([]string{}, a.Repairs...)
-	return schemas.Action{Verb: a.Verb, Path: a.Path, Shape: a.Shape, Via: a.Via, Repairs: repairs}
+	RecordReading(&r, a, err, content)
+	return r
 }
 
 // parser collects what one Parse call learns on the way, so that failures

@@ -464,17 +464,27 @@ func TestAccepted(t *testing.T) {
 
 func TestRecord(t *testing.T) {
 	a, err := Parse("**READ** `x.py`", nil)
-	r := Record(a, err)
+	r := Record(a, err, "**READ** `x.py`")
 	if r.Verb != VerbRead || r.Path != "x.py" || r.Shape != "bold-label+bracketed-name" || r.Via != viaText || !slices.Equal(r.Repairs, []string{repairNameFromBrackets}) {
 		t.Errorf("Record = %+v", r)
 	}
+	if r.Reader != ReaderVersion || !r.Stated || r.Canonical != "READ x.py" {
+		t.Errorf("Record's reading of a draft in another form = %d %v %q, want %d true \"READ x.py\"", r.Reader, r.Stated, r.Canonical, ReaderVersion)
+	}
+	a, err = Parse("READ x.py", nil)
+	if r = Record(a, err, "READ x.py"); r.Reader != ReaderVersion || !r.Stated || r.Canonical != "" {
+		t.Errorf("Record's reading of a canonical draft = %d %v %q, want the form left out", r.Reader, r.Stated, r.Canonical)
+	}
 	a, err = Parse("WRITE x.py", nil)
-	r = Record(a, err)
+	r = Record(a, err, "WRITE x.py")
 	if r.Verb != VerbWrite || r.Shape != "none" || r.Repairs == nil {
 		t.Errorf("Record of a failure = %+v", r)
 	}
+	if r.Reader != ReaderVersion || r.Stated || r.Canonical != "" {
+		t.Errorf("Record's reading of a failure = %d %v %q, want nothing stated", r.Reader, r.Stated, r.Canonical)
+	}
 	a, err = Parse("**WRITE** x.py", nil)
-	if r = Record(a, err); r.Shape != shapeBoldLabel {
+	if r = Record(a, err, "**WRITE** x.py"); r.Shape != shapeBoldLabel {
 		t.Errorf("Record of a failure after a shape = %+v", r)
 	}
 }

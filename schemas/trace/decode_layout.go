@@ -69,6 +69,15 @@ func decodeTurnLine(line []byte) (*schemas.Turn, bool) {
 	}
 	s.lit(`,"repairs":`)
 	t.Action.Repairs = s.strs()
+	if s.opt(`,"reader":`) {
+		t.Action.Reader = int(s.integer())
+	}
+	if s.opt(`,"stated":`) {
+		t.Action.Stated = s.boolean()
+	}
+	if s.opt(`,"canonical":`) {
+		t.Action.Canonical = s.str()
+	}
 	s.lit(`},"outcome":{"status":`)
 	t.Outcome.Status = schemas.Status(s.str())
 	s.lit(`,"code":`)
