@@ -12,6 +12,7 @@ import (
 
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/suite"
+	"github.com/pyharness/pyharness/internal/gitrun"
 )
 
 // runBaselines runs each entry's suite once on a copy of its repository, before
@@ -63,11 +64,11 @@ func runBaselines(ctx context.Context, entries []Entry, python, cacheDir string)
 // repository's commit, the suite's command and the interpreter asked for;
 // "" when the repository has changes not committed, or no commit.
 func baselineKey(ctx context.Context, e Entry, python string) string {
-	commit, err := gitCmd(ctx, e.Dir, "rev-parse", "HEAD")
+	commit, err := gitrun.Run(ctx, e.Dir, nil, "rev-parse", "HEAD")
 	if err != nil {
 		return ""
 	}
-	if status, err := gitCmd(ctx, e.Dir, "status", "--porcelain"); err != nil || strings.TrimSpace(status) != "" {
+	if status, err := gitrun.Run(ctx, e.Dir, nil, "status", "--porcelain"); err != nil || strings.TrimSpace(status) != "" {
 		return ""
 	}
 	h := sha256.Sum256([]byte(strings.Join([]string{strings.TrimSpace(commit), e.Suite, python}, "\x00")))

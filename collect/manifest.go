@@ -1,14 +1,13 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pyharness/pyharness/internal/gitrun"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -27,21 +27,25 @@ type Entry struct {
 	// Commit, when set, is the commit of Repo the task starts from (a
 	// full or abbreviated hash, or any name git resolves): the entry runs
 	// on a checkout of it instead of Repo's work tree.
-	Commit string `yaml:"commit"`
+	Commit string `yaml:"commit,omitempty"`
 	// TaskSpec is what the model is asked; only the task is required.
 	schemas.TaskSpec `yaml:",inline"`
+	// TextBy names the model that wrote the task text (a mined task's
+	// evidence rewritten as an issue by tasks --writer); empty when a
+	// person or the miner wrote it.
+	TextBy string `yaml:"text_by,omitempty"`
 	// Check is a command run in the workspace after the agent ends; exit 0
 	// means the task is done. It decides the verdict instead of the suite.
-	Check string `yaml:"check"`
+	Check string `yaml:"check,omitempty"`
 	// Script is a scripted-backend draft file for this entry (relative to
 	// the manifest), used with --model scripted.
-	Script string   `yaml:"script"`
-	Tags   []string `yaml:"tags"`
+	Script string   `yaml:"script,omitempty"`
+	Tags   []string `yaml:"tags,omitempty"`
 	// ChatTemplate is the model's chat template for this entry's runs (a
 	// .jinja file, a tokenizer_config.json or a GGUF, relative to the
 	// manifest), what --chat-template names; the flag wins over it, and
 	// it over the template the server reports.
-	ChatTemplate string `yaml:"chat_template"`
+	ChatTemplate string `yaml:"chat_template,omitempty"`
 
 	// Line is where the entry starts in the manifest.
 	Line int `yaml:"-"`
@@ -49,6 +53,27 @@ type Entry struct {
 	Dir string `yaml:"-"`
 	// URL is set when Repo is a git URL.
 	URL string `yaml:"-"`
+}
+
+// EncodeManifest writes entries as a manifest collect reads: the
+// entries: list, each entry's fields in Entry's order, those not set
+// left out.
+func EncodeManifest(w io.Writer, entries []Entry) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	doc := struct {
+		Entries []Entry `yaml:"entries"`
+	}{entries}
+	if doc.Entries == nil {
+		doc.Entries = []Entry{}
+	}
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	return nil
 }
 
 // ManifestError lists every bad entry of a manifest, each with its line.
@@ -77,7 +102,7 @@ func (e *ManifestError) Error() string {
 	return b.String()
 }
 
-var entryKeys = []string{"id", "repo", "commit", "task", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
+var entryKeys = []string{"id", "repo", "commit", "task", "text_by", "targets", "names", "subject", "scope", "suite", "check", "script", "tags", "chat_template"}
 
 // parseManifest reads a manifest: a YAML list of entries (or a mapping
 // with an `entries` list). It checks the shape of every entry — keys,
@@ -272,8 +297,8 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 			if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 				return fmt.Errorf("clone %s: %w", e.Repo, err)
 			}
-			if out, err := gitCmd(ctx, "", "clone", "--quiet", "--depth", "1", e.Repo, dir); err != nil {
-				return fmt.Errorf("cannot clone %s: %v: %s", e.Repo, err, strings.TrimSpace(out))
+			if _, err := gitrun.Run(ctx, "", nil, "clone", "--quiet", "--depth", "1", e.Repo, dir); err != nil {
+				return fmt.Errorf("cannot clone %s: %v", e.Repo, err)
 			}
 		}
 		e.Dir, e.URL = dir, e.Repo
@@ -289,7 +314,7 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 		if !st.IsDir() {
 			return fmt.Errorf("repository %s is not a directory", e.Repo)
 		}
-		if _, err := gitCmd(ctx, dir, "rev-parse", "--is-inside-work-tree"); err != nil {
+		if _, err := gitrun.Run(ctx, dir, nil, "rev-parse", "--is-inside-work-tree"); err != nil {
 			return fmt.Errorf("repository %s is not a git repository (git init it, or point at a clone)", e.Repo)
 		}
 		e.Dir = dir
@@ -313,7 +338,7 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 		}
 	}
 	if len(e.Scope) > 0 {
-		out, err := gitCmd(ctx, e.Dir, "ls-files")
+		out, err := gitrun.Run(ctx, e.Dir, nil, "ls-files")
 		if err != nil {
 			return fmt.Errorf("list files of %s: %w", e.Repo, err)
 		}
@@ -332,7 +357,7 @@ func resolveOne(ctx context.Context, base string, e *Entry, cacheDir string) err
 // that borrows src's objects (git clone --shared writes nothing into src),
 // its HEAD detached at the commit, so that run_start records it.
 func checkoutCommit(ctx context.Context, src, commit, cacheDir string) (string, error) {
-	full, err := gitCmd(ctx, src, "rev-parse", "--verify", "-q", commit+"^{commit}")
+	full, err := gitrun.Run(ctx, src, nil, "rev-parse", "--verify", "-q", commit+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("commit %q is not a commit of %s", commit, src)
 	}
@@ -343,34 +368,19 @@ func checkoutCommit(ctx context.Context, src, commit, cacheDir string) (string, 
 	}
 	h := sha256.Sum256([]byte(abs + "\x00" + full))
 	dir := filepath.Join(cacheDir, "commit-"+hex.EncodeToString(h[:8]))
-	if head, err := gitCmd(ctx, dir, "rev-parse", "HEAD"); err == nil && strings.TrimSpace(head) == full {
+	if head, err := gitrun.Run(ctx, dir, nil, "rev-parse", "HEAD"); err == nil && strings.TrimSpace(head) == full {
 		return dir, nil
 	}
 	os.RemoveAll(dir)
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", fmt.Errorf("check out %s: %w", commit, err)
 	}
-	if out, err := gitCmd(ctx, "", "clone", "--quiet", "--shared", "--no-checkout", abs, dir); err != nil {
-		return "", fmt.Errorf("check out %s of %s: %v: %s", commit, src, err, strings.TrimSpace(out))
+	if _, err := gitrun.Run(ctx, "", nil, "clone", "--quiet", "--shared", "--no-checkout", abs, dir); err != nil {
+		return "", fmt.Errorf("check out %s of %s: %v", commit, src, err)
 	}
-	if out, err := gitCmd(ctx, dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
+	if _, err := gitrun.Run(ctx, dir, nil, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
 		os.RemoveAll(dir)
-		return "", fmt.Errorf("check out %s of %s: %v: %s", commit, src, err, strings.TrimSpace(out))
+		return "", fmt.Errorf("check out %s of %s: %v", commit, src, err)
 	}
 	return dir, nil
-}
-
-func gitCmd(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	if dir != "" {
-		cmd.Dir = dir
-	}
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return out.String(), ctx.Err()
-	}
-	return out.String(), err
 }

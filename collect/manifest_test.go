@@ -15,6 +15,7 @@ import (
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/model"
 	"github.com/pyharness/pyharness/harness/model/scripted"
+	"github.com/pyharness/pyharness/internal/gitrun"
 	"github.com/pyharness/pyharness/schemas"
 	"github.com/pyharness/pyharness/schemas/trace"
 )
@@ -264,7 +265,7 @@ func (c chatSpy) Chat(ctx context.Context, req model.Request) (model.Reply, erro
 // repository; a commit the repository lacks is a problem of its line.
 func TestManifestCommitIsCheckedOutApart(t *testing.T) {
 	repo := gitRepo(t, map[string]string{"m.py": "x = 1\n"})
-	first, err := gitCmd(context.Background(), repo, "rev-parse", "HEAD")
+	first, err := gitrun.Run(context.Background(), repo, nil, "rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,11 +274,11 @@ func TestManifestCommitIsCheckedOutApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "two"}} {
-		if out, err := gitCmd(context.Background(), repo, args...); err != nil {
+		if out, err := gitrun.Run(context.Background(), repo, nil, args...); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	refsBefore, _ := gitCmd(context.Background(), repo, "for-each-ref")
+	refsBefore, _ := gitrun.Run(context.Background(), repo, nil, "for-each-ref")
 	manifest := filepath.Join(t.TempDir(), "m.yaml")
 	data := "entries:\n  - id: old\n    repo: " + repo + "\n    commit: " + first[:10] + "\n    task: t\n  - id: missing\n    repo: " + repo + "\n    commit: deadbeef\n    task: t\n"
 	m, err := CheckManifest(context.Background(), manifest, []byte(data), ManifestCheck{RepoCache: t.TempDir()})
@@ -296,13 +297,13 @@ func TestManifestCommitIsCheckedOutApart(t *testing.T) {
 	if err != nil || string(got) != "x = 1\n" {
 		t.Fatalf("the checkout holds %q (%v), want the first commit's m.py", got, err)
 	}
-	if head, _ := gitCmd(context.Background(), ok[0].Dir, "rev-parse", "HEAD"); strings.TrimSpace(head) != first {
+	if head, _ := gitrun.Run(context.Background(), ok[0].Dir, nil, "rev-parse", "HEAD"); strings.TrimSpace(head) != first {
 		t.Errorf("the checkout's HEAD is %s, want %s", head, first)
 	}
 	if cur, _ := os.ReadFile(filepath.Join(repo, "m.py")); string(cur) != "x = 2\n" {
 		t.Errorf("the repository's m.py is now %q", cur)
 	}
-	if refs, _ := gitCmd(context.Background(), repo, "for-each-ref"); refs != refsBefore {
+	if refs, _ := gitrun.Run(context.Background(), repo, nil, "for-each-ref"); refs != refsBefore {
 		t.Errorf("the repository's refs changed:\n%s\nwas\n%s", refs, refsBefore)
 	}
 }

@@ -17,16 +17,16 @@ type TaskSpec struct {
 	// Task is the request as a person would write it: what the model is sent.
 	Task string `yaml:"task"`
 	// Targets are the files the model may write, relative, with forward slashes.
-	Targets []string `yaml:"targets"`
+	Targets []string `yaml:"targets,omitempty"`
 	// Names are the top-level Python names that must be defined in the targets.
-	Names []string `yaml:"names"`
+	Names []string `yaml:"names,omitempty"`
 	// Subject is the function to fix, else empty.
-	Subject string `yaml:"subject"`
+	Subject string `yaml:"subject,omitempty"`
 	// Scope are the globs the model may read and write ("**", "src/**").
-	Scope []string `yaml:"scope"`
+	Scope []string `yaml:"scope,omitempty"`
 	// Suite is the command that runs the visible tests from the repository
 	// root; "{python}" stands for the interpreter. Empty detects the runner.
-	Suite string `yaml:"suite"`
+	Suite string `yaml:"suite,omitempty"`
 }
 
 // TaskSpecError is a field of a task spec that is wrong; Field is its YAML

@@ -44,7 +44,7 @@ one, else --traces.`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset (IN/dataset when IN holds no traces)")
 	fs.StringVar(&opts.out, "out", "", "the HTML file to write (default IN/report.html)")
-	fs.StringVar(&opts.by, "by", "", "add a breakdown by model, tier, case or source")
+	fs.StringVar(&opts.by, "by", "", "add a breakdown by model, tier, case, source or tag")
 	fs.StringVar(&opts.title, "title", "pyharness report", "the page's title")
 	fs.StringVar(&opts.traces, "traces", "", "the trace directory of the runs to link (default: --in when it is one)")
 	return cmd

@@ -34,7 +34,7 @@ the refusals, nudges and parse failures sent most often, with their message;
 the failures that ended claiming DONE and how many of them wrote nothing; the
 runs settled with no model step; and how each model wrote its actions
 (canonical, each tolerated shape, unparsed). --by adds a breakdown by model,
-tier, case or source; --json prints the same numbers as one JSON document.
+tier, case, source or tag (a run counted under each of its tags); --json prints the same numbers as one JSON document.
 
 Bad lines and files in a trace directory are listed as file:line after the
 tables, which hold every good record.`,
@@ -46,7 +46,7 @@ tables, which hold every good record.`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.in, "in", defaultOut, "a trace directory or a classified dataset (IN/dataset when IN holds no traces)")
 	fs.BoolVar(&opts.json, "json", false, "print the numbers as one JSON document")
-	fs.StringVar(&opts.by, "by", "", "break the numbers down by model, tier, case or source")
+	fs.StringVar(&opts.by, "by", "", "break the numbers down by model, tier, case, source or tag")
 	return cmd
 }
 

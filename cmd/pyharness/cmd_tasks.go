@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pyharness/pyharness/collect/mine"
+	"github.com/pyharness/pyharness/harness"
 )
 
 type tasksOptions struct {
@@ -21,6 +22,10 @@ type tasksOptions struct {
 	seed                     uint64
 	maxFailing, perFunction  int
 	historyDepth             int
+	// writer is --writer's model; writerFlags its server's flags, as
+	// run's --base-url and --api-key-env.
+	writer      string
+	writerFlags modelFlags
 }
 
 func newTasksCmd(a *app) *cobra.Command {
@@ -58,6 +63,9 @@ Kinds: ` + strings.Join(mine.Kinds, ", ") + `.` + exitCodesHelp(),
 	fs.IntVar(&o.maxFailing, "max-failing", 5, "the most tests a task may make fail")
 	fs.IntVar(&o.perFunction, "per-function", 2, "the most tasks kept per function")
 	fs.IntVar(&o.historyDepth, "history-depth", 300, "the newest commits looked at for history tasks")
+	fs.StringVar(&o.writer, "writer", "", "a model that rewrites each task's evidence as an issue (ollama:NAME, openai:NAME, scripted:FILE or replay:TRACE); its text is checked as the evidence is, and recorded as text_by")
+	fs.StringVar(&o.writerFlags.baseURL, "base-url", "", "the writer's server base URL (ollama: default $OLLAMA_HOST; openai: required)")
+	fs.StringVar(&o.writerFlags.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the openai writer's API key")
 	return cmd
 }
 
@@ -77,6 +85,11 @@ func checkTasksOptions(o tasksOptions) error {
 	if fi, err := os.Stat(o.repo); err != nil || !fi.IsDir() {
 		return fmt.Errorf("tasks: --repo %s is not a directory", o.repo)
 	}
+	if o.writer != "" {
+		if _, err := parseModelSpec(o.writer); err != nil {
+			return fmt.Errorf("tasks: --writer: %w", err)
+		}
+	}
 	for _, k := range o.kinds {
 		if !slices.Contains(mine.Kinds, k) {
 			return fmt.Errorf("tasks: --kinds: unknown kind %q (known: %s)", k, strings.Join(mine.Kinds, ", "))
@@ -89,9 +102,13 @@ func runTasks(ctx context.Context, a *app, o tasksOptions) error {
 	progress := func(s mine.Summary) {
 		fmt.Fprintf(a.stderr, "tasks: tried %d of %d, kept %d, dropped %d (%s)\n", s.Tried, s.Candidates, s.Kept, s.Tried-s.Kept, s.Elapsed.Round(time.Second))
 	}
+	writer, err := tasksWriter(ctx, a, o)
+	if err != nil {
+		return err
+	}
 	sum, err := mine.Run(ctx, mine.Options{Repo: o.repo, Out: o.out, Python: o.python, Suite: o.suite, Scope: o.scope,
 		Kinds: o.kinds, Max: o.max, Jobs: o.jobs, Seed: o.seed, MaxFailing: o.maxFailing, PerFunction: o.perFunction,
-		HistoryDepth: o.historyDepth, Progress: progress, Now: a.now})
+		HistoryDepth: o.historyDepth, Writer: writer, Progress: progress, Now: a.now})
 	if sum != nil {
 		printTasksSummary(a, sum)
 	}
@@ -102,6 +119,25 @@ func runTasks(ctx context.Context, a *app, o tasksOptions) error {
 		return err
 	}
 	return nil
+}
+
+// tasksWriter is --writer's backend, built as run builds --model's, with
+// the sampling seed of the mine: nil without --writer.
+func tasksWriter(ctx context.Context, a *app, o tasksOptions) (*mine.Writer, error) {
+	if o.writer == "" {
+		return nil, nil
+	}
+	spec, err := parseModelSpec(o.writer)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "tasks: --writer: " + err.Error()}
+	}
+	f := o.writerFlags
+	f.numCtx, f.numPredict, f.seed = harness.DefaultNumCtx, harness.DefaultNumPredict, int(o.seed)
+	be, err := openBackend(ctx, a, spec, &f)
+	if err != nil {
+		return nil, err
+	}
+	return &mine.Writer{Chat: be.chat, Name: spec.backend + ":" + spec.arg, Options: f.options()}, nil
 }
 
 func printTasksSummary(a *app, s *mine.Summary) {
@@ -115,12 +151,36 @@ func printTasksSummary(a *app, s *mine.Summary) {
 		s.Candidates, s.Tried, s.Kept, byKind(s.KeptByKind), s.Elapsed.Round(time.Second), rate)
 	fmt.Fprintf(w, "tests: a suite of %d; %d test runs while mining, %d saved by selecting the tests that run the edited function\n",
 		s.SuiteTests, s.TestsRun, s.TestsSaved)
+	if len(s.Spent) > 0 {
+		steps := slices.Sorted(maps.Keys(s.Spent))
+		slices.SortStableFunc(steps, func(x, y string) int { return int(s.Spent[y] - s.Spent[x]) })
+		var parts []string
+		for _, st := range steps {
+			parts = append(parts, fmt.Sprintf("%s %s", st, s.Spent[st].Round(time.Second)))
+		}
+		fmt.Fprintf(w, "time (summed over jobs): %s\n", strings.Join(parts, ", "))
+	}
+	if fell := sumValues(s.WriterFallbacks); s.Rewritten+fell > 0 {
+		fmt.Fprintf(w, "writer: %d texts rewritten, %d left as the evidence", s.Rewritten, fell)
+		for _, r := range slices.Sorted(maps.Keys(s.WriterFallbacks)) {
+			fmt.Fprintf(w, "; %d %s", s.WriterFallbacks[r], r)
+		}
+		fmt.Fprintln(w)
+	}
 	reasons := slices.Sorted(maps.Keys(s.Dropped))
 	slices.SortStableFunc(reasons, func(x, y string) int { return s.Dropped[y] - s.Dropped[x] })
 	for _, r := range reasons {
 		fmt.Fprintf(w, "  dropped %5d  %s\n", s.Dropped[r], r)
 	}
 	fmt.Fprintf(w, "manifest: %s\n", s.Manifest)
+}
+
+func sumValues(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func byKind(m map[string]int) string {

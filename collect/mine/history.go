@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pyharness/pyharness/internal/gitrun"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -23,55 +24,59 @@ const maxHistoryLines = 80
 // left out) that change code and tests together: code files only
 // modified, at least one test file added or changed.
 func (m *miner) historyCandidates(ctx context.Context, sum *Summary) ([]*candidate, error) {
-	out, err := git(ctx, m.clone.dir, nil, "log", "--no-merges", "--format=%H %P", "-n", strconv.Itoa(m.o.HistoryDepth), "HEAD")
+	// One git log for every commit's files: numstat for the lines changed,
+	// summary for the files created or deleted.
+	out, err := gitrun.Run(ctx, m.clone.dir, nil, "log", "--no-merges", "--format=%x00%H %P", "--numstat", "--summary", "--no-renames",
+		"-n", strconv.Itoa(m.o.HistoryDepth), "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("tasks: read history: %w", err)
 	}
 	skip := func(why string) { sum.Dropped["history: "+why]++ }
 	var cands []*candidate
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Fields(line)
+	for _, rec := range strings.Split(out, "\x00") {
+		head, body, _ := strings.Cut(rec, "\n")
+		f := strings.Fields(head)
 		if len(f) != 2 {
-			continue // the root commit
+			continue // the root commit, or before the first record
 		}
 		sha, parent := f[0], f[1]
-		stat, err := git(ctx, m.clone.dir, nil, "diff-tree", "-r", "--no-renames", "--numstat", parent, sha)
-		if err != nil {
-			return nil, fmt.Errorf("tasks: read history: %w", err)
+		addedOrDeleted := map[string]bool{}
+		type change struct {
+			path  string
+			lines int
 		}
-		status, err := git(ctx, m.clone.dir, nil, "diff-tree", "-r", "--no-renames", "--name-status", parent, sha)
-		if err != nil {
-			return nil, fmt.Errorf("tasks: read history: %w", err)
-		}
-		kinds := map[string]string{}
-		for _, l := range strings.Split(strings.TrimSpace(status), "\n") {
-			if st, p, ok := strings.Cut(l, "\t"); ok {
-				kinds[p] = st
+		var changes []change
+		for _, l := range strings.Split(body, "\n") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "create mode ") || strings.HasPrefix(t, "delete mode ") {
+				if parts := strings.SplitN(t, " ", 4); len(parts) == 4 {
+					addedOrDeleted[parts[3]] = true
+				}
+				continue
 			}
-		}
-		var code, tests []string
-		lines, bad := 0, ""
-		for _, l := range strings.Split(strings.TrimSpace(stat), "\n") {
 			parts := strings.SplitN(l, "\t", 3)
 			if len(parts) != 3 || !strings.HasSuffix(parts[2], ".py") {
 				continue
 			}
-			p := parts[2]
+			a, _ := strconv.Atoi(parts[0])
+			d, _ := strconv.Atoi(parts[1])
+			changes = append(changes, change{parts[2], a + d})
+		}
+		var code, tests []string
+		lines, bad := 0, ""
+		for _, ch := range changes {
 			switch {
-			case isTestPath(p):
-				if kinds[p] != "D" {
-					tests = append(tests, p)
-				}
-			case m.isSourcePath(p):
-				if kinds[p] != "M" {
+			case isTestPath(ch.path):
+				tests = append(tests, ch.path)
+			case m.isSourcePath(ch.path):
+				if addedOrDeleted[ch.path] {
 					bad = "adds or deletes code files"
 				}
-				a, _ := strconv.Atoi(parts[0])
-				d, _ := strconv.Atoi(parts[1])
-				lines += a + d
-				code = append(code, p)
+				lines += ch.lines
+				code = append(code, ch.path)
 			}
 		}
+		// A test file the commit deleted is no test of it.
+		tests = slices.DeleteFunc(tests, func(p string) bool { return addedOrDeleted[p] && !m.existsAt(ctx, sha, p) })
 		switch {
 		case len(code) == 0 || len(tests) == 0:
 			continue // not a change of code and tests together
@@ -82,7 +87,7 @@ func (m *miner) historyCandidates(ctx context.Context, sum *Summary) ([]*candida
 			skip("code change too large")
 			continue
 		}
-		msg, err := git(ctx, m.clone.dir, nil, "log", "-1", "--format=%B", sha)
+		msg, err := gitrun.Run(ctx, m.clone.dir, nil, "log", "-1", "--format=%B", sha)
 		if err != nil {
 			return nil, fmt.Errorf("tasks: read history: %w", err)
 		}
@@ -90,6 +95,12 @@ func (m *miner) historyCandidates(ctx context.Context, sum *Summary) ([]*candida
 			commit: sha, parent: parent, message: cleanMessage(msg), codeFiles: code, testFiles: tests})
 	}
 	return cands, nil
+}
+
+// existsAt reports whether path is a file of commit.
+func (m *miner) existsAt(ctx context.Context, commit, path string) bool {
+	_, err := gitrun.Run(ctx, m.clone.dir, nil, "cat-file", "-e", commit+":"+path)
+	return err == nil
 }
 
 // cleanMessage is a commit message without its trailers (Signed-off-by,
@@ -138,7 +149,7 @@ func (m *miner) tryHistory(ctx context.Context, c *candidate) outcome {
 	if err := put(before); err != nil {
 		return drop("error: " + err.Error())
 	}
-	reverted, _, err := m.tester.run(ctx, dir, c.testFiles, false)
+	reverted, err := m.runTests(ctx, stepHistoryTests, dir, c.testFiles)
 	if why := runProblem(reverted, err); why != "" {
 		return drop(why + " without the change")
 	}
@@ -148,21 +159,20 @@ func (m *miner) tryHistory(ctx context.Context, c *candidate) outcome {
 	if err := put(after); err != nil {
 		return drop("error: " + err.Error())
 	}
-	at, _, err := m.tester.run(ctx, dir, c.testFiles, false)
+	at, err := m.runTests(ctx, stepHistoryTests, dir, c.testFiles)
 	if why := runProblem(at, err); why != "" {
 		return drop(why + " at the commit on this Python")
 	}
 	if f := at.failing(); len(f) > 0 {
 		return drop("its tests fail at the commit on this Python")
 	}
-	full, _, err := m.tester.run(ctx, dir, nil, false)
-	if why := runProblem(full, err); why != "" || len(full.failing()) > 0 {
-		return drop("the suite fails at the commit on this Python")
-	}
+	// That the whole suite passes at the commit on this Python, the
+	// harness's reference run tells below: it ends worked only when the
+	// check passes there.
 	if err := put(before); err != nil {
 		return drop("error: " + err.Error())
 	}
-	broken, _, err := m.tester.run(ctx, dir, nil, false)
+	broken, err := m.runTests(ctx, stepHistorySuite, dir, nil)
 	if why := runProblem(broken, err); why != "" {
 		return drop(why + " without the change")
 	}
@@ -201,7 +211,8 @@ func (m *miner) tryHistory(ctx context.Context, c *candidate) outcome {
 		return drop("error: " + err.Error())
 	}
 	spec := schemas.TaskSpec{Task: text, Targets: slices.Clone(c.codeFiles)}
-	out := m.finish(ctx, c, sha, spec, fix, "Made the change the failing tests ask for.", failing, []string{"mined", kindHistory})
+	out := m.finish(ctx, c, sha, spec, fix, "Made the change the failing tests ask for.", failing, []string{"mined", kindHistory}, nil)
+	out.fix = forbidden
 	if out.drop != "" && !strings.HasPrefix(out.drop, "history: ") {
 		out.drop = "history: " + out.drop
 	}

@@ -1,9 +1,11 @@
 package mine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,8 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/harness"
 	"github.com/pyharness/pyharness/harness/suite"
+	"github.com/pyharness/pyharness/internal/gitrun"
 )
 
 // Options configure a mine.
@@ -37,6 +41,8 @@ type Options struct {
 	// MaxFailing bounds the tests a task may make fail; PerFunction the
 	// tasks kept per function; HistoryDepth the commits looked at.
 	MaxFailing, PerFunction, HistoryDepth int
+	// Writer, when set, rewrites each kept task's evidence as an issue.
+	Writer *Writer
 	// Progress is called after each candidate with the figures so far.
 	Progress func(Summary)
 	Now      func() time.Time
@@ -47,6 +53,15 @@ var Kinds = []string{"flip-comparison", "swap-operands", "change-arithmetic", "f
 	"change-constant", "invert-if", "return-none", "remove-assignment", "remove-conditional", "remove-loop", kindHistory}
 
 const kindHistory = "history"
+
+// The steps of trying a candidate that Summary.Spent times.
+const (
+	stepSelected     = "selected tests"
+	stepSuite        = "whole suite"
+	stepHistoryTests = "history: the commit's tests"
+	stepHistorySuite = "history: whole suite"
+	stepHarness      = "harness (reference and do-nothing)"
+)
 
 // Summary is what a mine did.
 type Summary struct {
@@ -62,8 +77,15 @@ type Summary struct {
 	// mining; TestsSaved the tests a whole-suite run of every selected
 	// run would have added.
 	SuiteTests, TestsRun, TestsSaved int
-	Elapsed                          time.Duration
-	Manifest                         string
+	// Spent is the time spent in each step of trying candidates, summed
+	// over the jobs: selected tests, whole suite, harness.
+	Spent   map[string]time.Duration
+	Elapsed time.Duration
+	// Rewritten counts the texts the writer wrote; WriterFallbacks the
+	// tasks whose evidence stood instead, by why.
+	Rewritten       int
+	WriterFallbacks map[string]int
+	Manifest        string
 	// Interrupted is set when the mine was cancelled before it ended.
 	Interrupted bool
 }
@@ -86,8 +108,11 @@ type candidate struct {
 type outcome struct {
 	c         *candidate
 	drop      string
-	entry     manifestEntry
+	entry     collect.Entry
 	signature string
+	// failing are the task's failing tests, fix the lines its text must
+	// not hold: what a writer's text is checked against.
+	failing, fix []string
 }
 
 type miner struct {
@@ -106,6 +131,23 @@ type miner struct {
 	sigs    map[string]bool
 	perFunc map[string]int
 	saved   int
+	spent   map[string]time.Duration
+}
+
+// runTests runs tests as tester.run does, adding the time to step's.
+// More than MaxFailing failing tests drop any candidate, so a run stops
+// at one more.
+func (m *miner) runTests(ctx context.Context, step, dir string, selection []string) (*testReport, error) {
+	defer m.timed(step, time.Now())
+	rep, _, err := m.tester.run(ctx, dir, selection, false, m.o.MaxFailing+1)
+	return rep, err
+}
+
+// timed adds the time since t0 to the step's figure.
+func (m *miner) timed(step string, t0 time.Time) {
+	m.mu.Lock()
+	m.spent[step] += time.Since(t0)
+	m.mu.Unlock()
 }
 
 // Run mines tasks from o.Repo into o.Out/manifest.yaml. The manifest is
@@ -174,15 +216,15 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
-	head, err := git(ctx, cl.dir, nil, "rev-parse", "HEAD")
+	head, err := gitrun.Run(ctx, cl.dir, nil, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
 	}
 	m := &miner{o: o, clone: cl, head: strings.TrimSpace(head), name: filepath.Base(src), work: work,
 		tester:  &tester{python: python, suite: o.Suite, pyDir: work},
-		sources: map[string][]byte{}, sigs: map[string]bool{}, perFunc: map[string]int{}}
+		sources: map[string][]byte{}, sigs: map[string]bool{}, perFunc: map[string]int{}, spent: map[string]time.Duration{}}
 	m.o.Python = python
-	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, Manifest: shown}
+	sum := &Summary{KeptByKind: map[string]int{}, Dropped: map[string]int{}, WriterFallbacks: map[string]int{}, Manifest: shown}
 	mf := &manifestFile{path: manifest, source: src, commit: m.head, seed: o.Seed}
 	if err := mf.write(); err != nil {
 		return nil, err
@@ -202,6 +244,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	err = m.tryAll(ctx, cands, sum, mf, start)
 	sum.TestsRun = int(m.tester.ran.Load())
 	sum.TestsSaved = m.saved
+	m.mu.Lock()
+	sum.Spent = maps.Clone(m.spent)
+	m.mu.Unlock()
 	sum.Elapsed = now(o).Sub(start)
 	if errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil) {
 		sum.Interrupted = true
@@ -235,7 +280,7 @@ func (m *miner) baseline(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 	t0 := time.Now()
-	rep, cov, err := m.tester.run(ctx, dir, nil, true)
+	rep, cov, err := m.tester.run(ctx, dir, nil, true, 0)
 	if err != nil {
 		return fmt.Errorf("tasks: the suite at baseline: %w", err)
 	}
@@ -261,6 +306,18 @@ func (m *miner) baseline(ctx context.Context) error {
 	return nil
 }
 
+// coverageBand ranks a function by how many tests run it: 0 when no
+// more than --max-failing do, 1 up to four times that, 2 beyond.
+func (m *miner) coverageBand(funcKey string) int {
+	switch n := len(m.coveredBy[funcKey]); {
+	case n <= m.o.MaxFailing:
+		return 0
+	case n <= 4*m.o.MaxFailing:
+		return 1
+	}
+	return 2
+}
+
 // wantKind reports whether the options ask for kind.
 func (m *miner) wantKind(kind string) bool {
 	return len(m.o.Kinds) == 0 || slices.Contains(m.o.Kinds, kind)
@@ -284,6 +341,12 @@ func (m *miner) candidates(ctx context.Context, sum *Summary) ([]*candidate, err
 		byFunc[c.funcKey] = append(byFunc[c.funcKey], c)
 	}
 	rng.Shuffle(len(funcs), func(i, j int) { funcs[i], funcs[j] = funcs[j], funcs[i] })
+	// Functions few tests run come first: a mutation there cannot make
+	// more than --max-failing tests fail, where one in a function the
+	// whole suite runs nearly always does.
+	slices.SortStableFunc(funcs, func(a, b string) int {
+		return cmp.Compare(m.coverageBand(a), m.coverageBand(b))
+	})
 	for _, f := range funcs {
 		l := byFunc[f]
 		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
@@ -386,6 +449,7 @@ func (m *miner) tryAll(ctx context.Context, cands []*candidate, sum *Summary, mf
 			os.Remove(filepath.Join(m.o.Out, "scripts", out.c.id+".jsonl"))
 			m.clone.forget(ctx, out.c.id)
 		} else {
+			m.write(ctx, &out, sum)
 			mf.entries = append(mf.entries, out.entry)
 			if err = mf.write(); err != nil {
 				break
@@ -412,6 +476,23 @@ func (m *miner) tryAll(ctx context.Context, cands []*candidate, sum *Summary, mf
 		return context.Canceled
 	}
 	return nil
+}
+
+// write has the writer rewrite a kept task's text, in candidate order so
+// that the same seed and writer give the same texts; the evidence stands
+// when the writer's text does not pass.
+func (m *miner) write(ctx context.Context, out *outcome, sum *Summary) {
+	w := m.o.Writer
+	if w == nil {
+		return
+	}
+	text, why := w.rewrite(ctx, out.entry.Task, out.failing, out.fix)
+	if why != "" {
+		sum.WriterFallbacks[why]++
+		return
+	}
+	out.entry.Task, out.entry.TextBy = text, w.Name
+	sum.Rewritten++
 }
 
 // taken reports why a candidate need not be tried: a kept task already

@@ -11,9 +11,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/pyharness/pyharness/internal/gitrun"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -64,7 +66,7 @@ type site struct {
 // mutationCandidates are the mutation sites of the source files in
 // functions some passing test runs.
 func (m *miner) mutationCandidates(ctx context.Context, sum *Summary) ([]*candidate, error) {
-	out, err := git(ctx, m.clone.dir, nil, "ls-files", "-z", "--", "*.py")
+	out, err := gitrun.Run(ctx, m.clone.dir, nil, "ls-files", "-z", "--", "*.py")
 	if err != nil {
 		return nil, fmt.Errorf("tasks: list files: %w", err)
 	}
@@ -140,7 +142,7 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 	}
 	defer os.WriteFile(target, orig, 0o644)
 	selected := m.coveredBy[c.funcKey]
-	rep, _, err := m.tester.run(ctx, jobDir, selected, false)
+	rep, err := m.runTests(ctx, stepSelected, jobDir, selected)
 	if why := runProblem(rep, err); why != "" {
 		return drop(why)
 	}
@@ -157,19 +159,8 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 	if why := m.taken(c, strings.Join(failing, "\n")); why != "" {
 		return drop(why)
 	}
-	full, _, err := m.tester.run(ctx, jobDir, nil, false)
-	if why := runProblem(full, err); why != "" {
-		return drop(why)
-	}
-	failing = full.failing()
-	switch {
-	case len(failing) == 0:
-		return drop("no test fails")
-	case len(failing) > m.o.MaxFailing:
-		return drop("too many tests fail")
-	}
 	fix := []fileFix{{path: c.file, blocks: []block{{Find: c.find, Replace: c.replace}}}}
-	text, ok := taskText(failing, full, fixLines(c.find, c.replace))
+	text, ok := taskText(failing, rep, fixLines(c.find, c.replace))
 	if !ok {
 		return drop("task text would quote the fix")
 	}
@@ -182,7 +173,28 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 		return drop("error: " + err.Error())
 	}
 	summary := fmt.Sprintf("Fixed %s in %s; %s pass again.", c.function, c.file, plural(len(failing), "the failing test", "the failing tests"))
-	return m.finish(ctx, c, sha, spec, fix, summary, failing, []string{"mined", "mutation", c.kind})
+	// The harness runs the whole suite at the task's start: when its
+	// counts say that only the selected failing tests fail, the task is
+	// what the selection saw; otherwise the whole suite runs here to tell.
+	confirm := func(before schemas.SuiteCounts) string {
+		if before.Failed+before.Errors == len(failing) && before.Passed == m.suiteSize-len(failing) {
+			m.mu.Lock()
+			m.saved += m.suiteSize
+			m.mu.Unlock()
+			return ""
+		}
+		full, err := m.runTests(ctx, stepSuite, jobDir, nil)
+		if why := runProblem(full, err); why != "" {
+			return why
+		}
+		if !slices.Equal(full.failing(), failing) {
+			return "tests the selection left out fail"
+		}
+		return ""
+	}
+	out := m.finish(ctx, c, sha, spec, fix, summary, failing, []string{"mined", "mutation", c.kind}, confirm)
+	out.fix = fixLines(c.find, c.replace)
+	return out
 }
 
 // runProblem says why a test run cannot judge a candidate, "" when it can.

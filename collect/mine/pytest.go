@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -76,7 +77,9 @@ type tester struct {
 
 // run runs the suite in dir, only selection when it is not nil (node ids
 // or test files), recording which functions each test ran when cover.
-func (t *tester) run(ctx context.Context, dir string, selection []string, cover bool) (*testReport, map[string][]string, error) {
+// maxFail > 0 stops the run after that many failing tests: a candidate
+// that fails more is dropped whatever the rest do.
+func (t *tester) run(ctx context.Context, dir string, selection []string, cover bool, maxFail int) (*testReport, map[string][]string, error) {
 	tmp, err := os.MkdirTemp("", "pyharness-mine-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("run tests: %w", err)
@@ -103,6 +106,9 @@ func (t *tester) run(ctx context.Context, dir string, selection []string, cover 
 		env = append(env, "PYHARNESS_MINE_COVER="+coverFile, "PYHARNESS_MINE_ROOT="+dir)
 	}
 	command := strings.ReplaceAll(t.suite, "{python}", shellQuote(t.python)) + " -p " + pluginName + " -p no:cacheprovider -q"
+	if maxFail > 0 {
+		command += " --maxfail=" + strconv.Itoa(maxFail)
+	}
 	timeout := t.timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute

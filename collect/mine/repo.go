@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/pyharness/pyharness/harness"
+	"github.com/pyharness/pyharness/internal/gitrun"
 )
 
 // clone is the private clone under OUT that holds every task's commit.
@@ -25,34 +26,19 @@ type clone struct {
 	mu   sync.Mutex // one writer of refs and temporary indexes at a time
 }
 
-func git(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C"), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return out.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
-}
-
 // newClone clones src's HEAD into dir (objects copied, never linked: the
 // source's files are only read). A src that is not the top of a git
 // repository (a directory of files, or one inside another repository) is
 // copied and committed once instead: its tasks have no history.
 func newClone(ctx context.Context, src, dir string) (*clone, error) {
-	top, err := git(ctx, src, nil, "rev-parse", "--show-toplevel")
+	top, err := gitrun.Run(ctx, src, nil, "rev-parse", "--show-toplevel")
 	if err != nil || !samePath(strings.TrimSpace(top), src) {
 		return newSnapshot(ctx, src, dir)
 	}
-	if _, err := git(ctx, "", nil, "clone", "--quiet", "--no-hardlinks", src, dir); err != nil {
+	if _, err := gitrun.Run(ctx, "", nil, "clone", "--quiet", "--no-hardlinks", src, dir); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", src, err)
 	}
-	date, err := git(ctx, dir, nil, "log", "-1", "--format=%cI", "HEAD")
+	date, err := gitrun.Run(ctx, dir, nil, "log", "-1", "--format=%cI", "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("clone %s: %w", src, err)
 	}
@@ -83,7 +69,7 @@ func newSnapshot(ctx context.Context, src, dir string) (*clone, error) {
 	env := []string{"GIT_AUTHOR_NAME=pyharness", "GIT_AUTHOR_EMAIL=pyharness@localhost", "GIT_AUTHOR_DATE=" + snapshotDate,
 		"GIT_COMMITTER_NAME=pyharness", "GIT_COMMITTER_EMAIL=pyharness@localhost", "GIT_COMMITTER_DATE=" + snapshotDate}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "snapshot of " + filepath.Base(src)}} {
-		if _, err := git(ctx, dir, env, args...); err != nil {
+		if _, err := gitrun.Run(ctx, dir, env, args...); err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", src, err)
 		}
 	}
@@ -105,7 +91,7 @@ func (c *clone) commit(ctx context.Context, parent, name, message string, files 
 	env := []string{"GIT_INDEX_FILE=" + idx.Name(),
 		"GIT_AUTHOR_NAME=pyharness", "GIT_AUTHOR_EMAIL=pyharness@localhost", "GIT_AUTHOR_DATE=" + c.date,
 		"GIT_COMMITTER_NAME=pyharness", "GIT_COMMITTER_EMAIL=pyharness@localhost", "GIT_COMMITTER_DATE=" + c.date}
-	if _, err := git(ctx, c.dir, env, "read-tree", parent); err != nil {
+	if _, err := gitrun.Run(ctx, c.dir, env, "read-tree", parent); err != nil {
 		return "", fmt.Errorf("commit task: %w", err)
 	}
 	for _, path := range sortedKeys(files) {
@@ -114,23 +100,23 @@ func (c *clone) commit(ctx context.Context, parent, name, message string, files 
 			return "", fmt.Errorf("commit task: %w", err)
 		}
 		mode := "100644"
-		if out, err := git(ctx, c.dir, env, "ls-files", "-s", "--", path); err == nil && strings.HasPrefix(out, "100755") {
+		if out, err := gitrun.Run(ctx, c.dir, env, "ls-files", "-s", "--", path); err == nil && strings.HasPrefix(out, "100755") {
 			mode = "100755"
 		}
-		if _, err := git(ctx, c.dir, env, "update-index", "--add", "--cacheinfo", mode+","+blob+","+path); err != nil {
+		if _, err := gitrun.Run(ctx, c.dir, env, "update-index", "--add", "--cacheinfo", mode+","+blob+","+path); err != nil {
 			return "", fmt.Errorf("commit task: %w", err)
 		}
 	}
-	tree, err := git(ctx, c.dir, env, "write-tree")
+	tree, err := gitrun.Run(ctx, c.dir, env, "write-tree")
 	if err != nil {
 		return "", fmt.Errorf("commit task: %w", err)
 	}
-	sha, err := git(ctx, c.dir, env, "commit-tree", strings.TrimSpace(tree), "-p", parent, "-m", message)
+	sha, err := gitrun.Run(ctx, c.dir, env, "commit-tree", "--no-gpg-sign", strings.TrimSpace(tree), "-p", parent, "-m", message)
 	if err != nil {
 		return "", fmt.Errorf("commit task: %w", err)
 	}
 	sha = strings.TrimSpace(sha)
-	if _, err := git(ctx, c.dir, nil, "update-ref", "refs/heads/tasks/"+name, sha); err != nil {
+	if _, err := gitrun.Run(ctx, c.dir, nil, "update-ref", "refs/heads/tasks/"+name, sha); err != nil {
 		return "", fmt.Errorf("commit task: %w", err)
 	}
 	return sha, nil
@@ -140,7 +126,7 @@ func (c *clone) commit(ctx context.Context, parent, name, message string, files 
 func (c *clone) forget(ctx context.Context, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	git(ctx, c.dir, nil, "update-ref", "-d", "refs/heads/tasks/"+name)
+	gitrun.Run(ctx, c.dir, nil, "update-ref", "-d", "refs/heads/tasks/"+name)
 }
 
 func hashObject(ctx context.Context, dir string, data []byte) (string, error) {

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
+	"time"
 
 	"github.com/pyharness/pyharness/collect"
 	"github.com/pyharness/pyharness/harness/model/scripted"
@@ -149,8 +148,10 @@ func writeDoNothing(out string) error {
 
 // finish writes a candidate's reference script, tries it and the
 // do-nothing draft through the harness on the task's commit, and makes
-// the entry.
-func (m *miner) finish(ctx context.Context, c *candidate, sha string, spec schemas.TaskSpec, fix []fileFix, summary string, failing []string, tags []string) outcome {
+// the entry. confirm, when not nil, is told the counts of the harness's
+// suite at the task's start and says why they do not fit the task ("" when
+// they do).
+func (m *miner) finish(ctx context.Context, c *candidate, sha string, spec schemas.TaskSpec, fix []fileFix, summary string, failing []string, tags []string, confirm func(schemas.SuiteCounts) string) outcome {
 	drop := func(why string) outcome { return outcome{c: c, drop: why} }
 	for _, f := range fix {
 		if !slices.Contains(spec.Targets, f.path) {
@@ -164,19 +165,18 @@ func (m *miner) finish(ctx context.Context, c *candidate, sha string, spec schem
 	spec.Suite = m.o.Suite
 	e := collect.Entry{ID: c.id, Repo: m.clone.dir, Commit: sha, TaskSpec: spec, Check: m.o.Suite,
 		Script: script, Tags: tags}
-	if why := m.validate(ctx, e); why != "" {
+	if why := m.validate(ctx, e, confirm); why != "" {
 		return drop(why)
 	}
-	me := manifestEntry{ID: c.id, Repo: "repo", Commit: sha, Task: spec.Task, Targets: spec.Targets, Names: spec.Names,
-		Subject: spec.Subject, Suite: m.o.Suite, Check: m.o.Suite, Script: filepath.ToSlash(filepath.Join("scripts", c.id+".jsonl")),
-		Tags: tags, Failing: failing}
-	return outcome{c: c, entry: me, signature: strings.Join(failing, "\n")}
+	e.Repo, e.Script = "repo", filepath.ToSlash(filepath.Join("scripts", c.id+".jsonl"))
+	return outcome{c: c, entry: e, signature: strings.Join(failing, "\n"), failing: failing}
 }
 
 // validate runs the entry as collect would, with its reference script and
 // with the do-nothing draft: "" when the first worked and the second
 // failed, else why the entry is dropped.
-func (m *miner) validate(ctx context.Context, e collect.Entry) string {
+func (m *miner) validate(ctx context.Context, e collect.Entry, confirm func(schemas.SuiteCounts) string) string {
+	defer m.timed(stepHarness, time.Now())
 	dir := filepath.Join(m.work, "validate-"+e.ID)
 	defer os.RemoveAll(dir)
 	resolved, err := collect.ResolveEntry(ctx, m.o.Out, e, filepath.Join(dir, "repos"))
@@ -199,6 +199,11 @@ func (m *miner) validate(ctx context.Context, e collect.Entry) string {
 	if b := res.End.SuiteBefore; b.Ran == 0 || b.NoTests || b.ImportError != "" || b.TimedOut || b.ExitStatusOnly {
 		return "the harness's suite runs no test at the task's start"
 	}
+	if confirm != nil {
+		if why := confirm(res.End.SuiteBefore); why != "" {
+			return why
+		}
+	}
 	none, err := scripted.NewFromReader(bytes.NewReader(doNothing), doNothingFile)
 	if err != nil {
 		return "error: " + err.Error()
@@ -213,48 +218,21 @@ func (m *miner) validate(ctx context.Context, e collect.Entry) string {
 	return ""
 }
 
-// manifestEntry is one task as manifest.yaml holds it.
-type manifestEntry struct {
-	ID      string   `yaml:"id"`
-	Repo    string   `yaml:"repo"`
-	Commit  string   `yaml:"commit"`
-	Task    string   `yaml:"task"`
-	Targets []string `yaml:"targets,omitempty"`
-	Names   []string `yaml:"names,omitempty"`
-	Subject string   `yaml:"subject,omitempty"`
-	Suite   string   `yaml:"suite,omitempty"`
-	Check   string   `yaml:"check,omitempty"`
-	Script  string   `yaml:"script,omitempty"`
-	Tags    []string `yaml:"tags,omitempty"`
-	// Failing are the task's failing tests; not written (the task text
-	// names them), kept for the summary.
-	Failing []string `yaml:"-"`
-}
-
 // manifestFile is OUT/manifest.yaml, rewritten whole (atomically) after
 // every task kept.
 type manifestFile struct {
 	path, source, commit string
 	seed                 uint64
-	entries              []manifestEntry
+	entries              []collect.Entry
 }
 
 func (f *manifestFile) write() error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Tasks mined by pyharness tasks from %s at %s, seed %d.\n", filepath.Base(f.source), f.commit, f.seed)
 	b.WriteString("# Each starts from its commit of repo/ (a private clone); script: is its reference fix.\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	doc := struct {
-		Entries []manifestEntry `yaml:"entries"`
-	}{f.entries}
-	if doc.Entries == nil {
-		doc.Entries = []manifestEntry{}
-	}
-	if err := enc.Encode(doc); err != nil {
+	if err := collect.EncodeManifest(&b, f.entries); err != nil {
 		return fmt.Errorf("tasks: write manifest: %w", err)
 	}
-	enc.Close()
 	tmp := f.path + ".tmp"
 	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("tasks: write manifest: %w", err)

@@ -84,7 +84,7 @@ func newCollector(input, kind string, o Options) *collector {
 }
 
 func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group {
-	if c.by == "" {
+	if c.by == "" || c.by == byTag {
 		return nil
 	}
 	var v string
@@ -98,6 +98,12 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	case byCase:
 		v = caseID
 	}
+	return c.groupOf(p, v)
+}
+
+// groupOf is the group of value v, the scripted one for a scripted
+// partition.
+func (c *collector) groupOf(p dataset.Partition, v string) *Group {
 	// Scripted and replayed runs are grouped apart from models' in every
 	// dimension, as the headline keeps them: no line totals the two.
 	scripted := c.by != byModel && schemas.LabelHandWritten(p.Model)
@@ -107,10 +113,28 @@ func (c *collector) group(p dataset.Partition, tier int32, caseID string) *Group
 	}
 	g := c.groups[key]
 	if g == nil {
-		g = &Group{Value: v, Scripted: scripted}
+		g = &Group{Value: v, Scripted: scripted, noRefusals: c.by == byTag}
 		c.groups[key] = g
 	}
 	return g
+}
+
+// tagGroups are the groups a run counts in by tag: one per tag, the
+// group "" for a run with none.
+func (c *collector) tagGroups(p dataset.Partition, tags []string) []*Group {
+	if c.by != byTag {
+		return nil
+	}
+	if len(tags) == 0 {
+		return []*Group{c.groupOf(p, "")}
+	}
+	var gs []*Group
+	for _, t := range tags {
+		if g := c.groupOf(p, t); !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 // addRun counts n runs alike (a RunTally stands for n equal runs); the
@@ -119,9 +143,15 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 	s := &c.s.Runs
 	s.Read += n
 	c.perRun[int(r.Turns)] += n
-	g := c.group(p, r.Tier, r.CaseID)
-	if g != nil {
+	gs := c.tagGroups(p, r.Tags)
+	if g := c.group(p, r.Tier, r.CaseID); g != nil {
+		gs = append(gs, g)
+	}
+	for _, g := range gs {
 		g.Runs += n
+		if c.by == byTag {
+			g.Turns += n * int(r.Turns)
+		}
 	}
 	m := c.model(p)
 	m.Runs += n
@@ -146,7 +176,7 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 	if !r.Verdict.Judged() {
 		s.NotJudged += n
 		m.NotJudged += n
-		if g != nil {
+		for _, g := range gs {
 			g.NotJudged += n
 		}
 		return
@@ -175,7 +205,7 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 	t.Judged += n
 	ps.Judged += n
 	countTags(sc.tags, r.Tags, r.Verdict == schemas.VerdictWorked, n)
-	if g != nil {
+	for _, g := range gs {
 		g.Judged += n
 	}
 	if r.ModelSteps == 0 {
@@ -188,14 +218,14 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 		s.Worked += n
 		t.Worked += n
 		ps.Worked += n
-		if g != nil {
+		for _, g := range gs {
 			g.Worked += n
 		}
 		return
 	}
 	s.Failed += n
 	t.Failed += n
-	if g != nil {
+	for _, g := range gs {
 		g.Failed += n
 	}
 	sc.classes[r.FailureClass] += n
@@ -359,7 +389,7 @@ func (c *collector) mergeTurns(t *collector) {
 	for key, tg := range t.groups {
 		g := c.groups[key]
 		if g == nil {
-			g = &Group{Value: tg.Value, Scripted: tg.Scripted}
+			g = &Group{Value: tg.Value, Scripted: tg.Scripted, noRefusals: tg.noRefusals}
 			c.groups[key] = g
 		}
 		g.Turns += tg.Turns

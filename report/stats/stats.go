@@ -26,10 +26,13 @@ const (
 	byTier   = "tier"
 	byCase   = "case"
 	bySource = "source"
+	// byTag counts a run under each of its tags (a manifest entry's: a
+	// mined task's kind), and its turns from the run's count of them.
+	byTag = "tag"
 )
 
 // Dimensions lists the values --by takes.
-var dimensions = []string{byModel, byTier, byCase, bySource}
+var dimensions = []string{byModel, byTier, byCase, bySource, byTag}
 
 // maxExamples bounds the lists of examples a summary keeps (failures that
 // claimed DONE), so that its size does not grow with the input: as many as
@@ -288,6 +291,9 @@ type Group struct {
 	Turns         int     `json:"turns"`
 	RefusalsShare float64 `json:"refusals_share"`
 	refusals      int
+	// noRefusals marks a group whose refusals are not counted (by tag:
+	// the turns table has no tags).
+	noRefusals bool
 }
 
 // Options choose what a summary holds.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,5 +314,61 @@ func TestFailuresByTag(t *testing.T) {
 	}
 	if len(s.Tags) != 0 || s.Runs.Read != 3 {
 		t.Errorf("without the tags column: %d runs, tags %+v; want 3 runs and no tags", s.Runs.Read, s.Tags)
+	}
+}
+
+// TestBreakdownByTag: --by tag puts a run in the group of each of its
+// tags (the untagged in "-"), with its turns, the same from the traces
+// and from their classified dataset; refusals are not counted by tag.
+func TestBreakdownByTag(t *testing.T) {
+	ctx := context.Background()
+	in := t.TempDir()
+	done := dedupetest.Turn{Draft: "DONE nothing to do", Verb: "DONE", Status: schemas.StatusStopped}
+	read := dedupetest.Turn{Draft: "READ a.py", Verb: "READ", Status: schemas.StatusApplied}
+	for _, r := range []dedupetest.Run{
+		{ID: "dogfood-m1-p1-a00000000001", Case: "m1", Pass: 1, Verdict: schemas.VerdictWorked, Tags: []string{"mined", "mutation", "return-none"}, Turns: []dedupetest.Turn{read, done}},
+		{ID: "dogfood-m2-p1-a00000000002", Case: "m2", Pass: 1, Verdict: schemas.VerdictFailed, Tags: []string{"mined", "mutation", "invert-if"}, Turns: []dedupetest.Turn{read, read, done}},
+		{ID: "dogfood-h1-p1-a00000000003", Case: "h1", Pass: 1, Verdict: schemas.VerdictWorked, Tags: []string{"mined", "history"}, Turns: []dedupetest.Turn{done}},
+		{ID: "dogfood-x-p1-a00000000004", Case: "x", Pass: 1, Verdict: schemas.VerdictFailed, Turns: []dedupetest.Turn{done}},
+	} {
+		r.Source = schemas.SourceDogfood
+		if _, err := dedupetest.Write(in, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []Group{
+		{Value: "", Runs: 1, Judged: 1, Failed: 1, Turns: 1},
+		{Value: "history", Runs: 1, Judged: 1, Worked: 1, Turns: 1},
+		{Value: "invert-if", Runs: 1, Judged: 1, Failed: 1, Turns: 3},
+		{Value: "mined", Runs: 3, Judged: 3, Worked: 2, Failed: 1, Turns: 6},
+		{Value: "mutation", Runs: 2, Judged: 2, Worked: 1, Failed: 1, Turns: 5},
+		{Value: "return-none", Runs: 1, Judged: 1, Worked: 1, Turns: 2},
+	}
+	dsDir := t.TempDir()
+	if _, err := classify.Update(ctx, in, dsDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{in, dsDir} {
+		s, err := Load(ctx, dir, Options{By: "tag"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.By == nil {
+			t.Fatalf("%s: no breakdown", s.Kind)
+		}
+		got := slices.Clone(s.By.Groups)
+		for i := range got {
+			got[i].noRefusals = false
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: by tag\n got %+v\nwant %+v", s.Kind, got, want)
+		}
+		var text bytes.Buffer
+		if err := s.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`(?m)^By tag\n.*\n(.*\n)*mined +3 +2 of 3 +1 \(33%\) +0 +6 +-$`).MatchString(text.String()) {
+			t.Errorf("%s: no by-tag table with mined's row:\n%s", s.Kind, text.String())
+		}
 	}
 }

@@ -201,8 +201,12 @@ func (s *Summary) writeText(w io.Writer) {
 			if g.Scripted {
 				value += " (scripted)"
 			}
+			refusals := tabletext.Share(g.RefusalsShare, g.Turns)
+			if g.noRefusals {
+				refusals = "-"
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d (%s)\t%d\t%d\t%s\n", value, g.Runs, g.Worked, g.Judged,
-				g.Failed, tabletext.Share(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, tabletext.Share(g.RefusalsShare, g.Turns))
+				g.Failed, tabletext.Share(share(g.Failed, g.Judged), g.Judged), g.NotJudged, g.Turns, refusals)
 		}
 		tw.Flush()
 	}
