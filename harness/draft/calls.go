@@ -888,38 +888,78 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 // structuredCalls reads the action from the calls a reply holds, when it
 // holds any before its first action line (a canonical draft is never read
 // another way). Two different calls are refused as ambiguous.
+//
+// The calls come from two sources, each run once: the wrappers models and
+// frameworks document (scanCalls) and, where they give no whole call and
+// no line is an action line, the calls' structure (detokenedCalls). Each
+// source's calls are read on a parser of their own (sourceParser) and the
+// reading kept is adopted: nothing is undone.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
 	if c, ok := nameLineCall(text); ok {
 		return p.readCands(d, text, []callCand{c})
 	}
 	cands := scanCalls(text, d)
-	if allBad(cands) && !d.anyHead() {
-		// No wrapper the reader knows, or one whose payload it cannot
-		// read, and no action line: the calls' structure.
-		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			text, cands = nt, found
+	var wrapped *parser
+	var a Action
+	var ok bool
+	var err error
+	if !allBad(cands) {
+		wrapped = p.sourceParser()
+		a, ok, err = wrapped.readCands(d, text, cands)
+		if e, isErr := err.(*Error); !isErr || e.Code != "" {
+			return p.adopt(wrapped, a, ok, err)
 		}
+	}
+	if d.anyHead() {
+		if wrapped == nil {
+			return p.readCands(d, text, cands)
+		}
+		return p.adopt(wrapped, a, ok, err)
+	}
+	// No wrapper the reader knows, one whose payload it cannot read, or
+	// one whose call does not read (to=NAME followed by elements, not
+	// JSON): the calls' structure, whose whole reading beats it.
+	nt, found := detokenedCalls(text, d)
+	switch {
+	case len(found) == 0 && wrapped == nil:
 		return p.readCands(d, text, cands)
+	case len(found) == 0:
+		return p.adopt(wrapped, a, ok, err)
+	case wrapped == nil:
+		return p.readCands(d, nt, found)
 	}
-	// Each source reads on a parser of its own, from what was learned
-	// before; the reading that is kept is adopted, so nothing is undone.
-	wrapped := *p
-	a, ok, err := wrapped.readCands(d, text, cands)
-	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
-		// A wrapper the reader knows whose call does not read (to=NAME
-		// followed by elements, not JSON): a whole reading by the
-		// structure beats it.
-		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			structural := *p
-			if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
-				*p = structural
-				return a2, ok2, nil
-			}
-		}
+	structural := p.sourceParser()
+	if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
+		return p.adopt(structural, a2, ok2, nil)
 	}
-	*p = wrapped
-	return a, ok, err
+	return p.adopt(wrapped, a, ok, err)
+}
+
+// sourceParser is a parser of its own for one source of calls: it starts
+// from nothing this parser learned, so that a reading not kept leaves no
+// trace.
+func (p *parser) sourceParser() *parser {
+	return newParser(p.draft, p.via)
+}
+
+// adopt keeps the reading made on q, a sourceParser of p: what q learned
+// is added to what p learned before, and the action or failure is
+// stamped with both.
+func (p *parser) adopt(q *parser, a Action, ok bool, err error) (Action, bool, error) {
+	p.shapes |= q.shapes
+	p.otherShape = p.otherShape || q.otherShape
+	p.repairs |= q.repairs
+	p.verb, p.cands = q.verb, q.cands
+	if e, isErr := err.(*Error); isErr {
+		f := p.fail(e.Reason)
+		f.Code = e.Code
+		return Action{}, ok, f
+	}
+	if err != nil || !ok {
+		return a, ok, err
+	}
+	return p.done(a), ok, nil
 }
 
 // readCands reads the action from the calls found in a reply.

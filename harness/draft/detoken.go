@@ -168,21 +168,16 @@ func closes(c string) bool {
 	return strings.Contains(w, "close") || strings.Contains(w, "end") || strings.Contains(c, "/")
 }
 
-// detokenedCalls reads the calls of text by structure, with its
-// token-written tags read as tags: the text they were read from and the
-// calls.
+// detokenedCalls reads the calls of text by structure, once: over the
+// text with its token-written tags read as tags when it has any (a byte
+// of a call is skipped where the byte of text it came from lies in a
+// fence of code), over the text itself otherwise. It returns the text the
+// calls were read from and the calls.
 func detokenedCalls(text string, d *doc) (string, []callCand) {
 	skip := codeFenceAt(d)
-	if found := structureCalls(text, skip); len(found) > 0 && !allBad(found) {
-		return text, found
-	}
 	nt, from := detokened(text)
 	if nt == text {
 		return text, structureCalls(text, skip)
 	}
-	found := structureCalls(nt, func(i int) bool { return skip(from[min(i, len(from)-1)]) })
-	if len(found) == 0 {
-		return text, structureCalls(text, skip)
-	}
-	return nt, found
+	return nt, structureCalls(nt, func(i int) bool { return skip(from[min(i, len(from)-1)]) })
 }
