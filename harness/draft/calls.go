@@ -129,28 +129,6 @@ func scanCalls(text string, d *doc) []callCand {
 			out = append(out, inner...)
 		}
 	}
-	// functionary: ">>>name" on its own line, its JSON arguments after.
-	// Each of the two searches below is guarded by the literal its
-	// expression cannot match without: the expression scans the whole
-	// reply, and harmony's, which starts at a word boundary, has no
-	// literal prefix to skip by, so it tried every byte of every draft (a
-	// tenth of an export's CPU) where a draft without "to=" has no match.
-	for _, m := range allMatches(functionaryRE, text, ">>>") {
-		if covered(m[0]) || codeFence(m[0]) || text[m[2]:m[3]] == "all" {
-			continue
-		}
-		end := len(text)
-		if e := strings.Index(text[m[1]:], ">>>"); e >= 0 {
-			end = m[1] + e
-		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: m[0], end: end}
-		args, ok := leadingJSONArgs(text[m[1]:end])
-		if !ok {
-			c.bad = ">>>" + c.name + " must be followed by its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		out = append(out, c)
-	}
 	// harmony: a message addressed to=functions.NAME, its JSON body after
 	// <|message|>.
 	for _, m := range allMatches(harmonyToRE, text, "to=") {
@@ -223,6 +201,19 @@ func scanCalls(text string, d *doc) []callCand {
 		if t == "" || d.in[i] >= 0 || covered(at) {
 			continue
 		}
+		// A tool's name behind marks at a line's start (>>>NAME), its
+		// arguments after: the marks wrap the call.
+		if k := len(t) - len(strings.TrimLeft(t, lineMarks)); k > 0 && k < len(t) {
+			if name := leadingName(t[k:]); name != "" {
+				if _, known := lookupTool(name); known {
+					if c, ok := callAfter(text, name, at+k, at+k+len(name)); ok {
+						c.start, c.shapes = at, append(c.shapes, shapeCallTag)
+						out = append(out, c)
+						continue
+					}
+				}
+			}
+		}
 		if t[0] == '[' {
 			if c, ok := bracketProseCall(l); ok {
 				c.start, c.end = at, offs[i]+len(l)
@@ -260,6 +251,9 @@ func scanCalls(text string, d *doc) []callCand {
 	sortCands(out)
 	return out
 }
+
+// lineMarks are the marks a call may stand behind at a line's start.
+const lineMarks = ">|:~@$%^&!"
 
 // allBad reports whether no call among cands can be read (true for none).
 func allBad(cands []callCand) bool {
@@ -334,9 +328,7 @@ func matchIf(may bool, re *regexp.Regexp, s string) []string {
 }
 
 var (
-	functionaryRE  = regexp.MustCompile(`>>>([A-Za-z_][\w.-]*)[ \t]*\n`)
 	harmonyToRE    = regexp.MustCompile(`\bto=(?:functions\.)?([A-Za-z_][\w-]*)`)
-	mistralArgsRE  = regexp.MustCompile(`^([A-Za-z_][\w.-]*)(?:\[CALL_ID\][\w-]*)?\[ARGS\]`)
 	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
 	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)
@@ -392,16 +384,6 @@ func innerCalls(s string, pyBare bool) []callCand {
 		args, ok := leadingJSONArgs(stripFenceLines(after))
 		if !ok {
 			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		return []callCand{c}
-	}
-	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
-	if m := matchIf(strings.Contains(t, "[ARGS]"), mistralArgsRE, t); m != nil {
-		c := callCand{name: m[1], shapes: []string{shapeJSONCall}, end: len(s)}
-		args, ok := leadingJSONArgs(t[len(m[0]):])
-		if !ok {
-			c.bad = m[1] + "[ARGS] must be followed by its arguments as one JSON object"
 		}
 		c.args = keyed(args)
 		return []callCand{c}

@@ -25,11 +25,9 @@ var guards = []struct {
 	{"function tag", functionOpenRE, mayHoldFunctionTag},
 	{"xml tool", xmlOpenRE, func(s string) bool { return strings.Contains(s, "<") }},
 	{"name comment", nameCommentRE, func(s string) bool { return strings.ContainsAny(s, "#/") }},
-	{"mistral args", mistralArgsRE, func(s string) bool { return strings.Contains(s, "[ARGS]") }},
 	{"react action", reactActionRE, func(s string) bool { return strings.Contains(s, "Action") }},
 	{"window", windowRE, func(s string) bool { return strings.IndexByte(s, ':') >= 0 }},
 	{"hunk head", hunkHeadRE, func(s string) bool { return strings.HasPrefix(s, "@@") }},
-	{"functionary", functionaryRE, func(s string) bool { return strings.Contains(s, ">>>") }},
 	{"harmony to", harmonyToRE, func(s string) bool { return strings.Contains(s, "to=") }},
 }
 

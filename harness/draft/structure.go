@@ -22,9 +22,10 @@ var (
 	// siteRE finds names where a call's name may stand.
 	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
 	// betweenRE is one piece of what may stand between a name and its
-	// arguments: whitespace, punctuation, an index, a special token, a tag.
+	// arguments: whitespace, punctuation, an index, a special token, a tag,
+	// a bracketed token with the value it labels ([CALL_ID]a1b2).
 	// An attribute of the tag the name stands in (index="1") is one too.
-	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\]|[A-Za-z_][\w-]*="[^"<>]*")`)
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\][\w-]*|[A-Za-z_][\w-]*="[^"<>]*")`)
 	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
 	// or a bare <TAG>.
 	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
@@ -69,6 +70,14 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		if !ok {
 			continue
 		}
+		// What stands right before the name on its line, tokens and
+		// marks only, wraps the call.
+		if w := wrapperStart(text, c.start); w < c.start {
+			c.start = w
+			if !slices.Contains(c.shapes, shapeCallTag) {
+				c.shapes = append(c.shapes, shapeCallTag)
+			}
+		}
 		out = append(out, c)
 	}
 	// JSON that holds calls, wherever it starts.
@@ -96,6 +105,34 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 	}
 	sortCands(out)
 	return out
+}
+
+// wrapperStart is where the run of tokens (<…>, […]) and marks (>>>,
+// ::) that ends at i, on i's line, starts: i when none does.
+func wrapperStart(text string, i int) int {
+	for i > 0 {
+		switch c := text[i-1]; {
+		case c == '>' || c == ']':
+			open := byte('<')
+			if c == ']' {
+				open = '['
+			}
+			k := strings.LastIndexByte(text[:i-1], open)
+			if k < 0 || strings.IndexByte(text[k:i], '\n') >= 0 || strings.IndexByte(text[k:i], ' ') >= 0 {
+				if c == '>' {
+					i--
+					continue
+				}
+				return i
+			}
+			i = k
+		case strings.IndexByte("|:=~@#$%^&*!", c) >= 0:
+			i--
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // callAfter reads the arguments of the call named at start..end: at the
