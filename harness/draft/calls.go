@@ -370,24 +370,6 @@ func fenceTag(info string) string {
 func innerCalls(s string, pyBare bool) []callCand {
 	t := strings.TrimLeft(s, " \t\r\n")
 	lead := len(s) - len(t)
-	// DeepSeek: [function<|tool_sep|>]NAME then the arguments, as JSON or
-	// in a ```json fence.
-	if strings.Contains(t, "<|tool_sep|>") {
-		before, after, _ := strings.Cut(t, "<|tool_sep|>")
-		before = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(before), "<|tool_call_begin|>"))
-		name := strings.TrimSpace(before)
-		if name == "function" || name == "" {
-			first, rest, _ := strings.Cut(after, "\n")
-			name, after = strings.TrimSpace(first), rest
-		}
-		c := callCand{name: name, shapes: []string{shapeJSONCall}, end: len(s)}
-		args, ok := leadingJSONArgs(stripFenceLines(after))
-		if !ok {
-			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		return []callCand{c}
-	}
 	switch {
 	case strings.HasPrefix(t, "{") || (strings.HasPrefix(t, "[") && strings.HasPrefix(strings.TrimLeft(t[1:], " \t\r\n"), "{")):
 		dec := json.NewDecoder(strings.NewReader(t))

@@ -107,8 +107,9 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 	return out
 }
 
-// wrapperStart is where the run of tokens (<…>, […]) and marks (>>>,
-// ::) that ends at i, on i's line, starts: i when none does.
+// wrapperStart is where the run of tokens (<…>, […]), the words between
+// them and marks (>>>, ::) that ends at i, on i's line, starts: i when
+// none does.
 func wrapperStart(text string, i int) int {
 	for i > 0 {
 		switch c := text[i-1]; {
@@ -128,6 +129,17 @@ func wrapperStart(text string, i int) int {
 			i = k
 		case strings.IndexByte("|:=~@#$%^&*!", c) >= 0:
 			i--
+		case isIdentByte(c):
+			// A word between two tokens is the first one's value
+			// (<|call|>function<|sep|>).
+			w := i - 1
+			for w > 0 && isIdentByte(text[w-1]) {
+				w--
+			}
+			if w == 0 || (text[w-1] != '>' && text[w-1] != ']') || (text[i] != '<' && text[i] != '[') {
+				return i
+			}
+			i = w
 		default:
 			return i
 		}
@@ -142,16 +154,45 @@ func callAfter(text, name string, start, end int) (callCand, bool) {
 		return c, true
 	}
 	j := end
+	fence := ""
 	for {
 		if c, ok := argsAt(text, name, start, end, j); ok {
+			// Arguments in a fence of their own: its close is the call's.
+			if k := skipSpace(text, c.end); fence != "" && strings.HasPrefix(text[k:], fence) {
+				c.end = k + len(fence)
+			}
 			return c, true
 		}
 		n := len(betweenRE.FindString(text[j:]))
 		if n == 0 {
-			return callCand{}, false
+			// A fence that opens on the line after the name holds the
+			// arguments (NAME then ```json and the object).
+			f, ok := fenceOpenAt(text, j)
+			if !ok || fence != "" {
+				return callCand{}, false
+			}
+			fence, n = f, strings.IndexByte(text[j:], '\n')
 		}
 		j += n
 	}
+}
+
+// fenceOpenAt reads a fence's opening line at j, after a line break: its
+// backticks, when a line of only a fence and its info string starts there.
+func fenceOpenAt(text string, j int) (string, bool) {
+	if j == 0 || text[j-1] != '\n' || !strings.HasPrefix(text[j:], "```") {
+		return "", false
+	}
+	line, _, ok := strings.Cut(text[j:], "\n")
+	if !ok {
+		return "", false
+	}
+	ticks := line[:len(line)-len(strings.TrimLeft(line, "`"))]
+	info := strings.TrimSpace(line[len(ticks):])
+	if leadingName(info) != info {
+		return "", false
+	}
+	return ticks, true
 }
 
 // argsAt reads the arguments of the call named at start..end as they
