@@ -57,7 +57,6 @@ var callTags = []struct {
 	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}},
 	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}},
 	{"[TOOL_CALLS]", nil},
-	{"functools[", nil},
 	{pythonTag, nil},
 }
 
@@ -100,10 +99,6 @@ func scanCalls(text string, d *doc) []callCand {
 				if e := strings.Index(text[body:], tag.open); e >= 0 {
 					end, next = body+e, body+e
 				}
-			}
-			if tag.open == "functools[" {
-				// Phi-4-mini's marker opens the JSON list it prefixes.
-				body--
 			}
 			from = next
 			if covered(start) || codeFence(start) {

@@ -95,8 +95,15 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			// {name: "locate", args: […]} inside a call is its arguments.
 			cands = slices.DeleteFunc(cands, func(c callCand) bool { _, ok := lookupTool(c.name); return !ok })
 		}
+		start := i
+		if w := wrapperStart(text, i); w < i {
+			start = w
+			for k := range cands {
+				cands[k].shapes = append(cands[k].shapes, shapeCallTag)
+			}
+		}
 		for k := range cands {
-			cands[k].start, cands[k].end = i, end
+			cands[k].start, cands[k].end = start, end
 		}
 		if len(cands) > 0 {
 			out = append(out, cands...)
@@ -131,12 +138,13 @@ func wrapperStart(text string, i int) int {
 			i--
 		case isIdentByte(c):
 			// A word between two tokens is the first one's value
-			// (<|call|>function<|sep|>).
+			// (<|call|>function<|sep|>), and a word at a line's start
+			// glued to a token or a list is its marker (functools[…]).
 			w := i - 1
 			for w > 0 && isIdentByte(text[w-1]) {
 				w--
 			}
-			if w == 0 || (text[w-1] != '>' && text[w-1] != ']') || (text[i] != '<' && text[i] != '[') {
+			if (w > 0 && text[w-1] != '>' && text[w-1] != ']' && text[w-1] != '\n') || (text[i] != '<' && text[i] != '[') {
 				return i
 			}
 			i = w
