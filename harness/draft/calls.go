@@ -124,41 +124,6 @@ func scanCalls(text string, d *doc) []callCand {
 			out = append(out, inner...)
 		}
 	}
-	// harmony: a message addressed to=functions.NAME, its JSON body after
-	// <|message|>.
-	for _, m := range allMatches(harmonyToRE, text, "to=") {
-		if covered(m[0]) || codeFence(m[0]) {
-			continue
-		}
-		// A recipient is harmony's only in a message header: after
-		// <|channel|> or <|start|>assistant, or as to=functions.NAME.
-		start := m[0]
-		header := strings.HasPrefix(text[m[0]:], "to=functions.")
-		for _, mark := range []string{harmonyChannel, harmonyStart} {
-			if k := strings.LastIndex(text[:m[0]], mark); k >= 0 && m[0]-k < 80 && !strings.Contains(text[k:m[0]], "\n") {
-				start, header = min(start, k), true
-			}
-		}
-		if !header {
-			continue
-		}
-		rest := text[m[1]:]
-		end := len(text)
-		if e := strings.Index(rest, "<|call|>"); e >= 0 {
-			end = m[1] + e + len("<|call|>")
-			rest = rest[:e]
-		}
-		if _, body, ok := strings.Cut(rest, harmonyMessage); ok {
-			rest = body
-		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: start, end: end}
-		args, ok := leadingJSONArgs(rest)
-		if !ok {
-			c.bad = "the message to=" + c.name + " must hold its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		out = append(out, c)
-	}
 	// Function tags and XML tool elements, outside fences of code.
 	for _, c := range tagCalls(text) {
 		if !covered(c.start) && !codeFence(c.start) {
@@ -323,7 +288,6 @@ func matchIf(may bool, re *regexp.Regexp, s string) []string {
 }
 
 var (
-	harmonyToRE    = regexp.MustCompile(`\bto=(?:functions\.)?([A-Za-z_][\w-]*)`)
 	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
 	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)

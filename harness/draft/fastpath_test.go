@@ -28,7 +28,6 @@ var guards = []struct {
 	{"react action", reactActionRE, func(s string) bool { return strings.Contains(s, "Action") }},
 	{"window", windowRE, func(s string) bool { return strings.IndexByte(s, ':') >= 0 }},
 	{"hunk head", hunkHeadRE, func(s string) bool { return strings.HasPrefix(s, "@@") }},
-	{"harmony to", harmonyToRE, func(s string) bool { return strings.Contains(s, "to=") }},
 }
 
 // guardSamples are lines every guard is tried on: each line of every

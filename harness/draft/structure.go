@@ -23,9 +23,10 @@ var (
 	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
 	// betweenRE is one piece of what may stand between a name and its
 	// arguments: whitespace, punctuation, an index, a special token, a tag,
-	// a bracketed token with the value it labels ([CALL_ID]a1b2).
+	// a special token with the value it labels (<|constrain|>json,
+	// [CALL_ID]a1b2).
 	// An attribute of the tag the name stands in (index="1") is one too.
-	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\][\w-]*|[A-Za-z_][\w-]*="[^"<>]*")`)
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<\|[^<>\s]*\|>[A-Za-z_][\w-]*|<[^<>\s]*>|\[[A-Z_]+\][\w-]*|[A-Za-z_][\w-]*="[^"<>]*")`)
 	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
 	// or a bare <TAG>.
 	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
@@ -136,15 +137,29 @@ func wrapperStart(text string, i int) int {
 			i = k
 		case strings.IndexByte("|:=~@#$%^&*!", c) >= 0:
 			i--
-		case isIdentByte(c):
-			// A word between two tokens is the first one's value
-			// (<|call|>function<|sep|>), and a word at a line's start
-			// glued to a token or a list is its marker (functools[…]).
+		case c == ' ' && i < len(text) && isIdentByte(text[i]):
+			// A token's value and a space before a key
+			// (<|channel|>commentary to=NAME).
 			w := i - 1
 			for w > 0 && isIdentByte(text[w-1]) {
 				w--
 			}
-			if (w > 0 && text[w-1] != '>' && text[w-1] != ']' && text[w-1] != '\n') || (text[i] != '<' && text[i] != '[') {
+			if w == i-1 || w == 0 || (text[w-1] != '>' && text[w-1] != ']') {
+				return i
+			}
+			i = w
+		case isIdentByte(c):
+			// A word between two tokens is the first one's value
+			// (<|call|>function<|sep|>), a word at a line's start glued
+			// to a token or a list is its marker (functools[…]), and a
+			// key glued to the name names the call (to=NAME, call:NAME).
+			w := i - 1
+			for w > 0 && isIdentByte(text[w-1]) {
+				w--
+			}
+			key := text[i] == '=' || text[i] == ':'
+			marker := (w == 0 || text[w-1] == '>' || text[w-1] == ']' || text[w-1] == '\n') && (text[i] == '<' || text[i] == '[')
+			if !key && !marker {
 				return i
 			}
 			i = w
