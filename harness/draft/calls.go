@@ -36,17 +36,6 @@ type callCand struct {
 	bad string
 }
 
-// DeepSeek writes its tool-call tokens with full-width bars and "▁" for
-// spaces; they are read in their ASCII spelling, which is how some
-// servers pass them on.
-var deepSeekTokens = strings.NewReplacer(
-	"<｜tool▁calls▁begin｜>", "<|tool_calls_begin|>", "<｜tool▁calls▁end｜>", "<|tool_calls_end|>",
-	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
-	"<｜tool▁sep｜>", "<|tool_sep|>")
-
-// deepSeekOpen is how every one of DeepSeek's tokens begins.
-const deepSeekOpen = "<｜"
-
 // callTags are the tags and special tokens that open and close calls. An
 // empty close runs to the next open or the end of the reply.
 var callTags = []struct {

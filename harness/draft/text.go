@@ -123,11 +123,9 @@ func parseText(raw string) (Action, error) {
 		}
 	}
 	text = s.Answer
-	// Every DeepSeek token opens with "<｜" (a full-width bar): without
-	// it the replacer, which copies the text to look, has nothing to do.
-	if strings.Contains(text, deepSeekOpen) {
-		text = deepSeekTokens.Replace(text)
-	}
+	// Special tokens written with full-width bars, "▁" for spaces
+	// (<｜tool▁sep｜>), are read in their ASCII spelling.
+	text = asciiTokens(text)
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
 	if t, ok := stripSpecialTokens(text); ok {
