@@ -36,17 +36,20 @@ type callCand struct {
 	bad string
 }
 
-// callTags are the tags and special tokens that open and close calls. An
-// empty close runs to the next open or the end of the reply.
+// callTags are the tags and special tokens that open and close calls, and
+// the shape a call in each records. An empty close runs to the next open
+// or the end of the reply.
 var callTags = []struct {
 	open   string
 	closes []string
+	shape  string
 }{
-	{"<tool_call>", []string{"</tool_call>"}},
-	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}},
-	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}},
-	{"[TOOL_CALLS]", nil},
-	{pythonTag, nil},
+	{"<tool_call>", []string{"</tool_call>"}, shapeCallTag},
+	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}, shapeCallTag},
+	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}, shapeCallTag},
+	{"[TOOL_CALLS]", nil, shapeCallTag},
+	// What follows <|python_tag|> is the call, what precedes it chatter.
+	{"<|python_tag|>", nil, shapePythonTag},
 }
 
 // wrapperTokenRE matches the tokens that only wrap calls, so that they are
@@ -99,10 +102,7 @@ func scanCalls(text string, d *doc) []callCand {
 					inner = []callCand{c}
 				}
 			}
-			shape := shapeCallTag
-			if tag.open == pythonTag {
-				shape = shapePythonTag
-			}
+			shape := tag.shape
 			for i := range inner {
 				inner[i].shapes = append(inner[i].shapes, shape)
 				inner[i].start, inner[i].end = start, next
@@ -340,8 +340,6 @@ func innerCalls(s string, pyBare bool) []callCand {
 			}
 			return cands
 		}
-		return nil
-	case strings.HasPrefix(t, ">>>"):
 		return nil
 	}
 	cands, n := pyCalls(t, pyBare)

@@ -60,10 +60,6 @@ func stripSpecialTokens(text string) (string, bool) {
 	return out, out != text
 }
 
-// pythonTag is Llama 3.1's marker of a tool call: what follows it is the
-// call, what precedes it chatter.
-const pythonTag = "<|python_tag|>"
-
 // asciiTokens spells every special token written with full-width bars
 // and "▁" for spaces (<｜tool▁call▁begin｜>) as the ASCII token it stands
 // for (<|tool_call_begin|>), the spelling some servers pass on. A
