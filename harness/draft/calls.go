@@ -177,9 +177,9 @@ func scanCalls(text string, d *doc) []callCand {
 		if !paren && t[0] != '{' && t[0] != '[' {
 			continue
 		}
-		if m := matchIf(paren, pyNameRE, t); m != nil {
-			_, known := lookupTool(m[1])
-			_, word := verbWords[strings.ToLower(m[1])]
+		if name := pyCallName(t); paren && name != "" {
+			_, known := lookupTool(name)
+			_, word := verbWords[strings.ToLower(name)]
 			// The protocol's own names as calls are action lines
 			// (callAction), which may take a block after them.
 			bare = known && !word
@@ -255,7 +255,24 @@ func allMatches(re *regexp.Regexp, text, lit string) [][]int {
 	return re.FindAllStringSubmatchIndex(text, -1)
 }
 
-// mayBePyCall reports whether s can open with a Python call (pyNameRE,
+// pyCallName is the name of the Python call s opens with (a name, then
+// "(" after any spaces), "" when it opens with none.
+func pyCallName(s string) string {
+	n := identEnd(s, 0)
+	if n == 0 {
+		return ""
+	}
+	j := n
+	for j < len(s) && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+		j++
+	}
+	if j < len(s) && s[j] == '(' {
+		return s[:n]
+	}
+	return ""
+}
+
+// mayBePyCall reports whether s can open with a Python call (pyCallName,
 // pyCallStartRE): its first byte starts a name and it holds a "(".
 func mayBePyCall(s string) bool {
 	return s != "" && (s[0] == '_' || ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z')) && strings.IndexByte(s, '(') >= 0
@@ -277,7 +294,6 @@ func matchIf(may bool, re *regexp.Regexp, s string) []string {
 }
 
 var (
-	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
 	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)
 	paramRE        = regexp.MustCompile(`<parameter=([A-Za-z_][\w.-]*)>|<parameter\s+name="([A-Za-z_][\w.-]*)"\s*>`)
@@ -636,6 +652,7 @@ func paramValue(v string) string {
 	return v
 }
 
+// childOpenRE opens an element with a bare tag, spaces before it.
 var childOpenRE = regexp.MustCompile(`^\s*<([A-Za-z_][\w-]*)>`)
 
 // xmlChildren reads an element's body as child elements, each an

@@ -169,8 +169,8 @@ func stands(d *doc, j int, t string) bool {
 	case '<', '{', '[':
 		return true
 	}
-	if m := matchIf(mayBePyCall(t), pyNameRE, t); m != nil {
-		_, known := lookupTool(m[1])
+	if name := pyCallName(t); name != "" {
+		_, known := lookupTool(name)
 		return known
 	}
 	return false
