@@ -133,6 +133,11 @@ func scanCalls(text string, d *doc) []callCand {
 		// A tool's bare name is a call in a tool fence, and in a Python
 		// one: a code agent's step is its code (smolagents).
 		cands := innerCalls(inner, strings.HasPrefix(tag, "tool") || tag == "py" || tag == "python")
+		if len(cands) == 0 {
+			if c, ok := lineFieldCall(inner); ok {
+				cands = []callCand{c}
+			}
+		}
 		shape := shapeFencedAction
 		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
 			shape = shapeWholeReplyFence
@@ -309,10 +314,10 @@ func sortCands(c []callCand) {
 }
 
 // callFence reports whether a fence's info string is one a call is put
-// in: none, JSON, a tool-call tag, or XML.
+// in: none, JSON, YAML, a tool-call tag, XML, or Python.
 func callFence(info string) bool {
 	switch fenceTag(info) {
-	case "", "json", "jsonc", "json5", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
+	case "", "json", "jsonc", "json5", "yaml", "yml", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
 		return true
 	}
 	return false
@@ -708,6 +713,12 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 	for i < len(s) {
 		k := i
 		with := false
+		if !list && len(out) == 0 {
+			// A code agent's imports come before its first statement.
+			for strings.HasPrefix(s[k:], "import ") || strings.HasPrefix(s[k:], "from ") && strings.Contains(lineAt(s, k), " import ") {
+				k = skipSpace(s, k+len(lineAt(s, k)))
+			}
+		}
 		if !list {
 			// A code agent keeps a call's result: content = read_file(…),
 			// or opens a file in a with statement.
@@ -739,9 +750,13 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 			break
 		}
 		// Outside a list, only a tool's name makes a call: os.path.join(…)
-		// in prose is not one.
+		// in prose is not one. A path object whose file is read at once
+		// (Path("x.py").read_text()) reads the file as open() does.
 		if _, known := lookupTool(name); !known && !list {
-			break
+			if !readsPathObject(s[j:]) {
+				break
+			}
+			name = "open"
 		}
 		c := callCand{name: name, shapes: []string{shapePythonCall}}
 		if list {
@@ -758,7 +773,7 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 				c.bad = "open(…, " + quote(mode) + ") writes the file: send WRITE and the whole file, or PATCH"
 			}
 		}
-		c.args = args
+		c.args = args.lendNested()
 		out = append(out, c)
 		i = j + used
 		// A method of what the call returned (open("x.py").read()) is
@@ -810,6 +825,31 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 		}
 	}
 	return out, i
+}
+
+// lineAt is the line of s that starts at k, without its newline.
+func lineAt(s string, k int) string {
+	l, _, _ := strings.Cut(s[k:], "\n")
+	return l
+}
+
+// readsPathObject reports whether s, a call's arguments from its "(",
+// is followed by a method that reads the file the call named
+// (.read_text(), .read_bytes(), .open() with no mode that writes).
+func readsPathObject(s string) bool {
+	_, n, reason := parseCall(s)
+	if reason != "" {
+		return false
+	}
+	for _, m := range []string{".read_text(", ".read_bytes(", ".open("} {
+		if !strings.HasPrefix(s[n:], m) {
+			continue
+		}
+		args, _, reason := parseCall(s[n+len(m)-1:])
+		mode, ok, _ := args.str([]string{"mode"}, 0, false)
+		return reason == "" && !(ok && strings.ContainsAny(mode, "wax+"))
+	}
+	return false
 }
 
 // structuredCalls reads the action from the calls a reply holds, when it

@@ -48,6 +48,11 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		}
 		return false
 	}
+	// A reply that is one tool block, a field a line.
+	if c, ok := lineFieldCall(text); ok {
+		c.start, c.end = 0, len(text)
+		out = append(out, c)
+	}
 	// TOOL_NAME: / BEGIN_ARG: blocks.
 	for _, c := range argBlockCalls(text) {
 		if !skip(c.start) {
@@ -380,6 +385,9 @@ type relaxed struct {
 	// raw reads strings as written, each to the quote after which the
 	// notation goes on (unescapedString).
 	raw bool
+	// tok and tokEnd are the token-quoted string tokenQuoted found.
+	tok    string
+	tokEnd int
 }
 
 // structuralAfterRE is what may follow the quote that ends a string
@@ -506,6 +514,10 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 		r.i = start + end + len(r.quote)
 		return r.s[start : start+end], true
+	case c == '<' && r.tokenQuoted():
+		v := r.s[r.i+len(r.tok) : r.i+len(r.tok)+r.tokEnd]
+		r.i += 2*len(r.tok) + r.tokEnd
+		return v, true
 	case (c == '"' || c == '\'') && r.raw:
 		v, next, ok := unescapedString(r.s, r.i)
 		if !ok {
@@ -550,6 +562,23 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 	}
 	return w, true
+}
+
+// tokenQuoted reports whether a string between two of the same token,
+// the model's own quote (<escape>x<escape>), starts at r.i, and notes
+// the token and where its content ends (its content is raw).
+func (r *relaxed) tokenQuoted() bool {
+	e := strings.IndexByte(r.s[r.i:], '>')
+	if e < 0 || strings.ContainsAny(r.s[r.i+1:r.i+e], "< \t\r\n") {
+		return false
+	}
+	tok := r.s[r.i : r.i+e+1]
+	end := strings.Index(r.s[r.i+len(tok):], tok)
+	if end < 0 {
+		return false
+	}
+	r.tok, r.tokEnd = tok, end
+	return true
 }
 
 func (r *relaxed) key() (string, bool) {
