@@ -837,6 +837,9 @@ func lineAt(s string, k int) string {
 // is followed by a method that reads the file the call named
 // (.read_text(), .read_bytes(), .open() with no mode that writes).
 func readsPathObject(s string) bool {
+	if line, _, _ := strings.Cut(s, "\n"); !strings.Contains(line, ").read_") && !strings.Contains(line, ").open(") {
+		return false
+	}
 	_, n, reason := parseCall(s)
 	if reason != "" {
 		return false

@@ -117,17 +117,26 @@ func isIdentByte(c byte) bool {
 // and one written "|" is the indented lines under it, so a file's lines
 // are one value.
 func lineFieldCall(s string) (callCand, bool) {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) < 2 {
+	// The first line names the tool: a name, alone or after its key,
+	// looked at before the lines are split.
+	t := strings.TrimSpace(s)
+	first, _, ok := strings.Cut(t, "\n")
+	if !ok {
 		return callCand{}, false
 	}
-	name := strings.TrimSpace(lines[0])
-	if k, v, ok := strings.Cut(name, ":"); ok && (nameKey(k) == "name" || nameKey(k) == "tool" || nameKey(k) == "function") {
-		name = strings.Trim(strings.TrimSpace(v), "\"'`")
+	name := strings.TrimSpace(first)
+	if k, v, ok := strings.Cut(name, ":"); ok {
+		if k = strings.TrimSpace(k); strings.EqualFold(k, "name") || strings.EqualFold(k, "tool") || strings.EqualFold(k, "function") {
+			name = strings.Trim(strings.TrimSpace(v), "\"'`")
+		}
 	}
-	if _, ok := lookupTool(name); !ok || identEnd(name, 0) != len(name) && !strings.Contains(name, ".") {
+	if identEnd(name, 0) != len(name) && !strings.Contains(name, ".") || strings.ContainsAny(name, " \t") {
 		return callCand{}, false
 	}
+	if _, ok := lookupTool(name); !ok {
+		return callCand{}, false
+	}
+	lines := strings.Split(t, "\n")
 	args := map[string]any{}
 	for i := 1; i < len(lines); i++ {
 		l := lines[i]
