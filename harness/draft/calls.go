@@ -8,15 +8,16 @@ import (
 )
 
 // The one structured-call reader. A call is found anywhere in a reply, in
-// whatever wrapper a model or framework puts it: a tag (<tool_call>,
-// Phi-4's <|tool_call|>), a special token (Mistral's [TOOL_CALLS], with a
-// list or name[ARGS]{...}; DeepSeek's tool-call tokens; Llama's
-// <|python_tag|>; functionary's >>>name; harmony's to=functions.NAME), a
-// fence (```json, Gemma's ```tool_code), or nothing (a JSON object or list,
-// a Python call). Its payload is a JSON object or list, a Python call, a
-// <function=NAME> tag with a JSON body or <parameter=KEY> children, or an
-// XML element named for the tool with its arguments as child elements
-// (Cline, Roo Code). Every call found is mapped through the one lexicon
+// whatever wrapper a model or framework puts it: a call tag or token
+// (callTags: <tool_call>, <|tool_call|>, [TOOL_CALLS], <|python_tag|>), a
+// fence (```json, ```yaml, ```tool_code), marks before a tool's name at a
+// line's start (>>>NAME), or nothing (a JSON object or list, a Python
+// call). Its payload is a JSON object or list, a Python call, a
+// <function=NAME> tag with a JSON body or <parameter=KEY> children, an XML
+// element named for the tool with its arguments as child elements (Cline,
+// Roo Code), or a tool block one field a line. Where these give no whole
+// call, structure.go reads the calls by their structure; no reader here is
+// named for a model family. Every call found is mapped through the one lexicon
 // (lexicon.go); a reply that holds two different calls is refused, never
 // guessed.
 
