@@ -114,19 +114,33 @@ func (c callArgs) argv(keys []string) ([]string, bool) {
 // where the call has no argument of that name itself.
 func keyed(args map[string]any) callArgs {
 	c := callArgs{kw: make(map[string]any, len(args))}
-	var nested []map[string]any
 	for k, v := range args {
 		if _, dup := c.kw[nameKey(k)]; !dup {
 			c.kw[nameKey(k)] = v
 		}
-		switch v := v.(type) {
-		case map[string]any:
-			nested = append(nested, v)
-		case []any:
-			if len(v) == 1 {
-				if m, ok := v[0].(map[string]any); ok {
-					nested = append(nested, m)
-				}
+	}
+	return c.lendNested()
+}
+
+// lendNested gives the call the arguments its object arguments hold (see
+// keyed). An object that holds arguments is their container, not an
+// argument of its own name ({"replacement": {"old_string": …}} is no
+// replacement text).
+func (c callArgs) lendNested() callArgs {
+	var nested []map[string]any
+	for k, v := range c.kw {
+		m, ok := v.(map[string]any)
+		if l, isList := v.([]any); isList && len(l) == 1 {
+			m, ok = l[0].(map[string]any)
+		}
+		if !ok {
+			continue
+		}
+		nested = append(nested, m)
+		for ik := range m {
+			if knownArg(ik) {
+				delete(c.kw, k)
+				break
 			}
 		}
 	}

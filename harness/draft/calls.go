@@ -8,15 +8,16 @@ import (
 )
 
 // The one structured-call reader. A call is found anywhere in a reply, in
-// whatever wrapper a model or framework puts it: a tag (<tool_call>,
-// Phi-4's <|tool_call|>), a special token (Mistral's [TOOL_CALLS], with a
-// list or name[ARGS]{...}; DeepSeek's tool-call tokens; Llama's
-// <|python_tag|>; functionary's >>>name; harmony's to=functions.NAME), a
-// fence (```json, Gemma's ```tool_code), or nothing (a JSON object or list,
-// a Python call). Its payload is a JSON object or list, a Python call, a
-// <function=NAME> tag with a JSON body or <parameter=KEY> children, or an
-// XML element named for the tool with its arguments as child elements
-// (Cline, Roo Code). Every call found is mapped through the one lexicon
+// whatever wrapper a model or framework puts it: a call tag or token
+// (callTags: <tool_call>, <|tool_call|>, [TOOL_CALLS], <|python_tag|>), a
+// fence (```json, ```yaml, ```tool_code), marks before a tool's name at a
+// line's start (>>>NAME), or nothing (a JSON object or list, a Python
+// call). Its payload is a JSON object or list, a Python call, a
+// <function=NAME> tag with a JSON body or <parameter=KEY> children, an XML
+// element named for the tool with its arguments as child elements (Cline,
+// Roo Code), or a tool block one field a line. Where these give no whole
+// call, structure.go reads the calls by their structure; no reader here is
+// named for a model family. Every call found is mapped through the one lexicon
 // (lexicon.go); a reply that holds two different calls is refused, never
 // guessed.
 
@@ -36,29 +37,20 @@ type callCand struct {
 	bad string
 }
 
-// DeepSeek writes its tool-call tokens with full-width bars and "▁" for
-// spaces; they are read in their ASCII spelling, which is how some
-// servers pass them on.
-var deepSeekTokens = strings.NewReplacer(
-	"<｜tool▁calls▁begin｜>", "<|tool_calls_begin|>", "<｜tool▁calls▁end｜>", "<|tool_calls_end|>",
-	"<｜tool▁call▁begin｜>", "<|tool_call_begin|>", "<｜tool▁call▁end｜>", "<|tool_call_end|>",
-	"<｜tool▁sep｜>", "<|tool_sep|>")
-
-// deepSeekOpen is how every one of DeepSeek's tokens begins.
-const deepSeekOpen = "<｜"
-
-// callTags are the tags and special tokens that open and close calls. An
-// empty close runs to the next open or the end of the reply.
+// callTags are the tags and special tokens that open and close calls, and
+// the shape a call in each records. An empty close runs to the next open
+// or the end of the reply.
 var callTags = []struct {
 	open   string
 	closes []string
+	shape  string
 }{
-	{"<tool_call>", []string{"</tool_call>"}},
-	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}},
-	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}},
-	{"[TOOL_CALLS]", nil},
-	{"functools[", nil},
-	{pythonTag, nil},
+	{"<tool_call>", []string{"</tool_call>"}, shapeCallTag},
+	{"<|tool_call|>", []string{"<|/tool_call|>", "</|tool_call|>"}, shapeCallTag},
+	{"<|tool_call_begin|>", []string{"<|tool_call_end|>"}, shapeCallTag},
+	{"[TOOL_CALLS]", nil, shapeCallTag},
+	// What follows <|python_tag|> is the call, what precedes it chatter.
+	{"<|python_tag|>", nil, shapePythonTag},
 }
 
 // wrapperTokenRE matches the tokens that only wrap calls, so that they are
@@ -101,10 +93,6 @@ func scanCalls(text string, d *doc) []callCand {
 					end, next = body+e, body+e
 				}
 			}
-			if tag.open == "functools[" {
-				// Phi-4-mini's marker opens the JSON list it prefixes.
-				body--
-			}
 			from = next
 			if covered(start) || codeFence(start) {
 				continue
@@ -115,10 +103,7 @@ func scanCalls(text string, d *doc) []callCand {
 					inner = []callCand{c}
 				}
 			}
-			shape := shapeCallTag
-			if tag.open == pythonTag {
-				shape = shapePythonTag
-			}
+			shape := tag.shape
 			for i := range inner {
 				inner[i].shapes = append(inner[i].shapes, shape)
 				inner[i].start, inner[i].end = start, next
@@ -128,63 +113,6 @@ func scanCalls(text string, d *doc) []callCand {
 			}
 			out = append(out, inner...)
 		}
-	}
-	// functionary: ">>>name" on its own line, its JSON arguments after.
-	// Each of the two searches below is guarded by the literal its
-	// expression cannot match without: the expression scans the whole
-	// reply, and harmony's, which starts at a word boundary, has no
-	// literal prefix to skip by, so it tried every byte of every draft (a
-	// tenth of an export's CPU) where a draft without "to=" has no match.
-	for _, m := range allMatches(functionaryRE, text, ">>>") {
-		if covered(m[0]) || codeFence(m[0]) || text[m[2]:m[3]] == "all" {
-			continue
-		}
-		end := len(text)
-		if e := strings.Index(text[m[1]:], ">>>"); e >= 0 {
-			end = m[1] + e
-		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: m[0], end: end}
-		args, ok := leadingJSONArgs(text[m[1]:end])
-		if !ok {
-			c.bad = ">>>" + c.name + " must be followed by its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		out = append(out, c)
-	}
-	// harmony: a message addressed to=functions.NAME, its JSON body after
-	// <|message|>.
-	for _, m := range allMatches(harmonyToRE, text, "to=") {
-		if covered(m[0]) || codeFence(m[0]) {
-			continue
-		}
-		// A recipient is harmony's only in a message header: after
-		// <|channel|> or <|start|>assistant, or as to=functions.NAME.
-		start := m[0]
-		header := strings.HasPrefix(text[m[0]:], "to=functions.")
-		for _, mark := range []string{harmonyChannel, harmonyStart} {
-			if k := strings.LastIndex(text[:m[0]], mark); k >= 0 && m[0]-k < 80 && !strings.Contains(text[k:m[0]], "\n") {
-				start, header = min(start, k), true
-			}
-		}
-		if !header {
-			continue
-		}
-		rest := text[m[1]:]
-		end := len(text)
-		if e := strings.Index(rest, "<|call|>"); e >= 0 {
-			end = m[1] + e + len("<|call|>")
-			rest = rest[:e]
-		}
-		if _, body, ok := strings.Cut(rest, harmonyMessage); ok {
-			rest = body
-		}
-		c := callCand{name: text[m[2]:m[3]], shapes: []string{shapeJSONCall, shapeCallTag}, start: start, end: end}
-		args, ok := leadingJSONArgs(rest)
-		if !ok {
-			c.bad = "the message to=" + c.name + " must hold its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		out = append(out, c)
 	}
 	// Function tags and XML tool elements, outside fences of code.
 	for _, c := range tagCalls(text) {
@@ -206,6 +134,11 @@ func scanCalls(text string, d *doc) []callCand {
 		// A tool's bare name is a call in a tool fence, and in a Python
 		// one: a code agent's step is its code (smolagents).
 		cands := innerCalls(inner, strings.HasPrefix(tag, "tool") || tag == "py" || tag == "python")
+		if len(cands) == 0 {
+			if c, ok := lineFieldCall(inner); ok {
+				cands = []callCand{c}
+			}
+		}
 		shape := shapeFencedAction
 		if strings.TrimSpace(text[:offs[b.open]]) == "" && strings.TrimSpace(text[min(offs[min(b.close, len(d.lines)-1)+1], len(text)):]) == "" {
 			shape = shapeWholeReplyFence
@@ -223,6 +156,19 @@ func scanCalls(text string, d *doc) []callCand {
 		if t == "" || d.in[i] >= 0 || covered(at) {
 			continue
 		}
+		// A tool's name behind marks at a line's start (>>>NAME), its
+		// arguments after: the marks wrap the call.
+		if k := len(t) - len(strings.TrimLeft(t, lineMarks)); k > 0 && k < len(t) {
+			if name := leadingName(t[k:]); name != "" {
+				if _, known := lookupTool(name); known {
+					if c, ok := callAfter(text, name, at+k, at+k+len(name)); ok {
+						c.start, c.shapes = at, append(c.shapes, shapeCallTag)
+						out = append(out, c)
+						continue
+					}
+				}
+			}
+		}
 		if t[0] == '[' {
 			if c, ok := bracketProseCall(l); ok {
 				c.start, c.end = at, offs[i]+len(l)
@@ -237,9 +183,9 @@ func scanCalls(text string, d *doc) []callCand {
 		if !paren && t[0] != '{' && t[0] != '[' {
 			continue
 		}
-		if m := matchIf(paren, pyNameRE, t); m != nil {
-			_, known := lookupTool(m[1])
-			_, word := verbWords[strings.ToLower(m[1])]
+		if name := pyCallName(t); paren && name != "" {
+			_, known := lookupTool(name)
+			_, word := verbWords[strings.ToLower(name)]
 			// The protocol's own names as calls are action lines
 			// (callAction), which may take a block after them.
 			bare = known && !word
@@ -260,6 +206,9 @@ func scanCalls(text string, d *doc) []callCand {
 	sortCands(out)
 	return out
 }
+
+// lineMarks are the marks a call may stand behind at a line's start.
+const lineMarks = ">|:~@$%^&!"
 
 // allBad reports whether no call among cands can be read (true for none).
 func allBad(cands []callCand) bool {
@@ -312,7 +261,24 @@ func allMatches(re *regexp.Regexp, text, lit string) [][]int {
 	return re.FindAllStringSubmatchIndex(text, -1)
 }
 
-// mayBePyCall reports whether s can open with a Python call (pyNameRE,
+// pyCallName is the name of the Python call s opens with (a name, then
+// "(" after any spaces), "" when it opens with none.
+func pyCallName(s string) string {
+	n := identEnd(s, 0)
+	if n == 0 {
+		return ""
+	}
+	j := n
+	for j < len(s) && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+		j++
+	}
+	if j < len(s) && s[j] == '(' {
+		return s[:n]
+	}
+	return ""
+}
+
+// mayBePyCall reports whether s can open with a Python call (pyCallName,
 // pyCallStartRE): its first byte starts a name and it holds a "(".
 func mayBePyCall(s string) bool {
 	return s != "" && (s[0] == '_' || ('a' <= s[0]|0x20 && s[0]|0x20 <= 'z')) && strings.IndexByte(s, '(') >= 0
@@ -334,10 +300,6 @@ func matchIf(may bool, re *regexp.Regexp, s string) []string {
 }
 
 var (
-	functionaryRE  = regexp.MustCompile(`>>>([A-Za-z_][\w.-]*)[ \t]*\n`)
-	harmonyToRE    = regexp.MustCompile(`\bto=(?:functions\.)?([A-Za-z_][\w-]*)`)
-	mistralArgsRE  = regexp.MustCompile(`^([A-Za-z_][\w.-]*)(?:\[CALL_ID\][\w-]*)?\[ARGS\]`)
-	pyNameRE       = regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`)
 	pyCallStartRE  = regexp.MustCompile(`^(?:print\(\s*)?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\s*\(`)
 	functionOpenRE = regexp.MustCompile(`<function=([A-Za-z_][\w.-]*)>|<invoke\s+name="([A-Za-z_][\w.-]*)"\s*>`)
 	paramRE        = regexp.MustCompile(`<parameter=([A-Za-z_][\w.-]*)>|<parameter\s+name="([A-Za-z_][\w.-]*)"\s*>`)
@@ -353,10 +315,10 @@ func sortCands(c []callCand) {
 }
 
 // callFence reports whether a fence's info string is one a call is put
-// in: none, JSON, a tool-call tag, or XML.
+// in: none, JSON, YAML, a tool-call tag, XML, or Python.
 func callFence(info string) bool {
 	switch fenceTag(info) {
-	case "", "json", "jsonc", "json5", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
+	case "", "json", "jsonc", "json5", "yaml", "yml", "tool_code", "tool_call", "tool_use", "tool", "xml", "python", "py":
 		return true
 	}
 	return false
@@ -378,34 +340,6 @@ func fenceTag(info string) string {
 func innerCalls(s string, pyBare bool) []callCand {
 	t := strings.TrimLeft(s, " \t\r\n")
 	lead := len(s) - len(t)
-	// DeepSeek: [function<|tool_sep|>]NAME then the arguments, as JSON or
-	// in a ```json fence.
-	if strings.Contains(t, "<|tool_sep|>") {
-		before, after, _ := strings.Cut(t, "<|tool_sep|>")
-		before = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(before), "<|tool_call_begin|>"))
-		name := strings.TrimSpace(before)
-		if name == "function" || name == "" {
-			first, rest, _ := strings.Cut(after, "\n")
-			name, after = strings.TrimSpace(first), rest
-		}
-		c := callCand{name: name, shapes: []string{shapeJSONCall}, end: len(s)}
-		args, ok := leadingJSONArgs(stripFenceLines(after))
-		if !ok {
-			c.bad = "the call to " + name + " must hold its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		return []callCand{c}
-	}
-	// Mistral (tokenizer v11 on): NAME[ARGS]{...}, maybe with [CALL_ID]id.
-	if m := matchIf(strings.Contains(t, "[ARGS]"), mistralArgsRE, t); m != nil {
-		c := callCand{name: m[1], shapes: []string{shapeJSONCall}, end: len(s)}
-		args, ok := leadingJSONArgs(t[len(m[0]):])
-		if !ok {
-			c.bad = m[1] + "[ARGS] must be followed by its arguments as one JSON object"
-		}
-		c.args = keyed(args)
-		return []callCand{c}
-	}
 	switch {
 	case strings.HasPrefix(t, "{") || (strings.HasPrefix(t, "[") && strings.HasPrefix(strings.TrimLeft(t[1:], " \t\r\n"), "{")):
 		dec := json.NewDecoder(strings.NewReader(t))
@@ -428,8 +362,6 @@ func innerCalls(s string, pyBare bool) []callCand {
 			}
 			return cands
 		}
-		return nil
-	case strings.HasPrefix(t, ">>>"):
 		return nil
 	}
 	cands, n := pyCalls(t, pyBare)
@@ -726,6 +658,7 @@ func paramValue(v string) string {
 	return v
 }
 
+// childOpenRE opens an element with a bare tag, spaces before it.
 var childOpenRE = regexp.MustCompile(`^\s*<([A-Za-z_][\w-]*)>`)
 
 // xmlChildren reads an element's body as child elements, each an
@@ -781,6 +714,12 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 	for i < len(s) {
 		k := i
 		with := false
+		if !list && len(out) == 0 {
+			// A code agent's imports come before its first statement.
+			for strings.HasPrefix(s[k:], "import ") || strings.HasPrefix(s[k:], "from ") && strings.Contains(lineAt(s, k), " import ") {
+				k = skipSpace(s, k+len(lineAt(s, k)))
+			}
+		}
 		if !list {
 			// A code agent keeps a call's result: content = read_file(…),
 			// or opens a file in a with statement.
@@ -812,9 +751,13 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 			break
 		}
 		// Outside a list, only a tool's name makes a call: os.path.join(…)
-		// in prose is not one.
+		// in prose is not one. A path object whose file is read at once
+		// (Path("x.py").read_text()) reads the file as open() does.
 		if _, known := lookupTool(name); !known && !list {
-			break
+			if !readsPathObject(s[j:]) {
+				break
+			}
+			name = "open"
 		}
 		c := callCand{name: name, shapes: []string{shapePythonCall}}
 		if list {
@@ -831,7 +774,7 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 				c.bad = "open(…, " + quote(mode) + ") writes the file: send WRITE and the whole file, or PATCH"
 			}
 		}
-		c.args = args
+		c.args = args.lendNested()
 		out = append(out, c)
 		i = j + used
 		// A method of what the call returned (open("x.py").read()) is
@@ -885,41 +828,109 @@ func pyCalls(s string, bare bool) ([]callCand, int) {
 	return out, i
 }
 
+// lineAt is the line of s that starts at k, without its newline.
+func lineAt(s string, k int) string {
+	l, _, _ := strings.Cut(s[k:], "\n")
+	return l
+}
+
+// readsPathObject reports whether s, a call's arguments from its "(",
+// is followed by a method that reads the file the call named
+// (.read_text(), .read_bytes(), .open() with no mode that writes).
+func readsPathObject(s string) bool {
+	if line, _, _ := strings.Cut(s, "\n"); !strings.Contains(line, ").read_") && !strings.Contains(line, ").open(") {
+		return false
+	}
+	_, n, reason := parseCall(s)
+	if reason != "" {
+		return false
+	}
+	for _, m := range []string{".read_text(", ".read_bytes(", ".open("} {
+		if !strings.HasPrefix(s[n:], m) {
+			continue
+		}
+		args, _, reason := parseCall(s[n+len(m)-1:])
+		mode, ok, _ := args.str([]string{"mode"}, 0, false)
+		return reason == "" && !(ok && strings.ContainsAny(mode, "wax+"))
+	}
+	return false
+}
+
 // structuredCalls reads the action from the calls a reply holds, when it
 // holds any before its first action line (a canonical draft is never read
 // another way). Two different calls are refused as ambiguous.
+//
+// The calls come from two sources, each run once: the wrappers models and
+// frameworks document (scanCalls) and, where they give no whole call and
+// no line is an action line, the calls' structure (detokenedCalls). Each
+// source's calls are read on a parser of their own (sourceParser) and the
+// reading kept is adopted: nothing is undone.
 func (p *parser) structuredCalls(d *doc) (Action, bool, error) {
 	text := d.joined()
 	if c, ok := nameLineCall(text); ok {
 		return p.readCands(d, text, []callCand{c})
 	}
 	cands := scanCalls(text, d)
-	if allBad(cands) && !d.anyHead() {
-		// No wrapper the reader knows, or one whose payload it cannot
-		// read, and no action line: the calls' structure.
-		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			text, cands = nt, found
+	var wrapped *parser
+	var a Action
+	var ok bool
+	var err error
+	if !allBad(cands) {
+		wrapped = p.sourceParser()
+		a, ok, err = wrapped.readCands(d, text, cands)
+		if e, isErr := err.(*Error); !isErr || e.Code != "" {
+			return p.adopt(wrapped, a, ok, err)
 		}
+	}
+	if d.anyHead() {
+		if wrapped == nil {
+			return p.readCands(d, text, cands)
+		}
+		return p.adopt(wrapped, a, ok, err)
+	}
+	// No wrapper the reader knows, one whose payload it cannot read, or
+	// one whose call does not read (to=NAME followed by elements, not
+	// JSON): the calls' structure, whose whole reading beats it.
+	nt, found := detokenedCalls(text, d)
+	switch {
+	case len(found) == 0 && wrapped == nil:
 		return p.readCands(d, text, cands)
+	case len(found) == 0:
+		return p.adopt(wrapped, a, ok, err)
+	case wrapped == nil:
+		return p.readCands(d, nt, found)
 	}
-	// Each source reads on a parser of its own, from what was learned
-	// before; the reading that is kept is adopted, so nothing is undone.
-	wrapped := *p
-	a, ok, err := wrapped.readCands(d, text, cands)
-	if e, isErr := err.(*Error); isErr && e.Code == "" && !d.anyHead() {
-		// A wrapper the reader knows whose call does not read (to=NAME
-		// followed by elements, not JSON): a whole reading by the
-		// structure beats it.
-		if nt, found := detokenedCalls(text, d); len(found) > 0 {
-			structural := *p
-			if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
-				*p = structural
-				return a2, ok2, nil
-			}
-		}
+	structural := p.sourceParser()
+	if a2, ok2, err2 := structural.readCands(d, nt, found); err2 == nil {
+		return p.adopt(structural, a2, ok2, nil)
 	}
-	*p = wrapped
-	return a, ok, err
+	return p.adopt(wrapped, a, ok, err)
+}
+
+// sourceParser is a parser of its own for one source of calls: it starts
+// from nothing this parser learned, so that a reading not kept leaves no
+// trace.
+func (p *parser) sourceParser() *parser {
+	return newParser(p.draft, p.via)
+}
+
+// adopt keeps the reading made on q, a sourceParser of p: what q learned
+// is added to what p learned before, and the action or failure is
+// stamped with both.
+func (p *parser) adopt(q *parser, a Action, ok bool, err error) (Action, bool, error) {
+	p.shapes |= q.shapes
+	p.otherShape = p.otherShape || q.otherShape
+	p.repairs |= q.repairs
+	p.verb, p.cands = q.verb, q.cands
+	if e, isErr := err.(*Error); isErr {
+		f := p.fail(e.Reason)
+		f.Code = e.Code
+		return Action{}, ok, f
+	}
+	if err != nil || !ok {
+		return a, ok, err
+	}
+	return p.done(a), ok, nil
 }
 
 // readCands reads the action from the calls found in a reply.

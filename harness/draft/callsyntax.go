@@ -62,7 +62,7 @@ func identEnd(s string, i int) int {
 }
 
 // parseValue reads one argument: a string literal (any Python quoting), a
-// list, or a bare word up to the next "," or ")".
+// list, a dict, or a bare word up to the next "," or ")".
 func parseValue(s string, i, depth int) (any, int, string) {
 	if depth > 8 {
 		return nil, i, "arguments nested too deeply"
@@ -83,6 +83,8 @@ func parseValue(s string, i, depth int) (any, int, string) {
 		return parseString(s, j, raw)
 	}
 	switch s[i] {
+	case '{':
+		return parseDict(s, i, depth)
 	case '[', '(':
 		closeCh := byte(']')
 		if s[i] == '(' {
@@ -117,7 +119,7 @@ func parseValue(s string, i, depth int) (any, int, string) {
 	k, level := i, 0
 	for k < len(s) {
 		c := s[k]
-		if level == 0 && (c == ',' || c == ')' || c == ']' || c == '\n') {
+		if level == 0 && (c == ',' || c == ')' || c == ']' || c == '}' || c == '\n') {
 			break
 		}
 		switch c {
@@ -133,6 +135,48 @@ func parseValue(s string, i, depth int) (any, int, string) {
 		return nil, k, "an argument is empty"
 	}
 	return bareWord(w), k, ""
+}
+
+// parseDict reads a dict literal whose keys are strings or names.
+func parseDict(s string, i, depth int) (any, int, string) {
+	obj := map[string]any{}
+	k := i + 1
+	for {
+		k = skipSpace(s, k)
+		if k >= len(s) {
+			return nil, k, "a dict is not closed"
+		}
+		if s[k] == '}' {
+			return obj, k + 1, ""
+		}
+		var key string
+		if s[k] == '"' || s[k] == '\'' {
+			v, next, reason := parseString(s, k, false)
+			if reason != "" {
+				return nil, next, reason
+			}
+			key, k = v.(string), next
+		} else {
+			e := identEnd(s, k)
+			if e == k {
+				return nil, k, "a dict's key is neither a string nor a name"
+			}
+			key, k = s[k:e], e
+		}
+		k = skipSpace(s, k)
+		if k >= len(s) || s[k] != ':' {
+			return nil, k, "expected : after a dict's key"
+		}
+		v, next, reason := parseValue(s, skipSpace(s, k+1), depth+1)
+		if reason != "" {
+			return nil, next, reason
+		}
+		obj[key] = v
+		k = skipSpace(s, next)
+		if k < len(s) && s[k] == ',' {
+			k++
+		}
+	}
 }
 
 // parseString reads a Python string literal starting at its quote. Only the

@@ -21,10 +21,8 @@ import (
 // The reader then reads the calls as it reads tags.
 
 var (
-	nsTagRE     = regexp.MustCompile(`<(/?)[|｜][A-Za-z_][\w-]*[|｜]([A-Za-z_])`)
-	tokenTagRE  = regexp.MustCompile(`(<\|[^|<>\s]+\|>)([A-Za-z_][\w-]*)((?:\s+[A-Za-z_][\w-]*="[^"<>]*")*)(<\|[^|<>\s]+\|>)`)
-	tagStartRE  = regexp.MustCompile(`</?[A-Za-z_]`)
-	prefixChars = regexp.MustCompile(`[^\w\s]`)
+	nsTagRE    = regexp.MustCompile(`<(/?)[|｜][A-Za-z_][\w-]*[|｜]([A-Za-z_])`)
+	tokenTagRE = regexp.MustCompile(`(<\|[^|<>\s]+\|>)([A-Za-z_][\w-]*)((?:\s+[A-Za-z_][\w-]*="[^"<>]*")*)(<\|[^|<>\s]+\|>)`)
 )
 
 // detokened is text with its token-written tags read as tags, and, for
@@ -33,7 +31,7 @@ func detokened(text string) (string, []int) {
 	out, from := text, identity(len(text))
 	out, from = replaceMapped(out, from, nsTagRE, func(m []int, s string) string { return "<" + s[m[2]:m[3]] + s[m[4]:m[5]] })
 	if p := tagPrefix(out); p != "" {
-		out, from = replaceMapped(out, from, regexp.MustCompile(regexp.QuoteMeta(p)+`(</?[A-Za-z_])`), func(m []int, s string) string { return s[m[2]:m[3]] })
+		out, from = dropBeforeTags(out, from, p)
 	}
 	out, from = tokenTags(out, from)
 	return out, from
@@ -77,13 +75,12 @@ func replaceMapped(s string, from []int, re *regexp.Regexp, repl func(m []int, s
 // tags, at least three of them and half of them (the others are a value's
 // text).
 func tagPrefix(text string) string {
-	starts := tagStartRE.FindAllStringIndex(text, -1)
+	starts := tagStarts(text)
 	if len(starts) < 3 {
 		return ""
 	}
 	count := map[string]int{}
-	for _, m := range starts {
-		k := m[0]
+	for _, k := range starts {
 		j := k
 		for j > 0 && k-j < 24 && !strings.ContainsRune(" \t\r\n", rune(text[j-1])) {
 			j--
@@ -94,7 +91,7 @@ func tagPrefix(text string) string {
 	}
 	best, n := "", 0
 	for p, c := range count {
-		if len(p) < 2 || !prefixChars.MatchString(p) || strings.HasSuffix(p, ">") {
+		if len(p) < 2 || !hasMark(p) || strings.HasSuffix(p, ">") {
 			continue
 		}
 		if c > n || c == n && len(p) > len(best) || c == n && len(p) == len(best) && p < best {
@@ -105,6 +102,75 @@ func tagPrefix(text string) string {
 		return ""
 	}
 	return best
+}
+
+// tagStarts are the offsets in text of every tag's "<" (a letter or "_",
+// maybe after "/", follows it).
+func tagStarts(text string) []int {
+	var out []int
+	for i := strings.IndexByte(text, '<'); i >= 0; {
+		if isTagStart(text, i) {
+			out = append(out, i)
+		}
+		k := strings.IndexByte(text[i+1:], '<')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return out
+}
+
+// isTagStart reports whether a tag opens or closes at text[i]: "<", maybe
+// "/", then a letter or "_".
+func isTagStart(text string, i int) bool {
+	if i >= len(text) || text[i] != '<' {
+		return false
+	}
+	j := i + 1
+	if j < len(text) && text[j] == '/' {
+		j++
+	}
+	return j < len(text) && (text[j] == '_' || ('a' <= text[j]|0x20 && text[j]|0x20 <= 'z'))
+}
+
+// hasMark reports whether p holds a byte that is neither a word's nor a
+// space's: a mark, or any byte outside ASCII.
+func hasMark(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !isIdentByte(p[i]) && strings.IndexByte(" \t\n\f\r", p[i]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropBeforeTags takes p off wherever it stands right before a tag,
+// keeping the map from the result's bytes to the original's (from).
+func dropBeforeTags(s string, from []int, p string) (string, []int) {
+	var b strings.Builder
+	var nf []int
+	last := 0
+	for i := 0; ; {
+		k := strings.Index(s[i:], p)
+		if k < 0 {
+			break
+		}
+		k += i
+		if !isTagStart(s, k+len(p)) {
+			i = k + 1
+			continue
+		}
+		b.WriteString(s[last:k])
+		nf = append(nf, from[last:k]...)
+		last, i = k+len(p), k+len(p)
+	}
+	if last == 0 {
+		return s, from
+	}
+	b.WriteString(s[last:])
+	nf = append(nf, from[last:]...)
+	return b.String(), nf
 }
 
 // tokenTags reads tags bracketed by special tokens: <|A|>NAME…<|B|> opens
@@ -168,21 +234,16 @@ func closes(c string) bool {
 	return strings.Contains(w, "close") || strings.Contains(w, "end") || strings.Contains(c, "/")
 }
 
-// detokenedCalls reads the calls of text by structure, with its
-// token-written tags read as tags: the text they were read from and the
-// calls.
+// detokenedCalls reads the calls of text by structure, once: over the
+// text with its token-written tags read as tags when it has any (a byte
+// of a call is skipped where the byte of text it came from lies in a
+// fence of code), over the text itself otherwise. It returns the text the
+// calls were read from and the calls.
 func detokenedCalls(text string, d *doc) (string, []callCand) {
 	skip := codeFenceAt(d)
-	if found := structureCalls(text, skip); len(found) > 0 && !allBad(found) {
-		return text, found
-	}
 	nt, from := detokened(text)
 	if nt == text {
 		return text, structureCalls(text, skip)
 	}
-	found := structureCalls(nt, func(i int) bool { return skip(from[min(i, len(from)-1)]) })
-	if len(found) == 0 {
-		return text, structureCalls(text, skip)
-	}
-	return nt, found
+	return nt, structureCalls(nt, func(i int) bool { return skip(from[min(i, len(from)-1)]) })
 }

@@ -19,13 +19,16 @@
 // models and agent frameworks document, when no line opens with a verb.
 // Calls are proposed by sources in order: the syntax learned from the
 // model's own chat template (syntax.go, ParseWith), the wrappers models
-// and frameworks document (calls.go: tags, special tokens, fences, bare
+// and frameworks document (calls.go: call tags and tokens, fences, bare
 // JSON, XML tool elements, <function=…> bodies, Python calls, a bracketed
 // line of prose, a tool block one field a line), and the calls' general
-// structure where no known wrapper reads (structure.go). Each source reads
-// on a parser of its own and proposes whole calls; one rule picks: a whole
-// call beats a partial one whatever its source, two different whole calls
-// are ambiguous, so a template never makes a reading worse. Every call,
+// structure where no known wrapper gives a whole call (structure.go: a
+// tool's name, whatever tokens, marks or fence stand around it, then its
+// arguments). No reader is named for a model family. Each source runs
+// once on a reply, on a parser of its own, and proposes whole calls; one
+// rule picks: a whole call beats a partial one whatever its source, two
+// different whole calls are ambiguous, so a template never makes a reading
+// worse. Every call,
 // native tool calls too, is mapped through one lexicon of tool and
 // argument names (lexicon.go), its arguments found by what they are (a
 // path, a body, old and new text, a command) wherever they sit in nested

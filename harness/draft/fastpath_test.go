@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,21 +17,15 @@ var guards = []struct {
 	re   *regexp.Regexp
 	may  func(string) bool
 }{
-	{"heading", headingRE, mayOpenHeading},
 	{"list", listRE, mayOpenList},
 	{"label", labelRE, mayOpenLabel},
 	{"label line", labelLineRE, mayOpenLabelLine},
-	{"python name", pyNameRE, mayBePyCall},
 	{"python call", pyCallStartRE, mayBePyCall},
 	{"function tag", functionOpenRE, mayHoldFunctionTag},
 	{"xml tool", xmlOpenRE, func(s string) bool { return strings.Contains(s, "<") }},
 	{"name comment", nameCommentRE, func(s string) bool { return strings.ContainsAny(s, "#/") }},
-	{"mistral args", mistralArgsRE, func(s string) bool { return strings.Contains(s, "[ARGS]") }},
 	{"react action", reactActionRE, func(s string) bool { return strings.Contains(s, "Action") }},
 	{"window", windowRE, func(s string) bool { return strings.IndexByte(s, ':') >= 0 }},
-	{"hunk head", hunkHeadRE, func(s string) bool { return strings.HasPrefix(s, "@@") }},
-	{"functionary", functionaryRE, func(s string) bool { return strings.Contains(s, ">>>") }},
-	{"harmony to", harmonyToRE, func(s string) bool { return strings.Contains(s, "to=") }},
 }
 
 // guardSamples are lines every guard is tried on: each line of every
@@ -68,9 +63,6 @@ func checkGuards(t *testing.T, s string) {
 			t.Errorf("%s: %q matches %v, but its guard says it cannot", g.name, s, g.re)
 		}
 	}
-	if deepSeekTokens.Replace(s) != s && !strings.Contains(s, deepSeekOpen) {
-		t.Errorf("DeepSeek's tokens replaced in %q, which lacks %q", s, deepSeekOpen)
-	}
 	// fileBody without splitting is the split, trimmed and joined text.
 	want := strings.Join(trimBlankLines(strings.Split(s, "\n")), "\n") + "\n"
 	if got := fileBody(s); got != want {
@@ -105,4 +97,65 @@ func FuzzFastPaths(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkGuards)
+}
+
+// plainTests are string tests that stand for a regular expression: each
+// must agree with it on every sample.
+var plainTests = []struct {
+	name string
+	re   *regexp.Regexp
+	test func(string) string
+}{
+	{"heading", regexp.MustCompile(`^#{1,6}\s+`), headingMark},
+	{"python call name", regexp.MustCompile(`^([A-Za-z_]\w*)\s*\(`), func(s string) string {
+		if n := pyCallName(s); n != "" {
+			return s[:strings.IndexByte(s, '(')+1]
+		}
+		return ""
+	}},
+	{"hunk head", regexp.MustCompile(`^@@.*@@|^@@\s*$`), func(s string) string { return yes(isHunkHead(s)) }},
+	{"divider", regexp.MustCompile(`^\s*={5,9}\s*$`), func(s string) string { return yes(isDivider(s)) }},
+	{"python", regexp.MustCompile(`^(?:python(?:3(?:\.\d+)?)?|py)$`), func(s string) string { return yes(isPython(s)) }},
+	{"lead word", regexp.MustCompile(`^[A-Za-z_]+`), leadWord},
+	{"names reasoning", regexp.MustCompile(`(?i)think|thought|reason|analysis`), func(s string) string { return yes(NamesReasoning(s)) }},
+	{"mark", regexp.MustCompile(`[^\w\s]`), func(s string) string { return yes(hasMark(s)) }},
+}
+
+// yes stands for a match of a test that only says whether one exists.
+func yes(ok bool) string {
+	if ok {
+		return "match"
+	}
+	return ""
+}
+
+// TestPlainTestsAgreeWithRegexps checks each plain string test against
+// the expression it stands for, on the golden drafts' lines and on
+// spellings at their edges.
+func TestPlainTestsAgreeWithRegexps(t *testing.T) {
+	samples := append(guardSamples(t), "####### x", "#\tx", "x\f(", "\f===== ", "=====", "==========", " ===== ", "python3.12", "python3.", "python3.x", "py", "pythons",
+		"THOUGHT", "ReAsOnInG", "<|think|>", "analysi", "x(", "x (", "1x(", "@@ -1 +1 @@", "@@  ", "@@x")
+	for _, s := range samples {
+		for _, p := range plainTests {
+			m := p.re.FindString(s)
+			if p.re.MatchString(s) && m == "" {
+				m = "match"
+			}
+			got := p.test(s)
+			if (got == "") != !p.re.MatchString(s) || (got != "match" && got != m) {
+				t.Errorf("%s: %q: the string test gives %q, the expression %q", p.name, s, got, m)
+			}
+		}
+	}
+	// tagStarts finds where </?[A-Za-z_] matches.
+	re := regexp.MustCompile(`</?[A-Za-z_]`)
+	for _, s := range samples {
+		var want []int
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			want = append(want, m[0])
+		}
+		if got := tagStarts(s); !slices.Equal(got, want) {
+			t.Errorf("tagStarts(%q) = %v; the expression finds %v", s, got, want)
+		}
+	}
 }

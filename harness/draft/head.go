@@ -33,9 +33,8 @@ type head struct {
 }
 
 var (
-	headingRE = regexp.MustCompile(`^#{1,6}\s+`)
-	listRE    = regexp.MustCompile(`^(?:[-*+•]|\d{1,3}[.)]|\(\d{1,3}\))\s+`)
-	labelRE   = regexp.MustCompile(`(?i)^(?:next\s+)?(?:action|command|tool|response|answer|step\s*\d*)\s*(\*\*)?\s*:\s*(\*\*)?\s*`)
+	listRE  = regexp.MustCompile(`^(?:[-*+•]|\d{1,3}[.)]|\(\d{1,3}\))\s+`)
+	labelRE = regexp.MustCompile(`(?i)^(?:next\s+)?(?:action|command|tool|response|answer|step\s*\d*)\s*(\*\*)?\s*:\s*(\*\*)?\s*`)
 )
 
 // findIf is re.FindString(s), or "" without looking when may, a
@@ -47,8 +46,22 @@ func findIf(may bool, re *regexp.Regexp, s string) string {
 	return re.FindString(s)
 }
 
-// mayOpenHeading reports whether s can open with headingRE's "#".
-func mayOpenHeading(s string) bool { return s != "" && s[0] == '#' }
+// headingMark is the heading's marks and the spaces after them that s
+// opens with: one to six "#", then at least one space.
+func headingMark(s string) string {
+	n := len(s) - len(strings.TrimLeft(s, "#"))
+	if n == 0 || n > 6 {
+		return ""
+	}
+	k := n
+	for k < len(s) && strings.IndexByte(" \t\n\r\f", s[k]) >= 0 {
+		k++
+	}
+	if k == n {
+		return ""
+	}
+	return s[:k]
+}
 
 // mayOpenList reports whether s's first byte can open listRE's marker:
 // "-", "*", "+", a digit, "(" or the first byte of "•".
@@ -91,7 +104,7 @@ func matchHead(line string) (head, bool) {
 		// Each expression is tried only when the line's first byte can
 		// open a match of it (mayOpen*): most lines open with none, and
 		// three failed matches cost more than the rest of the line.
-		if m := findIf(mayOpenHeading(s), headingRE, s); m != "" {
+		if m := headingMark(s); m != "" {
 			s, h.shapes = s[len(m):], append(h.shapes, shapeHeading)
 		} else if strings.HasPrefix(s, ">") {
 			s, h.shapes = strings.TrimSpace(s[1:]), append(h.shapes, shapeBlockquote)

@@ -28,6 +28,7 @@ var (
 		"an example", "example of", "example:", "the format is", "the format would",
 		"the syntax is", "the syntax would", "would be written", "is written as",
 		"i would write", "i would send", "i would use", "i could write", "i can use",
+		"i'd write", "i'd send", "i'd use", "i'd call", "i would call",
 		"you can use", "you would write", "to call a tool", "to use a tool", "to read a file, i",
 		"available actions", "the actions i can",
 	}
@@ -148,7 +149,9 @@ func readIntent(d *doc) intentReading {
 		if !list && !prevExample && !isExample && stands(d, j, t) {
 			r.anchored = true
 		}
-		prevExample = isExample && (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "…") || strings.HasSuffix(t, "..."))
+		// A line that introduces what follows as an example, or as what
+		// it would do on a go-ahead, keeps what follows from anchoring.
+		prevExample = (isExample || hasAny(low, waitPhrases)) && (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "…") || strings.HasSuffix(t, "..."))
 		lastProse = t
 	}
 	r.plan = future && (len(r.steps) >= 2 || inline >= 2 || sequence >= 2)
@@ -169,8 +172,8 @@ func stands(d *doc, j int, t string) bool {
 	case '<', '{', '[':
 		return true
 	}
-	if m := matchIf(mayBePyCall(t), pyNameRE, t); m != nil {
-		_, known := lookupTool(m[1])
+	if name := pyCallName(t); name != "" {
+		_, known := lookupTool(name)
 		return known
 	}
 	return false

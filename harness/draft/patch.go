@@ -8,7 +8,6 @@ import (
 var (
 	labelLineRE   = regexp.MustCompile(`(?i)^(find|search|old(?:\s+code)?|original(?:\s+code)?|replace(?:\s+with)?|replacement|new(?:\s+code)?|with)\s*(?:\*\*)?\s*(:)?\s*(?:\*\*)?\s*(.*)$`)
 	searchMarkRE  = regexp.MustCompile(`(?i)^\s*(?:<{5,9}|-{5,9})\s*SEARCH\b`)
-	dividerRE     = regexp.MustCompile(`^\s*={5,9}\s*$`)
 	replaceMarkRE = regexp.MustCompile(`(?i)^\s*(?:>{5,9}|\+{5,9})\s*REPLACE\b`)
 )
 
@@ -121,7 +120,7 @@ func (p *parser) markerBlocks(d *doc, j, stop int) (find, replace string, last i
 	p.shape(shapeSearchReplaceBlock)
 	div, end := -1, -1
 	for k := j + 1; k < len(d.lines); k++ {
-		if div < 0 && dividerRE.MatchString(d.lines[k]) {
+		if div < 0 && isDivider(d.lines[k]) {
 			div = k
 		} else if div >= 0 && replaceMarkRE.MatchString(d.lines[k]) {
 			end = k
@@ -252,4 +251,11 @@ func (p *parser) labelled(d *doc, j int, l label, stop int) (string, int, *Error
 	p.repair(unfenced)
 	d.use(j+1, end-1)
 	return strings.Join(text, "\n"), end - 1, nil
+}
+
+// isDivider reports whether line is a SEARCH/REPLACE block's divider:
+// five to nine "=" and nothing else but spaces.
+func isDivider(line string) bool {
+	t := strings.Trim(line, " \t\n\f\r")
+	return len(t) >= 5 && len(t) <= 9 && strings.Trim(t, "=") == ""
 }

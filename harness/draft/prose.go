@@ -37,6 +37,11 @@ func bracketProseCall(line string) (callCand, bool) {
 			return callCand{}, false
 		}
 		rest := inner[e:]
+		// A name in quotes or backticks (`read_file`): the quote that
+		// closes it is the name's.
+		if i > 0 && strings.IndexByte("`'\"", inner[i-1]) >= 0 && strings.HasPrefix(rest, inner[i-1:i]) {
+			rest = rest[1:]
+		}
 		if strings.HasPrefix(rest, "(") {
 			args, n, reason := parseCall(rest)
 			if reason != "" || strings.TrimSpace(rest[n:]) != "" {
@@ -109,19 +114,29 @@ func isIdentByte(c byte) bool {
 // lineFieldCall reads a call written one field a line: the tool's name
 // on the first line (or "name: NAME", "tool: NAME"), then "key: value"
 // lines. A value that opens with a quote runs to the line that closes it,
-// so a file's lines are one value.
+// and one written "|" is the indented lines under it, so a file's lines
+// are one value.
 func lineFieldCall(s string) (callCand, bool) {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) < 2 {
+	// The first line names the tool: a name, alone or after its key,
+	// looked at before the lines are split.
+	t := strings.TrimSpace(s)
+	first, _, ok := strings.Cut(t, "\n")
+	if !ok {
 		return callCand{}, false
 	}
-	name := strings.TrimSpace(lines[0])
-	if k, v, ok := strings.Cut(name, ":"); ok && (nameKey(k) == "name" || nameKey(k) == "tool" || nameKey(k) == "function") {
-		name = strings.Trim(strings.TrimSpace(v), "\"'`")
+	name := strings.TrimSpace(first)
+	if k, v, ok := strings.Cut(name, ":"); ok {
+		if k = strings.TrimSpace(k); strings.EqualFold(k, "name") || strings.EqualFold(k, "tool") || strings.EqualFold(k, "function") {
+			name = strings.Trim(strings.TrimSpace(v), "\"'`")
+		}
 	}
-	if _, ok := lookupTool(name); !ok || identEnd(name, 0) != len(name) && !strings.Contains(name, ".") {
+	if identEnd(name, 0) != len(name) && !strings.Contains(name, ".") || strings.ContainsAny(name, " \t") {
 		return callCand{}, false
 	}
+	if _, ok := lookupTool(name); !ok {
+		return callCand{}, false
+	}
+	lines := strings.Split(t, "\n")
 	args := map[string]any{}
 	for i := 1; i < len(lines); i++ {
 		l := lines[i]
@@ -134,7 +149,24 @@ func lineFieldCall(s string) (callCand, bool) {
 			return callCand{}, false
 		}
 		v = strings.TrimPrefix(v, " ")
-		if q := strings.TrimSpace(v); q != "" && (q[0] == '"' || q[0] == '\'') {
+		if q := strings.TrimSpace(v); q == "|" || q == "|-" {
+			// A block of lines, each indented under the key (YAML's
+			// literal block): the lines dedented, ending in a newline
+			// unless "|-" strips it.
+			var block []string
+			for i+1 < len(lines) && (strings.TrimSpace(lines[i+1]) == "" || lines[i+1][0] == ' ' || lines[i+1][0] == '\t') {
+				i++
+				block = append(block, lines[i])
+			}
+			block = trimBlankLines(block)
+			if len(block) == 0 {
+				return callCand{}, false
+			}
+			v = strings.Join(dedentLines(block), "\n")
+			if q == "|" {
+				v += "\n"
+			}
+		} else if q != "" && (q[0] == '"' || q[0] == '\'') {
 			// A quoted value, maybe over lines: to the line that ends
 			// with the same quote.
 			quote := q[:1]
@@ -155,4 +187,16 @@ func lineFieldCall(s string) (callCand, bool) {
 		args[key] = v
 	}
 	return callCand{name: name, args: keyed(args), shapes: []string{shapeCallTag}}, len(args) > 0
+}
+
+// dedentLines takes off the indentation of the first line from every
+// line that has it.
+func dedentLines(lines []string) []string {
+	first := lines[0]
+	indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimPrefix(l, indent)
+	}
+	return out
 }

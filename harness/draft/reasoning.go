@@ -78,13 +78,13 @@ func answerStart(a string) string {
 			// A token that opens a tag of tokens with attributes
 			// (<|open|>call tool="…") is the call's, not the answer's.
 			r := t[len(m):]
-			if w := leadWordRE.FindString(r); w != "" && attrStartRE.MatchString(r[len(w):]) {
+			if w := leadWord(r); w != "" && attrStartRE.MatchString(r[len(w):]) {
 				break
 			}
 			t, took = r, true
 			continue
 		}
-		if w := leadWordRE.FindString(t); took && w != "" && specialTokenRE.MatchString(t[len(w):]) {
+		if w := leadWord(t); took && w != "" && specialTokenRE.MatchString(t[len(w):]) {
 			t = t[len(w):]
 			continue
 		}
@@ -199,8 +199,25 @@ func markTokens(s string) [][]int {
 	return out
 }
 
-// thinkWordRE names thinking in a mark.
-var thinkWordRE = regexp.MustCompile(`(?i)think|thought|reason|analysis`)
+// NamesReasoning reports whether a mark or a word names reasoning: it
+// holds think, thought, reason or analysis, in any case.
+func NamesReasoning(mark string) bool {
+	for i := 0; i+5 <= len(mark); i++ {
+		switch mark[i] | 0x20 {
+		case 't', 'r', 'a':
+			for _, w := range reasoningWords {
+				if len(mark)-i >= len(w) && strings.EqualFold(mark[i:i+len(w)], w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// reasoningWords are the words NamesReasoning looks for ("think" is in
+// "thinking", "thought" is not).
+var reasoningWords = []string{"think", "thought", "reason", "analysis"}
 
 // closeWordRE says a mark closes its block.
 var closeWordRE = regexp.MustCompile(`(?i)^(?:<\|?/|\[/|◁/)|end|close|done|finish`)
@@ -215,11 +232,11 @@ func splitAnyMark(content string) (split, bool) {
 	t := strings.TrimLeft(content, " \t\r\n")
 	if loc := markTokenAtRE.FindStringIndex(t[:min(len(t), maxMarkToken)]); loc != nil && !closeWordRE.MatchString(t[:loc[1]]) {
 		open, body := t[:loc[1]], t[loc[1]:]
-		named := thinkWordRE.MatchString(open)
+		named := NamesReasoning(open)
 		if !named {
 			// The word after the token names the channel
 			// (<|channel>thought).
-			if w := leadWordRE.FindString(body); w != "" && thinkWordRE.MatchString(w) {
+			if w := leadWord(body); w != "" && NamesReasoning(w) {
 				named, body = true, body[len(w):]
 			}
 		}
@@ -232,11 +249,11 @@ func splitAnyMark(content string) (split, bool) {
 			}
 			for _, m := range markTokens(body) {
 				tok := body[m[0]:m[1]]
-				if thinkWordRE.MatchString(tok) && closeWordRE.MatchString(tok) {
+				if NamesReasoning(tok) && closeWordRE.MatchString(tok) {
 					return split{Answer: strings.TrimLeft(body[m[1]:], " \t\r\n"), Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
 				}
 				if closeWordRE.MatchString(tok) && specialTokenRE.MatchString(tok) {
-					if w := leadWordRE.FindString(body[m[1]:]); w != "" && thinkWordRE.MatchString(w) {
+					if w := leadWord(body[m[1]:]); w != "" && NamesReasoning(w) {
 						return split{Answer: body[m[1]+len(w):], Reasoning: strings.TrimSpace(body[:m[0]]), Source: source}, true
 					}
 				}
@@ -252,10 +269,10 @@ func splitAnyMark(content string) (split, bool) {
 	// A close with no open before it: the prompt opened the block.
 	for _, m := range markTokens(t) {
 		tok := t[m[0]:m[1]]
-		if !thinkWordRE.MatchString(tok) {
+		if !NamesReasoning(tok) {
 			// A closing token, then the word that names thinking
 			// (<|close|>think<|sep|>).
-			if w := leadWordRE.FindString(t[m[1]:]); w != "" && thinkWordRE.MatchString(w) && specialTokenRE.MatchString(tok) && closeWordRE.MatchString(tok) && !insideFence(t[:m[0]]) {
+			if w := leadWord(t[m[1]:]); w != "" && NamesReasoning(w) && specialTokenRE.MatchString(tok) && closeWordRE.MatchString(tok) && !insideFence(t[:m[0]]) {
 				return split{Answer: t[m[1]+len(w):], Reasoning: strings.TrimSpace(t[:m[0]]), Source: markSource(w)}, true
 			}
 			continue
@@ -268,7 +285,14 @@ func splitAnyMark(content string) (split, bool) {
 	return split{}, false
 }
 
-var leadWordRE = regexp.MustCompile(`^[A-Za-z_]+`)
+// leadWord is the run of ASCII letters and "_" that s starts with.
+func leadWord(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == '_' || ('a' <= s[i]|0x20 && s[i]|0x20 <= 'z')) {
+		i++
+	}
+	return s[:i]
+}
 
 // mirrors are the marks that close a block opened by open: the slash
 // form (</x>, [/x], ◁/x▷), the bar moved (<|x> and <x|>), and START,

@@ -95,7 +95,6 @@ func splitShell(s string) ([]shellWord, bool) {
 
 var (
 	sedPrintRE = regexp.MustCompile(`^(\d+)(?:,(\d+|\$))?p$`)
-	pythonRE   = regexp.MustCompile(`^(?:python(?:3(?:\.\d+)?)?|py)$`)
 )
 
 // shellBlock reads the command of a shell block whose lines are lines.
@@ -204,7 +203,7 @@ func testCommand(w []string) bool {
 	if w[0] == "pytest" || w[0] == "py.test" {
 		return true
 	}
-	return pythonRE.MatchString(w[0]) && len(w) >= 3 && w[1] == "-m" && (w[2] == "unittest" || w[2] == "pytest")
+	return isPython(w[0]) && len(w) >= 3 && w[1] == "-m" && (w[2] == "unittest" || w[2] == "pytest")
 }
 
 // shellRead reads the commands that show a file: cat, head, tail,
@@ -368,7 +367,7 @@ func (p *parser) refuseShell(shown, first string) *Error {
 		instead = "Files change only through WRITE path (with the whole file) and PATCH path (with FIND: and REPLACE: blocks); nothing is deleted or moved."
 	case name == "ls" || name == "find" || name == "tree" || name == "grep" || name == "rg" || name == "ag" || name == "ack" || name == "git-grep":
 		instead = "The files are listed in the repository map; to find where a name is defined, SKILL locate NAME; to see a file, READ path."
-	case pythonRE.MatchString(name) || name == "pip" || name == "make" || name == "tox" || name == "nox":
+	case isPython(name) || name == "pip" || name == "make" || name == "tox" || name == "nox":
 		instead = "To check your change, RUN tests."
 	case name == "echo" && strings.Contains(first, "COMPLETE_TASK"):
 		instead = "To finish, DONE summary."
@@ -379,4 +378,14 @@ func (p *parser) refuseShell(shown, first string) *Error {
 		shown = shown[:200] + "..."
 	}
 	return p.refuse(codeShellCommand, "`"+shown+"` is a shell command, and this harness runs no shell commands: nothing was run. "+instead)
+}
+
+// isPython reports whether a command names Python: python, python3,
+// python3.12 or py.
+func isPython(name string) bool {
+	if name == "py" || name == "python" || name == "python3" {
+		return true
+	}
+	minor, ok := strings.CutPrefix(name, "python3.")
+	return ok && minor != "" && strings.Trim(minor, "0123456789") == ""
 }

@@ -22,9 +22,11 @@ var (
 	// siteRE finds names where a call's name may stand.
 	siteRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*`)
 	// betweenRE is one piece of what may stand between a name and its
-	// arguments: whitespace, punctuation, an index, a special token, a tag.
+	// arguments: whitespace, punctuation, an index, a special token, a tag,
+	// a special token with the value it labels (<|constrain|>json,
+	// [CALL_ID]a1b2).
 	// An attribute of the tag the name stands in (index="1") is one too.
-	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<[^<>\s]*>|\[[A-Z_]+\]|[A-Za-z_][\w-]*="[^"<>]*")`)
+	betweenRE = regexp.MustCompile(`^(?:[ \t\r\n]+|[:"'=>\]|,]|[0-9]+|<\|[^<>\s]*\|>[A-Za-z_][\w-]*|<[^<>\s]*>|\[[A-Z_]+\][\w-]*|[A-Za-z_][\w-]*="[^"<>]*")`)
 	// elemOpenRE opens an argument element: <TAG name="KEY" …>, <TAG=KEY>
 	// or a bare <TAG>.
 	elemOpenRE = regexp.MustCompile(`^<([^\s<>/="]+)(?:=([A-Za-z_][\w.-]*)|\s+(?:name|key)="([A-Za-z_][\w.-]*)"[^<>]*)?>`)
@@ -45,6 +47,11 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			}
 		}
 		return false
+	}
+	// A reply that is one tool block, a field a line.
+	if c, ok := lineFieldCall(text); ok {
+		c.start, c.end = 0, len(text)
+		out = append(out, c)
 	}
 	// TOOL_NAME: / BEGIN_ARG: blocks.
 	for _, c := range argBlockCalls(text) {
@@ -69,6 +76,14 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 		if !ok {
 			continue
 		}
+		// What stands right before the name on its line, tokens and
+		// marks only, wraps the call.
+		if w := wrapperStart(text, c.start); w < c.start {
+			c.start = w
+			if !slices.Contains(c.shapes, shapeCallTag) {
+				c.shapes = append(c.shapes, shapeCallTag)
+			}
+		}
 		out = append(out, c)
 	}
 	// JSON that holds calls, wherever it starts.
@@ -86,8 +101,15 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 			// {name: "locate", args: […]} inside a call is its arguments.
 			cands = slices.DeleteFunc(cands, func(c callCand) bool { _, ok := lookupTool(c.name); return !ok })
 		}
+		start := i
+		if w := wrapperStart(text, i); w < i {
+			start = w
+			for k := range cands {
+				cands[k].shapes = append(cands[k].shapes, shapeCallTag)
+			}
+		}
 		for k := range cands {
-			cands[k].start, cands[k].end = i, end
+			cands[k].start, cands[k].end = start, end
 		}
 		if len(cands) > 0 {
 			out = append(out, cands...)
@@ -98,6 +120,61 @@ func structureCalls(text string, skip func(int) bool) []callCand {
 	return out
 }
 
+// wrapperStart is where the run of tokens (<…>, […]), the words between
+// them and marks (>>>, ::) that ends at i, on i's line, starts: i when
+// none does.
+func wrapperStart(text string, i int) int {
+	for i > 0 {
+		switch c := text[i-1]; {
+		case c == '>' || c == ']':
+			open := byte('<')
+			if c == ']' {
+				open = '['
+			}
+			k := strings.LastIndexByte(text[:i-1], open)
+			if k < 0 || strings.IndexByte(text[k:i], '\n') >= 0 || strings.IndexByte(text[k:i], ' ') >= 0 {
+				if c == '>' {
+					i--
+					continue
+				}
+				return i
+			}
+			i = k
+		case strings.IndexByte("|:=~@#$%^&*!", c) >= 0:
+			i--
+		case c == ' ' && i < len(text) && isIdentByte(text[i]):
+			// A token's value and a space before a key
+			// (<|channel|>commentary to=NAME).
+			w := i - 1
+			for w > 0 && isIdentByte(text[w-1]) {
+				w--
+			}
+			if w == i-1 || w == 0 || (text[w-1] != '>' && text[w-1] != ']') {
+				return i
+			}
+			i = w
+		case isIdentByte(c):
+			// A word between two tokens is the first one's value
+			// (<|call|>function<|sep|>), a word at a line's start glued
+			// to a token or a list is its marker (functools[…]), and a
+			// key glued to the name names the call (to=NAME, call:NAME).
+			w := i - 1
+			for w > 0 && isIdentByte(text[w-1]) {
+				w--
+			}
+			key := text[i] == '=' || text[i] == ':'
+			marker := (w == 0 || text[w-1] == '>' || text[w-1] == ']' || text[w-1] == '\n') && (text[i] == '<' || text[i] == '[')
+			if !key && !marker {
+				return i
+			}
+			i = w
+		default:
+			return i
+		}
+	}
+	return i
+}
+
 // callAfter reads the arguments of the call named at start..end: at the
 // end of the name or after any of the tokens that follow it.
 func callAfter(text, name string, start, end int) (callCand, bool) {
@@ -105,16 +182,45 @@ func callAfter(text, name string, start, end int) (callCand, bool) {
 		return c, true
 	}
 	j := end
+	fence := ""
 	for {
 		if c, ok := argsAt(text, name, start, end, j); ok {
+			// Arguments in a fence of their own: its close is the call's.
+			if k := skipSpace(text, c.end); fence != "" && strings.HasPrefix(text[k:], fence) {
+				c.end = k + len(fence)
+			}
 			return c, true
 		}
 		n := len(betweenRE.FindString(text[j:]))
 		if n == 0 {
-			return callCand{}, false
+			// A fence that opens on the line after the name holds the
+			// arguments (NAME then ```json and the object).
+			f, ok := fenceOpenAt(text, j)
+			if !ok || fence != "" {
+				return callCand{}, false
+			}
+			fence, n = f, strings.IndexByte(text[j:], '\n')
 		}
 		j += n
 	}
+}
+
+// fenceOpenAt reads a fence's opening line at j, after a line break: its
+// backticks, when a line of only a fence and its info string starts there.
+func fenceOpenAt(text string, j int) (string, bool) {
+	if j == 0 || text[j-1] != '\n' || !strings.HasPrefix(text[j:], "```") {
+		return "", false
+	}
+	line, _, ok := strings.Cut(text[j:], "\n")
+	if !ok {
+		return "", false
+	}
+	ticks := line[:len(line)-len(strings.TrimLeft(line, "`"))]
+	info := strings.TrimSpace(line[len(ticks):])
+	if leadingName(info) != info {
+		return "", false
+	}
+	return ticks, true
 }
 
 // argsAt reads the arguments of the call named at start..end as they
@@ -279,6 +385,9 @@ type relaxed struct {
 	// raw reads strings as written, each to the quote after which the
 	// notation goes on (unescapedString).
 	raw bool
+	// tok and tokEnd are the token-quoted string tokenQuoted found.
+	tok    string
+	tokEnd int
 }
 
 // structuralAfterRE is what may follow the quote that ends a string
@@ -405,6 +514,10 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 		r.i = start + end + len(r.quote)
 		return r.s[start : start+end], true
+	case c == '<' && r.tokenQuoted():
+		v := r.s[r.i+len(r.tok) : r.i+len(r.tok)+r.tokEnd]
+		r.i += 2*len(r.tok) + r.tokEnd
+		return v, true
 	case (c == '"' || c == '\'') && r.raw:
 		v, next, ok := unescapedString(r.s, r.i)
 		if !ok {
@@ -449,6 +562,23 @@ func (r *relaxed) value(depth int) (any, bool) {
 		}
 	}
 	return w, true
+}
+
+// tokenQuoted reports whether a string between two of the same token,
+// the model's own quote (<escape>x<escape>), starts at r.i, and notes
+// the token and where its content ends (its content is raw).
+func (r *relaxed) tokenQuoted() bool {
+	e := strings.IndexByte(r.s[r.i:], '>')
+	if e < 0 || strings.ContainsAny(r.s[r.i+1:r.i+e], "< \t\r\n") {
+		return false
+	}
+	tok := r.s[r.i : r.i+e+1]
+	end := strings.Index(r.s[r.i+len(tok):], tok)
+	if end < 0 {
+		return false
+	}
+	r.tok, r.tokEnd = tok, end
+	return true
 }
 
 func (r *relaxed) key() (string, bool) {

@@ -581,8 +581,6 @@ func (s *Syntax) fieldValue(v string, bare bool) (any, bool) {
 	return v, true
 }
 
-var itemOpenRE = regexp.MustCompile(`^\s*<([A-Za-z_][\w-]*)>`)
-
 // elementList reads a list the template writes as elements, each item in
 // a tag of its own (<item>a</item><item>b</item>), between the same glue
 // its fields open with.
@@ -591,7 +589,7 @@ func (s *Syntax) elementList(v string) ([]any, bool) {
 	if glue := f.FieldOpen[:max(strings.LastIndex(f.FieldOpen, "<"), 0)]; strings.TrimSpace(glue) != "" {
 		v = strings.ReplaceAll(v, glue, "")
 	}
-	m := itemOpenRE.FindStringSubmatch(v)
+	m := childOpenRE.FindStringSubmatch(v)
 	if m == nil {
 		return nil, false
 	}

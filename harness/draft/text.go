@@ -113,18 +113,19 @@ func parseText(raw string) (Action, error) {
 	// Reasoning comes off first, before the template's tokens (harmony's
 	// <|end|> closes the analysis channel, not the reply): no action is
 	// ever read from it, and a reply that ended inside it has no answer.
-	if s := splitReasoning(text); s.Source != "" {
+	// The answer is read even where there was no reasoning: harmony's
+	// messages without an analysis channel are still messages.
+	s := splitReasoning(text)
+	if s.Source != "" {
 		p.shape(shapeThinkBlock)
 		if s.Cut {
 			return Action{}, p.refuse(CodeReasoningCut, "your reply ended inside its reasoning, before any action, and nothing in the reasoning is acted on")
 		}
-		text = s.Answer
 	}
-	// Every DeepSeek token opens with "<｜" (a full-width bar): without
-	// it the replacer, which copies the text to look, has nothing to do.
-	if strings.Contains(text, deepSeekOpen) {
-		text = deepSeekTokens.Replace(text)
-	}
+	text = s.Answer
+	// Special tokens written with full-width bars, "▁" for spaces
+	// (<｜tool▁sep｜>), are read in their ASCII spelling.
+	text = asciiTokens(text)
 	// Tokens of the chat template that the server let through are never
 	// part of the action ("READ x.py<|eot_id|>").
 	if t, ok := stripSpecialTokens(text); ok {

@@ -20,7 +20,7 @@ var leadTokens = []string{
 var endTokens = []string{
 	"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
 	"<|im_end|>", "<|end|>", "<|endoftext|>",
-	"<｜end▁of▁sentence｜>",
+	"<|end_of_sentence|>",
 }
 
 var trailTokens = []string{"</s>", "<end_of_turn>", "<eos>"}
@@ -60,6 +60,33 @@ func stripSpecialTokens(text string) (string, bool) {
 	return out, out != text
 }
 
-// pythonTag is Llama 3.1's marker of a tool call: what follows it is the
-// call, what precedes it chatter.
-const pythonTag = "<|python_tag|>"
+// asciiTokens spells every special token written with full-width bars
+// and "▁" for spaces (<｜tool▁call▁begin｜>) as the ASCII token it stands
+// for (<|tool_call_begin|>), the spelling some servers pass on. A
+// namespace inside a tag's bracket (<｜NS｜invoke …>) is no token.
+func asciiTokens(text string) string {
+	const open, closeMark = "<｜", "｜>"
+	if !strings.Contains(text, open) {
+		return text
+	}
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			break
+		}
+		inner := rest[i+len(open):]
+		j := strings.Index(inner, closeMark)
+		if j < 0 || strings.ContainsAny(inner[:j], "<>｜ \t\r\n") {
+			b.WriteString(rest[:i+len(open)])
+			rest = inner
+			continue
+		}
+		b.WriteString(rest[:i])
+		b.WriteString("<|" + strings.ReplaceAll(inner[:j], "▁", "_") + "|>")
+		rest = inner[j+len(closeMark):]
+	}
+	b.WriteString(rest)
+	return b.String()
+}

@@ -1,7 +1,6 @@
 package draft
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -11,8 +10,6 @@ import (
 // The parser only splits it into hunks; the harness places each hunk by its
 // context lines, as patch does, and ignores line numbers, which models get
 // wrong.
-
-var hunkHeadRE = regexp.MustCompile(`^@@.*@@|^@@\s*$`)
 
 // diffLike reports whether lines hold a unified diff: file headers and a
 // hunk, or hunks alone in a block tagged diff.
@@ -24,7 +21,7 @@ func diffLike(lines []string, tagged bool) bool {
 			minus = true
 		case strings.HasPrefix(l, "+++ "):
 			plus = true
-		case strings.HasPrefix(l, "@@") && hunkHeadRE.MatchString(l):
+		case isHunkHead(l):
 			hunk = true
 		}
 	}
@@ -110,7 +107,7 @@ func (p *parser) parseDiff(lines []string, named string) (parsedDiff, *Error) {
 			continue
 		case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "new file mode") || strings.HasPrefix(l, "similarity index"):
 			continue
-		case strings.HasPrefix(l, "@@") && hunkHeadRE.MatchString(l):
+		case isHunkHead(l):
 			if err := flush(); err != nil {
 				return out, err
 			}
@@ -198,4 +195,10 @@ func (p *parser) diffAction(pd parsedDiff) (Action, *Error) {
 	}
 	p.verb = VerbPatch
 	return Action{Verb: VerbPatch, Path: path, Hunks: pd.hunks}, nil
+}
+
+// isHunkHead reports whether l opens a hunk: "@@ … @@", or "@@" alone.
+func isHunkHead(l string) bool {
+	rest, ok := strings.CutPrefix(l, "@@")
+	return ok && (strings.Contains(rest, "@@") || strings.TrimSpace(rest) == "")
 }

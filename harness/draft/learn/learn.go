@@ -151,8 +151,7 @@ func section(with, without string) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 var (
-	digitsRE = regexp.MustCompile(`[0-9]+`)
-	attrRE   = regexp.MustCompile(`="[^"<>]*"`)
+	attrRE = regexp.MustCompile(`="[^"<>]*"`)
 )
 
 // holes writes a piece of a rendering with its holes: the probe's call
@@ -160,8 +159,25 @@ var (
 func holes(s string) string {
 	s = strings.ReplaceAll(s, probeIDA, "\x00")
 	s = strings.ReplaceAll(s, probeIDB, "\x00")
-	s = digitsRE.ReplaceAllString(s, draft.HoleNumber)
+	s = digitsToHoles(s)
 	return strings.ReplaceAll(s, "\x00", draft.HoleID)
+}
+
+// digitsToHoles writes every run of digits in s as draft.HoleNumber.
+func digitsToHoles(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if '0' <= s[i] && s[i] <= '9' {
+			for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+				i++
+			}
+			b.WriteString(draft.HoleNumber)
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
 }
 
 func commonPrefix(a, b string) string {
@@ -479,7 +495,7 @@ func learnReasoning(r Renderer) *draft.ReasoningSyntax {
 			continue
 		}
 		tail := strings.TrimSpace(prompt[len(commonPrefix(prompt, full)):])
-		if m := openTagRE.FindStringSubmatch(tail); m != nil && thinkWordRE.MatchString(m[1]) {
+		if m := openTagRE.FindStringSubmatch(tail); m != nil && draft.NamesReasoning(m[1]) {
 			return &draft.ReasoningSyntax{Open: m[0], Close: "</" + m[1] + ">", PromptOpens: vars == nil, OpensWhenThinking: true}
 		}
 	}
@@ -490,8 +506,7 @@ func learnReasoning(r Renderer) *draft.ReasoningSyntax {
 var thinkingVars = map[string]any{"enable_thinking": true, "thinking": true, "reasoning_effort": "high"}
 
 var (
-	openTagRE   = regexp.MustCompile(`<([A-Za-z_][\w:.-]*)>$`)
-	thinkWordRE = regexp.MustCompile(`(?i)think|thought|reason|analysis`)
+	openTagRE = regexp.MustCompile(`<([A-Za-z_][\w:.-]*)>$`)
 )
 
 // markers reads the reasoning's open and close marks from a rendering
@@ -515,7 +530,7 @@ func markers(with, plain string) (open, closeMark, answerOpen string, ok bool) {
 	if k := strings.LastIndex(with[:i], probeUser); k >= 0 && k+len(probeUser) > n {
 		n = k + len(probeUser)
 	}
-	if !thinkWordRE.MatchString(with[n:i]) {
+	if !draft.NamesReasoning(with[n:i]) {
 		// The marks are written either way: look back to the line, or
 		// the turn, the reasoning is in.
 		n = max(strings.LastIndex(strings.TrimRight(with[:i], " \t\n"), "\n")+1, strings.LastIndex(with[:i], probeUser)+len(probeUser), 0)
@@ -533,7 +548,7 @@ func markers(with, plain string) (open, closeMark, answerOpen string, ok bool) {
 	open = pick(tokens(with[n:i]), true)
 	// A mark that the plain answer follows too is the turn's header,
 	// not the reasoning's: the reasoning then begins the reply.
-	if open != "" && !thinkWordRE.MatchString(open) && strings.HasSuffix(strings.TrimRight(plain[:strings.LastIndex(plain, probeAnswer)], " \t\n"), open) {
+	if open != "" && !draft.NamesReasoning(open) && strings.HasSuffix(strings.TrimRight(plain[:strings.LastIndex(plain, probeAnswer)], " \t\n"), open) {
 		open = ""
 	}
 	return open, closeMark, answerOpen, closeMark != ""
@@ -555,7 +570,7 @@ func pick(toks []string, last bool) string {
 		if last {
 			j = len(toks) - 1 - k
 		}
-		if thinkWordRE.MatchString(toks[j]) {
+		if draft.NamesReasoning(toks[j]) {
 			idx = j
 			break
 		}
