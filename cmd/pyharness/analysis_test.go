@@ -109,7 +109,7 @@ func TestStatsArguments(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"unknown breakdown", []string{"stats", "--in", analysisFixtures, "--by", "verdict"}, 2, "", `stats: --by "verdict": want one of [model tier case source]`},
+		{"unknown breakdown", []string{"stats", "--in", analysisFixtures, "--by", "verdict"}, 2, "", `stats: --by "verdict": want one of [model tier case source tag]`},
 		{"report with an unknown breakdown", []string{"report", "--in", analysisFixtures, "--by", "x"}, 2, "", "report: --by"},
 		{"no traces", []string{"stats", "--in", "testdata"}, 2, "", "no trace files"},
 		{"missing directory", []string{"stats", "--in", "nowhere"}, 2, "", "stats: --in nowhere: no such directory"},
