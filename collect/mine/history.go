@@ -146,6 +146,16 @@ func (m *miner) tryHistory(ctx context.Context, c *candidate) outcome {
 		}
 		return nil
 	}
+	// The commit first: a commit whose own code does not import or pass
+	// its tests on this Python (old code meets a newer interpreter) is
+	// no task, whatever undoing its change does.
+	at, err := m.runTests(ctx, stepHistoryTests, dir, c.testFiles)
+	if why := runProblem(at, err); why != "" {
+		return drop(why + " at the commit on this Python")
+	}
+	if f := at.failing(); len(f) > 0 {
+		return drop("its tests fail at the commit on this Python")
+	}
 	if err := put(before); err != nil {
 		return drop("error: " + err.Error())
 	}
@@ -156,22 +166,9 @@ func (m *miner) tryHistory(ctx context.Context, c *candidate) outcome {
 	if len(reverted.failing()) == 0 {
 		return drop("its tests pass without the change")
 	}
-	if err := put(after); err != nil {
-		return drop("error: " + err.Error())
-	}
-	at, err := m.runTests(ctx, stepHistoryTests, dir, c.testFiles)
-	if why := runProblem(at, err); why != "" {
-		return drop(why + " at the commit on this Python")
-	}
-	if f := at.failing(); len(f) > 0 {
-		return drop("its tests fail at the commit on this Python")
-	}
 	// That the whole suite passes at the commit on this Python, the
 	// harness's reference run tells below: it ends worked only when the
 	// check passes there.
-	if err := put(before); err != nil {
-		return drop("error: " + err.Error())
-	}
 	broken, err := m.runTests(ctx, stepHistorySuite, dir, nil)
 	if why := runProblem(broken, err); why != "" {
 		return drop(why + " without the change")

@@ -172,7 +172,7 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 	if err != nil {
 		return drop("error: " + err.Error())
 	}
-	summary := fmt.Sprintf("Fixed %s in %s; %s pass again.", c.function, c.file, plural(len(failing), "the failing test", "the failing tests"))
+	summary := fmt.Sprintf("Fixed %s in %s; %s again.", c.function, c.file, plural(len(failing), "the failing test passes", "the failing tests pass"))
 	// The harness runs the whole suite at the task's start: when its
 	// counts say that only the selected failing tests fail, the task is
 	// what the selection saw; otherwise the whole suite runs here to tell.

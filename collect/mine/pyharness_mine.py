@@ -316,7 +316,10 @@ def _short(report):
         return crash.message
     text = str(getattr(report, "longrepr", "") or "")
     lines = [l for l in text.splitlines() if l.startswith("E ")]
-    return (lines[-1][1:].strip() if lines else text.strip().splitlines()[-1:] or [""])[0] if text else ""
+    if lines:
+        return lines[-1][1:].strip()
+    tail = text.strip().splitlines()
+    return tail[-1] if tail else ""
 
 
 def pytest_runtest_logreport(report):
