@@ -22,6 +22,17 @@ type Checker interface {
 	Check(ctx context.Context, workspace string) (schemas.Checks, error)
 }
 
+// A SuiteChecker is a Checker whose command may be the suite's own (a
+// mined task's check is its whole suite). When it is, and the suite ran on
+// the tree as the run left it, the check's verdict is that run's exit
+// status: the same command on the same tree is not run again.
+type SuiteChecker interface {
+	Checker
+	// RunsSuite reports whether the check's command is suite, the suite
+	// command of the run's configuration.
+	RunsSuite(suite string) bool
+}
+
 // Asker asks the person at the terminal (run --interactive).
 type Asker func(ctx context.Context, question string) (string, error)
 

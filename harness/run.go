@@ -290,6 +290,9 @@ func (r *runner) settledAtBaseline(ctx context.Context) (bool, error) {
 	if !r.cfg.SettleFirst || r.cfg.Checks == nil || !r.suiteBefore.Passed() || len(r.missingNames(ctx, nil)) > 0 {
 		return false, nil
 	}
+	if c, same := r.checkFromSuite(r.suiteBefore); same {
+		return c.Passed, nil
+	}
 	c, err := r.cfg.Checks.Check(ctx, r.ws.dir)
 	if err != nil {
 		return false, fmt.Errorf("run checks at baseline: %w", err)
