@@ -51,18 +51,19 @@ func appendShingles(dst []uint64, text []byte) []uint64 {
 	return s.appendShingles(dst, text)
 }
 
-// shingler is appendShingles with the buffers of its distinct sort kept
-// from one text to the next.
+// shingler is appendShingles with its buffers (the token hashes, and those
+// of its distinct sort) kept from one text to the next.
 type shingler struct {
+	tokens  []uint64
 	scratch []uint64
 	counts  []int32
 }
 
 func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 	start := len(dst)
-	// The last five token hashes, oldest first, in registers.
-	var t0, t1, t2, t3, t4 uint64
-	n := 0
+	// The token hashes first, then the shingles of every five in a row
+	// (hashShingles: eight at a time where the processor can).
+	tokens := sh.tokens[:0]
 	for i := 0; i < len(text); {
 		if !word[text[i]] {
 			i++
@@ -72,16 +73,14 @@ func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 		for j < len(text) && word[text[j]] {
 			j++
 		}
-		t0, t1, t2, t3, t4 = t1, t2, t3, t4, xxhash.Sum64(text[i:j])
+		tokens = append(tokens, xxhash.Sum64(text[i:j]))
 		i = j
-		n++
-		if n >= ShingleSize {
-			dst = append(dst, hashShingle(t0, t1, t2, t3, t4))
-		}
 	}
-	if n > 0 && n < ShingleSize {
-		w := [ShingleSize]uint64{t0, t1, t2, t3, t4}
-		dst = append(dst, hashWords(w[ShingleSize-n:]))
+	sh.tokens = tokens
+	if n := len(tokens); n > 0 && n < ShingleSize {
+		dst = append(dst, hashWords(tokens))
+	} else {
+		dst = hashShingles(dst, tokens)
 	}
 	return dst[:start+len(sh.sortDistinct(dst[start:]))]
 }
