@@ -51,18 +51,19 @@ func appendShingles(dst []uint64, text []byte) []uint64 {
 	return s.appendShingles(dst, text)
 }
 
-// shingler is appendShingles with the buffers of its distinct sort kept
-// from one text to the next.
+// shingler is appendShingles with its buffers (the token hashes, and those
+// of its distinct sort) kept from one text to the next.
 type shingler struct {
+	tokens  []uint64
 	scratch []uint64
 	counts  []int32
 }
 
 func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 	start := len(dst)
-	// The last five token hashes, oldest first, in registers.
-	var t0, t1, t2, t3, t4 uint64
-	n := 0
+	// The token hashes first, then the shingles of every five in a row
+	// (hashShingles: eight at a time where the processor can).
+	tokens := sh.tokens[:0]
 	for i := 0; i < len(text); {
 		if !word[text[i]] {
 			i++
@@ -72,16 +73,14 @@ func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 		for j < len(text) && word[text[j]] {
 			j++
 		}
-		t0, t1, t2, t3, t4 = t1, t2, t3, t4, xxhash.Sum64(text[i:j])
+		tokens = append(tokens, xxhash.Sum64(text[i:j]))
 		i = j
-		n++
-		if n >= ShingleSize {
-			dst = append(dst, hashShingle(t0, t1, t2, t3, t4))
-		}
 	}
-	if n > 0 && n < ShingleSize {
-		w := [ShingleSize]uint64{t0, t1, t2, t3, t4}
-		dst = append(dst, hashWords(w[ShingleSize-n:]))
+	sh.tokens = tokens
+	if n := len(tokens); n > 0 && n < ShingleSize {
+		dst = append(dst, hashWords(tokens))
+	} else {
+		dst = hashShingles(dst, tokens)
 	}
 	return dst[:start+len(sh.sortDistinct(dst[start:]))]
 }
@@ -90,11 +89,16 @@ func (sh *shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 // left. Shingles are hashes, spread evenly over 64 bits, so a pass that
 // deals them into about len(s) buckets by their top bits leaves a value or
 // two per bucket to sort: linear time, where a comparison sort would be
-// much of making a text's shingles. A bucket that holds more than a few
-// (repeats of one shingle, or values that are not spread) is sorted by
-// slices.Sort, so no input costs more than a sort.
+// much of making a text's shingles. When no bucket holds more than a few
+// values, one insertion sort over the dealt values finishes the sort (a
+// value moves only past the few of its bucket before it) and one pass
+// drops the repeats, with no branch on each bucket's size to mispredict. A
+// bucket that holds more (repeats of one shingle, or values that are not
+// spread) is sorted by slices.Sort, bucket by bucket, so no input costs
+// more than a sort.
 func (sh *shingler) sortDistinct(s []uint64) []uint64 {
 	const small = 48
+	const crowded = 16 // values in a bucket sorted by slices.Sort
 	if len(s) < small {
 		slices.Sort(s)
 		return slices.Compact(s)
@@ -109,10 +113,11 @@ func (sh *shingler) sortDistinct(s []uint64) []uint64 {
 	for _, v := range s {
 		counts[v>>shift]++
 	}
-	at := int32(0)
+	at, most := int32(0), int32(0)
 	for b, c := range counts {
 		counts[b] = at
 		at += c
+		most = max(most, c)
 	}
 	if cap(sh.scratch) < len(s) {
 		sh.scratch = make([]uint64, len(s))
@@ -123,6 +128,25 @@ func (sh *shingler) sortDistinct(s []uint64) []uint64 {
 		dealt[counts[b]] = v
 		counts[b]++
 	}
+	if most <= crowded {
+		for i := 1; i < len(dealt); i++ {
+			v := dealt[i]
+			j := i
+			for ; j > 0 && dealt[j-1] > v; j-- {
+				dealt[j] = dealt[j-1]
+			}
+			dealt[j] = v
+		}
+		n := 1
+		s[0] = dealt[0]
+		for _, v := range dealt[1:] {
+			s[n] = v
+			if v != s[n-1] {
+				n++
+			}
+		}
+		return s[:n]
+	}
 	// counts[b] is now where bucket b ends.
 	out := s[:0]
 	lo := int32(0)
@@ -132,7 +156,7 @@ func (sh *shingler) sortDistinct(s []uint64) []uint64 {
 		switch {
 		case len(bucket) == 0:
 			continue
-		case len(bucket) > 16:
+		case len(bucket) > crowded:
 			slices.Sort(bucket)
 		default:
 			for i := 1; i < len(bucket); i++ {

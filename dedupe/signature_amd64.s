@@ -1,28 +1,28 @@
 #include "textflag.h"
 
-// func signatureAVX512(shingles []uint64, seeds *[112]uint64, sig *[112]uint64)
+// func signatureAVX512(premixed []uint64, seeds *[112]uint64, sig *[112]uint64)
 //
 // mix64 (the splitmix64 finaliser) of shingle ^ seed for 16 seeds at once
 // (two registers of eight lanes), the least of each lane over every
-// shingle, seven times over: 112 hash functions.
+// shingle and the lane's value in sig, seven times over: 112 hash
+// functions. Shingles and seeds come premixed (signature_amd64.go): their
+// xor is the value after mix64's first xorshift.
 TEXT ·signatureAVX512(SB), NOSPLIT, $0-40
-	MOVQ shingles_base+0(FP), SI
-	MOVQ shingles_len+8(FP), CX
+	MOVQ premixed_base+0(FP), SI
+	MOVQ premixed_len+8(FP), CX
 	MOVQ seeds+24(FP), DI
 	MOVQ sig+32(FP), R8
 	MOVQ $0xbf58476d1ce4e5b9, AX
 	VPBROADCASTQ AX, Z30
 	MOVQ $0x94d049bb133111eb, AX
 	VPBROADCASTQ AX, Z31
-	MOVQ $-1, AX
-	VPBROADCASTQ AX, Z29
 	MOVQ $7, R9
 
 block:
 	VMOVDQU64 (DI), Z0
 	VMOVDQU64 64(DI), Z1
-	VMOVDQA64 Z29, Z2
-	VMOVDQA64 Z29, Z3
+	VMOVDQU64 (R8), Z2
+	VMOVDQU64 64(R8), Z3
 	MOVQ SI, R10
 	MOVQ CX, R11
 	TESTQ R11, R11
@@ -32,10 +32,6 @@ shingle:
 	VPBROADCASTQ (R10), Z4
 	VPXORQ Z0, Z4, Z5
 	VPXORQ Z1, Z4, Z6
-	VPSRLQ $30, Z5, Z7
-	VPSRLQ $30, Z6, Z8
-	VPXORQ Z7, Z5, Z5
-	VPXORQ Z8, Z6, Z6
 	VPMULLQ Z30, Z5, Z5
 	VPMULLQ Z30, Z6, Z6
 	VPSRLQ $27, Z5, Z7
@@ -80,8 +76,9 @@ LANES4(mixMul2<>, $0x94d049bb133111eb)
 LANES4(mixMul2Hi<>, $0x94d049bb)
 LANES4(topBit<>, $0x8000000000000000)
 
-// SEED4 starts X as the shingle at (R10), in every lane, xor the four
-// seeds at off(DI).
+// SEED4 starts X as the premixed shingle at (R10), in every lane, xor
+// the four premixed seeds at off(DI): the value after mix64's first
+// xorshift.
 #define SEED4(off, X) \
 	VPBROADCASTQ (R10), X; \
 	VPXOR off(DI), X, X
@@ -111,7 +108,7 @@ LANES4(topBit<>, $0x8000000000000000)
 	VPCMPGTQ X, M, T; \
 	VPBLENDVB T, X, M, M
 
-// func signatureAVX2(shingles []uint64, seeds *[112]uint64, sig *[112]uint64)
+// func signatureAVX2(premixed []uint64, seeds *[112]uint64, sig *[112]uint64)
 //
 // signatureAVX512 for processors with AVX2 only: 16 seeds at once (four
 // registers of four lanes), seven times over. Each step of mix64 is taken
@@ -119,19 +116,19 @@ LANES4(topBit<>, $0x8000000000000000)
 // twenty dependent instructions, and interleaving four chains keeps the
 // processor's multipliers busy where one chain after another would not.
 TEXT ·signatureAVX2(SB), NOSPLIT, $0-40
-	MOVQ shingles_base+0(FP), SI
-	MOVQ shingles_len+8(FP), CX
+	MOVQ premixed_base+0(FP), SI
+	MOVQ premixed_len+8(FP), CX
 	MOVQ seeds+24(FP), DI
 	MOVQ sig+32(FP), R8
 	MOVQ $7, R9
 
 block2:
-	// 0x7fff…: the greatest value, top bit flipped.
-	VPCMPEQQ Y0, Y0, Y0
-	VPSRLQ $1, Y0, Y0
-	VMOVDQA Y0, Y1
-	VMOVDQA Y0, Y2
-	VMOVDQA Y0, Y3
+	// The least so far, from sig, top bit flipped.
+	VMOVDQU topBit<>(SB), Y15
+	VPXOR (R8), Y15, Y0
+	VPXOR 32(R8), Y15, Y1
+	VPXOR 64(R8), Y15, Y2
+	VPXOR 96(R8), Y15, Y3
 	MOVQ SI, R10
 	MOVQ CX, R11
 	TESTQ R11, R11
@@ -139,7 +136,6 @@ block2:
 
 shingle2:
 	SEED4(0, Y4); SEED4(32, Y7); SEED4(64, Y10); SEED4(96, Y13)
-	XORSHIFT4($30, Y4, Y5); XORSHIFT4($30, Y7, Y8); XORSHIFT4($30, Y10, Y11); XORSHIFT4($30, Y13, Y14)
 	MUL4(mixMul1<>(SB), mixMul1Hi<>(SB), Y4, Y5, Y6)
 	MUL4(mixMul1<>(SB), mixMul1Hi<>(SB), Y7, Y8, Y9)
 	MUL4(mixMul1<>(SB), mixMul1Hi<>(SB), Y10, Y11, Y12)

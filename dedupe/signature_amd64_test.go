@@ -12,26 +12,32 @@ import (
 // processor can run to signatureGeneric, not only the one Signature picks
 // (on a processor with AVX-512, the AVX2 kernel is tested too).
 func TestSignatureKernelsMatchGeneric(t *testing.T) {
-	kernels := map[string]func([]uint64, *[numPerm]uint64, *[numPerm]uint64){}
+	kernels := map[string]kernel{}
 	if haveSignatureAVX512 {
-		kernels["AVX-512"] = signatureAVX512
+		kernels["AVX-512"] = kernelAVX512
 	}
 	if haveSignatureAVX2 {
-		kernels["AVX2"] = signatureAVX2
+		kernels["AVX2"] = kernelAVX2
 	}
 	if len(kernels) == 0 {
 		t.Skip("this processor has neither AVX2 nor AVX-512: Signature is signatureGeneric")
 	}
+	// Every size to 200, and sizes about signatureWith's chunks.
+	var sizes []int
+	for n := range 200 {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, premixChunk-1, premixChunk, premixChunk+1, 3*premixChunk+7)
 	r := rand.New(rand.NewPCG(3, 5))
-	for name, kernel := range kernels {
-		for n := range 200 {
+	for name, k := range kernels {
+		for _, n := range sizes {
 			set := make([]uint64, n)
 			for i := range set {
 				set[i] = r.Uint64() >> (r.IntN(4) * 21) // small values too
 			}
 			var want, got [numPerm]uint64
 			signatureGeneric(set, &want)
-			kernel(set, &permSeeds, &got)
+			signatureWith(k, set, &got)
 			if got != want {
 				t.Fatalf("%s, %d shingles: the signature differs from signatureGeneric's", name, n)
 			}
@@ -77,8 +83,8 @@ func BenchmarkSignatureKernels(b *testing.B) {
 		have bool
 		run  func([]uint64, *[numPerm]uint64)
 	}{
-		{"AVX-512", haveSignatureAVX512, func(s []uint64, sig *[numPerm]uint64) { signatureAVX512(s, &permSeeds, sig) }},
-		{"AVX2", haveSignatureAVX2, func(s []uint64, sig *[numPerm]uint64) { signatureAVX2(s, &permSeeds, sig) }},
+		{"AVX-512", haveSignatureAVX512, func(s []uint64, sig *[numPerm]uint64) { signatureWith(kernelAVX512, s, sig) }},
+		{"AVX2", haveSignatureAVX2, func(s []uint64, sig *[numPerm]uint64) { signatureWith(kernelAVX2, s, sig) }},
 		{"Go", true, signatureGeneric},
 	}
 	r := rand.New(rand.NewPCG(3, 5))

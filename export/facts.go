@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -153,6 +154,23 @@ func openFacts(dataset string) (*derivedcache.Store, error) {
 // run, fingerprints the others. A nil f is a Fingerprinter of the run's
 // own.
 func encodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinter) []byte {
+	bp := factsBuffers.Get().(*[]byte)
+	b := appendRunFacts((*bp)[:0], run, prints, f)
+	entry := bytes.Clone(b)
+	*bp = b
+	factsBuffers.Put(bp)
+	return entry
+}
+
+// factsBuffers keep encodeRunFacts's buffers from one run to the next: an
+// entry is laid out in one and copied out once, at its size. Grown from a
+// byte, an entry was copied as often as it doubled; made with room for
+// dedupe's whole entry (every pair's fingerprint), it took about twice the
+// bytes it used.
+var factsBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendRunFacts appends run's entry (encodeRunFacts) to b.
+func appendRunFacts(b []byte, run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinter) []byte {
 	withTurns := DefaultOptions().runWhy(run.Start, run.End, false) == ""
 	s := run.Start
 	head := byte(0)
@@ -162,11 +180,7 @@ func encodeRunFacts(run *trace.RebuiltRun, prints []byte, f *dedupe.Fingerprinte
 	if withTurns {
 		head |= 2
 	}
-	// Room for the turns' fingerprints, most of an entry with turns and
-	// about as many bytes as dedupe's entry: grown from a byte, the entry
-	// was copied as often as it doubled.
-	b := make([]byte, 1, 256+len(prints))
-	b[0] = head
+	b = append(b, head)
 	if run.End != nil {
 		b = binfmt.AppendString(b, string(run.End.Verdict))
 	}

@@ -383,33 +383,38 @@ func (rd *renderer) trainedReply(reply schemas.Reply) schemas.Reply {
 // trainedReplyOf is trainedReply of t's draft, of the parse p holds or
 // makes.
 func (rd *renderer) trainedReplyOf(t *schemas.Turn, p *parsedDraft) schemas.Reply {
-	reply := t.Reply
-	answer, _ := draft.ReadReasoning(reply)
-	out := schemas.Reply{Content: answer, ToolCalls: reply.ToolCalls}
 	if rd.asWritten {
-		return out
+		return answerOf(t.Reply)
 	}
-	native := rd.keepToolCalls && len(reply.ToolCalls) > 0
+	native := rd.keepToolCalls && len(t.Reply.ToolCalls) > 0
 	if text, stated, ok := recordedReading(t); ok && !native {
 		if !stated {
-			return out
+			return answerOf(t.Reply)
 		}
 		return schemas.Reply{Content: text}
 	}
 	a, err := p.of(t)
 	if err != nil {
-		return out
+		return answerOf(t.Reply)
 	}
 	if native {
 		if call, ok := draft.NativeCall(a); ok {
 			return schemas.Reply{ToolCalls: []schemas.ToolCall{call}}
 		}
-		return out
+		return answerOf(t.Reply)
 	}
 	if text, ok := draft.CanonicalText(a); ok {
 		return schemas.Reply{Content: text}
 	}
-	return out
+	return answerOf(t.Reply)
+}
+
+// answerOf is reply trained as written: its answer without the reasoning,
+// and its tool calls. trainedReplyOf reads it only when it is what is
+// trained: a reading in canonical form, recorded or made, needs none.
+func answerOf(reply schemas.Reply) schemas.Reply {
+	answer, _ := draft.ReadReasoning(reply)
+	return schemas.Reply{Content: answer, ToolCalls: reply.ToolCalls}
 }
 
 // textAction renders native tool calls as the text protocol's action, after

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"strings"
 	"unsafe"
 )
 
@@ -38,7 +39,23 @@ func writeMessages(h hash.Hash, msgs []Message, buf []byte) []byte {
 	return buf[:0]
 }
 
-func promptHashOf(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
+func promptHashOf(h hash.Hash) string { return promptHashPrefix + hex.EncodeToString(h.Sum(nil)) }
+
+const promptHashPrefix = "sha256:"
+
+// promptHashIs reports whether want is promptHashOf(h), laying the hash
+// out on the stack: Apply checks every turn's recorded hash, and the
+// string made for each was three allocations a turn.
+func promptHashIs(h hash.Hash, want string) bool {
+	rest, ok := strings.CutPrefix(want, promptHashPrefix)
+	if !ok || len(rest) != 2*sha256.Size {
+		return false
+	}
+	var sum [sha256.Size]byte
+	var text [2 * sha256.Size]byte
+	hex.Encode(text[:], h.Sum(sum[:0]))
+	return string(text[:]) == rest
+}
 
 // gatherField is the longest field writeField gathers in its buffer
 // rather than writing it to the hash on its own.
@@ -84,8 +101,8 @@ func (c *Conversation) Apply(t *Turn) ([]Message, error) {
 		c.buf = writeMessages(c.hash, t.Sent.Messages, c.buf)
 	}
 	if t.Sent.PromptHash != "" {
-		if got := promptHashOf(c.hash); got != t.Sent.PromptHash {
-			return c.msgs, fmt.Errorf("rebuild prompt of step %d: hash %s does not match recorded %s", t.Step, got, t.Sent.PromptHash)
+		if !promptHashIs(c.hash, t.Sent.PromptHash) {
+			return c.msgs, fmt.Errorf("rebuild prompt of step %d: hash %s does not match recorded %s", t.Step, promptHashOf(c.hash), t.Sent.PromptHash)
 		}
 	}
 	return c.msgs, nil

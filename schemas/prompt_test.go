@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"crypto/sha256"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,22 @@ func TestPromptHashIsTheRecordedOne(t *testing.T) {
 	const recorded = "sha256:19f4570144cc7879a4b1331c2cc6ecd299f9230036f515aebc2995d13d4bf4a4" // PromptHash at 49b7884
 	if got := PromptHash(prompt); got != recorded {
 		t.Fatalf("PromptHash = %s, want %s as recorded", got, recorded)
+	}
+}
+
+// TestPromptHashIsPromptHashOf: the check Apply makes of a recorded hash
+// takes exactly the string promptHashOf makes, and nothing else.
+func TestPromptHashIsPromptHashOf(t *testing.T) {
+	h := sha256.New()
+	writeMessages(h, []Message{{Role: "user", Content: "Fix the failing test."}}, nil)
+	want := promptHashOf(h)
+	if !promptHashIs(h, want) {
+		t.Fatalf("promptHashIs(%q) is false", want)
+	}
+	for _, other := range []string{"", "sha256:", want[:len(want)-1], want + "0", strings.ToUpper(want),
+		"sha512:" + want[len("sha256:"):], want[:len(want)-1] + "x", PromptHash(nil)} {
+		if promptHashIs(h, other) {
+			t.Errorf("promptHashIs(%q) is true, want only %q", other, want)
+		}
 	}
 }
