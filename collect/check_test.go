@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,10 +58,10 @@ func TestCheckThatIsTheSuiteIsNotRunAgain(t *testing.T) {
 		needs.Missing(t, "%v (apt-get install -y python3-pytest)", err)
 	}
 	const suiteCmd = "{python} -m pytest -q"
-	fix := draftsFile(t, "READ m.py", "PATCH m.py\nFIND:\n```python\n    return 41\n```\nREPLACE:\n```python\n    return 42\n```",
-		"RUN tests", "DONE answer() returns 42.")
+	fix := string(scripted.Drafts("READ m.py", "PATCH m.py\nFIND:\n```python\n    return 41\n```\nREPLACE:\n```python\n    return 42\n```",
+		"RUN tests", "DONE answer() returns 42."))
 	done := "DONE The code is already correct."
-	nothing := draftsFile(t, done, done, done, done, done)
+	nothing := string(scripted.Drafts(done, done, done, done, done))
 	for _, tt := range []struct {
 		name, check, script string
 		verdict             schemas.Verdict
@@ -105,17 +104,4 @@ func TestCheckThatIsTheSuiteIsNotRunAgain(t *testing.T) {
 			}
 		})
 	}
-}
-
-// draftsFile is a scripted backend's file of drafts.
-func draftsFile(t *testing.T, drafts ...string) string {
-	var b strings.Builder
-	for _, d := range drafts {
-		line, err := json.Marshal(map[string]string{"content": d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(append(line, '\n'))
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pyharness/pyharness/harness/model/scripted"
 	"github.com/pyharness/pyharness/internal/testkit/needs"
 	"github.com/pyharness/pyharness/schemas"
 )
@@ -133,15 +134,7 @@ func TestDogfoodBaselineAwareVerdict(t *testing.T) {
 // scriptLines is a scripted backend's file for drafts.
 func scriptLines(t *testing.T, drafts []string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, d := range drafts {
-		line, err := json.Marshal(map[string]string{"content": d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(append(line, '\n'))
-	}
-	return b.String()
+	return string(scripted.Drafts(drafts...))
 }
 
 // traceOf is the one trace file under out/runs.

@@ -3,7 +3,6 @@ package mine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,19 +93,6 @@ func taskText(failing []string, rep *testReport, fix []string) (string, bool) {
 	return text, !quotes(text, fix)
 }
 
-// draftLines is a script of drafts for the scripted backend.
-func draftLines(contents ...string) []byte {
-	var b bytes.Buffer
-	for _, c := range contents {
-		line, _ := json.Marshal(struct {
-			Content string `json:"content"`
-		}{c})
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
 // referenceScript is a task's fix as the harness's own actions: READ each
 // file, PATCH it block by block (or WRITE it whole), RUN the tests, DONE.
 func referenceScript(fix []fileFix, summary string) []byte {
@@ -122,7 +108,7 @@ func referenceScript(fix []fileFix, summary string) []byte {
 		}
 	}
 	drafts = append(drafts, "RUN tests", "DONE "+summary)
-	return draftLines(drafts...)
+	return scripted.Drafts(drafts...)
 }
 
 func withNewline(s string) string {
@@ -134,7 +120,7 @@ func withNewline(s string) string {
 
 // doNothing is the draft that changes nothing, said until the harness
 // stops the run as stuck: a task it does not fail is no task.
-var doNothing = draftLines("DONE The code is already correct.", "DONE The code is already correct.",
+var doNothing = scripted.Drafts("DONE The code is already correct.", "DONE The code is already correct.",
 	"DONE The code is already correct.", "DONE The code is already correct.", "DONE The code is already correct.")
 
 const doNothingFile = "do-nothing.jsonl"

@@ -15,7 +15,7 @@ func TestWriterTextIsCheckedAsTheEvidenceIs(t *testing.T) {
 	failing := []string{"tests/test_calc.py::test_clamp_low"}
 	fix := fixLines("    if value > low:\n", "    if value < low:\n")
 	good := "clamp returns the value below the range\n\n`tests/test_calc.py::test_clamp_low` fails: assert -5 == 0."
-	be, err := scripted.NewFromReader(bytes.NewReader(draftLines(
+	be, err := scripted.NewFromReader(bytes.NewReader(scripted.Drafts(
 		good,
 		"clamp is wrong: write `if value < low:` in clamp. tests/test_calc.py::test_clamp_low",
 		"   ",

@@ -66,6 +66,21 @@ type turn struct {
 	fault   *model.Error
 }
 
+// Drafts is a script of replies whose contents are drafts, one line each,
+// as New reads it: how a miner writes a task's reference fix, and a test
+// its model's turns.
+func Drafts(contents ...string) []byte {
+	var b bytes.Buffer
+	for _, c := range contents {
+		line, _ := json.Marshal(struct {
+			Content string `json:"content"`
+		}{c}) // a struct of one string always marshals
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
 // New reads the script at path.
 func New(path string) (*Backend, error) {
 	f, err := os.Open(path)
