@@ -325,7 +325,8 @@ func (m *miner) wantKind(kind string) bool {
 
 // candidates lists what to try, in the order of the seed: mutation sites
 // dealt round-robin over functions (shuffled, and shuffled within each),
-// with a history commit every third place while there are some.
+// each function giving the kind dealt least so far, with a history commit
+// every third place while there are some.
 func (m *miner) candidates(ctx context.Context, sum *Summary) ([]*candidate, error) {
 	rng := rand.New(rand.NewPCG(m.o.Seed, m.o.Seed^0x9e3779b97f4a7c15))
 	muts, err := m.mutationCandidates(ctx, sum)
@@ -351,14 +352,28 @@ func (m *miner) candidates(ctx context.Context, sum *Summary) ([]*candidate, err
 		l := byFunc[f]
 		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
 	}
+	// Each function in turn gives the site whose kind was dealt least so
+	// far (the first in its shuffled order among equals): a kind every
+	// function has, return-none, would otherwise fill most places.
 	var dealt []*candidate
-	for round := 0; ; round++ {
+	kinds := map[string]int{}
+	for {
 		any := false
 		for _, f := range funcs {
-			if l := byFunc[f]; round < len(l) {
-				dealt = append(dealt, l[round])
-				any = true
+			l := byFunc[f]
+			if len(l) == 0 {
+				continue
 			}
+			best := 0
+			for i, c := range l {
+				if kinds[c.kind] < kinds[l[best].kind] {
+					best = i
+				}
+			}
+			dealt = append(dealt, l[best])
+			kinds[l[best].kind]++
+			byFunc[f] = slices.Delete(l, best, best+1)
+			any = true
 		}
 		if !any {
 			break
