@@ -74,7 +74,8 @@ func checkError(t *testing.T, draft string, err error) {
 		if !strings.Contains(pe.Error(), "READ path") {
 			t.Errorf("Error() does not list the accepted shapes: %q", pe.Error())
 		}
-	case codeShellCommand, codeAmbiguous, CodeReasoningCut:
+	case codeShellCommand, codeAmbiguous, CodeReasoningCut,
+		schemas.CodePlan, schemas.CodeProtocolExample, schemas.CodeQuestion, schemas.CodeWaiting, schemas.CodeElidedWrite:
 		// A refusal names the action to send instead.
 		if !(strings.Contains(pe.Error(), "READ") || strings.Contains(pe.Error(), "WRITE") ||
 			strings.Contains(pe.Error(), "PATCH") || strings.Contains(pe.Error(), "RUN") || strings.Contains(pe.Error(), "DONE")) {

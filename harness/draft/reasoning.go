@@ -303,8 +303,11 @@ func mirrors(open string) []string {
 		r := strings.NewReplacer("START", "END", "Start", "End", "start", "end", "BEGIN", "END", "Begin", "End", "begin", "end", "OPEN", "CLOSE", "open", "close")
 		return r.Replace(s)
 	}
+	if len(open) < 2 {
+		return nil
+	}
 	switch {
-	case strings.HasPrefix(open, "<|") && strings.HasSuffix(open, "|>"):
+	case len(open) >= 4 && strings.HasPrefix(open, "<|") && strings.HasSuffix(open, "|>"):
 		x := open[2 : len(open)-2]
 		out = append(out, "<|/"+x+"|>", "<|"+inner(x)+"|>", "</"+x+"|>")
 	case strings.HasPrefix(open, "<|") && strings.HasSuffix(open, ">"):
