@@ -1,18 +1,17 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pyharness/pyharness/harness/suite"
+	"github.com/pyharness/pyharness/internal/gitrun"
 	"github.com/pyharness/pyharness/schemas"
 )
 
@@ -169,16 +168,10 @@ func (w *workspace) close() error {
 	return err
 }
 
+// gitOutput runs git on the workspace's own repository, blind to the
+// machine's system-wide configuration (hooks, signing, attributes).
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
+	return gitrun.Run(ctx, dir, []string{"GIT_CONFIG_NOSYSTEM=1"}, args...)
 }
 
 // copyTree copies a repository's files, keeping symlinks as links (so that a
