@@ -160,7 +160,8 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 		return drop(why)
 	}
 	fix := []fileFix{{path: c.file, blocks: []block{{Find: c.find, Replace: c.replace}}}}
-	text, ok := taskText(failing, rep, fixLines(c.find, c.replace))
+	forbidden := fixLines(c.find, c.replace)
+	text, ok := taskText(failing, rep, forbidden)
 	if !ok {
 		return drop("task text would quote the fix")
 	}
@@ -193,7 +194,7 @@ func (m *miner) tryMutation(ctx context.Context, jobDir string, c *candidate) ou
 		return ""
 	}
 	out := m.finish(ctx, c, sha, spec, fix, summary, failing, []string{"mined", "mutation", c.kind}, confirm)
-	out.fix = fixLines(c.find, c.replace)
+	out.fix = forbidden
 	return out
 }
 
