@@ -119,16 +119,12 @@ func (c *collector) groupOf(p dataset.Partition, v string) *Group {
 	return g
 }
 
-// tagGroups are the groups a run counts in by tag: one per tag, the
+// tagGroups appends the groups a run counts in by tag: one per tag, the
 // group "" for a run with none.
-func (c *collector) tagGroups(p dataset.Partition, tags []string) []*Group {
-	if c.by != byTag {
-		return nil
-	}
+func (c *collector) tagGroups(gs []*Group, p dataset.Partition, tags []string) []*Group {
 	if len(tags) == 0 {
-		return []*Group{c.groupOf(p, "")}
+		return append(gs, c.groupOf(p, ""))
 	}
-	var gs []*Group
 	for _, t := range tags {
 		if g := c.groupOf(p, t); !slices.Contains(gs, g) {
 			gs = append(gs, g)
@@ -143,8 +139,13 @@ func (c *collector) addRun(p dataset.Partition, r countcache.RunTally, n int) {
 	s := &c.s.Runs
 	s.Read += n
 	c.perRun[int(r.Turns)] += n
-	gs := c.tagGroups(p, r.Tags)
-	if g := c.group(p, r.Tier, r.CaseID); g != nil {
+	// The groups the run counts in: none, one, or one per tag; on the
+	// stack for the first two.
+	var one [1]*Group
+	gs := one[:0]
+	if c.by == byTag {
+		gs = c.tagGroups(gs, p, r.Tags)
+	} else if g := c.group(p, r.Tier, r.CaseID); g != nil {
 		gs = append(gs, g)
 	}
 	for _, g := range gs {
